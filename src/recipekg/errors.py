@@ -1,0 +1,185 @@
+"""Errors of recipekg: one base class that knows where it happened and how to say so.
+
+    >>> err = QuerySyntaxError("missing value after '='", line=1, column=30,
+    ...                        source_line="recommend architecture where data = ",
+    ...                        expected=["a name", "a number"])
+    >>> print(err)
+    line 1, column 30: missing value after '='
+      recommend architecture where data = 
+                                   ^
+    expected: a name, a number
+    >>> err.to_dict()["kind"]
+    'syntax'
+
+Errors raised without the query text (e.g. by the vocabulary check, which only has a
+statement) get their source line later through :meth:`RecipeKGError.with_source`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+__all__ = [
+    "RecipeKGError", "QuerySyntaxError", "VocabularyError", "RangeError", "KBError",
+    "closest",
+]
+
+
+class RecipeKGError(Exception):
+    """Base of every error recipekg reports to a user.
+
+    ``kind`` is one of ``"syntax"``, ``"unknown-name"``, ``"value"``, ``"kb"`` (subclasses
+    set it); ``line``/``column`` are 1-based (``None`` when unknown); ``length`` is how
+    many characters the caret line underlines; ``source_line`` is the text of that line;
+    ``expected`` and ``suggestions`` are phrases in the language's own words;
+    ``file`` names the file the text came from (a KB file, a query file), if any.
+    """
+
+    kind: str = "error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        length: int = 1,
+        source_line: str | None = None,
+        expected: Iterable[str] = (),
+        suggestions: Iterable[str] = (),
+        file: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        if kind is not None:
+            self.kind = kind
+        self.line = line
+        self.column = column
+        self.length = max(1, length)
+        self.source_line = source_line
+        self.expected = list(expected)
+        self.suggestions = list(suggestions)
+        self.file = file
+
+    @classmethod
+    def at(cls, pos: Any, message: str, **kwargs: Any) -> RecipeKGError:
+        """An error underlining ``pos`` (a :class:`recipekg.ast.Position` or any object
+        with ``line``, ``column`` and ``length``)::
+
+            VocabularyError.at(name.pos, "unknown value 'tabularr'", suggestions=["tabular"])
+        """
+        return cls(message, line=pos.line, column=pos.column,
+                   length=getattr(pos, "length", 1), **kwargs)
+
+    def with_source(self, text: str, file: str | None = None) -> RecipeKGError:
+        """Fill in the source line from the whole ``text`` (and the file name); returns self."""
+        if self.line is not None and self.source_line is None:
+            lines = text.split("\n")
+            if 1 <= self.line <= len(lines):
+                self.source_line = lines[self.line - 1].rstrip("\r")
+        if file is not None and self.file is None:
+            self.file = file
+        return self
+
+    # ------------------------------------------------------------------ rendering
+
+    def location(self) -> str:
+        """``file: line L, column C`` (the parts that are known)."""
+        parts = []
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+            if self.column is not None:
+                parts.append(f"column {self.column}")
+        where = ", ".join(parts)
+        if self.file:
+            return f"{self.file}: {where}" if where else self.file
+        return where
+
+    def __str__(self) -> str:
+        loc = self.location()
+        out = [f"{loc}: {self.message}" if loc else self.message]
+        if self.source_line is not None and self.column is not None:
+            text = self.source_line.rstrip("\r\n")
+            # keep tabs so the caret lines up under tab-indented text
+            pad = "".join(c if c == "\t" else " " for c in text[: self.column - 1])
+            pad += " " * max(0, self.column - 1 - len(text))
+            width = min(self.length, max(1, len(text) - self.column + 1))
+            out.append("  " + text)
+            out.append("  " + pad + "^" * width)
+        if self.expected:
+            out.append("expected: " + _join(self.expected))
+        if self.suggestions:
+            out.append("did you mean: " + ", ".join(_quote(s) for s in self.suggestions))
+        return "\n".join(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON error of the spec: ``{"kind", "message", "line", "column", "expected",
+        "suggestions"}`` (plus ``"file"`` when the error is about a file)."""
+        d: dict[str, Any] = {
+            "kind": self.kind,
+            "message": self.message,
+            "line": self.line,
+            "column": self.column,
+            "expected": list(self.expected),
+            "suggestions": list(self.suggestions),
+        }
+        if self.file is not None:
+            d["file"] = self.file
+        return d
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.message!r}, kind={self.kind!r}, "
+                f"line={self.line!r}, column={self.column!r})")
+
+
+class QuerySyntaxError(RecipeKGError):
+    """The query text does not follow the grammar (kind ``"syntax"``)."""
+
+    kind = "syntax"
+
+
+class VocabularyError(RecipeKGError):
+    """An unknown dimension, value or kind (kind ``"unknown-name"``); carries suggestions."""
+
+    kind = "unknown-name"
+
+
+class RangeError(RecipeKGError):
+    """A value out of range: ``top 0``, ``between 10 and 5``, a negative count (``"value"``)."""
+
+    kind = "value"
+
+
+class KBError(RecipeKGError):
+    """A broken knowledge-base file (kind ``"kb"``): ``file``, ``line``, ``column``."""
+
+    kind = "kb"
+
+
+def closest(name: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """The candidates closest to ``name`` (case-insensitive), best first.
+
+    >>> closest("recomend", ["recommend", "plan", "explain"])
+    ['recommend']
+    >>> closest("tabulr", ["tabular", "text", "time-series"])
+    ['tabular']
+    """
+    by_lower: dict[str, str] = {}
+    for c in candidates:
+        by_lower.setdefault(c.lower(), c)
+    matches = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=cutoff)
+    return [by_lower[m] for m in matches]
+
+
+def _quote(s: str) -> str:
+    return s if s.startswith(("'", '"')) else f"'{s}'"
+
+
+def _join(items: Sequence[str]) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " or " + items[-1]

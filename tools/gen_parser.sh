@@ -1,0 +1,14 @@
+#!/bin/sh
+# Regenerate the standalone LALR parser from the grammar:
+#
+#     sh tools/gen_parser.sh                 # writes src/recipekg/_standalone.py
+#     sh tools/gen_parser.sh /tmp/out.py     # writes elsewhere (used by the drift test)
+#
+# Needs lark (pip install -e '.[dev]'); set PYTHON to choose the interpreter.
+# recipekg.parser imports only the generated module, never lark itself.
+set -eu
+cd "$(dirname "$0")/.."
+OUT="${1:-src/recipekg/_standalone.py}"
+PYTHONHASHSEED=0 "${PYTHON:-python}" -m lark.tools.standalone \
+    --start start --lexer contextual \
+    --out "$OUT" src/recipekg/grammar.lark
