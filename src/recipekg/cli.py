@@ -198,3 +198,7 @@ def _statement_text(statement, path):
         return Path(path).read_text(encoding="utf-8"), path
     except (OSError, UnicodeDecodeError) as exc:
         raise RecipeKGError(f"cannot read {path}: {exc}", kind="usage", file=path) from None
+
+
+# Commands defined in other modules register themselves on `main` when imported here.
+# One line per module (keep the list sorted).
