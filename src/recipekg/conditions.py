@@ -35,6 +35,8 @@ def _categorical(allowed: list[str], f: Facts, nodes: dict) -> str:
 
     if f.values is not None:
         inside = [within(q) for q in f.values]
+        if f.all_of and any(inside):
+            return HELD
         if all(inside):
             return HELD
         if not any(inside) and not any(overlaps(q) for q in f.values):

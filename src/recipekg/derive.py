@@ -48,8 +48,8 @@ def _tier(facts: dict[str, Facts], snap: dict) -> None:
         elif FAILED in statuses:
             failed.add(iri)
     if held:
-        facts["tier"] = Facts("tier", "categorical", values=held, derived="gpus and time", constraints=[
-            {"dimension": "tier", "op": "=" if len(held) == 1 else "in",
+        facts["tier"] = Facts("tier", "categorical", values=held, all_of=True, derived="gpus and time", constraints=[
+            {"dimension": "tier", "op": "=" if len(held) == 1 else "all of",
              "value": _ids(held, snap) if len(held) > 1 else _ids(held, snap)[0]}])
     elif failed:
         facts["tier"] = Facts("tier", "categorical", excluded=failed, derived="gpus and time", constraints=[

@@ -1,13 +1,14 @@
 """Errors of recipekg: one base class that knows where it happened and how to say so.
 
-    >>> err = QuerySyntaxError("missing value after '='", line=1, column=30,
-    ...                        source_line="recommend architecture where data = ",
-    ...                        expected=["a name", "a number"])
+    >>> err = QuerySyntaxError("missing value after '='", line=1, column=36,
+    ...                        source_line="recommend architecture where data =",
+    ...                        expected=["a name", "a number"], suggestions=["tabular"])
     >>> print(err)
-    line 1, column 30: missing value after '='
-      recommend architecture where data = 
-                                   ^
-    expected: a name, a number
+    line 1, column 36: missing value after '='
+      recommend architecture where data =
+                                         ^
+    expected: a name or a number
+    did you mean: 'tabular'
     >>> err.to_dict()["kind"]
     'syntax'
 

@@ -7,7 +7,8 @@
 For every rule naming the choice, each condition is marked held, failed, partly or not
 given. The smallest change is found by trying, for each rule that recommends the choice, the
 constraints that would make all its conditions hold, re-ranking, and keeping the candidates
-that put the choice first with the fewest changed dimensions.
+that put the choice first with the fewest changes (adding a constraint counts one,
+overriding one the user gave counts two).
 """
 
 from __future__ import annotations
@@ -85,7 +86,9 @@ def _smallest_change(iri: str, kind: str, stmt: Explain, facts: dict, snap: dict
         if _rank_of(iri, kind, derive(trial, snap), snap) == 1:
             key = tuple(sorted(changes))
             weight = snap["strengths"][rule["strength"]]["weight"]
-            candidate = (len(changes), -weight, rule["id"])
+            # Adding a constraint costs 1; overriding one the user gave costs 2.
+            cost = sum(2 if name in given else 1 for name in changes)
+            candidate = (cost, -weight, rule["id"])
             if key not in found or candidate < found[key][0]:
                 found[key] = (candidate, rule_iri, changes)
     best = sorted(found.values(), key=lambda x: x[0])[:3]

@@ -4,7 +4,8 @@
     >>> answer(stmt, snap)["results"][0]["id"]                   # doctest: +SKIP
     'lightgbm'
 
-Ranking (docs/scoring.md has a worked example): a rule applies when none of its conditions
+Ranking (docs/scoring.md has a worked example): choices backed by a fully matched rule
+(or general advice) come before choices backed only by partly matched ones; a rule applies when none of its conditions
 fails and the query establishes at least one of them, or when it has none (general advice).
 It contributes ``weight(strength) × (f + (1 − f) × coverage)`` to every choice it names,
 where coverage is the share of its conditions the query establishes (0 for general advice)
@@ -96,7 +97,7 @@ def rank(kind: str, facts: dict[str, Facts], snap: dict) -> list[dict]:
             entry = choices.setdefault(target, {"because": [], "against": []})
             entry[side].append(reason)
     results = [result_json(iri, entry, snap) for iri, entry in choices.items()]
-    results.sort(key=lambda r: (-r["score"], -r["support"], _first_step(r), r["id"]))
+    results.sort(key=lambda r: (-_MATCH_TIER[r["match"]], -r["score"], -r["support"], _first_step(r), r["id"]))
     for i, r in enumerate(results, 1):
         r["rank"] = i
         del r["support"]
@@ -110,9 +111,19 @@ def result_json(iri: str, entry: dict, snap: dict) -> dict:
     pos = noisy_or(r["contribution"] for r in entry["because"])
     neg = noisy_or(r["contribution"] for r in entry["against"])
     return {"rank": 0, "id": node["id"], "label": node["label"], "iri": iri, "kinds": node["kinds"],
-            "score": round(pos - neg, 4), "support": round(pos, 4),
+            "score": round(pos - neg, 4), "support": round(pos, 4), "match": best_match(entry["because"]),
             "papers": [paper_json(p, snap) for p in node["papers"]],
             "because": entry["because"], "against": entry["against"]}
+
+
+# Choices supported by a rule whose conditions all hold (or general advice) rank above
+# choices supported only by partly matched rules, whatever the scores.
+_MATCH_TIER = {"full": 2, "general": 2, "partial": 1, "none": 0}
+
+
+def best_match(reasons: list[dict]) -> str:
+    levels = {r["match"] for r in reasons}
+    return next((m for m in ("full", "general", "partial") if m in levels), "none")
 
 
 def _first_step(result: dict) -> int:

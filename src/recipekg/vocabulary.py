@@ -37,6 +37,8 @@ class Facts:
     Categorical: ``values`` (any of these IRIs) and ``excluded`` (none of these).
     Numeric: ``intervals``, a union of intervals the value lies in.
     ``derived`` names the dimension it was derived from (``hardware``), if any.
+    ``all_of`` marks values that all hold at once (a run can be in two overlapping compute
+    tiers), rather than a choice among them (``data in (images, video)``).
     """
 
     dimension: str
@@ -46,6 +48,7 @@ class Facts:
     intervals: list[Interval] | None = None
     constraints: list[dict] = field(default_factory=list)
     derived: str | None = None
+    all_of: bool = False
 
 
 def dimension_names(snap: dict) -> dict[str, str]:
