@@ -77,12 +77,12 @@ def resolve_value(value, dim: dict, snap: dict) -> "str | float":
     if kind == "categorical":
         if not isinstance(value, (Name, String)):
             raise VocabularyError.at(value.pos, f"'{dim['name']}' takes a name, not {value.text!r}",
-                                     expected=[_examples(dim)], kind="value")
+                                     expected=[_examples(dim, snap)], kind="value")
         key = slug(value.text)
         if key in dim["values"]:
             return dim["values"][key]
         raise VocabularyError.at(value.pos, f"unknown {dim['name']} '{value.text}'",
-                                 expected=[_examples(dim)], suggestions=closest(key, dim["values"]))
+                                 expected=[_examples(dim, snap)], suggestions=_suggest(key, dim, snap))
     if isinstance(value, Quantity):
         if _UNIT_OF_KIND.get(kind) != value.unit_kind:
             raise RangeError.at(value.pos, f"'{dim['name']}' is {_UNIT_HINT[kind]}, "
@@ -104,10 +104,15 @@ def resolve_value(value, dim: dict, snap: dict) -> "str | float":
     return number
 
 
-def _examples(dim: dict) -> str:
-    ids = sorted({v.rsplit("/", 1)[-1] for v in dim["values"].values()})
-    shown = ", ".join(sorted(dim["values"])[:0] or ids[:6])
-    return f"a {dim['name']} such as {shown}" + (" ..." if len(ids) > 6 else "")
+def _suggest(key: str, dim: dict, snap: dict) -> list[str]:
+    """Closest values by any spelling, each named once by its id."""
+    ids = [snap["nodes"][dim["values"][n]]["id"] for n in closest(key, dim["values"], n=6)]
+    return list(dict.fromkeys(ids))[:3]
+
+
+def _examples(dim: dict, snap: dict) -> str:
+    ids = sorted({snap["nodes"][v]["id"] for v in dim["values"].values()})
+    return f"a {dim['name']} such as {', '.join(ids[:6])}" + (" ..." if len(ids) > 6 else "")
 
 
 def resolve_constraints(constraints: tuple[Constraint, ...], snap: dict) -> dict[str, Facts]:
@@ -117,7 +122,7 @@ def resolve_constraints(constraints: tuple[Constraint, ...], snap: dict) -> dict
         dim = resolve_dimension(c.dimension, snap)
         values = [resolve_value(v, dim, snap) for v in c.values]
         f = facts.setdefault(dim["name"], Facts(dim["name"], dim["kind"]))
-        f.constraints.append(_describe(c, dim, values))
+        f.constraints.append(_describe(c, dim, values, snap))
         if dim["kind"] == "categorical":
             _merge_categorical(f, c, values)
         else:
@@ -125,19 +130,11 @@ def resolve_constraints(constraints: tuple[Constraint, ...], snap: dict) -> dict
     return facts
 
 
-def _describe(c: Constraint, dim: dict, values: list) -> dict:
-    shown = [v.rsplit("/", 1)[-1] if isinstance(v, str) else v for v in values]
-    if dim["kind"] == "categorical":
-        shown = [_node_id(v, dim) for v in values]
+def _describe(c: Constraint, dim: dict, values: list, snap: dict) -> dict:
+    shown = [snap["nodes"][v]["id"] if isinstance(v, str) else v for v in values]
     value = shown if c.op in ("between", "in") else shown[0]
     return {"dimension": dim["name"], "op": c.op, "value": value,
             "text": " ".join([c.dimension.text, c.op, ", ".join(v.text for v in c.values)])}
-
-
-def _node_id(iri: str, dim: dict) -> str:
-    names = [n for n, v in dim["values"].items() if v == iri]
-    local = iri.rsplit("/", 1)[-1]
-    return local if local in names else min(names, key=len)
 
 
 def _merge_categorical(f: Facts, c: Constraint, values: list[str]) -> None:
