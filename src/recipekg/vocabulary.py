@@ -112,7 +112,7 @@ def _suggest(key: str, dim: dict, snap: dict) -> list[str]:
 
 def _examples(dim: dict, snap: dict) -> str:
     ids = sorted({snap["nodes"][v]["id"] for v in dim["values"].values()})
-    return f"a {dim['name']} such as {', '.join(ids[:6])}" + (" ..." if len(ids) > 6 else "")
+    return f"{dim['name']} is one of {', '.join(ids[:8])}" + (" ..." if len(ids) > 8 else "")
 
 
 def resolve_constraints(constraints: tuple[Constraint, ...], snap: dict) -> dict[str, Facts]:
