@@ -34,7 +34,8 @@ def test_papers_match_the_verified_bibliography(snap, shared):
         assert paper["url"] == row["url"]
     bibliography = {r["key"] for r in rows}
     vendor = {k for k, p in snap["papers"].items() if "WebPage" in p["types"]}
-    assert set(snap["papers"]) == bibliography | vendor
+    assert set(snap["papers"]) == bibliography | vendor | {"reference"}
+    assert snap["papers"]["reference"]["types"] == ["Reference"]
 
 
 def test_every_claim_cites_a_known_paper(snap):
@@ -43,6 +44,8 @@ def test_every_claim_cites_a_known_paper(snap):
             assert item["sources"], iri
             assert all(s in snap["papers"] for s in item["sources"]), iri
             assert item["section"] in snap["sections"], iri
+            if kind in ("rules", "formulas"):
+                assert set(item["sources"]) - {"reference"}, f"{iri} rests on no paper"
 
 
 def test_hardware_figures_match_hardware_tsv(snap, shared):

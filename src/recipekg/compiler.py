@@ -131,7 +131,13 @@ def _sections(ix: Index) -> dict:
 
 
 def _papers(ix: Index) -> dict:
+    """Papers (and the reference document itself, which constants and facts may cite)."""
     papers = {}
+    for r in ix.instances(RKG.Reference):
+        papers[local_name(r)] = {
+            "id": local_name(r), "iri": r, "title": ix.text(r, DCTERMS.title) or ix.text(r, RDFS.label),
+            "authors": ix.text(r, DCTERMS.creator), "year": None, "arxiv": None, "url": None,
+            "venue": ix.text(r, DCTERMS.source), "types": ["Reference"], "publisher": None, "sections": []}
     for p in ix.instances_of(RKG.Paper):
         year = ix.text(p, DCTERMS.issued)
         papers[local_name(p)] = {

@@ -86,14 +86,20 @@ def _structure(triples: list[Triple], ix: Index):
 
 
 def _provenance(ix: Index):
+    """Rules, formulas and hardware rest on a paper; constants and facts whose number is the
+    reference's own may cite the reference (kb:reference) instead."""
     papers = set(ix.instances_of(RKG.Paper))
+    documents = papers | set(ix.instances_of(RKG.Reference))
     for cls in _SOURCED:
+        needs_paper = cls in (RKG.Rule, RKG.Formula, RKG.Hardware)
         for s in ix.instances_of(cls):
             sources = ix.iris(s, PROV.wasDerivedFrom)
             if not sources:
                 yield (s, f"{_short(s)} has no source: add prov:wasDerivedFrom a paper")
+            elif needs_paper and not papers & set(sources):
+                yield (s, f"{_short(s)} must be derived from at least one paper of kb/papers.ttl")
             for src in sources:
-                if src not in papers:
+                if src not in documents:
                     yield (s, f"source {_short(src)} of {_short(s)} is not a paper of the KB")
 
 
