@@ -202,3 +202,4 @@ def _statement_text(statement, path):
 
 # Commands defined in other modules register themselves on `main` when imported here.
 # One line per module (keep the list sorted).
+from . import cli_cite  # noqa: E402,F401

@@ -1,0 +1,426 @@
+"""Citation bundles: the papers behind an answer, a choice, a rule or a paper, in four formats.
+
+A :class:`Bundle` lists each paper once, in the order it is first cited, with what in the
+bundle cites it. :func:`render` writes it as ``text``, ``bibtex``, ``csl-json`` or ``ris``::
+
+    >>> b = for_query(kb, "recommend architecture where data = tabular and rows = 30k", top=1)  # doctest: +SKIP
+    >>> print(render(b, "bibtex"))                                                             # doctest: +SKIP
+    @misc{chen2016xgboost,
+      author = {Chen and Guestrin},
+      ...
+
+BibTeX keys are the paper ids; text fields escape LaTeX's special characters and spell
+accented letters as LaTeX accents; arXiv papers carry ``eprint`` + ``archivePrefix``, web
+sources ``url`` and ``howpublished``. CSL-JSON follows the CSL project's csl-data.json
+schema; RIS is the tagged format reference managers import.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from urllib.parse import quote
+
+from .errors import RecipeKGError
+
+FORMATS = ("text", "bibtex", "csl-json", "ris")
+
+
+@dataclass
+class Bundle:
+    """Papers (snapshot paper dicts, each once) and, per paper id, what cites it."""
+
+    title: str
+    papers: list[dict] = field(default_factory=list)
+    cited_by: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, pid: str, via: str, snap: dict) -> None:
+        if pid not in self.cited_by:
+            self.cited_by[pid] = []
+            self.papers.append(snap["papers"][pid])
+        if via and via not in self.cited_by[pid]:
+            self.cited_by[pid].append(via)
+
+    @property
+    def ids(self) -> list[str]:
+        return [p["id"] for p in self.papers]
+
+
+# ---------------------------------------------------------------------- bundles
+
+def for_query(kb, text: str, top: int | None = None) -> Bundle:
+    """The papers behind the answers to ``text``: every source of every reason of every
+    result (of the first ``top`` results, if given); for ``explain`` the rules' sources and
+    the choice's original papers; for ``plan`` every quantity's sources."""
+    try:
+        answers = kb.query(text)
+    except RecipeKGError as exc:
+        raise exc.with_source(text)
+    if not answers:
+        raise RecipeKGError("nothing to cite: the query holds no statement", kind="syntax",
+                            expected=["recommend <kind> where ...", "plan where ...", "explain <choice> where ..."])
+    return for_answers(answers, kb.snap, " ; ".join(a.get("query") or a["statement"] for a in answers), top)
+
+
+def for_answers(answers: list[dict], snap: dict, title: str, top: int | None = None) -> Bundle:
+    bundle = Bundle(f"papers behind: {title}")
+    for a in answers:
+        for via, sources in _answer_sources(a, top):
+            for s in sources:
+                pid = s["id"] if isinstance(s, dict) else s
+                if pid in snap["papers"]:
+                    bundle.add(pid, via, snap)
+    return bundle
+
+
+def _answer_sources(a: dict, top: int | None):
+    for r in (a.get("results") or [])[:top]:
+        for side in ("because", "against"):
+            for x in r[side]:
+                yield f"rule {x['id']}", x["sources"]
+    if a.get("choice"):
+        yield f"choice {a['choice']['id']} (introduced in)", a["choice"].get("papers", [])
+    for x in a.get("rules") or []:
+        yield f"rule {x['id']}", x["sources"]
+    for q in a.get("quantities") or []:
+        yield f"quantity {q.get('name')}", q.get("sources") or []
+
+
+def for_choice(snap: dict, name: str, graph=None) -> Bundle:
+    """The papers a choice rests on: original papers, its own sources, every claim naming
+    it and the formulas using its constants (see :meth:`CiteGraph.rests_on`)."""
+    from .citegraph import CiteGraph
+
+    graph = graph or CiteGraph(snap)
+    iri = graph.resolve("choice", name)
+    node = snap["nodes"][iri]
+    bundle = Bundle(f"papers behind: {node['label']} ({node['id']})")
+    for item in graph.rests_on(iri):
+        for via in item["via"]:
+            bundle.add(item["paper"], f"{via['kind']} {via['id']} ({', '.join(via['rels'])})", snap)
+    return bundle
+
+
+def for_rule(snap: dict, name: str) -> Bundle:
+    from .errors import VocabularyError, closest
+
+    by_id = {r["id"]: r for r in snap["rules"].values()}
+    rule = by_id.get(name) or snap["rules"].get(name)
+    if rule is None:
+        raise VocabularyError(f"unknown rule '{name}'", expected=["a rule id of the KB"],
+                              suggestions=closest(name, by_id))
+    bundle = Bundle(f"papers behind rule {rule['id']}: {rule['label']}")
+    for pid in rule["sources"]:
+        bundle.add(pid, f"rule {rule['id']}", snap)
+    return bundle
+
+
+def for_paper(snap: dict, pid: str) -> Bundle:
+    from .errors import VocabularyError, closest
+
+    if pid not in snap["papers"]:
+        raise VocabularyError(f"unknown paper '{pid}'", expected=["a paper id of the bibliography (recipekg papers lists them)"],
+                              suggestions=closest(pid, snap["papers"]))
+    bundle = Bundle(f"paper {pid}")
+    bundle.add(pid, "", snap)
+    return bundle
+
+
+# ---------------------------------------------------------------------- what a paper is
+
+_JOURNAL = re.compile(r"\b(journal|transactions|letters|TMLR|JMLR|neural computation|PeerJ|nature|science)\b", re.I)
+_DOI = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\S+)$", re.I)
+
+
+def web_kind(p: dict) -> str | None:
+    """``blog``, ``repository`` or ``web page`` for web sources; None for papers."""
+    types = set(p["types"])
+    if "BlogPost" in types:
+        return "blog"
+    if "WebContent" in types:
+        return "repository"
+    if types & {"WebPage", "Reference", "Website"}:
+        return "web page"
+    return None
+
+
+def entry_type(p: dict) -> str:
+    """The BibTeX entry type: ``article``, ``inproceedings`` or ``misc``."""
+    types, venue = set(p["types"]), (p.get("venue") or "").strip()
+    if "JournalArticle" in types:
+        return "article"
+    if "ConferencePaper" in types:
+        return "inproceedings"
+    if web_kind(p) or "Preprint" in types or not venue or venue.lower().startswith("arxiv"):
+        return "misc"
+    return "article" if _JOURNAL.search(venue) else "inproceedings"
+
+
+def doi(p: dict) -> str | None:
+    m = _DOI.match(p.get("url") or "")
+    return m.group(1) if m else None
+
+
+def authors(p: dict) -> tuple[list[str], bool]:
+    """The author names of ``p["authors"]`` (surnames as printed) and whether the list
+    ends in *et al.*: ``"Kaplan, McCandlish, Henighan et al."`` → (3 names, True)."""
+    text = re.sub(r"\s*\([^)]*\)", "", p.get("authors") or "").strip()
+    et_al = bool(re.search(r"\bet\s+al\.?$", text))
+    text = re.sub(r",?\s*\bet\s+al\.?$", "", text)
+    names = [n.strip() for n in re.split(r",|;|\band\b|&", text) if n.strip()]
+    return names, et_al
+
+
+def _venue_note(p: dict) -> str | None:
+    """The part of the authors string in parentheses: ``(Llama Team, AI @ Meta)``."""
+    m = re.search(r"\(([^)]*)\)", p.get("authors") or "")
+    return m.group(1).strip() if m else None
+
+
+def _how_published(p: dict) -> str:
+    kind = web_kind(p)
+    if p.get("venue"):
+        return p["venue"]
+    if kind == "web page" and p.get("publisher"):
+        return f"{p['publisher']} web page"
+    return {"blog": "Blog post", "repository": "Repository"}.get(kind, "Web page")
+
+
+# ---------------------------------------------------------------------- text
+
+def render(bundle: Bundle, fmt: str) -> str:
+    if fmt not in _RENDERERS:
+        raise RecipeKGError(f"unknown citation format '{fmt}'", kind="usage", expected=list(FORMATS))
+    return _RENDERERS[fmt](bundle)
+
+
+def reference(p: dict) -> str:
+    """One line: ``Authors (year). Title. Venue. arXiv:id. URL``."""
+    names, et_al = authors(p)
+    who = ", ".join(names) + (" et al." if et_al else "") if names else (p.get("publisher") or "")
+    parts = [f"{who} ({p['year']})" if p.get("year") else who, p["title"],
+             p.get("venue") or (_how_published(p) if web_kind(p) else None),
+             f"arXiv:{p['arxiv']}" if p.get("arxiv") else None]
+    text = ""
+    for part in [s for s in parts if s] + ([p["url"]] if p.get("url") else []):
+        text += ("" if not text else " " if text[-1] in ".?!" else ". ") + part
+    return text
+
+
+def render_text(bundle: Bundle) -> str:
+    n = len(bundle.papers)
+    out = [f"{bundle.title} — {n} paper{'s' * (n != 1)}", ""]
+    for i, p in enumerate(bundle.papers, 1):
+        out.append(f"[{i}] {p['id']}")
+        out.append(f"    {reference(p)}")
+        if bundle.cited_by.get(p["id"]):
+            out.append(f"    cited by: {', '.join(bundle.cited_by[p['id']])}")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------- BibTeX
+
+_SPECIALS = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$",
+             "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0304": "=",
+            "\u0307": ".", "\u030c": "v", "\u0306": "u", "\u030a": "r", "\u030b": "H", "\u0327": "c",
+            "\u0328": "k"}
+_LETTERS = {"ß": r"{\ss}", "ø": r"{\o}", "Ø": r"{\O}", "æ": r"{\ae}", "Æ": r"{\AE}", "œ": r"{\oe}",
+            "Œ": r"{\OE}", "ł": r"{\l}", "Ł": r"{\L}", "ı": r"{\i}", "–": "--", "—": "---",
+            "‘": "`", "’": "'", "“": "``", "”": "''", "…": r"\ldots{}", "\u00a0": "~", "·": r"\textperiodcentered{}",
+            "×": r"$\times$", "−": "-", "→": r"$\rightarrow$"}
+
+
+def latex(text: str) -> str:
+    """``text`` safe inside a BibTeX field: specials escaped, accents as LaTeX accents,
+    other non-ASCII characters kept as UTF-8, line breaks as spaces."""
+    out = []
+    for ch in re.sub(r"\s+", " ", text):
+        if ch in _SPECIALS:
+            out.append(_SPECIALS[ch])
+        elif ord(ch) < 128:
+            out.append(ch)
+        elif ch in _LETTERS:
+            out.append(_LETTERS[ch])
+        else:
+            out.append(_accented(ch) or ch)
+    return "".join(out)
+
+
+def _accented(ch: str) -> str | None:
+    base, *marks = unicodedata.normalize("NFD", ch)
+    if len(marks) != 1 or marks[0] not in _ACCENTS or ord(base) >= 128:
+        return None
+    accent = _ACCENTS[marks[0]]
+    base = r"\i" if base == "i" and accent in "'`^\"~=.u" else base
+    return f"{{\\{accent}{base}}}" if accent in "'`^\"~=." else f"{{\\{accent}{{{base}}}}}"
+
+
+def _title(text: str) -> str:
+    """A title with words that must keep their capitals protected: ``{XGBoost}``, ``{BERT}``."""
+    words = []
+    for w in text.split():
+        lead, core, trail = re.match(r"^(\W*)(.*?)(\W*)$", w).groups()
+        needs = any(c.isupper() for c in core[1:]) or (len(core) > 1 and core.isupper())
+        words.append(latex(lead) + ("{" + latex(core) + "}" if needs else latex(core)) + latex(trail))
+    return " ".join(words)
+
+
+def _bib_name(name: str) -> str:
+    return "{" + latex(name) + "}" if " " in name.strip() or "{" in name or "}" in name else latex(name)
+
+
+def bib_url(url: str) -> str:
+    """A URL for the ``url`` field: kept verbatim except characters that break BibTeX or
+    URLs (braces, backslashes, quotes, spaces, non-ASCII), which are percent-encoded."""
+    return quote(url, safe=":/?#[]@!$&'()*+,;=%~-._")
+
+
+def bib_key(pid: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.:+-]", "-", pid) or "paper"
+
+
+def render_bibtex(bundle: Bundle) -> str:
+    entries, keys = [], set()
+    for p in bundle.papers:
+        key = bib_key(p["id"])
+        while key in keys:
+            key += "-"
+        keys.add(key)
+        entries.append(bibtex_entry(p, key))
+    return "\n\n".join(entries) + "\n"
+
+
+def bibtex_entry(p: dict, key: str | None = None) -> str:
+    kind, web = entry_type(p), web_kind(p)
+    names, et_al = authors(p)
+    fields: list[tuple[str, str]] = []
+    if names:
+        fields.append(("author", " and ".join(_bib_name(n) for n in names) + (" and others" if et_al else "")))
+    elif p.get("publisher"):
+        fields.append(("author", "{" + latex(p["publisher"]) + "}"))
+    fields.append(("title", _title(p["title"] or p["id"])))
+    venue = (p.get("venue") or "").strip()
+    if kind == "inproceedings":
+        fields.append(("booktitle", latex(venue)))
+    elif kind == "article":
+        fields.append(("journal", latex(venue)))
+    if p.get("year"):
+        fields.append(("year", str(p["year"])))
+    if web:
+        fields.append(("howpublished", latex(_how_published(p))))
+    if p.get("publisher") and names:
+        fields.append(("publisher", latex(p["publisher"])))
+    if p.get("arxiv"):
+        fields += [("eprint", latex(p["arxiv"])), ("archivePrefix", "arXiv")]
+    if d := doi(p):
+        fields.append(("doi", bib_url(d)))
+    if p.get("url"):
+        fields.append(("url", bib_url(p["url"])))
+    notes = []
+    if kind == "misc" and p.get("arxiv") and not web:
+        notes.append(f"arXiv preprint arXiv:{p['arxiv']}")
+    if _venue_note(p):
+        notes.append(_venue_note(p))
+    if web == "web page" and not names:
+        notes.append("Vendor web page" if p.get("publisher") else "Web page")
+    if notes:
+        fields.append(("note", latex("; ".join(notes))))
+    width = max(len(f) for f, _ in fields)
+    body = ",\n".join(f"  {f.ljust(width)} = {{{v}}}" for f, v in fields)
+    return f"@{kind}{{{key or bib_key(p['id'])},\n{body}\n}}"
+
+
+# ---------------------------------------------------------------------- CSL-JSON
+
+def csl_item(p: dict) -> dict:
+    """One CSL-JSON item (valid against csl-data.json: no property outside the schema)."""
+    kind, web = entry_type(p), web_kind(p)
+    names, et_al = authors(p)
+    item: dict = {"id": p["id"], "type": _csl_type(p, kind, web), "title": p["title"] or p["id"]}
+    if names:
+        item["author"] = [{"family": n} for n in names]
+    elif p.get("publisher"):
+        item["author"] = [{"literal": p["publisher"]}]
+    if p.get("year"):
+        item["issued"] = {"date-parts": [[p["year"]]]}
+    venue = (p.get("venue") or "").strip()
+    if kind in ("inproceedings", "article"):
+        item["container-title"] = venue
+    elif web and venue:
+        item["genre"] = venue
+    if "Preprint" in p["types"] or (kind == "misc" and p.get("arxiv") and not web):
+        item["publisher"] = "arXiv"
+        if p.get("arxiv"):
+            item["number"] = f"arXiv:{p['arxiv']}"
+    elif p.get("publisher"):
+        item["publisher"] = p["publisher"]
+    if d := doi(p):
+        item["DOI"] = d
+    if p.get("url"):
+        item["URL"] = p["url"]
+    notes = []
+    if p.get("arxiv") and "number" not in item:
+        notes.append(f"arXiv:{p['arxiv']}")
+    if et_al:
+        notes.append("further authors: et al.")
+    if _venue_note(p):
+        notes.append(_venue_note(p))
+    if notes:
+        item["note"] = "; ".join(notes)
+    return item
+
+
+def _csl_type(p: dict, kind: str, web: str | None) -> str:
+    if web == "blog":
+        return "post-weblog"
+    if web:
+        return "webpage"
+    return {"inproceedings": "paper-conference", "article": "article-journal"}.get(kind, "article")
+
+
+def render_csl(bundle: Bundle) -> str:
+    return json.dumps([csl_item(p) for p in bundle.papers], indent=2, ensure_ascii=False) + "\n"
+
+
+# ---------------------------------------------------------------------- RIS
+
+def ris_entry(p: dict) -> str:
+    kind, web = entry_type(p), web_kind(p)
+    names, et_al = authors(p)
+    ty = {"blog": "BLOG", "repository": "ELEC", "web page": "ELEC"}.get(web) or {
+        "inproceedings": "CPAPER", "article": "JOUR"}.get(kind) or ("UNPB" if p.get("arxiv") else "GEN")
+    tags: list[tuple[str, str]] = [("TY", ty), ("ID", p["id"])]
+    tags += [("AU", n) for n in names]
+    tags.append(("TI", p["title"] or p["id"]))
+    if p.get("year"):
+        tags.append(("PY", str(p["year"])))
+    if p.get("venue"):
+        tags.append(("T2", p["venue"]))
+    if p.get("publisher"):
+        tags.append(("PB", p["publisher"]))
+    if d := doi(p):
+        tags.append(("DO", d))
+    if p.get("url"):
+        tags.append(("UR", p["url"]))
+    if p.get("arxiv"):
+        tags.append(("N1", f"arXiv:{p['arxiv']}"))
+    if et_al:
+        tags.append(("N1", "further authors: et al."))
+    if _venue_note(p):
+        tags.append(("N1", _venue_note(p)))
+    lines = [f"{tag}  - {_one_line(value)}" for tag, value in tags]
+    return "\n".join(lines + ["ER  - "])
+
+
+def _one_line(value: str) -> str:
+    return re.sub(r"\s+", " ", value).strip()
+
+
+def render_ris(bundle: Bundle) -> str:
+    return "\n\n".join(ris_entry(p) for p in bundle.papers) + "\n"
+
+
+_RENDERERS = {"text": render_text, "bibtex": render_bibtex, "csl-json": render_csl, "ris": render_ris}
