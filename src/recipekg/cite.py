@@ -5,8 +5,8 @@ bundle cites it. :func:`render` writes it as ``text``, ``bibtex``, ``csl-json`` 
 
     >>> b = for_query(kb, "recommend architecture where data = tabular and rows = 30k", top=1)  # doctest: +SKIP
     >>> print(render(b, "bibtex"))                                                             # doctest: +SKIP
-    @misc{chen2016xgboost,
-      author = {Chen and Guestrin},
+    @inproceedings{chen2016xgboost,
+      author        = {Chen and Guestrin},
       ...
 
 BibTeX keys are the paper ids; text fields escape LaTeX's special characters and spell
@@ -23,7 +23,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from .errors import RecipeKGError
+from .errors import RecipeKGError, VocabularyError, closest
 
 FORMATS = ("text", "bibtex", "csl-json", "ris")
 
@@ -104,8 +104,6 @@ def for_choice(snap: dict, name: str, graph=None) -> Bundle:
 
 
 def for_rule(snap: dict, name: str) -> Bundle:
-    from .errors import VocabularyError, closest
-
     by_id = {r["id"]: r for r in snap["rules"].values()}
     rule = by_id.get(name) or snap["rules"].get(name)
     if rule is None:
@@ -118,8 +116,6 @@ def for_rule(snap: dict, name: str) -> Bundle:
 
 
 def for_paper(snap: dict, pid: str) -> Bundle:
-    from .errors import VocabularyError, closest
-
     if pid not in snap["papers"]:
         raise VocabularyError(f"unknown paper '{pid}'", expected=["a paper id of the bibliography (recipekg papers lists them)"],
                               suggestions=closest(pid, snap["papers"]))
@@ -173,8 +169,8 @@ def authors(p: dict) -> tuple[list[str], bool]:
     return names, et_al
 
 
-def _venue_note(p: dict) -> str | None:
-    """The part of the authors string in parentheses: ``(Llama Team, AI @ Meta)``."""
+def _authors_note(p: dict) -> str | None:
+    """The part of the authors string in parentheses (a team): ``Llama Team, AI @ Meta``."""
     m = re.search(r"\(([^)]*)\)", p.get("authors") or "")
     return m.group(1).strip() if m else None
 
@@ -322,8 +318,8 @@ def bibtex_entry(p: dict, key: str | None = None) -> str:
     notes = []
     if kind == "misc" and p.get("arxiv") and not web:
         notes.append(f"arXiv preprint arXiv:{p['arxiv']}")
-    if _venue_note(p):
-        notes.append(_venue_note(p))
+    if _authors_note(p):
+        notes.append(_authors_note(p))
     if web == "web page" and not names:
         notes.append("Vendor web page" if p.get("publisher") else "Web page")
     if notes:
@@ -366,8 +362,8 @@ def csl_item(p: dict) -> dict:
         notes.append(f"arXiv:{p['arxiv']}")
     if et_al:
         notes.append("further authors: et al.")
-    if _venue_note(p):
-        notes.append(_venue_note(p))
+    if _authors_note(p):
+        notes.append(_authors_note(p))
     if notes:
         item["note"] = "; ".join(notes)
     return item
@@ -409,8 +405,8 @@ def ris_entry(p: dict) -> str:
         tags.append(("N1", f"arXiv:{p['arxiv']}"))
     if et_al:
         tags.append(("N1", "further authors: et al."))
-    if _venue_note(p):
-        tags.append(("N1", _venue_note(p)))
+    if _authors_note(p):
+        tags.append(("N1", _authors_note(p)))
     lines = [f"{tag}  - {_one_line(value)}" for tag, value in tags]
     return "\n".join(lines + ["ER  - "])
 

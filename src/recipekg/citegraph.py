@@ -29,13 +29,13 @@ from collections import Counter
 from .errors import VocabularyError, closest
 
 CLAIM_KINDS = ("rule", "formula", "constant", "fact")
-_SNAP_KEYS = {"rule": "rules", "formula": "formulas", "constant": "constants", "fact": "facts"}
+SNAP_KEYS = {"rule": "rules", "formula": "formulas", "constant": "constants", "fact": "facts"}
 
 
 def claims(snap: dict):
     """``(kind, iri, claim)`` for every rule, formula, constant and fact of the snapshot."""
     for kind in CLAIM_KINDS:
-        for iri, claim in sorted(snap[_SNAP_KEYS[kind]].items()):
+        for iri, claim in sorted(snap[SNAP_KEYS[kind]].items()):
             yield kind, iri, claim
 
 
@@ -145,7 +145,7 @@ class CiteGraph:
     def claim(self, iri: str) -> dict:
         """A claim's node plus its text and section path."""
         kind = self.g.nodes[iri]["kind"]
-        c = self.snap[_SNAP_KEYS[kind]][iri]
+        c = self.snap[SNAP_KEYS[kind]][iri]
         section = self.snap["sections"].get(c["section"], {}).get("path")
         return {**self.node(iri), "text": c["text"], "section": section}
 
@@ -187,6 +187,12 @@ class CiteGraph:
         """paper id → number of entities naming it as original paper or source."""
         return Counter({pid: sum(1 for u in self.g.predecessors(iri) if self.g.nodes[u]["kind"] == "choice")
                         for pid, iri in self._paper_iri.items()})
+
+    def ranked_papers(self) -> list[tuple[str, int, int]]:
+        """``(paper id, claims citing it, entities naming it)``, most cited first, then by id."""
+        claims, entities = self.claim_counts(), self.entity_counts()
+        return sorted(((pid, claims[pid], entities[pid]) for pid in self._paper_iri),
+                      key=lambda row: (-row[1], -row[2], row[0]))
 
     def claims_naming(self, choice_iri: str) -> list[dict]:
         """The claims that name a choice (rules for and against it, facts and constants about it)."""

@@ -69,10 +69,9 @@ def papers(extensions, fmt):
 
     snap = _load(extensions).snap
     graph = CiteGraph(snap)
-    claims, entities = graph.claim_counts(), graph.entity_counts()
-    rows = sorted(({"id": pid, "claims": claims[pid], "entities": entities[pid], "year": p["year"],
-                    "title": p["title"], "url": p["url"]} for pid, p in snap["papers"].items()),
-                  key=lambda r: (-r["claims"], -r["entities"], r["id"]))
+    rows = [{"id": pid, "claims": claims, "entities": entities, "year": snap["papers"][pid]["year"],
+             "title": snap["papers"][pid]["title"], "url": snap["papers"][pid]["url"]}
+            for pid, claims, entities in graph.ranked_papers()]
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
@@ -144,19 +143,28 @@ def _md(text: str) -> str:
 @user_errors
 def serve(host, port, extensions):
     """A local, read-only web page: query box, reasons, papers and backlinks, BibTeX to copy."""
-    from werkzeug.serving import make_server
+    import socket
 
-    from .web import create_app
+    from werkzeug.serving import get_sockaddr, make_server, select_address_family
 
-    app = create_app(_load(extensions))
-    try:
-        server = make_server(host, port, app, threaded=True)
+    from .web import LOOPBACK_HOSTS, create_app
+
+    app = create_app(_load(extensions), trusted_hosts=LOOPBACK_HOSTS if host in LOOPBACK_HOSTS else None)
+    family = select_address_family(host, port)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:  # bind here, so that a busy port is our error (exit 2), not werkzeug's exit 1
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(get_sockaddr(host, port, family))
+        sock.listen(128)
+        server = make_server(host, port, app, threaded=True, fd=sock.fileno())
     except OSError as exc:
         raise RecipeKGError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", kind="usage") from None
+    finally:
+        sock.close()  # the server holds its own duplicate of the socket
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"recipekg: serving on http://{shown}:{server.server_port}/ (Ctrl-C to stop)", err=True)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(f"recipekg: warning: listening on {host}, not only on this machine", err=True)
+    click.echo(f"recipekg: serving on http://{shown}:{server.port}/ (Ctrl-C to stop)", err=True)
+    if host not in LOOPBACK_HOSTS:
+        click.echo(f"recipekg: warning: listening on {host}, reachable from other machines", err=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

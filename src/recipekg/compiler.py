@@ -17,7 +17,7 @@ from collections import defaultdict
 from typing import Iterable
 
 from .rdfio import Lit, Triple
-from .terms import DCTERMS, PROV, RDF, RDFS, RKG, SKOS, XSD, local_name
+from .terms import DCTERMS, PROV, QUDT, RDF, RDFS, RKG, SKOS, XSD, local_name
 
 SNAPSHOT_FORMAT = 1
 
@@ -196,6 +196,7 @@ def _dimensions(ix: Index, nodes: dict) -> dict:
             "min": ix.number(d, RKG.minValue), "max": ix.number(d, RKG.maxValue),
             "derived_via": ix.one(d, RKG.derivedVia), "plan_only": ix.text(d, RKG.planOnly) == "true",
             "order": ix.number(d, RKG.order), "value_class": value_class,
+            "unit": local_name(ix.one(d, QUDT.unit)) if ix.one(d, QUDT.unit) else None,
             "values": _value_names(ix, value_class, nodes) if value_class else {},
         }
     return dims

@@ -161,10 +161,11 @@ def _query(kind: str, given: dict[str, Facts], changes: dict[str, Facts], snap: 
 
 def format_constraint(c: dict, snap: dict) -> str:
     """A constraint dict back in query syntax: ``samples between 5k and 50k``."""
-    kind = snap["dimensions"][c["dimension"]]["kind"]
+    dim = snap["dimensions"][c["dimension"]]
+    fmt = lambda x: units.value(dim["kind"], x, dim.get("unit"))  # noqa: E731
     v = c["value"]
     if c["op"] == "between":
-        return f"{c['dimension']} between {units.value(kind, v[0])} and {units.value(kind, v[1])}"
-    if c["op"] in ("in", "not in"):
-        return f"{c['dimension']} {c['op']} ({', '.join(units.value(kind, x) for x in v)})"
-    return f"{c['dimension']} {c['op']} {units.value(kind, v)}"
+        return f"{c['dimension']} between {fmt(v[0])} and {fmt(v[1])}"
+    if isinstance(v, list):
+        return f"{c['dimension']} {c['op']} ({', '.join(fmt(x) for x in v)})"
+    return f"{c['dimension']} {c['op']} {fmt(v)}"

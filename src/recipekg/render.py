@@ -72,7 +72,8 @@ def _num(v, c) -> str:
 
     if isinstance(v, str):
         return v
-    return {"gpu-memory": bytes_, "time": hours}.get(c["dimension"], count)(v)
+    return {"gpu-memory": bytes_, "time": hours,
+            "bandwidth": lambda x: bytes_(x) + "/s"}.get(c["dimension"], count)(v)
 
 
 def _sources(reason: dict) -> str:

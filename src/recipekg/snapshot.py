@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from . import __version__
@@ -78,6 +77,8 @@ def _read(target: Path, key: str) -> dict | None:
 
 def _write(target: Path, key: str, snap: dict) -> None:
     """Write atomically: a temporary file in the same folder, then rename over the target."""
+    import tempfile
+
     payload = json.dumps(snap, separators=(",", ":"), sort_keys=True).encode()
     header = json.dumps({"key": key, "format": SNAPSHOT_FORMAT,
                          "sha256": hashlib.sha256(payload).hexdigest()}).encode()
@@ -87,8 +88,19 @@ def _write(target: Path, key: str, snap: dict) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(header + b"\n" + payload)
         os.replace(tmp, target)
+        _prune(target.parent, keep=8)
     except OSError:
         try:
             os.unlink(tmp)
         except (OSError, UnboundLocalError):
             pass  # a read-only cache only costs a rebuild next time
+
+
+def _prune(folder: Path, keep: int) -> None:
+    """Remove all but the ``keep`` most recently used snapshots (other KBs, old versions)."""
+    snaps = sorted(folder.glob("snapshot-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in snaps[keep:]:
+        try:
+            old.unlink()
+        except OSError:
+            pass  # another process may have removed it first

@@ -1,0 +1,313 @@
+"""A statement as one portable SPARQL 1.1 query over ``recipekg export``.
+
+    >>> print(to_sparql(parse("recommend fix where symptom = loss-spike")[0], snap))   # doctest: +SKIP
+    PREFIX rkg: <https://w3id.org/recipekg/ns#>
+    ...
+
+The statement is resolved and derived first (:mod:`vocabulary`, :mod:`derive`), exactly as
+the native reasoner does; the query is generated from those facts, never from the query text.
+Every value enters as a validated term: IRIs the vocabulary holds, and numbers as typed
+``xsd:double`` literals written by Python (``repr`` of a finite float). No user string ever
+reaches the query, so no input can change its structure.
+
+One row per (rule, target choice, side) that applies, with what rebuilds the native ranking:
+
+``?rule ?choice ?side`` (``"for"`` / ``"against"``), ``?strength ?weight ?section``;
+``?conditions ?held ?partly ?failed`` (counts) and ``?conditionList ?heldList ?partlyList
+?failedList`` (condition IRIs, space-separated); ``?sources`` (paper IRIs, space-separated);
+``?unconstrainedFactor ?partlyCredit`` (the KB's ``rkg:scoring``) and ``?contribution``
+= weight × (f + (1 − f) × coverage), the rule's share of a choice's noisy-or score.
+:func:`recipekg.engines.rank_from_rows` turns the rows into the reasoner's answer.
+
+How a condition's status is computed (mirrors :mod:`conditions`), for a condition ``?c`` on a
+dimension the query constrains:
+
+- categorical, query values q1..qk: ``inside(q)`` = ``?c rkg:value q`` or a value of ``?c``
+  that ``q`` is narrower than (``rkg:broaderTransitive``, materialised by the export);
+  ``overlaps(q)`` = a value of ``?c`` narrower than ``q``. Held: every q inside (one
+  ``EXISTS`` joining the k patterns). Failed: no q inside or overlapping. Else partly.
+- categorical, only ``!=`` values x1..xk: failed when every value of ``?c`` is one of them
+  or narrower than one; else not given.
+- numeric, the query's union of intervals: held when no bound of ``?c`` cuts any interval
+  (lower bound inclusive, upper exclusive), failed when every interval misses
+  ``[min, max)``, else partly.
+
+Conditions on dimensions the query does not mention are "not given". Only ``FILTER
+[NOT] EXISTS`` over plain triple patterns, ``UNION``, ``OPTIONAL``, ``COUNT(DISTINCT)``,
+``GROUP_CONCAT`` with a separator and double arithmetic: no property paths, no
+mixed-type comparisons, no integer division.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .ast import Explain, Plan, Recommend
+from .derive import derive
+from .errors import RecipeKGError
+from .terms import PREFIXES
+from .vocabulary import Facts, resolve_constraints
+
+#: Prefixes every generated query declares (a fixed header: golden files stay stable).
+QUERY_PREFIXES = {p: PREFIXES[p] for p in ("rkg", "kb", "rule", "cond", "dim", "sec", "paper",
+                                           "rdf", "xsd", "prov")}
+
+#: Columns of a row, in SELECT order.
+COLUMNS = ("rule", "choice", "side", "strength", "weight", "section", "conditions", "held",
+           "partly", "failed", "conditionList", "heldList", "partlyList", "failedList", "sources",
+           "unconstrainedFactor", "partlyCredit", "contribution")
+
+# What may appear between < and > of a SPARQL IRIREF, stricter than the grammar: printable
+# ASCII without space, quotes, angle brackets, braces, pipe, caret, backquote, backslash.
+_IRI_SAFE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]*")
+_LOCAL_SAFE = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?")
+
+
+class UnsupportedStatement(RecipeKGError):
+    """A statement that has no SPARQL form (``plan``)."""
+
+    kind = "usage"
+
+
+def to_sparql(statement, snap: dict) -> str:
+    """The SPARQL 1.1 SELECT query for a parsed ``recommend`` or ``explain`` statement."""
+    if isinstance(statement, Recommend):
+        from .reasoner import resolve_kind
+
+        kind = resolve_kind(statement.kind, snap)
+        facts = derive(resolve_constraints(statement.constraints, snap), snap)
+        return recommend_query(kind, facts, snap)
+    if isinstance(statement, Explain):
+        from .explain import resolve_choice
+
+        choice = resolve_choice(statement.choice, snap)
+        facts = derive(resolve_constraints(statement.constraints, snap), snap)
+        return explain_query(choice, facts, snap)
+    if isinstance(statement, Plan):
+        raise UnsupportedStatement(
+            "plan has no SPARQL form: it evaluates formulas, not rules; run it without "
+            "--engine/--endpoint", expected=["recommend <kind> where ...", "explain <choice> where ..."])
+    raise TypeError(f"not a statement: {statement!r}")
+
+
+def recommend_query(kind: str, facts: dict[str, Facts], snap: dict) -> str:
+    """Rules that apply to choices of ``kind`` under ``facts`` (resolved and derived)."""
+    choices = sorted(iri for iri, node in snap["nodes"].items() if kind in node["kinds"])
+    return _query(choices, facts, snap, applying_only=True,
+                  comment=f"rules that apply to choices of kind {_comment_safe(kind)}")
+
+
+def explain_query(choice: str, facts: dict[str, Facts], snap: dict) -> str:
+    """Every rule naming ``choice`` (an IRI of the KB), applying or not, with its statuses."""
+    if choice not in snap["nodes"]:
+        raise RecipeKGError(f"{choice!r} is not a node of the KB", kind="unknown-name")
+    return _query([choice], facts, snap, applying_only=False,
+                  comment="every rule for or against one choice, applying or not")
+
+
+# ----------------------------------------------------------------------------- terms
+
+class _Terms:
+    """Validated terms for one query: IRIs of the snapshot, finite doubles, fresh variables."""
+
+    def __init__(self, snap: dict):
+        self.known = (set(snap["nodes"]) | {d["iri"] for d in snap["dimensions"].values()})
+        self.counter = 0
+
+    def iri(self, iri: str) -> str:
+        if iri not in self.known or not isinstance(iri, str) or not _IRI_SAFE.fullmatch(iri):
+            raise RecipeKGError(f"not an IRI of the KB's vocabulary: {iri!r}", kind="value")
+        return iri_term(iri)
+
+    def var(self, stem: str) -> str:
+        self.counter += 1
+        return f"?{stem}{self.counter}"
+
+
+def iri_term(iri: str) -> str:
+    """``kb:vit`` when a declared prefix covers the IRI with a plain local name, else ``<iri>``."""
+    if not _IRI_SAFE.fullmatch(iri):
+        raise RecipeKGError(f"unsafe IRI {iri!r}", kind="value")
+    for prefix, base in sorted(QUERY_PREFIXES.items(), key=lambda kv: -len(kv[1])):
+        if iri.startswith(base) and _LOCAL_SAFE.fullmatch(iri[len(base):]):
+            return f"{prefix}:{iri[len(base):]}"
+    return f"<{iri}>"
+
+
+def double(x: float) -> str:
+    """A finite number as a typed literal: ``"30000.0"^^xsd:double`` (Python's repr)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise RecipeKGError(f"not a number: {x!r}", kind="value")
+    value = float(x)
+    if not math.isfinite(value):
+        raise RecipeKGError(f"not a finite number: {x!r}", kind="value")
+    text = repr(value)
+    assert re.fullmatch(r"-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?", text), text
+    return f'"{text}"^^xsd:double'
+
+
+def _comment_safe(text: str) -> str:
+    return re.sub(r"[^a-z0-9 -]", "", text.lower())
+
+
+# ----------------------------------------------------------------------------- statuses
+
+def _categorical_in(t: _Terms, c: str, q: str) -> str:
+    """``q`` is one of the values of ``c`` or narrower than one."""
+    a = t.var("a")
+    return f"{{ {c} rkg:value {q} }} UNION {{ {c} rkg:value {a} . {q} rkg:broaderTransitive {a} }}"
+
+
+def _categorical_over(t: _Terms, c: str, q: str) -> str:
+    """``q`` is broader than a value of ``c``."""
+    b = t.var("b")
+    return f"{c} rkg:value {b} . {b} rkg:broaderTransitive {q}"
+
+
+def _has_iri_value(t: _Terms, c: str, negate: bool = False) -> str:
+    v = t.var("v")
+    return f"FILTER {'NOT ' if negate else ''}EXISTS {{ {c} rkg:value {v} . FILTER(isIRI({v})) }}"
+
+
+def _categorical(t: _Terms, c: str, f: Facts) -> list[str] | None:
+    """Lines binding ``?st`` for a condition ``c`` with values, under categorical facts."""
+    if f.values is not None:
+        qs = [t.iri(q) for q in sorted(f.values)]
+        if getattr(f, "all_of", False):  # the values hold at once: one inside is enough
+            held = " UNION ".join(f"{{ {_categorical_in(t, c, q)} }}" for q in qs)
+        else:  # any one of the values may be the case: every one must be inside
+            held = " ".join(f"{{ {_categorical_in(t, c, q)} }}" for q in qs)
+        meets = " UNION ".join(f"{{ {_categorical_in(t, c, q)} }} UNION {{ {_categorical_over(t, c, q)} }}"
+                               for q in qs)
+        return [_has_iri_value(t, c),
+                f'BIND(IF(EXISTS {{ {held} }}, "held", IF(EXISTS {{ {meets} }}, "partly", "failed")) AS ?st)']
+    if f.excluded:
+        xs = ", ".join(t.iri(x) for x in sorted(f.excluded))
+        u, up = t.var("u"), t.var("up")
+        return [_has_iri_value(t, c),
+                f"FILTER NOT EXISTS {{ {c} rkg:value {u} . FILTER(isIRI({u}) && {u} NOT IN ({xs})) "
+                f"FILTER NOT EXISTS {{ {u} rkg:broaderTransitive {up} . FILTER({up} IN ({xs})) }} }}",
+                'BIND("failed" AS ?st)']
+    return None
+
+
+def _contains(lo: str, hi: str, interval) -> str:
+    """``[lo, hi)`` (either bound may be unbound) contains ``interval``."""
+    low, _low_inc, high, high_inc = interval
+    lower = f"!BOUND({lo})" if low == -math.inf else f"(!BOUND({lo}) || {lo} <= {double(low)})"
+    if high == math.inf:
+        upper = f"!BOUND({hi})"
+    else:
+        upper = f"(!BOUND({hi}) || {hi} {'>' if high_inc else '>='} {double(high)})"
+    return f"({lower} && {upper})"
+
+
+def _meets(lo: str, hi: str, interval) -> str:
+    """``[lo, hi)`` and ``interval`` have a point in common."""
+    low, _low_inc, high, high_inc = interval
+    parts = [f"(!BOUND({lo}) || !BOUND({hi}) || {lo} < {hi})"]
+    if low != -math.inf:
+        parts.append(f"(!BOUND({hi}) || {hi} > {double(low)})")
+    if high != math.inf:
+        parts.append(f"(!BOUND({lo}) || {lo} {'<=' if high_inc else '<'} {double(high)})")
+    return "(" + " && ".join(parts) + ")"
+
+
+def _numeric(t: _Terms, c: str, f: Facts) -> list[str]:
+    """Lines binding ``?st`` for a condition ``c`` under numeric facts: bounds read once
+    (OPTIONAL), then comparisons of doubles. Held when ``[min, max)`` contains every interval
+    of the query, failed when it meets none, else partly."""
+    lo, hi, iv = t.var("min"), t.var("max"), t.var("v")
+    held = " && ".join(_contains(lo, hi, i) for i in f.intervals)
+    failed = " && ".join(f"!{_meets(lo, hi, i)}" for i in f.intervals)
+    return [f"OPTIONAL {{ {c} rkg:value {iv} . FILTER(isIRI({iv})) }}",
+            f"OPTIONAL {{ {c} rkg:minInclusive {lo} }}",
+            f"OPTIONAL {{ {c} rkg:maxExclusive {hi} }}",
+            f"FILTER(!BOUND({iv}))",
+            f'BIND(IF({held}, "held", IF({failed}, "failed", "partly")) AS ?st)']
+
+
+def _status_pattern(t: _Terms, c: str, facts: dict[str, Facts], snap: dict) -> list[str]:
+    """UNION branches binding ``?st`` (held, partly or failed) for a condition ``c`` on a
+    dimension the query constrains; no branch matches a condition whose status is "not given"."""
+    branches = []
+    for name in sorted(facts):
+        f = facts[name]
+        dim = snap["dimensions"].get(name)
+        if dim is None:
+            continue  # a derived fact no condition can name
+        if f.kind == "categorical":
+            body = _categorical(t, c, f)
+        elif f.intervals:
+            body = _numeric(t, c, f)
+        else:
+            body = None
+        if body:
+            branches.append("\n          ".join([f"{c} rkg:dimension {t.iri(dim['iri'])} ."] + body))
+    return branches
+
+
+# ----------------------------------------------------------------------------- the query
+
+def _query(choices: list[str], facts: dict[str, Facts], snap: dict, *, applying_only: bool,
+           comment: str) -> str:
+    t = _Terms(snap)
+    values = "\n    ".join(t.iri(c) for c in choices)
+    parts = ["{ ?rule prov:wasDerivedFrom ?paper }", "{ ?rule rkg:condition ?cond }"]
+    branches = _status_pattern(t, "?sc", facts, snap)
+    if branches:
+        parts.append("{\n        ?rule rkg:condition ?sc .\n        "
+                     + "\n        UNION\n        ".join(f"{{ {b}\n        }}" for b in branches)
+                     + "\n      }")
+    parts.append("{ BIND(0 AS ?none) }")
+    rule_parts = "\n      UNION\n      ".join(parts)
+    count = {s: f'SUM(IF(COALESCE(?st, "") = "{s}", 1, 0))' for s in ("held", "partly", "failed")}
+    listed = {s: f'GROUP_CONCAT(DISTINCT IF(COALESCE(?st, "") = "{s}", STR(?sc), ""); separator=" ")'
+              for s in ("held", "partly", "failed")}
+    header = "\n".join(f"PREFIX {p}: <{base}>" for p, base in QUERY_PREFIXES.items())
+    having = ("" if not applying_only else
+              f"    HAVING ({count['failed']} = 0\n"
+              f"            && (COUNT(DISTINCT ?cond) = 0 || {count['held']} + {count['partly']} > 0))\n")
+    return f"""{header}
+
+# recipekg: {comment}; one row per (rule, choice, side)
+SELECT ?rule ?choice ?side ?strength ?weight ?section ?conditions ?held ?partly ?failed
+  ?conditionList ?heldList ?partlyList ?failedList ?sources
+  (?f AS ?unconstrainedFactor) (?pc AS ?partlyCredit) ?contribution
+WHERE {{
+  VALUES ?choice {{
+    {values}
+  }}
+  {{ ?rule rkg:recommends ?choice . BIND("for" AS ?side) }}
+  UNION
+  {{ ?rule rkg:advisesAgainst ?choice . BIND("against" AS ?side) }}
+  ?rule rdf:type rkg:Rule ;
+        rkg:strength ?strength ;
+        rkg:section ?section .
+  ?strength rkg:weight ?weight .
+  rkg:scoring rkg:unconstrainedFactor ?f ;
+              rkg:partlyCredit ?pc .
+  {{
+    # per rule: the status of each condition under the query's facts (?st), and the sources
+    SELECT ?rule
+      (COUNT(DISTINCT ?cond) AS ?conditions)
+      ({count['held']} AS ?held)
+      ({count['partly']} AS ?partly)
+      ({count['failed']} AS ?failed)
+      (GROUP_CONCAT(DISTINCT COALESCE(STR(?cond), ""); separator=" ") AS ?conditionList)
+      ({listed['held']} AS ?heldList)
+      ({listed['partly']} AS ?partlyList)
+      ({listed['failed']} AS ?failedList)
+      (GROUP_CONCAT(DISTINCT COALESCE(STR(?paper), ""); separator=" ") AS ?sources)
+    WHERE {{
+      ?rule rdf:type rkg:Rule .
+      {rule_parts}
+    }}
+    GROUP BY ?rule
+{having}  }}
+  BIND(?weight * (?f + ("1.0"^^xsd:double - ?f) * IF(?conditions = 0, "0.0"^^xsd:double,
+       (xsd:double(?held) + ?pc * xsd:double(?partly)) / xsd:double(?conditions))) AS ?contribution)
+}}
+ORDER BY DESC(?contribution) STR(?rule) STR(?choice) ?side
+"""
