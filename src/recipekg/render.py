@@ -17,7 +17,8 @@ def render_stats(s: dict, fmt: str) -> str:
            f"papers: {s['papers']}  dimensions: {s['dimensions']}", ""]
     out += _table("per class", ["class", "count"], list(s["classes"].items()), md)
     out += _table("per kind", ["kind", "count"], list(s["kinds"].items()), md)
-    rows = [(r["section"], ", ".join(f"{v} {k}" for k, v in sorted(r["counts"].items())) or "NOTHING")
+    rows = [(r["section"] if md else "  " * r["section"].count(" > ") + r["section"].split(" > ")[-1],
+             ", ".join(f"{v} {k}" for k, v in sorted(r["counts"].items())) or "NOTHING")
             for r in s["sections"]]
     out += _table("per section of the reference", ["section", "encoded"], rows, md)
     uncovered = s["uncovered_sections"]
