@@ -254,16 +254,25 @@ def _query(choices: list[str], facts: dict[str, Facts], snap: dict, *, applying_
            comment: str) -> str:
     t = _Terms(snap)
     values = "\n    ".join(t.iri(c) for c in choices)
-    parts = ["{ ?rule prov:wasDerivedFrom ?paper }", "{ ?rule rkg:condition ?cond }"]
+    # A UNION of one group per kind of row, each naming the rule itself (no join above the
+    # UNION: rdflib would evaluate that one as a nested loop).
+    parts = ["{ ?rule rdf:type rkg:Rule ; prov:wasDerivedFrom ?paper }",
+             "{ ?rule rdf:type rkg:Rule ; rkg:condition ?cond }"]
     branches = _status_pattern(t, "?sc", facts, snap)
     if branches:
-        parts.append("{\n        ?rule rkg:condition ?sc .\n        "
+        # ?st is held, partly or failed; ?heldCond etc. are bound to the condition only for
+        # its status (IF yields the never-bound ?unbound otherwise: an error, so BIND leaves
+        # the variable unbound and COUNT(DISTINCT) skips it)
+        parts.append("{\n        ?rule rdf:type rkg:Rule ; rkg:condition ?sc .\n        "
                      + "\n        UNION\n        ".join(f"{{ {b}\n        }}" for b in branches)
+                     + "\n        "
+                     + "\n        ".join(f'BIND(IF(?st = "{s}", ?sc, ?unbound) AS ?{s}Cond)'
+                                         for s in ("held", "partly", "failed"))
                      + "\n      }")
-    parts.append("{ BIND(0 AS ?none) }")
+    parts.append("{ ?rule rdf:type rkg:Rule . BIND(0 AS ?none) }")
     rule_parts = "\n      UNION\n      ".join(parts)
-    count = {s: f'SUM(IF(COALESCE(?st, "") = "{s}", 1, 0))' for s in ("held", "partly", "failed")}
-    listed = {s: f'GROUP_CONCAT(DISTINCT IF(COALESCE(?st, "") = "{s}", STR(?sc), ""); separator=" ")'
+    count = {s: f"COUNT(DISTINCT ?{s}Cond)" for s in ("held", "partly", "failed")}
+    listed = {s: f'GROUP_CONCAT(DISTINCT COALESCE(STR(?{s}Cond), ""); separator=" ")'
               for s in ("held", "partly", "failed")}
     header = "\n".join(f"PREFIX {p}: <{base}>" for p, base in QUERY_PREFIXES.items())
     having = ("" if not applying_only else
@@ -301,7 +310,6 @@ WHERE {{
       ({listed['failed']} AS ?failedList)
       (GROUP_CONCAT(DISTINCT COALESCE(STR(?paper), ""); separator=" ") AS ?sources)
     WHERE {{
-      ?rule rdf:type rkg:Rule .
       {rule_parts}
     }}
     GROUP BY ?rule
