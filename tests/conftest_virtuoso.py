@@ -120,8 +120,9 @@ class Virtuoso:
         raise RuntimeError(f"virtuoso-t did not answer on {self.endpoint} within {timeout:.0f} s:\n{self.tail()}")
 
     def _answers(self) -> bool:
-        request = urllib.request.Request(self.endpoint, data=b"ASK {}", method="POST", headers={
-            "Content-Type": "application/sparql-query", "Accept": "application/sparql-results+json"})
+        # (a form POST: Virtuoso 7.2 never answers an application/sparql-query body)
+        request = urllib.request.Request(self.endpoint, data=b"query=ASK+%7B%7D", method="POST", headers={
+            "Content-Type": "application/x-www-form-urlencoded", "Accept": "application/sparql-results+json"})
         try:
             with urllib.request.urlopen(request, timeout=2) as response:
                 return response.status == 200

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests need (binaries checked first, so a warm machine skips apt).
-APT_PACKAGES="chromium chromium-driver"
+APT_PACKAGES="chromium chromium-driver virtuoso-opensource"
 missing=""
 for pkg in $APT_PACKAGES; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"

@@ -8,8 +8,12 @@
 __version__ = "0.1.0"
 
 
-def load(extensions=(), *, use_cache: bool = True):
-    """The bundled knowledge base, merged with the user's extension Turtle files."""
+def load(extensions=(), *, use_cache: bool = True, shacl: bool | None = None):
+    """The bundled knowledge base, merged with the user's extension Turtle files.
+
+    Extensions are validated (structure and SHACL shapes) before use; ``shacl=False`` skips
+    the shapes for very large extensions (see :meth:`recipekg.kb.KnowledgeBase.load`).
+    """
     from .kb import KnowledgeBase
 
-    return KnowledgeBase.load(extensions, use_cache=use_cache)
+    return KnowledgeBase.load(extensions, use_cache=use_cache, shacl=shacl)

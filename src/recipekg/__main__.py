@@ -1,3 +1,3 @@
-from .cli import main
+from .fastcli import main
 
 main(prog_name="recipekg")

@@ -1,7 +1,8 @@
 """Syntax tree of the recipekg query language (what :func:`recipekg.parser.parse` returns).
 
-Every node is a frozen dataclass with a :class:`Position` (1-based line and column of the
-first character, plus the end, so an error can underline the whole token)::
+Every node is a frozen value object (as a frozen, slotted dataclass: fields, equality, hash,
+repr) with a :class:`Position` (1-based line and column of the first character, plus the end,
+so an error can underline the whole token)::
 
     >>> from recipekg.parser import parse
     >>> (stmt,) = parse("recommend architecture where rows = 30k top 3")
@@ -20,9 +21,6 @@ Names are lowercased; which names exist is checked later against the ontology
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, Union
-
 __all__ = [
     "Position", "Name", "Number", "Quantity", "String", "Value", "Constraint",
     "Recommend", "Plan", "Explain", "Statement", "OPERATORS", "plain",
@@ -32,8 +30,49 @@ __all__ = [
 OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "between", "in")
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
+class FrozenInstanceError(AttributeError):
+    """Assigning to a field of a node (nodes are immutable)."""
+
+
+class _Node:
+    """What ``@dataclass(frozen=True, slots=True)`` gives, written out: the query path does
+    not import ``dataclasses`` (with ``inspect``, a fifth of a cold query's time)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__)
+        return f"{type(self).__qualname__}({fields})"
+
+    def _astuple(self) -> tuple:
+        return tuple(getattr(self, f) for f in self.__slots__)
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._astuple() == other._astuple()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._astuple())
+
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __getstate__(self):
+        return self._astuple()
+
+    def __setstate__(self, state):
+        for f, v in zip(self.__slots__, state):
+            _set(self, f, v)
+
+
+_set = object.__setattr__
+
+
+class Position(_Node):
     """Where a node is in the query text.
 
     ``line``/``column`` are 1-based and point at the first character; ``end_line``/
@@ -44,12 +83,16 @@ class Position:
     10
     """
 
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    start: int
-    end: int
+    __slots__ = ("line", "column", "end_line", "end_column", "start", "end",)
+    __match_args__ = __slots__
+
+    def __init__(self, line: int, column: int, end_line: int, end_column: int, start: int, end: int) -> None:
+        _set(self, "line", line)
+        _set(self, "column", column)
+        _set(self, "end_line", end_line)
+        _set(self, "end_column", end_column)
+        _set(self, "start", start)
+        _set(self, "end", end)
 
     @property
     def length(self) -> int:
@@ -66,55 +109,63 @@ class Position:
 
 # ----------------------------------------------------------------------------- values
 
-@dataclass(frozen=True, slots=True)
-class Name:
+class Name(_Node):
     """A bare word, lowercased: ``Time-Series`` -> ``Name("time-series")``."""
 
-    text: str
-    pos: Position
+    __slots__ = ("text", "pos",)
+    __match_args__ = __slots__
+
+    def __init__(self, text: str, pos: Position) -> None:
+        _set(self, "text", text)
+        _set(self, "pos", pos)
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
+class Number(_Node):
     """A plain count: ``30k`` -> ``Number(30000.0, "30k")``; ``1e21``, ``30_000``, ``7B``."""
 
-    value: float
-    text: str
-    pos: Position
+    __slots__ = ("value", "text", "pos",)
+    __match_args__ = __slots__
+
+    def __init__(self, value: float, text: str, pos: Position) -> None:
+        _set(self, "value", value)
+        _set(self, "text", text)
+        _set(self, "pos", pos)
 
 
-UnitKind = Literal["bytes", "hours", "ratio"]
-
-
-@dataclass(frozen=True, slots=True)
-class Quantity:
+class Quantity(_Node):
     """A number with a unit, normalised: ``80GB`` -> ``Quantity(8e10, "bytes", "80GB")``.
 
     Bytes (GB = 1e9, GiB = 2**30), hours (``3 days`` -> 72.0, a month is 720) or a
     ratio (``40%`` -> 0.4).
     """
 
-    value: float
-    unit_kind: UnitKind
-    text: str
-    pos: Position
+    __slots__ = ("value", "unit_kind", "text", "pos",)
+    __match_args__ = __slots__
+
+    def __init__(self, value: float, unit_kind: UnitKind, text: str, pos: Position) -> None:
+        _set(self, "value", value)
+        _set(self, "unit_kind", unit_kind)
+        _set(self, "text", text)
+        _set(self, "pos", pos)
 
 
-@dataclass(frozen=True, slots=True)
-class String:
+class String(_Node):
     """A quoted string with its escapes resolved: ``"8-bit \\"Adam\\""`` -> ``8-bit "Adam"``."""
 
-    text: str
-    pos: Position
+    __slots__ = ("text", "pos",)
+    __match_args__ = __slots__
+
+    def __init__(self, text: str, pos: Position) -> None:
+        _set(self, "text", text)
+        _set(self, "pos", pos)
 
 
-Value = Union[Name, Number, Quantity, String]
+Value = Name | Number | Quantity | String
 
 
 # ----------------------------------------------------------------------------- constraints
 
-@dataclass(frozen=True, slots=True)
-class Constraint:
+class Constraint(_Node):
     """``<dimension> <op> <value>``.
 
     ``op`` is one of :data:`OPERATORS`; ``values`` has one value for a comparison, two for
@@ -124,10 +175,14 @@ class Constraint:
         data in (images, video)    -> Constraint(Name("data"), "in", (Name("images"), Name("video")))
     """
 
-    dimension: Name
-    op: str
-    values: tuple[Value, ...]
-    pos: Position
+    __slots__ = ("dimension", "op", "values", "pos",)
+    __match_args__ = __slots__
+
+    def __init__(self, dimension: Name, op: str, values: tuple[Value, ...], pos: Position) -> None:
+        _set(self, "dimension", dimension)
+        _set(self, "op", op)
+        _set(self, "values", values)
+        _set(self, "pos", pos)
 
     @property
     def value(self) -> Value:
@@ -137,41 +192,58 @@ class Constraint:
 
 # ----------------------------------------------------------------------------- statements
 
-@dataclass(frozen=True, slots=True)
-class Recommend:
+class Recommend(_Node):
     """``recommend architecture where data = tabular top 3``.
 
     ``kind`` is the kind word as written (lowercased, plural allowed; checked later);
     ``top`` is ``None`` when absent; ``text`` is the statement's source text.
     """
 
-    kind: Name
-    constraints: tuple[Constraint, ...]
-    top: int | None
-    pos: Position
-    text: str
+    __slots__ = ("kind", "constraints", "top", "pos", "text",)
+    __match_args__ = __slots__
+
+    def __init__(self, kind: Name, constraints: tuple[Constraint, ...], top: int | None, pos: Position, text: str) -> None:
+        _set(self, "kind", kind)
+        _set(self, "constraints", constraints)
+        _set(self, "top", top)
+        _set(self, "pos", pos)
+        _set(self, "text", text)
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(_Node):
     """``plan where params = 7B and hardware = h100 and gpus = 8``."""
 
-    constraints: tuple[Constraint, ...]
-    pos: Position
-    text: str
+    __slots__ = ("constraints", "pos", "text",)
+    __match_args__ = __slots__
+
+    def __init__(self, constraints: tuple[Constraint, ...], pos: Position, text: str) -> None:
+        _set(self, "constraints", constraints)
+        _set(self, "pos", pos)
+        _set(self, "text", text)
 
 
-@dataclass(frozen=True, slots=True)
-class Explain:
+class Explain(_Node):
     """``explain vit where data = images`` or ``explain "8-bit Adam" where ...``."""
 
-    choice: Name | String
-    constraints: tuple[Constraint, ...]
-    pos: Position
-    text: str
+    __slots__ = ("choice", "constraints", "pos", "text",)
+    __match_args__ = __slots__
+
+    def __init__(self, choice: Name | String, constraints: tuple[Constraint, ...], pos: Position, text: str) -> None:
+        _set(self, "choice", choice)
+        _set(self, "constraints", constraints)
+        _set(self, "pos", pos)
+        _set(self, "text", text)
 
 
-Statement = Union[Recommend, Plan, Explain]
+Statement = Recommend | Plan | Explain
+
+
+def __getattr__(name: str):
+    if name == "UnitKind":  # typing is not imported on the query path
+        from typing import Literal
+
+        return Literal["bytes", "hours", "ratio"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ----------------------------------------------------------------------------- rendering

@@ -123,15 +123,23 @@ def export(extensions, fmt, output):
 @kb_option
 @format_option
 @no_cache_option
+@click.option("--engine", type=click.Choice(("native", "rdflib", "oxigraph")), default="native",
+              show_default=True, help="Answer with the exported SPARQL on this engine (recipekg sparql).")
+@click.option("--endpoint", metavar="URL", help="Answer with the exported SPARQL on this SPARQL 1.1 endpoint.")
 @user_errors
-def query(statement, path, extensions, fmt, no_cache):
+def query(statement, path, extensions, fmt, no_cache, engine="native", endpoint=None):
     """Answer STATEMENT(s): recommend, plan or explain. Without STATEMENT or -f, read stdin."""
     from .render import render_answers
 
     text, source = _statement_text(statement, path)
     kb = _load(extensions, no_cache)
     try:
-        answers = kb.query(text)
+        if engine != "native" or endpoint:
+            from .cli_sparql import engine_answers
+
+            answers = engine_answers(kb, text, engine, endpoint)
+        else:
+            answers = kb.query(text)
     except RecipeKGError as exc:
         raise exc.with_source(text, source)
     if not answers:
@@ -203,3 +211,4 @@ def _statement_text(statement, path):
 # Commands defined in other modules register themselves on `main` when imported here.
 # One line per module (keep the list sorted).
 from . import cli_cite  # noqa: E402,F401
+from . import cli_sparql  # noqa: E402,F401

@@ -12,14 +12,15 @@ loading it executes nothing::
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import Iterable
 
+from .names import slug
 from .rdfio import Lit, Triple
+from .snapshot import SNAPSHOT_FORMAT
 from .terms import DCTERMS, PROV, QUDT, RDF, RDFS, RKG, SKOS, XSD, local_name
 
-SNAPSHOT_FORMAT = 1
+__all__ = ["SNAPSHOT_FORMAT", "Index", "compile_graph", "index_rules", "slug"]
 
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
 _KIND_NAMES = {RKG.Categorical: "categorical", RKG.Count: "count", RKG.Duration: "duration",
@@ -68,10 +69,7 @@ class Index:
     def subclasses(self, cls: str) -> set[str]:
         """``cls`` and every class below it through rdfs:subClassOf."""
         found, todo = {cls}, [cls]
-        children = defaultdict(list)
-        for s, props in self.spo.items():
-            for parent in props.get(RDFS.subClassOf, []):
-                children[parent].append(s)
+        children = self._children()
         while todo:
             for child in children.get(todo.pop(), []):
                 if child not in found:
@@ -79,13 +77,18 @@ class Index:
                     todo.append(child)
         return found
 
+    def _children(self) -> dict[str, list[str]]:
+        """Class -> its direct subclasses (computed once)."""
+        if getattr(self, "_subclass_children", None) is None:
+            children = defaultdict(list)
+            for s, props in self.spo.items():
+                for parent in props.get(RDFS.subClassOf, []):
+                    children[parent].append(s)
+            self._subclass_children = children
+        return self._subclass_children
+
     def instances_of(self, cls: str) -> list[str]:
         return sorted({i for c in self.subclasses(cls) for i in self.by_type.get(c, [])})
-
-
-def slug(text: str) -> str:
-    """How a label becomes a query name: ``"8-bit Adam"`` → ``8-bit-adam``."""
-    return re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-")
 
 
 def compile_graph(triples: Iterable[Triple]) -> dict:
@@ -110,7 +113,84 @@ def compile_graph(triples: Iterable[Triple]) -> dict:
     snap["scoring"] = {"unconstrained_factor": ix.number(RKG.scoring, RKG.unconstrainedFactor),
                        "partly_credit": ix.number(RKG.scoring, RKG.partlyCredit)}
     snap["procedures"] = {p: {"label": ix.text(p, RDFS.label)} for p in ix.instances(RKG.Procedure)}
+    snap["rule_index"] = index_rules(snap)
     return snap
+
+
+def index_rules(snap: dict) -> dict:
+    """Rules indexed by kind, dimension and value, so a query evaluates only the rules that
+    could apply to it (:func:`recipekg.reasoner.candidates`), never the whole KB.
+
+    Per kind (a rule belongs to every kind one of its targets has), positions into that
+    kind's ``rules`` list (which keeps the order of ``snap["rules"]``):
+
+    - ``always``: rules without conditions (general advice, they always apply) and rules
+      naming a condition the KB does not describe (evaluated, so they fail as they would);
+    - ``exact[dim][v]``: rules with a condition on ``dim`` that lists the value ``v``;
+    - ``under[dim][v]``: rules with such a condition listing a value narrower than ``v``;
+    - ``numeric[dim]``: ``[[cats, [[min, max, positions], ...]], ...]``: rules with a
+      condition on ``dim`` bounded by ``[min, max)``, grouped by ``cats``, the dimensions of
+      the rule's value-listing conditions (a query that gives values for one of those
+      reaches the rule through ``exact``/``under`` or the rule cannot apply).
+
+    Also ``by_target[iri]``: the rules recommending or advising against ``iri`` (sorted),
+    and ``choices``: every name of a choice (id or alias) -> its IRI, as ``explain`` reads them.
+    """
+    nodes, conditions = snap["nodes"], snap["conditions"]
+    kinds: dict[str, dict] = {}
+    numeric: dict[str, dict] = {}  # kind -> dim -> cats -> (min, max) -> positions
+    by_target: dict[str, list[str]] = defaultdict(list)
+    for iri, rule in snap["rules"].items():
+        targets = rule["recommends"] + rule["against"]
+        for t in dict.fromkeys(targets):
+            by_target[t].append(iri)
+        rule_kinds = {k for t in targets for k in nodes.get(t, {}).get("kinds", ())}
+        conds = rule["conditions"]
+        known = all(c in conditions for c in conds)
+        cats = sorted({conditions[c]["dimension"] for c in conds if known and conditions[c]["values"]},
+                      key=str)
+        for kind in sorted(rule_kinds):
+            entry = kinds.setdefault(kind, {"rules": [], "always": [], "exact": {}, "under": {},
+                                            "numeric": {}})
+            pos = len(entry["rules"])
+            entry["rules"].append(iri)
+            if not conds or not known:
+                entry["always"].append(pos)
+                continue
+            for c in conds:
+                cond = conditions[c]
+                dim = cond["dimension"]
+                if dim is None:
+                    continue  # never established: the query cannot name it
+                if cond["values"]:
+                    for v in cond["values"]:
+                        _add(entry["exact"].setdefault(dim, {}), v, pos)
+                        for a in nodes.get(v, {}).get("ancestors", ()):
+                            _add(entry["under"].setdefault(dim, {}), a, pos)
+                else:
+                    boxes = numeric.setdefault(kind, {}).setdefault(dim, {}).setdefault(tuple(cats), {})
+                    _add(boxes, (cond["min"], cond["max"]), pos)
+    for kind, dims in numeric.items():
+        kinds[kind]["numeric"] = {dim: [[list(cats), [[low, high, positions] for (low, high), positions
+                                                      in boxes.items()]]
+                                        for cats, boxes in groups.items()]
+                                  for dim, groups in dims.items()}
+    choices: dict[str, str] = {}
+    for iri, node in nodes.items():
+        if node["kinds"]:
+            for alias in node["aliases"]:
+                choices.setdefault(alias, iri)
+    for iri, node in nodes.items():
+        if node["kinds"]:
+            choices[node["id"]] = iri
+    return {"kinds": kinds, "by_target": {t: sorted(rs) for t, rs in sorted(by_target.items())},
+            "choices": choices}
+
+
+def _add(index: dict, key, pos: int) -> None:
+    positions = index.setdefault(key, [])
+    if not positions or positions[-1] != pos:
+        positions.append(pos)
 
 
 def _hardware(ix: Index) -> dict:
@@ -224,15 +304,19 @@ def _conditions(ix: Index, dims: dict) -> dict:
 
 def _rules(ix: Index) -> dict:
     rules = {}
-    for r in ix.instances(RKG.Rule):
+    all_rules = ix.instances(RKG.Rule)
+    contradicted_by = defaultdict(set)  # rule -> the rules stating that they contradict it
+    for s in all_rules:
+        for o in ix.iris(s, RKG.contradicts):
+            contradicted_by[o].add(s)
+    for r in all_rules:
         rules[r] = {
             "id": local_name(r), "label": ix.text(r, RDFS.label), "text": ix.text(r, RKG.text),
             "recommends": ix.iris(r, RKG.recommends), "against": ix.iris(r, RKG.advisesAgainst),
             "conditions": ix.iris(r, RKG.condition), "strength": ix.one(r, RKG.strength),
             "section": ix.one(r, RKG.section), "sources": _sources(ix, r),
             "procedure": ix.one(r, RKG.stepOf), "step": ix.number(r, RKG.step),
-            "contradicts": sorted(set(ix.iris(r, RKG.contradicts))
-                                  | {s for s in ix.instances(RKG.Rule) if r in ix.iris(s, RKG.contradicts)}),
+            "contradicts": sorted(set(ix.iris(r, RKG.contradicts)) | contradicted_by[r]),
         }
     return rules
 

@@ -21,10 +21,12 @@ same noisy-or and sort, so an engine's answer equals the native one, dict for di
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import math
 import re
+import secrets
 import socket
 import urllib.error
 import urllib.parse
@@ -61,9 +63,14 @@ _STORES: dict = {}
 
 
 def export_key(files: list[Path]) -> str:
+    """Hash of the input files (as the snapshot's key) and of the code that shapes the export."""
+    from . import compiler, export
     from .snapshot import input_key
 
-    return input_key([Path(f) for f in files])
+    h = hashlib.sha256(input_key([Path(f) for f in files]).encode())
+    for module in (export, compiler):
+        h.update(Path(module.__file__).read_bytes())
+    return h.hexdigest()
 
 
 def export_ntriples(files: list[Path], *, use_cache: bool = True) -> bytes:
@@ -291,23 +298,21 @@ def check_url(url: str) -> str:
 def http_request(url: str, body: bytes | None, *, content_type: str | None, accept: str | None = None,
                  timeout: float = DEFAULT_TIMEOUT, user: str | None = None, password: str | None = None,
                  method: str = "POST") -> bytes:
-    """One HTTP request with clear errors; Basic or Digest auth when the server asks for it."""
+    """One HTTP request with clear errors. With ``user``, the credentials go with the request
+    itself (Digest or Basic, as a HEAD probe's challenge asks): a server that answers 401
+    before reading a large body would otherwise break the pipe (Virtuoso does)."""
     check_url(url)
     headers = {"User-Agent": "recipekg"}
     if content_type:
         headers["Content-Type"] = content_type
     if accept:
         headers["Accept"] = accept
-    handlers = []
-    if user is not None:
-        passwords = urllib.request.HTTPPasswordMgrWithDefaultRealm()
-        passwords.add_password(None, url, user, password or "")
-        handlers += [urllib.request.HTTPDigestAuthHandler(passwords),
-                     urllib.request.HTTPBasicAuthHandler(passwords)]
-    opener = urllib.request.build_opener(*handlers)
     request = urllib.request.Request(url, data=body, headers=headers, method=method)
+    if user is not None:  # unredirected: never sent on to another URL
+        request.add_unredirected_header("Authorization",
+                                        _authorization(url, method, user, password or "", timeout))
     try:
-        with opener.open(request, timeout=timeout) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.read()
     except urllib.error.HTTPError as exc:
         detail = exc.read()[:500].decode("utf-8", "replace").strip()
@@ -323,6 +328,62 @@ def http_request(url: str, body: bytes | None, *, content_type: str | None, acce
         raise EngineError(f"cannot reach {url}: {reason}") from None
     except (OSError, ValueError) as exc:
         raise EngineError(f"cannot reach {url}: {exc}") from None
+
+
+_DIGESTS = {"MD5": hashlib.md5, "MD5-SESS": hashlib.md5, "SHA": hashlib.sha1,
+            "SHA-256": hashlib.sha256, "SHA-256-SESS": hashlib.sha256}
+
+
+def _authorization(url: str, method: str, user: str, password: str, timeout: float) -> str:
+    """The Authorization header for ``method url``: Digest when a HEAD probe is challenged
+    with Digest, else Basic."""
+    challenges: list[str] = []
+    probe = urllib.request.Request(url, method="HEAD", headers={"User-Agent": "recipekg"})
+    try:
+        with urllib.request.urlopen(probe, timeout=timeout):
+            pass
+    except urllib.error.HTTPError as exc:
+        if exc.code == 401:
+            challenges = exc.headers.get_all("WWW-Authenticate") or []
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise EngineError(f"cannot reach {url}: {getattr(exc, 'reason', exc)}") from None
+    for challenge in challenges:
+        scheme, _, rest = challenge.strip().partition(" ")
+        if scheme.lower() == "digest":
+            params = urllib.request.parse_keqv_list(urllib.request.parse_http_list(rest))
+            return _digest(url, method, user, password, params)
+    token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
+    return f"Basic {token}"
+
+
+def _digest(url: str, method: str, user: str, password: str, params: dict) -> str:
+    """RFC 7616 Digest response (qop=auth or none; MD5, SHA, SHA-256 and their -sess forms)."""
+    algorithm = params.get("algorithm", "MD5").upper()
+    if algorithm not in _DIGESTS:
+        raise EngineError(f"{url} asks for Digest {algorithm}, which recipekg does not speak")
+    h = lambda text: _DIGESTS[algorithm](text.encode("utf-8")).hexdigest()  # noqa: E731
+    parts = urllib.parse.urlsplit(url)
+    uri = parts.path or "/"
+    if parts.query:
+        uri += "?" + parts.query
+    realm, nonce = params.get("realm", ""), params.get("nonce", "")
+    cnonce, nc = secrets.token_hex(8), "00000001"
+    ha1 = h(f"{user}:{realm}:{password}")
+    if algorithm.endswith("-SESS"):
+        ha1 = h(f"{ha1}:{nonce}:{cnonce}")
+    ha2 = h(f"{method}:{uri}")
+    qops = [q.strip() for q in params.get("qop", "").split(",") if q.strip()]
+    fields = {"username": user, "realm": realm, "nonce": nonce, "uri": uri}
+    if "auth" in qops:
+        fields["response"] = h(f"{ha1}:{nonce}:{nc}:{cnonce}:auth:{ha2}")
+    else:
+        fields["response"] = h(f"{ha1}:{nonce}:{ha2}")
+    if "opaque" in params:
+        fields["opaque"] = params["opaque"]
+    quoted = ", ".join(f'{k}="{v.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}"'
+                       for k, v in fields.items())
+    extra = f", qop=auth, nc={nc}, cnonce=\"{cnonce}\"" if "auth" in qops else ""
+    return f"Digest {quoted}, algorithm={params.get('algorithm', 'MD5')}{extra}"
 
 
 def _one_line(text: str) -> str:
@@ -430,8 +491,14 @@ def _explain(stmt: Explain, snap: dict, engine: Engine) -> dict:
     node = snap["nodes"][iri]
     facts = derive(resolve_constraints(stmt.constraints, snap), snap)
 
+    ranked: dict[str, int | None] = {}  # query text → rank: trials often repeat a query
+
     def rank_of(kind: str, trial: dict) -> int | None:
-        return next((r["rank"] for r in rank_with(engine, kind, trial, snap) if r["iri"] == iri), None)
+        text = recommend_query(kind, trial, snap)
+        if text not in ranked:
+            rows = engine.select(text)
+            ranked[text] = next((r["rank"] for r in rank_from_rows(rows, kind, snap) if r["iri"] == iri), None)
+        return ranked[text]
 
     ranks = {kind: rank_of(kind, facts) for kind in node["kinds"]}
     kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))

@@ -18,9 +18,10 @@ statement) get their source line later through :meth:`RecipeKGError.with_source`
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Sequence
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the query path imports neither typing's nor difflib's weight
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 __all__ = [
     "RecipeKGError", "QuerySyntaxError", "VocabularyError", "RangeError", "KBError",
@@ -168,6 +169,8 @@ def closest(name: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.
     >>> closest("tabulr", ["tabular", "text", "time-series"])
     ['tabular']
     """
+    import difflib
+
     by_lower: dict[str, str] = {}
     for c in candidates:
         by_lower.setdefault(c.lower(), c)

@@ -17,7 +17,7 @@ import math
 
 from . import units
 from .ast import Explain
-from .compiler import slug
+from .names import slug
 from .conditions import HELD
 from .derive import derive
 from .errors import VocabularyError, closest
@@ -28,6 +28,16 @@ from .vocabulary import Facts, resolve_constraints
 def resolve_choice(word, snap: dict) -> str:
     """The entity a name or quoted label means: ``vit``, ``"8-bit Adam"``, ``lgbm``."""
     key = slug(word.text)
+    names = snap["rule_index"]["choices"] if "rule_index" in snap else _choice_names(snap)
+    if key in names:
+        return names[key]
+    raise VocabularyError.at(word.pos, f"unknown choice '{word.text}'",
+                             expected=["an architecture, optimizer, approach, technique or fix of the KB"],
+                             suggestions=closest(key, names))
+
+
+def _choice_names(snap: dict) -> dict[str, str]:
+    """Every name of a choice (alias, then id, which wins) -> its IRI (compiler.index_rules)."""
     names = {}
     for iri, node in snap["nodes"].items():
         if node["kinds"]:
@@ -36,11 +46,15 @@ def resolve_choice(word, snap: dict) -> str:
     for iri, node in snap["nodes"].items():
         if node["kinds"]:
             names[node["id"]] = iri
-    if key in names:
-        return names[key]
-    raise VocabularyError.at(word.pos, f"unknown choice '{word.text}'",
-                             expected=["an architecture, optimizer, approach, technique or fix of the KB"],
-                             suggestions=closest(key, names))
+    return names
+
+
+def _naming(iri: str, snap: dict):
+    """The rules recommending or advising against ``iri``, sorted by IRI."""
+    if "rule_index" in snap:
+        rules = snap["rules"]
+        return [(r, rules[r]) for r in snap["rule_index"]["by_target"].get(iri, ())]
+    return sorted(snap["rules"].items())
 
 
 def explain(stmt: Explain, snap: dict) -> dict:
@@ -50,7 +64,7 @@ def explain(stmt: Explain, snap: dict) -> dict:
     ranks = {kind: _rank_of(iri, kind, facts, snap) for kind in node["kinds"]}
     kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
     rules = []
-    for rule_iri, rule in sorted(snap["rules"].items()):
+    for rule_iri, rule in _naming(iri, snap):
         side = "for" if iri in rule["recommends"] else "against" if iri in rule["against"] else None
         if side:
             ev = evaluate_rule(rule, facts, snap)
@@ -74,7 +88,7 @@ def _smallest_change(iri: str, kind: str, stmt: Explain, facts: dict, snap: dict
         return []
     given = {n: f for n, f in facts.items() if not f.derived}
     found = {}
-    for rule_iri, rule in sorted(snap["rules"].items()):
+    for rule_iri, rule in _naming(iri, snap):
         if iri not in rule["recommends"]:
             continue
         changes = _changes_for(rule, given, snap)

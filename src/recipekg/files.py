@@ -2,32 +2,56 @@
 
     >>> [p.name for p in bundled_files()][:2]       # doctest: +SKIP
     ['dimensions.ttl', 'recipekg.ttl']
+
+The query path uses the ``str`` variants (:func:`bundled_paths`), which need no pathlib.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = os.path.dirname(os.path.realpath(__file__))
+_ROOT: list[str] = []
 
 
-def data_root() -> Path:
+def _data_root() -> str:
+    if not _ROOT:
+        installed = os.path.join(_PACKAGE, "data")
+        checkout = os.path.dirname(os.path.dirname(_PACKAGE))
+        if os.path.isdir(os.path.join(installed, "ontology")):
+            _ROOT.append(installed)
+        elif os.path.isdir(os.path.join(checkout, "ontology")):
+            _ROOT.append(checkout)
+        else:
+            raise FileNotFoundError(f"recipekg data not found in {installed} or {checkout}")
+    return _ROOT[0]
+
+
+def data_root():
     """The folder holding ``ontology/`` and ``kb/``: inside the wheel, else the checkout."""
-    installed = _PACKAGE / "data"
-    if (installed / "ontology").is_dir():
-        return installed
-    checkout = _PACKAGE.parent.parent
-    if (checkout / "ontology").is_dir():
-        return checkout
-    raise FileNotFoundError(f"recipekg data not found in {installed} or {checkout}")
+    from pathlib import Path
+
+    return Path(_data_root())
 
 
-def shapes_file() -> Path:
+def shapes_file():
     return data_root() / "ontology" / "shapes.ttl"
 
 
-def bundled_files() -> list[Path]:
-    """Ontology (without the SHACL shapes) and KB files, in a stable order."""
-    root = data_root()
-    ontology = sorted(p for p in (root / "ontology").glob("*.ttl") if p.name != "shapes.ttl")
-    return ontology + sorted((root / "kb").glob("*.ttl"))
+def _ttl(folder: str, skip: str = "") -> list[str]:
+    with os.scandir(folder) as entries:
+        return sorted(os.path.join(folder, e.name) for e in entries
+                      if e.name.endswith(".ttl") and e.name != skip)
+
+
+def bundled_paths() -> list[str]:
+    """:func:`bundled_files` as strings: ontology (without the SHACL shapes), then KB files."""
+    root = _data_root()
+    return _ttl(os.path.join(root, "ontology"), skip="shapes.ttl") + _ttl(os.path.join(root, "kb"))
+
+
+def bundled_files() -> list:
+    """Ontology (without the SHACL shapes) and KB files, in a stable order (``Path`` objects)."""
+    from pathlib import Path
+
+    return [Path(p) for p in bundled_paths()]

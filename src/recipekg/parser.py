@@ -13,8 +13,12 @@
     did you mean: 'recommend'
 
 The grammar is ``grammar.lark``; this module imports only the parser generated from it
-(``_standalone.py``), never lark, so the query path stays light.  After editing the
-grammar, regenerate with::
+(``_standalone.py``), never lark, so the query path stays light.  A well-formed query does
+not even load the generated parser: :func:`_lean_parse` (a tokenizer with the grammar's own
+terminals and a recursive descent over the same rules, building the AST with the same
+callbacks) answers it, and anything it does not accept goes to the generated parser, which
+is the reference and the only source of error messages.  A property test checks that the
+two agree whenever the lean one answers.  After editing the grammar, regenerate with::
 
     sh tools/gen_parser.sh
     # = python -m lark.tools.standalone --start start --lexer contextual \\
@@ -29,9 +33,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
 
-from . import _standalone as _lark
 from .ast import (Constraint, Explain, Name, Number, Plan, Position, Quantity, Recommend,
                   Statement, String)
 from .errors import QuerySyntaxError, RangeError, RecipeKGError, closest
@@ -42,12 +44,22 @@ STATEMENT_KEYWORDS = ("recommend", "plan", "explain")
 KEYWORDS = STATEMENT_KEYWORDS + ("where", "and", "top", "between", "in")
 
 _parser = None
+_lark = None  # the generated module (_standalone), imported on first use
+
+
+def _generated():
+    global _lark
+    if _lark is None:
+        from . import _standalone
+
+        _lark = _standalone
+    return _lark
 
 
 def _get_parser():
     global _parser
     if _parser is None:
-        _parser = _lark.Lark_StandAlone()
+        _parser = _generated().Lark_StandAlone()
     return _parser
 
 
@@ -59,13 +71,22 @@ def parse(text: str) -> tuple[Statement, ...]:
     """
     if not isinstance(text, str):
         raise TypeError(f"parse() needs a str, not {type(text).__name__}")
+    statements = _lean_parse(text)
+    if statements is not None:
+        return statements
+    return _full_parse(text)
+
+
+def _full_parse(text: str) -> tuple[Statement, ...]:
+    """:func:`parse` with the generated LALR parser (the reference, and all error messages)."""
+    _lark = _generated()
     try:
         try:
             tree = _get_parser().parse(text)
         except _lark.UnexpectedInput as exc:
             raise _syntax_error(text, exc) from None
         try:
-            return _ToAst(text).transform(tree)
+            return _transformer()(text).transform(tree)
         except _lark.VisitError as exc:
             if isinstance(exc.orig_exc, RecipeKGError):
                 raise exc.orig_exc from None
@@ -80,24 +101,39 @@ def parse(text: str) -> tuple[Statement, ...]:
 # ============================================================================ values
 
 _SUFFIX = {"k": 10**3, "K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10**12}
+_SUFFIX_EXP = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12}
 
-_D = Decimal
-_UNITS: dict[str, tuple[str, Decimal]] = {}
+# unit -> (kind, factor); the factor is a function of Decimal, so that ``decimal`` is only
+# imported when a query holds a quantity (see _unit_factor)
+_UNITS: dict[str, tuple] = {}
 for _names, _kind, _factor in [
-    ("kb", "bytes", _D(10) ** 3), ("mb", "bytes", _D(10) ** 6), ("gb", "bytes", _D(10) ** 9),
-    ("tb", "bytes", _D(10) ** 12), ("pb", "bytes", _D(10) ** 15),
-    ("kib", "bytes", _D(2) ** 10), ("mib", "bytes", _D(2) ** 20), ("gib", "bytes", _D(2) ** 30),
-    ("tib", "bytes", _D(2) ** 40), ("pib", "bytes", _D(2) ** 50),
-    ("s sec secs second seconds", "hours", 1 / _D(3600)),
-    ("min mins minute minutes", "hours", 1 / _D(60)),
-    ("h hr hrs hour hours", "hours", _D(1)),
-    ("d day days", "hours", _D(24)),
-    ("w week weeks", "hours", _D(168)),
-    ("month months", "hours", _D(720)),
-    ("%", "ratio", _D("0.01")),
+    ("kb", "bytes", lambda D: D(10) ** 3), ("mb", "bytes", lambda D: D(10) ** 6),
+    ("gb", "bytes", lambda D: D(10) ** 9), ("tb", "bytes", lambda D: D(10) ** 12),
+    ("pb", "bytes", lambda D: D(10) ** 15),
+    ("kib", "bytes", lambda D: D(2) ** 10), ("mib", "bytes", lambda D: D(2) ** 20),
+    ("gib", "bytes", lambda D: D(2) ** 30), ("tib", "bytes", lambda D: D(2) ** 40),
+    ("pib", "bytes", lambda D: D(2) ** 50),
+    ("s sec secs second seconds", "hours", lambda D: 1 / D(3600)),
+    ("min mins minute minutes", "hours", lambda D: 1 / D(60)),
+    ("h hr hrs hour hours", "hours", lambda D: D(1)),
+    ("d day days", "hours", lambda D: D(24)),
+    ("w week weeks", "hours", lambda D: D(168)),
+    ("month months", "hours", lambda D: D(720)),
+    ("%", "ratio", lambda D: D("0.01")),
 ]:
     for _n in _names.split():
         _UNITS[_n] = (_kind, _factor)
+_FACTORS: dict = {}
+
+
+def _unit_factor(unit: str):
+    """The unit's kind and its factor as an exact Decimal (computed once per unit)."""
+    from decimal import Decimal
+
+    if unit not in _FACTORS:
+        kind, factor = _UNITS[unit]
+        _FACTORS[unit] = (kind, factor(Decimal))
+    return _FACTORS[unit]
 
 _NUM = r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 _QUANTITY_RE = re.compile(rf"({_NUM})[ \t]*(.+)")
@@ -105,7 +141,7 @@ _UNIT_HINT = ("numbers take a suffix k, K, M, B, G or T (30k, 7B, 1e21); quantit
               "GB, GiB, MB, TB, h, d, w, month, min or %")
 
 
-def _finite(value: Decimal, tok) -> float:
+def _finite(value, tok) -> float:
     try:
         f = float(value)
     except (ArithmeticError, ValueError):
@@ -119,6 +155,14 @@ def _finite(value: Decimal, tok) -> float:
 def _number(tok) -> float:
     """``30_000`` -> 30000.0, ``1.5M`` -> 1500000.0, ``2.5e20`` -> 2.5e20."""
     s = tok.value.replace("_", "")
+    if len(s) <= 20:
+        # At most 20 digits: Decimal(s) * 10**k is exact (28-digit context) and float() of
+        # it is the correctly rounded double, which is what float() of the same decimal
+        # text gives; so this equals the Decimal path below without importing decimal.
+        text = s[:-1] + "e" + str(_SUFFIX_EXP[s[-1]]) if s[-1] in _SUFFIX_EXP else s
+        return _finite(float(text), tok)
+    from decimal import Decimal, InvalidOperation
+
     mult = 1
     if s[-1] in _SUFFIX:
         s, mult = s[:-1], _SUFFIX[s[-1]]
@@ -130,9 +174,11 @@ def _number(tok) -> float:
 
 def _quantity(tok) -> tuple[float, str]:
     """``80 GB`` -> (8e10, "bytes"), ``3 days`` -> (72.0, "hours"), ``40%`` -> (0.4, "ratio")."""
+    from decimal import Decimal, InvalidOperation
+
     m = _QUANTITY_RE.fullmatch(tok.value)
     assert m, tok.value  # the lexer only makes QUANTITY tokens of this form
-    kind, factor = _UNITS[m.group(2).lower()]
+    kind, factor = _unit_factor(m.group(2).lower())
     try:
         return _finite(Decimal(m.group(1).replace("_", "")) * factor, tok), kind
     except (ArithmeticError, InvalidOperation):
@@ -170,11 +216,14 @@ def _span(first, last) -> Position:
     return a.through(b)
 
 
-class _ToAst(_lark.Transformer):
-    """Methods named after the grammar's rules and terminals build the AST bottom-up."""
+class _Build:
+    """Methods named after the grammar's rules and terminals build the AST bottom-up.
+
+    The generated parser calls them through a lark ``Transformer`` (:func:`_transformer`);
+    :func:`_lean_parse` calls them directly with the same children.
+    """
 
     def __init__(self, text: str) -> None:
-        super().__init__(visit_tokens=True)
         self._text = text
 
     # --------------------------------------------------------------- terminals
@@ -214,7 +263,7 @@ class _ToAst(_lark.Transformer):
 
     def member(self, children):
         dim, values, rpar = children[0], children[3:-1], children[-1]
-        values = tuple(v for v in values if not isinstance(v, _lark.Token))
+        values = tuple(v for v in values if isinstance(v, (Name, Number, Quantity, String)))
         return Constraint(dim, "in", values, _span(dim, rpar))
 
     # --------------------------------------------------------------- statements
@@ -252,6 +301,196 @@ class _ToAst(_lark.Transformer):
 
     def start(self, children):
         return tuple(children)
+
+
+_ToAst = None
+
+
+def _transformer():
+    """``_Build`` as a lark Transformer of the generated module's trees."""
+    global _ToAst
+    if _ToAst is None:
+        lark = _generated()
+
+        class _ToAst(_Build, lark.Transformer):
+            def __init__(self, text: str) -> None:
+                lark.Transformer.__init__(self, visit_tokens=True)
+                _Build.__init__(self, text)
+
+        globals()["_ToAst"] = _ToAst
+    return _ToAst
+
+
+# ============================================================================ lean parser
+
+# The grammar's terminals (grammar.lark, copied verbatim; tests/test_parser.py checks they
+# stay equal), in the order lark's lexer tries them: priority first (QUANTITY.3, then
+# NUMBER.2 and _BLANK_LINE.2), then the longest pattern (so ``<=`` before ``<``).  Only
+# QUANTITY/NUMBER and the two-character operators can match at the same place.
+_TERMINALS = (
+    ("QUANTITY", r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?[ \t]*(?:%|(?ai:[kmgtp]i?b|h|hrs?|hours?|d|days?|w|weeks?|months?|min|mins|minutes?|s|secs?|seconds?))(?![a-zA-Z0-9_.%-])"),
+    ("NUMBER", r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+|[kKMBGT])?(?![a-zA-Z0-9_.%-])"),
+    ("_BLANK_LINE", r"\n(?:[ \t\f\r\v]*\n)+"),
+    ("RECOMMEND", r"(?ai:recommend)(?![a-zA-Z0-9_-])"),
+    ("PLAN", r"(?ai:plan)(?![a-zA-Z0-9_-])"),
+    ("EXPLAIN", r"(?ai:explain)(?![a-zA-Z0-9_-])"),
+    ("WHERE", r"(?ai:where)(?![a-zA-Z0-9_-])"),
+    ("AND", r"(?ai:and)(?![a-zA-Z0-9_-])"),
+    ("TOP", r"(?ai:top)(?![a-zA-Z0-9_-])"),
+    ("BETWEEN", r"(?ai:between)(?![a-zA-Z0-9_-])"),
+    ("IN", r"(?ai:in)(?![a-zA-Z0-9_-])"),
+    ("NAME", r"(?!(?ai:recommend|plan|explain|where|and|top|between|in)(?![a-zA-Z0-9_-]))[a-zA-Z][a-zA-Z0-9_-]*"),
+    ("STRING", r'"(?:[^"\\\n]|\\[^\n])*"'),
+    ("NE", "!="), ("LE", "<="), ("GE", ">="), ("EQ", "="), ("LT", "<"), ("GT", ">"),
+    ("LPAR", r"\("), ("RPAR", r"\)"), ("COMMA", ","), ("_SEMI", ";"),
+    ("NEWLINE", r"\n(?![ \t\f\r\v]*\n)"),
+    ("WS", r"[ \t\f\r\v]+"),
+    ("COMMENT", r"#[^\n]*"),
+)
+_IGNORED = frozenset({"NEWLINE", "WS", "COMMENT"})
+_COMPARE_OPS = frozenset({"EQ", "NE", "LT", "LE", "GT", "GE"})
+_VALUE_TOKENS = frozenset({"NAME", "NUMBER", "QUANTITY", "STRING"})
+_lean_re = None
+
+
+class _Tok:
+    """A token with the attributes of lark's ``Token`` that :class:`_Build` reads."""
+
+    __slots__ = ("type", "value", "line", "column", "end_line", "end_column", "start_pos", "end_pos")
+
+    def __init__(self, type_, value, line, column, start):
+        self.type, self.value, self.line, self.column = type_, value, line, column
+        self.end_line, self.end_column = line, column + len(value)
+        self.start_pos, self.end_pos = start, start + len(value)
+
+    def __len__(self):
+        return len(self.value)
+
+
+def _lean_tokens(text: str) -> list | None:
+    """The tokens lark's lexer makes of ``text`` (ignored ones dropped), or None."""
+    global _lean_re
+    if _lean_re is None:
+        _lean_re = re.compile("|".join(f"(?P<{n}>{p})" for n, p in _TERMINALS))
+    match = _lean_re.match
+    tokens, pos, end, line, line_start = [], 0, len(text), 1, 0
+    while pos < end:
+        m = match(text, pos)
+        if m is None:
+            return None
+        kind, value = m.lastgroup, m.group()
+        if kind not in _IGNORED:
+            tokens.append(_Tok(kind, value, line, pos - line_start + 1, pos))
+        newlines = value.count("\n")
+        if newlines:
+            line += newlines
+            line_start = pos + value.rindex("\n") + 1
+        pos = m.end()
+    return tokens
+
+
+class _NoParse(Exception):
+    """The lean parser does not accept the input (the generated parser decides)."""
+
+
+def _lean_parse(text: str):
+    """:func:`parse` for input the lean parser accepts, else None.
+
+    Whenever it returns statements they are what the generated parser gives: the tokens are
+    the ones lark's contextual lexer makes (the first terminal that matches, in lark's order,
+    is one the grammar accepts there), the rules are the grammar's, and the AST comes from
+    the same :class:`_Build` callbacks.  Anything unusual, including an error a callback
+    raises, returns None so that the generated parser reports it exactly as before.
+    """
+    try:
+        tokens = _lean_tokens(text)
+        if tokens is None:
+            return None
+        return _LeanParser(text, tokens).start()
+    except Exception:
+        return None
+
+
+class _LeanParser:
+    def __init__(self, text: str, tokens: list) -> None:
+        self.b = _Build(text)
+        self.toks = tokens
+        self.i = 0
+
+    def peek(self):
+        return self.toks[self.i].type if self.i < len(self.toks) else "$END"
+
+    def take(self, *types):
+        if self.peek() not in types:
+            raise _NoParse
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def value(self):
+        tok = self.take("NAME", "NUMBER", "QUANTITY", "STRING")
+        return getattr(self.b, tok.type)(tok)
+
+    def start(self):
+        b, statements = self.b, []
+        while True:
+            t = self.peek()
+            if t == "$END":
+                return b.start(statements)
+            if t in ("_SEMI", "_BLANK_LINE"):
+                self.i += 1
+                continue
+            statements.append(self.statement(t))
+            if self.peek() not in ("$END", "_SEMI", "_BLANK_LINE"):
+                raise _NoParse
+
+    def statement(self, t):
+        b = self.b
+        if t == "RECOMMEND":
+            children = [self.take("RECOMMEND"), b.NAME(self.take("NAME"))]
+            if self.peek() == "WHERE":
+                children.append(self.where())
+            if self.peek() == "TOP":
+                children.append(b.top([self.take("TOP"), b.NUMBER(self.take("NUMBER"))]))
+            return b.recommend(children)
+        if t == "PLAN":
+            children = [self.take("PLAN")]
+            if self.peek() == "WHERE":
+                children.append(self.where())
+            return b.plan(children)
+        if t == "EXPLAIN":
+            children = [self.take("EXPLAIN")]
+            choice = self.take("NAME", "STRING")
+            children.append(getattr(b, choice.type)(choice))
+            if self.peek() == "WHERE":
+                children.append(self.where())
+            return b.explain(children)
+        raise _NoParse
+
+    def where(self):
+        children = [self.take("WHERE"), self.constraint()]
+        while self.peek() == "AND":
+            children += [self.take("AND"), self.constraint()]
+        return self.b.where(children)
+
+    def constraint(self):
+        b = self.b
+        dim = b.NAME(self.take("NAME"))
+        t = self.peek()
+        if t in _COMPARE_OPS:
+            return b.compare([dim, self.take(t), self.value()])
+        if t == "BETWEEN":
+            return b.between([dim, self.take("BETWEEN"), self.value(), self.take("AND"), self.value()])
+        if t == "IN":
+            children = [dim, self.take("IN"), self.take("LPAR"), self.value()]
+            while self.peek() == "COMMA":
+                children.append(self.take("COMMA"))
+                if self.peek() == "RPAR":
+                    break
+                children.append(self.value())
+            children.append(self.take("RPAR"))
+            return b.member(children)
+        raise _NoParse
 
 
 # ============================================================================ errors

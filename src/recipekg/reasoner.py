@@ -16,7 +16,7 @@ the noisy-or of its opposing ones; ties break on the choice's id.
 from __future__ import annotations
 
 from .ast import Explain, Plan, Recommend
-from .conditions import coverage, engaged, match_level, status
+from .conditions import HELD, PARTLY, coverage, engaged, match_level, status
 from .derive import derive
 from .errors import VocabularyError, closest
 from .vocabulary import Facts, resolve_constraints
@@ -81,10 +81,69 @@ def evaluate_rule(rule: dict, facts: dict[str, Facts], snap: dict) -> dict:
 
 
 def rank(kind: str, facts: dict[str, Facts], snap: dict) -> list[dict]:
-    """Ranked choices of ``kind`` with the rules for and against each."""
+    """Ranked choices of ``kind`` with the rules for and against each.
+
+    Only the rules that could apply are evaluated (:func:`candidates`, from the snapshot's
+    rule index); the answer is the one evaluating every rule gives (:func:`rank_scan`).
+    """
+    index = snap.get("rule_index")
+    if index is None:
+        return rank_scan(kind, facts, snap)
+    return _rank(kind, candidates(kind, facts, snap), facts, snap)
+
+
+def rank_scan(kind: str, facts: dict[str, Facts], snap: dict) -> list[dict]:
+    """:func:`rank` evaluating every rule of the KB (the reference the index is tested against)."""
+    return _rank(kind, snap["rules"], facts, snap)
+
+
+def candidates(kind: str, facts: dict[str, Facts], snap: dict) -> list[str]:
+    """The rules of ``kind`` that could apply to ``facts``, in the order of ``snap["rules"]``.
+
+    A rule applies when none of its conditions fails and one holds at least partly, or when
+    it has none. A condition listing values holds (partly) only when the query gives a value
+    of its dimension equal to, narrower or broader than one of them (``exact``/``under``).
+    A bounded one only when a query interval meets its bounds, and a rule reached that way
+    whose value-listing conditions are on a dimension the query gives values for fails
+    there unless it is reached through ``exact``/``under`` too, so those groups are skipped.
+    """
+    entry = snap["rule_index"]["kinds"].get(kind)
+    if entry is None:
+        return []
+    found = set(entry["always"])
+    nodes = snap["nodes"]
+    valued = set()
+    for dim, f in facts.items():
+        if f.values is None:
+            continue
+        valued.add(dim)
+        exact, under = entry["exact"].get(dim), entry["under"].get(dim)
+        for q in f.values:
+            if exact:
+                found.update(exact.get(q, ()))
+                for a in nodes.get(q, {}).get("ancestors", ()):
+                    found.update(exact.get(a, ()))
+            if under:
+                found.update(under.get(q, ()))
+    for dim, f in facts.items():
+        groups = entry["numeric"].get(dim)
+        if not groups:
+            continue
+        for cats, boxes in groups:
+            if valued.intersection(cats):
+                continue
+            for low, high, positions in boxes:
+                if status({"dimension": dim, "values": (), "min": low, "max": high}, facts, snap) in (HELD, PARTLY):
+                    found.update(positions)
+    rules = entry["rules"]
+    return [rules[i] for i in sorted(found)]
+
+
+def _rank(kind: str, iris, facts: dict[str, Facts], snap: dict) -> list[dict]:
     nodes = snap["nodes"]
     choices: dict[str, dict] = {}
-    for iri, rule in snap["rules"].items():
+    for iri in iris:
+        rule = snap["rules"][iri]
         targets = [(t, "because") for t in rule["recommends"] if kind in nodes.get(t, {}).get("kinds", ())]
         targets += [(t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())]
         if not targets:

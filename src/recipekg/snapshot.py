@@ -1,106 +1,272 @@
 """The compiled snapshot, cached in the user's cache directory.
 
-The cache file is keyed by a hash of every input file and the package version, so any
-change of an input rebuilds it. Its first line is a header naming that key and the SHA-256
-of the payload that follows; a truncated, tampered, foreign or stale file fails the check
-and is rebuilt, never trusted. It is plain JSON: loading it runs nothing.
+The RDF files stay the source of truth. What the query path needs is compiled once
+(:func:`recipekg.compiler.compile_graph`) and cached as one file per set of input files::
 
-    >>> snap = load_snapshot(bundled_files())       # doctest: +SKIP
+    {"magic": "recipekg-snapshot", "format": 2, "codec": "marshal", "key": "<sha256>",
+     "stamp_ns": t, "inputs": [[path, size, mtime_ns, ctime_ns, inode], ...], "length": n,
+     "crc32": c}
+    <payload: marshal of builtin types (dict, list, str, int, float, bool, None)>
+
+``key`` is the SHA-256 of the package version, the snapshot format and every input file's
+name and bytes (:func:`input_key`): the content is the key. Reading the bytes of every
+input file on every call would cost more than the rest of a query, so the header also keeps
+each input's ``os.stat`` fingerprint; when every fingerprint is unchanged the content cannot
+have changed and the key is trusted without hashing. When any differs the files are hashed
+and compared with ``key``: equal (a ``touch``) refreshes the fingerprints, different rebuilds.
+A fingerprint taken within :data:`RACY_NS` of the file's own modification time is not
+trusted (a second edit in the same clock tick would keep size and times), as git does.
+
+A truncated, corrupt, tampered, foreign or stale file fails the checks (magic, format,
+length, a CRC-32 over the header's fields and the payload, the payload's own format field,
+the fingerprints or the key) and is rebuilt, never trusted. The payload is plain data:
+loading it executes nothing (marshal of builtin types, no pickle, and it is checked before
+it is decoded). Writes go to a temporary file in the same folder that is renamed over the
+target, so two processes at once each read a whole old file or a whole new one.
+
+    >>> snap = load_snapshot(bundled_paths())       # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import marshal
 import os
-from pathlib import Path
+import sys
+import time
 
 from . import __version__
-from .compiler import SNAPSHOT_FORMAT, compile_graph
-from .graph import read_all
+
+#: The shape of the compiled data (compiler.py); a change rebuilds every cached snapshot.
+SNAPSHOT_FORMAT = 2
+MAGIC = "recipekg-snapshot"
+#: A file modified this close to (or after) the moment its fingerprint was taken is hashed.
+RACY_NS = 2_000_000_000
+_NAME = "snapshot-"
 
 
-def cache_dir() -> Path:
+def cache_dir():
     """``$RECIPEKG_CACHE_DIR``, else ``$XDG_CACHE_HOME/recipekg``, else ``~/.cache/recipekg``."""
+    from pathlib import Path
+
+    return Path(_cache_dir())
+
+
+def _cache_dir() -> str:
     if env := os.environ.get("RECIPEKG_CACHE_DIR"):
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "recipekg"
+        return env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "recipekg")
 
 
-def input_key(paths: list[Path]) -> str:
+def input_key(paths) -> str:
     """Hash of the snapshot format, package version and every input file's name and bytes."""
+    import hashlib
+
     h = hashlib.sha256(f"recipekg {__version__} format {SNAPSHOT_FORMAT}\n".encode())
     for path in paths:
-        data = path.read_bytes()
-        h.update(f"{path.name} {len(data)}\n".encode())
+        path = os.fspath(path)
+        with open(path, "rb") as f:
+            data = f.read()
+        h.update(f"{os.path.basename(path)} {len(data)}\n".encode())
         h.update(data)
     return h.hexdigest()
 
 
-def load_snapshot(paths: list[Path], *, build=None, use_cache: bool = True) -> dict:
+def snapshot_path(paths, variant: str = "") -> str:
+    """The cache file of this list of input files (one file per list, whatever the content)."""
+    from binascii import crc32
+
+    names = "\n".join([__version__, str(SNAPSHOT_FORMAT), sys.implementation.cache_tag or "", variant,
+                       *(os.path.abspath(os.fspath(p)) for p in paths)])
+    data = names.encode("utf-8", "surrogateescape")
+    return os.path.join(_cache_dir(), f"{_NAME}{crc32(data):08x}{crc32(data[::-1]):08x}.bin")
+
+
+def load_snapshot(paths, *, build=None, use_cache: bool = True, variant: str = "") -> dict:
     """The snapshot of ``paths``: from the cache when valid, else built and cached.
 
     ``build(paths) -> dict`` makes a snapshot (default: parse and compile); extensions pass
-    one that validates first, so the verdict is part of what is cached.
+    one that validates first, so the verdict is part of what is cached. ``variant`` names a
+    different way of building the same files (validation without SHACL), cached apart.
     """
-    key = input_key(paths)
-    target = cache_dir() / f"snapshot-{key[:32]}.json"
-    if use_cache and (snap := _read(target, key)) is not None:
-        return snap
-    snap = (build or _build)(paths)
-    if use_cache:
-        _write(target, key, snap)
+    paths = [os.fspath(p) for p in paths]
+    build = build or _build
+    if not use_cache:
+        return _canonical(build(_as_paths(paths)))
+    target = snapshot_path(paths, variant)
+    stamp = time.time_ns()
+    inputs = _fingerprints(paths)
+    header, payload = _read(target)
+    key = None
+    if header is not None:
+        if header.get("variant", "") != variant:
+            header = None  # another way of building these files (a crc32 clash of names)
+    if header is not None:
+        if inputs is not None and header.get("inputs") == inputs and _trusted(header):
+            snap = _decode(payload)
+            if snap is not None:
+                return snap
+        key = input_key(paths)
+        if header.get("key") == key and (snap := _decode(payload)) is not None:
+            fresh = {"stamp_ns": stamp, "inputs": inputs}
+            if inputs is not None and _trusted(fresh):  # same content, new fingerprints (touch)
+                _write(target, dict(header, **fresh), payload)
+            return snap
+    key = key or input_key(paths)
+    snap = _canonical(build(_as_paths(paths)))
+    if inputs is not None and _fingerprints(paths) == inputs:  # unchanged while building
+        payload = marshal.dumps(snap)
+        _write(target, {"magic": MAGIC, "format": SNAPSHOT_FORMAT, "codec": "marshal", "variant": variant,
+                        "key": key, "stamp_ns": stamp, "inputs": inputs}, payload)
     return snap
 
 
-def _build(paths: list[Path]) -> dict:
+def _as_paths(paths: list[str]) -> list:
+    from pathlib import Path
+
+    return [Path(p) for p in paths]
+
+
+def _build(paths) -> dict:
+    from .compiler import compile_graph
+    from .graph import read_all
+
     triples = read_all(paths)
     snap = compile_graph(triples)
     snap["triples"] = len(triples)
     return snap
 
 
-def _read(target: Path, key: str) -> dict | None:
+def _canonical(snap: dict) -> dict:
+    """The snapshot as JSON would give it back (dict keys sorted, tuples as lists), so a
+    fresh build and a cached one are the same data in the same order, and the rule index
+    (compiler.index_rules) is computed on that order. Equal strings become one object,
+    which marshal writes once (a third smaller at 1M triples)."""
+    from .compiler import index_rules
+
     try:
-        with open(target, "rb") as f:
-            header = json.loads(f.readline())
-            payload = f.read()
-        if (header.get("key") != key or header.get("format") != SNAPSHOT_FORMAT
-                or hashlib.sha256(payload).hexdigest() != header.get("sha256")):
-            return None
-        snap = json.loads(payload)
-        return snap if isinstance(snap, dict) else None
-    except (OSError, ValueError, AttributeError):
+        snap = _plain(snap, {})
+    except TypeError:  # a key JSON would turn into a string: let JSON do it
+        import json
+
+        snap = _plain(json.loads(json.dumps(snap, sort_keys=True)), {})
+    snap["rule_index"] = _plain(index_rules(snap), {})
+    return snap
+
+
+def _plain(obj, strings: dict):
+    t = type(obj)
+    if t is str:
+        return strings.setdefault(obj, obj)
+    if t is dict:
+        if not all(type(k) is str for k in obj):
+            raise TypeError("non-string key")
+        return {strings.setdefault(k, k): _plain(obj[k], strings) for k in sorted(obj)}
+    if t is list or t is tuple:
+        return [_plain(v, strings) for v in obj]
+    if obj is None or t is bool or t is int or t is float:
+        return obj
+    raise TypeError(f"not plain data: {t.__name__}")
+
+
+def _fingerprints(paths: list[str]) -> list | None:
+    try:
+        return [[p, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino]
+                for p, s in ((p, os.stat(p)) for p in paths)]
+    except OSError:
         return None
 
 
-def _write(target: Path, key: str, snap: dict) -> None:
+def _trusted(header: dict) -> bool:
+    """Fingerprints taken long enough after every file's last change to tell any later one."""
+    stamp = header.get("stamp_ns")
+    if not isinstance(stamp, int):
+        return False
+    limit = stamp - RACY_NS
+    return all(entry[2] < limit and entry[3] < limit for entry in header["inputs"])
+
+
+def _read(target: str) -> tuple[dict | None, bytes]:
+    """The header and payload of a cache file whose bytes are whole and its own."""
+    import json
+
+    try:
+        with open(target, "rb") as f:
+            raw = f.read()
+        line, sep, payload = raw.partition(b"\n")
+        header = json.loads(line)
+        if (sep and isinstance(header, dict) and header.get("magic") == MAGIC
+                and header.get("format") == SNAPSHOT_FORMAT and header.get("codec") == "marshal"
+                and header.get("length") == len(payload) and isinstance(header.get("key"), str)
+                and isinstance(header.get("inputs"), list)
+                and header.pop("crc32", None) == _checksum(header, payload)):
+            return header, payload
+    except (OSError, ValueError, UnicodeDecodeError, TypeError):
+        pass
+    return None, b""
+
+
+def _checksum(header: dict, payload: bytes) -> int:
+    """CRC-32 of the header's fields and the payload: any changed byte of either shows."""
+    import json
+    from binascii import crc32
+
+    fields = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+    return crc32(payload, crc32(fields))
+
+
+def _decode(payload: bytes) -> dict | None:
+    """The snapshot in ``payload``: builtin data only, checked for its own format field."""
+    try:
+        snap = marshal.loads(payload)
+    except (ValueError, EOFError, TypeError):
+        return None
+    if type(snap) is not dict or snap.get("format") != SNAPSHOT_FORMAT or type(snap.get("rule_index")) is not dict:
+        return None
+    return snap
+
+
+def _write(target: str, header: dict, payload: bytes) -> None:
     """Write atomically: a temporary file in the same folder, then rename over the target."""
+    import json
     import tempfile
 
-    payload = json.dumps(snap, separators=(",", ":"), sort_keys=True).encode()
-    header = json.dumps({"key": key, "format": SNAPSHOT_FORMAT,
-                         "sha256": hashlib.sha256(payload).hexdigest()}).encode()
+    header = {k: v for k, v in header.items() if k != "crc32"}
+    header["length"] = len(payload)
+    header["crc32"] = _checksum(header, payload)
+    data = json.dumps(header, separators=(",", ":")).encode() + b"\n" + payload
+    folder = os.path.dirname(target)
+    tmp = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".snapshot-", suffix=".tmp")
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".snapshot-", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
-            f.write(header + b"\n" + payload)
+            f.write(data)
         os.replace(tmp, target)
-        _prune(target.parent, keep=8)
+        tmp = None
+        _prune(folder, keep=8)
     except OSError:
-        try:
-            os.unlink(tmp)
-        except (OSError, UnboundLocalError):
-            pass  # a read-only cache only costs a rebuild next time
+        pass  # a read-only cache only costs a rebuild next time
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
-def _prune(folder: Path, keep: int) -> None:
-    """Remove all but the ``keep`` most recently used snapshots (other KBs, old versions)."""
-    snaps = sorted(folder.glob("snapshot-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in snaps[keep:]:
+def _prune(folder: str, keep: int) -> None:
+    """Remove all but the ``keep`` most recently written snapshots (other KBs, old versions)."""
+    snaps = []
+    with os.scandir(folder) as entries:
+        for e in entries:
+            if e.name.startswith(_NAME) and (e.name.endswith(".bin") or e.name.endswith(".json")):
+                try:
+                    snaps.append((e.stat().st_mtime_ns, e.path))
+                except OSError:
+                    pass
+    for _, old in sorted(snaps, reverse=True)[keep:]:
         try:
-            old.unlink()
+            os.unlink(old)
         except OSError:
             pass  # another process may have removed it first

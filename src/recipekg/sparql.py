@@ -1,41 +1,52 @@
 """A statement as one portable SPARQL 1.1 query over ``recipekg export``.
 
-    >>> print(to_sparql(parse("recommend fix where symptom = loss-spike")[0], snap))   # doctest: +SKIP
-    PREFIX rkg: <https://w3id.org/recipekg/ns#>
-    ...
+    $ recipekg sparql "recommend fix where symptom = loss-spike" > fix.rq
 
 The statement is resolved and derived first (:mod:`vocabulary`, :mod:`derive`), exactly as
-the native reasoner does; the query is generated from those facts, never from the query text.
-Every value enters as a validated term: IRIs the vocabulary holds, and numbers as typed
-``xsd:double`` literals written by Python (``repr`` of a finite float). No user string ever
-reaches the query, so no input can change its structure.
+the native reasoner does, and the query is generated from those facts, never from the query
+text. Values enter only as validated terms: IRIs the KB's vocabulary holds (checked against
+the snapshot and a strict IRI pattern) and numbers as typed ``xsd:double`` literals written
+by Python (``repr`` of a finite float). No user string reaches the query, so no input can
+change its structure.
 
-One row per (rule, target choice, side) that applies, with what rebuilds the native ranking:
+Shape of the query::
 
-``?rule ?choice ?side`` (``"for"`` / ``"against"``), ``?strength ?weight ?section``;
-``?conditions ?held ?partly ?failed`` (counts) and ``?conditionList ?heldList ?partlyList
-?failedList`` (condition IRIs, space-separated); ``?sources`` (paper IRIs, space-separated);
-``?unconstrainedFactor ?partlyCredit`` (the KB's ``rkg:scoring``) and ``?contribution``
-= weight × (f + (1 − f) × coverage), the rule's share of a choice's noisy-or score.
+    SELECT ... WHERE {
+      VALUES ?choice { <every choice of the kind> }        # explain: the one choice
+      { ?rule rkg:recommends ?choice } UNION { ?rule rkg:advisesAgainst ?choice }   (+ ?side)
+      ?rule rdf:type rkg:Rule ; rkg:strength ?strength ; rkg:section ?section .
+      ?strength rkg:weight ?weight .  rkg:scoring rkg:unconstrainedFactor ?f ; rkg:partlyCredit ?pc .
+      { SELECT ?rule (counts and lists of its conditions by status, its sources)
+        WHERE { {papers} UNION {conditions} UNION {conditions with a status ?st} UNION {the rule} }
+        GROUP BY ?rule HAVING (no condition failed, and some held or partly, or none at all) }
+      BIND(weight × (f + (1 − f) × coverage) AS ?contribution)
+    } ORDER BY DESC(?contribution) STR(?rule) STR(?choice) ?side
+
+One row per (rule, target choice, side) that applies (explain: every rule naming the choice),
+with ``?rule ?choice ?side`` (``"for"``/``"against"``), ``?strength ?weight ?section``,
+``?conditions ?held ?partly ?failed`` (counts), ``?conditionList ?heldList ?partlyList
+?failedList`` (condition IRIs, space-separated), ``?sources`` (paper IRIs, space-separated),
+``?unconstrainedFactor ?partlyCredit`` (``rkg:scoring``) and ``?contribution``.
 :func:`recipekg.engines.rank_from_rows` turns the rows into the reasoner's answer.
 
-How a condition's status is computed (mirrors :mod:`conditions`), for a condition ``?c`` on a
-dimension the query constrains:
+A condition's status (as :mod:`conditions` computes it), for a dimension the query constrains:
 
 - categorical, query values q1..qk: ``inside(q)`` = ``?c rkg:value q`` or a value of ``?c``
   that ``q`` is narrower than (``rkg:broaderTransitive``, materialised by the export);
-  ``overlaps(q)`` = a value of ``?c`` narrower than ``q``. Held: every q inside (one
-  ``EXISTS`` joining the k patterns). Failed: no q inside or overlapping. Else partly.
-- categorical, only ``!=`` values x1..xk: failed when every value of ``?c`` is one of them
-  or narrower than one; else not given.
-- numeric, the query's union of intervals: held when no bound of ``?c`` cuts any interval
-  (lower bound inclusive, upper exclusive), failed when every interval misses
-  ``[min, max)``, else partly.
+  held when every q is inside (one inside, for values that hold at once, such as the
+  derived compute tiers); failed when no q is inside or broader than a value; else partly;
+- categorical, only ``!=`` values: failed when every value of ``?c`` is one of them or
+  narrower than one; else not given;
+- numeric, the query's union of intervals: bounds read with OPTIONAL, then comparisons of
+  doubles: held when ``[min, max)`` contains every interval, failed when it meets none, else
+  partly.
 
-Conditions on dimensions the query does not mention are "not given". Only ``FILTER
-[NOT] EXISTS`` over plain triple patterns, ``UNION``, ``OPTIONAL``, ``COUNT(DISTINCT)``,
-``GROUP_CONCAT`` with a separator and double arithmetic: no property paths, no
-mixed-type comparisons, no integer division.
+Any other condition is "not given". The query uses only triple patterns, ``UNION``,
+``OPTIONAL``, ``FILTER``/``IF`` with ``EXISTS``, one grouped sub-select, ``SUM``/``COUNT``,
+``GROUP_CONCAT`` with a separator and double arithmetic: no property paths, no comparison
+of mixed types, no integer division. It is shaped for Virtuoso 7 as much as for rdflib and
+Oxigraph (each status is bound inside its own UNION branch; the sub-select is joined, not
+filtered from outside).
 """
 
 from __future__ import annotations
@@ -116,7 +127,7 @@ class _Terms:
         self.counter = 0
 
     def iri(self, iri: str) -> str:
-        if iri not in self.known or not isinstance(iri, str) or not _IRI_SAFE.fullmatch(iri):
+        if not isinstance(iri, str) or iri not in self.known or not _IRI_SAFE.fullmatch(iri):
             raise RecipeKGError(f"not an IRI of the KB's vocabulary: {iri!r}", kind="value")
         return iri_term(iri)
 
@@ -143,7 +154,8 @@ def double(x: float) -> str:
     if not math.isfinite(value):
         raise RecipeKGError(f"not a finite number: {x!r}", kind="value")
     text = repr(value)
-    assert re.fullmatch(r"-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?", text), text
+    if not re.fullmatch(r"-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?", text):  # pragma: no cover
+        raise RecipeKGError(f"cannot write {x!r} as an xsd:double", kind="value")
     return f'"{text}"^^xsd:double'
 
 
@@ -186,8 +198,11 @@ def _categorical(t: _Terms, c: str, f: Facts) -> list[str] | None:
         xs = ", ".join(t.iri(x) for x in sorted(f.excluded))
         u, up = t.var("u"), t.var("up")
         return [_has_iri_value(t, c),
+                # no value of c outside the excluded ones and their narrower values (OPTIONAL
+                # and !BOUND, not a nested NOT EXISTS: Virtuoso's cost model overflows on that)
                 f"FILTER NOT EXISTS {{ {c} rkg:value {u} . FILTER(isIRI({u}) && {u} NOT IN ({xs})) "
-                f"FILTER NOT EXISTS {{ {u} rkg:broaderTransitive {up} . FILTER({up} IN ({xs})) }} }}",
+                f"OPTIONAL {{ {u} rkg:broaderTransitive {up} . FILTER({up} IN ({xs})) }} "
+                f"FILTER(!BOUND({up})) }}",
                 'BIND("failed" AS ?st)']
     return None
 
@@ -219,8 +234,8 @@ def _numeric(t: _Terms, c: str, f: Facts) -> list[str]:
     (OPTIONAL), then comparisons of doubles. Held when ``[min, max)`` contains every interval
     of the query, failed when it meets none, else partly."""
     lo, hi, iv = t.var("min"), t.var("max"), t.var("v")
-    held = " && ".join(_contains(lo, hi, i) for i in f.intervals)
-    failed = " && ".join(f"!{_meets(lo, hi, i)}" for i in f.intervals)
+    held = " && ".join(_contains(lo, hi, i) for i in f.intervals) or "true"  # no interval: held
+    failed = " && ".join(f"!{_meets(lo, hi, i)}" for i in f.intervals) or "false"
     return [f"OPTIONAL {{ {c} rkg:value {iv} . FILTER(isIRI({iv})) }}",
             f"OPTIONAL {{ {c} rkg:minInclusive {lo} }}",
             f"OPTIONAL {{ {c} rkg:maxExclusive {hi} }}",
@@ -239,7 +254,7 @@ def _status_pattern(t: _Terms, c: str, facts: dict[str, Facts], snap: dict) -> l
             continue  # a derived fact no condition can name
         if f.kind == "categorical":
             body = _categorical(t, c, f)
-        elif f.intervals:
+        elif f.intervals is not None:
             body = _numeric(t, c, f)
         else:
             body = None
@@ -260,19 +275,14 @@ def _query(choices: list[str], facts: dict[str, Facts], snap: dict, *, applying_
              "{ ?rule rdf:type rkg:Rule ; rkg:condition ?cond }"]
     branches = _status_pattern(t, "?sc", facts, snap)
     if branches:
-        # ?st is held, partly or failed; ?heldCond etc. are bound to the condition only for
-        # its status (IF yields the never-bound ?unbound otherwise: an error, so BIND leaves
-        # the variable unbound and COUNT(DISTINCT) skips it)
+        # one row per (rule, condition) whose status ?st is held, partly or failed
         parts.append("{\n        ?rule rdf:type rkg:Rule ; rkg:condition ?sc .\n        "
                      + "\n        UNION\n        ".join(f"{{ {b}\n        }}" for b in branches)
-                     + "\n        "
-                     + "\n        ".join(f'BIND(IF(?st = "{s}", ?sc, ?unbound) AS ?{s}Cond)'
-                                         for s in ("held", "partly", "failed"))
                      + "\n      }")
     parts.append("{ ?rule rdf:type rkg:Rule . BIND(0 AS ?none) }")
     rule_parts = "\n      UNION\n      ".join(parts)
-    count = {s: f"COUNT(DISTINCT ?{s}Cond)" for s in ("held", "partly", "failed")}
-    listed = {s: f'GROUP_CONCAT(DISTINCT COALESCE(STR(?{s}Cond), ""); separator=" ")'
+    count = {s: f'SUM(IF(COALESCE(?st, "") = "{s}", 1, 0))' for s in ("held", "partly", "failed")}
+    listed = {s: f'GROUP_CONCAT(DISTINCT IF(COALESCE(?st, "") = "{s}", STR(?sc), ""); separator=" ")'
               for s in ("held", "partly", "failed")}
     header = "\n".join(f"PREFIX {p}: <{base}>" for p, base in QUERY_PREFIXES.items())
     having = ("" if not applying_only else

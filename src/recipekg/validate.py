@@ -16,6 +16,7 @@ Each violation prints as ``file:line: message``. The checks beyond SHACL:
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,7 +120,7 @@ def _conditions(ix: Index):
     allowed = {d: set(ix.instances_of(c)) if c else set() for d, c in dims.items()}
     for c in ix.instances(RKG.Condition):
         dim = ix.one(c, RKG.dimension)
-        low, high = ix.number(c, RKG.minInclusive), ix.number(c, RKG.maxExclusive)
+        low, high = _number(ix, c, RKG.minInclusive), _number(ix, c, RKG.maxExclusive)
         values = ix.iris(c, RKG.value)
         if dim not in dims:
             continue  # SHACL reports the missing or wrong dimension
@@ -135,6 +136,21 @@ def _conditions(ix: Index):
             yield (c, f"empty interval [{low:g}, {high:g}) in {_short(c)}")
 
 
+def _number(ix: Index, s: str, p: str) -> float | None:
+    """``ix.number``, or None for an ill-typed number (``_literals`` reports it)."""
+    try:
+        return ix.number(s, p)
+    except ValueError:
+        return None
+
+
+# The XSD lexical forms (ASCII digits only, no spaces or underscores, which float() accepts)
+_DECIMAL = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+_LEXICAL = {XSD.double: re.compile(_DECIMAL + r"(?:[eE][+-]?[0-9]+)?|[+-]?INF|NaN"),
+            XSD.float: re.compile(_DECIMAL + r"(?:[eE][+-]?[0-9]+)?|[+-]?INF|NaN"),
+            XSD.decimal: re.compile(_DECIMAL)}
+
+
 def _literals(triples: list[Triple], constants: set[str]):
     for s, p, o in triples:
         if p not in _NUMERIC_PROPS and not (p == RKG.value and s in constants):
@@ -144,6 +160,8 @@ def _literals(triples: list[Triple], constants: set[str]):
             yield (s, f"{_short(p)} must be a typed number (xsd:double), not {shown!r}")
             continue
         try:
+            if not _LEXICAL.get(o.datatype, re.compile(r"[+-]?[0-9]+")).fullmatch(o.lexical):
+                raise ValueError(o.lexical)
             value = float(o.lexical)
         except ValueError:
             yield (s, f"{_short(p)} {o.lexical!r} is not a valid {_short(o.datatype)}")

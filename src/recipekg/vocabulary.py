@@ -15,10 +15,9 @@ offending token and suggest the closest known names.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 from .ast import Constraint, Name, Number, Quantity, String
-from .compiler import slug
+from .names import slug
 from .errors import RangeError, VocabularyError, closest
 
 INF = math.inf
@@ -30,7 +29,6 @@ _UNIT_HINT = {"bytes": "a size such as 80GB", "duration": "a duration such as 12
               "ratio": "a fraction such as 0.4 or 40%", "count": "a number such as 30k or 7B"}
 
 
-@dataclass
 class Facts:
     """What the query says about one dimension.
 
@@ -39,16 +37,38 @@ class Facts:
     ``derived`` names the dimension it was derived from (``hardware``), if any.
     ``all_of`` marks values that all hold at once (a run can be in two overlapping compute
     tiers), rather than a choice among them (``data in (images, video)``).
+
+    (A mutable dataclass, written out so the query path does not import ``dataclasses``.)
     """
 
-    dimension: str
-    kind: str
-    values: set[str] | None = None
-    excluded: set[str] = field(default_factory=set)
-    intervals: list[Interval] | None = None
-    constraints: list[dict] = field(default_factory=list)
-    derived: str | None = None
-    all_of: bool = False
+    _FIELDS = ("dimension", "kind", "values", "excluded", "intervals", "constraints", "derived",
+               "all_of")
+    __match_args__ = _FIELDS
+    __hash__ = None  # mutable, compared by value
+
+    def __init__(self, dimension: str, kind: str, values: set[str] | None = None,
+                 excluded: set[str] | None = None, intervals: list[Interval] | None = None,
+                 constraints: list[dict] | None = None, derived: str | None = None,
+                 all_of: bool = False) -> None:
+        self.dimension = dimension
+        self.kind = kind
+        self.values = values
+        self.excluded = set() if excluded is None else excluded
+        self.intervals = intervals
+        self.constraints = [] if constraints is None else constraints
+        self.derived = derived
+        self.all_of = all_of
+
+    def _astuple(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._FIELDS)
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._astuple() == other._astuple()
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return "Facts(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
 
 
 def dimension_names(snap: dict) -> dict[str, str]:

@@ -1,0 +1,162 @@
+"""One measurement in a fresh process (run by benchmarks.run; prints one JSON line).
+
+    python -m benchmarks.worker TASK '{"extension": "...", "query": "...", ...}'
+
+Tasks:
+
+- ``prepare``: build (or check) the native snapshot and the N-Triples export the SPARQL
+  engines read, so that no later measurement pays for them;
+- ``native``: KB load from the warm snapshot, then the warm query (text in, answer out);
+- ``oxigraph`` / ``rdflib``: KB load of the Turtle files into the engine, then the warm
+  query through the exported SPARQL (recipekg.sparql / recipekg.engines), the query text
+  turned into SPARQL and the SPARQL parsed by the engine on every call.
+
+Every task reports its timings (lists of seconds) and the process's peak resident memory.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import resource
+import signal
+import sys
+import time
+
+
+class Timeout(BaseException):  # not an Exception: engines catch those
+    pass
+
+
+def _alarm(signum, frame):
+    raise Timeout()
+
+
+def _repeat(fn, repeat: int, budget: float, first=None) -> list[float]:
+    """Up to ``repeat`` timings of ``fn``, fewer when they take longer than ``budget`` seconds
+    in all (at least one); ``first`` is a timing already taken."""
+    times = [first] if first is not None else []
+    spent = sum(times)
+    while len(times) < repeat and (not times or spent + times[-1] <= budget):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+        spent += times[-1]
+    return times
+
+
+def _files(extension: str | None):
+    from recipekg.files import bundled_files
+    from pathlib import Path
+
+    return bundled_files() + ([Path(extension)] if extension else [])
+
+
+def _kb(args: dict):
+    import recipekg
+
+    ext = [args["extension"]] if args.get("extension") else []
+    return recipekg.load(ext, shacl=args.get("shacl", True))
+
+
+def prepare(args: dict) -> dict:
+    from recipekg import engines
+
+    t = time.perf_counter()
+    kb = _kb(args)
+    built = time.perf_counter() - t
+    t = time.perf_counter()
+    engines.export_ntriples(kb.files)
+    exported = time.perf_counter() - t
+    return {"triples": kb.snap["triples"], "rules": len(kb.snap["rules"]),
+            "first_load": built, "export": exported, "shacl": kb.snap.get("shacl", True)}
+
+
+def native(args: dict) -> dict:
+    from recipekg.kb import KnowledgeBase
+
+    load = _repeat(lambda: _kb(args), args["repeat"], args["budget"])
+    kb = _kb(args)
+    text = args["query"]
+    answer = kb.query(text)
+    for _ in range(20):  # warm
+        kb.query(text)
+    query = _repeat(lambda: kb.query(text), args["query_repeat"], args["budget"])
+    assert isinstance(kb, KnowledgeBase)
+    return {"load": load, "query": query, "answer": answer, "candidates": _candidates(kb, text)}
+
+
+def _candidates(kb, text: str) -> dict:
+    """How many rules the native query evaluated, of how many of that kind."""
+    from recipekg.ast import Recommend
+    from recipekg.derive import derive
+    from recipekg.parser import parse
+    from recipekg.reasoner import candidates, resolve_kind
+    from recipekg.vocabulary import resolve_constraints
+
+    (stmt,) = parse(text)
+    if not isinstance(stmt, Recommend):
+        return {}
+    kind = resolve_kind(stmt.kind, kb.snap)
+    facts = derive(resolve_constraints(stmt.constraints, kb.snap), kb.snap)
+    return {"evaluated": len(candidates(kind, facts, kb.snap)),
+            "of_kind": len(kb.snap["rule_index"]["kinds"].get(kind, {}).get("rules", ())),
+            "rules": len(kb.snap["rules"])}
+
+
+def _turtle_oxigraph(files):
+    import pyoxigraph as ox
+
+    store = ox.Store()
+    for f in files:
+        store.bulk_load(path=str(f), format=ox.RdfFormat.TURTLE, base_iri=f.resolve().as_uri())
+    return store
+
+
+def _turtle_rdflib(files):
+    from rdflib import Graph
+
+    g = Graph()
+    for f in files:
+        g.parse(f, format="turtle")
+    return g
+
+
+def engine(args: dict, name: str) -> dict:
+    from recipekg import engines
+
+    files = _files(args.get("extension"))
+    parse = _turtle_oxigraph if name == "oxigraph" else _turtle_rdflib
+    load = _repeat(lambda: parse(files), args["repeat"], args["budget"])
+    gc.collect()
+    kb = _kb(args)
+    eng = engines.OxigraphEngine(kb.files) if name == "oxigraph" else engines.RdflibEngine(kb.files)
+    text = args["query"]
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, args["timeout"])
+    t = time.perf_counter()
+    try:
+        answer = engines.query(text, kb.snap, eng)
+    except Timeout:
+        return {"load": load, "query": [], "timeout": args["timeout"], "answer": None}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    first = time.perf_counter() - t
+    query = _repeat(lambda: engines.query(text, kb.snap, eng), args["query_repeat"], args["budget"], first)
+    return {"load": load, "query": query, "answer": answer}
+
+
+def main() -> None:
+    task, args = sys.argv[1], json.loads(sys.argv[2])
+    if task == "prepare":
+        out = prepare(args)
+    elif task == "native":
+        out = native(args)
+    else:
+        out = engine(args, task)
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,313 @@
+"""The lean hot path answers exactly as the full machinery does.
+
+- ``recipekg query ... --format json`` imports neither rdflib, networkx, pyoxigraph, flask,
+  pyshacl, lark nor the SPARQL modules (checked in a fresh interpreter);
+- the lean parser (parser._lean_parse) gives the generated LALR parser's statements whenever
+  it answers, and leaves every error to it;
+- the fast lane of the executable (recipekg.fastcli) prints the bytes the click command
+  prints, with the same exit status.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from recipekg import parser
+from recipekg.errors import RecipeKGError
+
+REPO = Path(__file__).resolve().parents[1]
+CASES = REPO / "tests" / "cases"
+TABULAR = "recommend architecture where data = tabular and rows = 30k"
+HEAVY = ("rdflib", "networkx", "pyoxigraph", "flask", "pyshacl", "lark", "recipekg.sparql",
+         "recipekg.engines", "recipekg._standalone", "recipekg.compiler", "recipekg.rdfio",
+         "recipekg.validate", "recipekg.citegraph")
+
+
+def _env(**extra):
+    env = dict(os.environ, **extra)
+    src = str(REPO / "src")
+    import recipekg
+
+    if Path(recipekg.__file__).resolve().is_relative_to(Path(src).resolve()):
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
+    return env
+
+
+# ============================================================================ imports
+
+@pytest.mark.parametrize("entry", ["recipekg.fastcli", "recipekg.cli"])
+def test_a_warm_json_query_imports_nothing_heavy(entry, tmp_path):
+    code = f"""
+import json, sys
+sys.argv = ["recipekg", "query", {TABULAR!r}, "--format", "json"]
+from {entry} import main
+try:
+    main()
+except SystemExit as exc:
+    assert exc.code in (0, None), exc.code
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in {HEAVY!r} or m in {HEAVY!r})
+print("HEAVY", json.dumps(heavy), file=sys.stderr)
+"""
+    # the first run builds the snapshot (pyoxigraph); check a fresh interpreter on a warm cache
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["results"], result.stdout
+    heavy = json.loads(result.stderr.rsplit("HEAVY ", 1)[1])
+    assert heavy == [], f"the query path imported {heavy}"
+
+
+def test_the_fast_lane_does_not_import_click(tmp_path):
+    code = f"""
+import sys
+sys.argv = ["recipekg", "query", {TABULAR!r}, "--format", "json"]
+from recipekg.fastcli import main
+try:
+    main()
+except SystemExit:
+    pass
+print("CLICK", "click" in sys.modules, "dataclasses" in sys.modules, "pathlib" in sys.modules, file=sys.stderr)
+"""
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert "CLICK False False False" in result.stderr, result.stderr
+
+
+# ============================================================================ lean parser
+
+def _terminals_of_grammar() -> dict[str, str]:
+    grammar = (REPO / "src" / "recipekg" / "grammar.lark").read_text(encoding="utf-8")
+    out = {}
+    for m in re.finditer(r'^([A-Z_]+)(?:\.\d+)?:\s*(/(.*)/|"(.*)")\s*$', grammar, re.M):
+        name, regex, literal = m.group(1), m.group(3), m.group(4)
+        out[name] = regex if regex is not None else re.escape(literal)
+    return out
+
+
+def test_lean_terminals_are_the_grammar_s():
+    grammar = _terminals_of_grammar()
+    lean = dict(parser._TERMINALS)
+    assert set(lean) == set(grammar)
+    for name, pattern in grammar.items():
+        assert re.compile(lean[name]).pattern == pattern or re.escape(lean[name].replace("\\", "")) == pattern \
+            or lean[name] == pattern, name
+
+
+def test_lean_parser_answers_every_accepted_case_as_the_generated_parser():
+    for case in json.loads((CASES / "parse.json").read_text(encoding="utf-8")):
+        lean = parser._lean_parse(case["query"])
+        assert lean is not None, case["query"]
+        assert lean == parser._full_parse(case["query"]), case["query"]
+
+
+def test_lean_parser_leaves_every_rejected_case_to_the_generated_parser():
+    for case in json.loads((CASES / "parse_errors.json").read_text(encoding="utf-8")):
+        assert parser._lean_parse(case["query"]) is None, case["query"]
+
+
+def test_lean_parser_answers_every_example_query():
+    for path in sorted((REPO / "queries").glob("*.rkg")):
+        text = path.read_text(encoding="utf-8")
+        assert parser._lean_parse(text) == parser._full_parse(text), path.name
+
+
+_WORDS = ["recommend", "plan", "explain", "where", "and", "top", "between", "in", "Recommend",
+          "WHERE", "data", "rows", "tabular", "x", "in-house", "top-k", "andy", "a_b", "'", "ſ"]
+_VALUES = ["30k", "30_000", "1.5M", "2.5e20", "1E-3", "80GB", "80 GB", "3 days", "40%", "12h",
+           "7B", "0", "1_000.5", '"8-bit Adam"', '"a \\"b\\""', "30 k", "3GB", "1e999",
+           "123456789012345678901234567890", "1.00000000000000000001k"]
+_PUNCT = ["=", "!=", "<", "<=", ">", ">=", "==", "=<", "(", ")", ",", ";", "\n", "\n\n", "\n \n",
+          " ", "\t", "# c\n", "!", "[", ".", "-", '"']
+
+
+@st.composite
+def query_like(draw):
+    """Statements from the grammar's pieces, well formed or not."""
+    pieces = draw(st.lists(st.sampled_from(_WORDS + _VALUES + _PUNCT), min_size=1, max_size=14))
+    seps = draw(st.lists(st.sampled_from([" ", "", "\n", "  "]), min_size=len(pieces), max_size=len(pieces)))
+    return "".join(p + s for p, s in zip(pieces, seps))
+
+
+@st.composite
+def valid_query(draw):
+    kw = draw(st.sampled_from(["recommend architecture", "plan", "explain vit", 'explain "8-bit Adam"',
+                               "RECOMMEND Fix"]))
+    constraints = []
+    for _ in range(draw(st.integers(0, 3))):
+        dim = draw(st.sampled_from(["data", "rows", "gpu-memory", "time", "hardware", "x_1"]))
+        form = draw(st.integers(0, 2))
+        if form == 0:
+            op = draw(st.sampled_from(["=", "!=", "<", "<=", ">", ">="]))
+            constraints.append(f"{dim} {op} {draw(st.sampled_from(_VALUES[:17] + ['tabular', 'h100']))}")
+        elif form == 1:
+            a, b = sorted(draw(st.lists(st.integers(0, 10**6), min_size=2, max_size=2)))
+            constraints.append(f"{dim} between {a} and {b}")
+        else:
+            values = draw(st.lists(st.sampled_from(["a", "b", "30k", '"c"', "80GB"]), min_size=1, max_size=3))
+            trailing = draw(st.sampled_from(["", ","]))
+            constraints.append(f"{dim} in ({', '.join(values)}{trailing})")
+    text = kw + (" where " + draw(st.sampled_from([" and ", "\nand ", " AND "])).join(constraints) if constraints else "")
+    if kw.startswith(("recommend", "RECOMMEND")) and draw(st.booleans()):
+        text += f" top {draw(st.integers(0, 12))}"
+    sep = draw(st.sampled_from([";", "\n\n", ";\n", "\n\n\n", " ; "]))
+    return text + sep + draw(st.sampled_from(["", "plan", "# done\n", "explain x where y = 1"]))
+
+
+def _check_lean(text: str) -> None:
+    lean = parser._lean_parse(text)
+    try:
+        full = parser._full_parse(text)
+    except RecipeKGError:
+        assert lean is None, f"lean parser accepted what the generated parser rejects: {text!r}"
+        return
+    assert lean is None or lean == full, text
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(valid_query(), query_like()))
+def test_lean_parser_agrees_with_the_generated_parser(text):
+    _check_lean(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(valid_query())
+def test_lean_parser_answers_well_formed_queries(text):
+    try:
+        full = parser._full_parse(text)
+    except RecipeKGError:
+        return  # e.g. top 0
+    assert parser._lean_parse(text) == full, text
+
+
+def test_lean_parser_agrees_on_mutated_queries():
+    from test_parser import mutated_queries
+
+    @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(mutated_queries())
+    def check(text):
+        _check_lean(text)
+
+    check()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.from_regex(r"[0-9]{1,12}(_[0-9]{1,3})?(\.[0-9]{1,9})?([eE][+-]?[0-9]{1,3}|[kKMBGT])?", fullmatch=True))
+def test_numbers_without_decimal_equal_the_decimal_path(text):
+    from decimal import Decimal, InvalidOperation
+
+    class Tok:
+        value, line, column = text, 1, 1
+
+        def __len__(self):
+            return len(text)
+
+    s = text.replace("_", "")
+    mult = 1
+    if s[-1] in parser._SUFFIX:
+        s, mult = s[:-1], parser._SUFFIX[s[-1]]
+    try:
+        expected = float(Decimal(s) * mult)
+    except (ArithmeticError, InvalidOperation):
+        expected = float("inf")
+    try:
+        assert parser._number(Tok()) == expected
+    except RecipeKGError:
+        assert expected in (float("inf"), float("-inf"))
+
+
+# ============================================================================ fast lane
+
+def _run(args, entry, env):
+    if entry == "fast":
+        cmd = [sys.executable, "-m", "recipekg", *args]
+    else:
+        cmd = [sys.executable, "-c", "import sys; sys.argv[0] = 'recipekg'; "
+                                     "from recipekg.cli import main; main(prog_name='recipekg')", *args]
+    result = subprocess.run(cmd, env=env, capture_output=True)
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_fast_lane_recognises_only_what_it_answers():
+    from recipekg.fastcli import query_request
+
+    assert query_request(["query", TABULAR]) == {"statement": TABULAR, "fmt": "text", "extensions": [],
+                                                 "no_cache": False}
+    assert query_request(["query", "--format=json", "--kb", "a.ttl", TABULAR, "--no-cache", "--kb=b.ttl"]) == {
+        "statement": TABULAR, "fmt": "json", "extensions": ["a.ttl", "b.ttl"], "no_cache": True}
+    for args in (["query"], ["query", "-f", "x.rkg"], ["query", TABULAR, "--engine", "oxigraph"],
+                 ["query", TABULAR, "--format", "yaml"], ["query", TABULAR, "--format"],
+                 ["query", TABULAR, "--format", "json", "--format", "text"], ["query", TABULAR, TABULAR],
+                 ["query", "--help"], ["query", "--", TABULAR], ["query", "-"], ["explain", "vit"],
+                 ["query", TABULAR, "--kb", str(REPO)], ["query", TABULAR, "--kb", "--format"], ["--version"],
+                 ["query", TABULAR, "--no-cache", "--no-cache"], ["query", TABULAR, "-h"]):
+        assert query_request(args) is None, args
+
+
+@pytest.mark.parametrize("args", [
+    ["query", TABULAR, "--format", "json"],
+    ["query", TABULAR],
+    ["query", "--format=markdown", "recommend fix where symptom = loss-spike; plan where params = 7B"],
+    ["query", "explain vit where data = images and samples = 3000", "--format", "json"],
+    ["query", "recommend architecture where data = tabluar"],
+    ["query", "recommend architecture where data = tabluar", "--format", "json"],
+    ["query", "recomend architecture"],
+    ["query", "# only a comment"],
+    ["query", "# only a comment", "--format", "json"],
+    ["query", TABULAR, "--kb", "missing.ttl"],
+    ["query", TABULAR, "--kb", "missing.ttl", "--format", "json"],
+    ["query", TABULAR, "--no-cache", "--format", "json"],
+    ["query", "plan where gpus = 8 and time < 1 day\n\nrecommend approach where gpus = 1 and time = 12h"],
+])
+def test_fast_lane_prints_what_the_click_command_prints(args, tmp_path):
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
+    fast = _run(args, "fast", env)
+    slow = _run(args, "click", env)
+    assert fast == slow
+    assert fast[0] in (0, 2)
+
+
+def test_fast_lane_with_an_extension_prints_what_the_click_command_prints(tmp_path):
+    ext = tmp_path / "ext.ttl"
+    ext.write_text(EXTENSION.format(text="Prefer the synthetic choice."), encoding="utf-8")
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path / "cache"))
+    args = ["query", "recommend architecture where data = tabular", "--kb", str(ext), "--format", "json"]
+    fast, slow = _run(args, "fast", env), _run(args, "click", env)
+    assert fast == slow and fast[0] == 0
+    assert b"Prefer the synthetic choice." in fast[1]
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("@prefix rkg: <https://w3id.org/recipekg/ns#> .\nrkg:x rkg:y", encoding="utf-8")
+    args = ["query", TABULAR, "--kb", str(bad)]
+    fast, slow = _run(args, "fast", env), _run(args, "click", env)
+    assert fast == slow and fast[0] == 2 and b"not valid Turtle" in fast[2]
+
+
+EXTENSION = """\
+@prefix rkg:  <https://w3id.org/recipekg/ns#> .
+@prefix kb:   <https://w3id.org/recipekg/id/> .
+@prefix rule: <https://w3id.org/recipekg/rule/> .
+@prefix cond: <https://w3id.org/recipekg/cond/> .
+@prefix sec:  <https://w3id.org/recipekg/section/> .
+@prefix paper: <https://w3id.org/recipekg/paper/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+
+rule:ext-tabular-choice a rkg:Rule ;
+    rdfs:label "Extension: tabular data -> LightGBM" ;
+    rkg:text "{text}" ;
+    rkg:recommends kb:lightgbm ;
+    rkg:condition cond:data-tabular ;
+    rkg:strength rkg:strong ;
+    rkg:section sec:data-scale-thresholds--tabular ;
+    prov:wasDerivedFrom paper:grinsztajn2022 .
+"""
