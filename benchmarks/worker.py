@@ -83,7 +83,28 @@ def native(args: dict) -> dict:
         kb.query(text)
     query = _repeat(lambda: kb.query(text), args["query_repeat"], args["budget"])
     assert isinstance(kb, KnowledgeBase)
-    return {"load": load, "query": query, "answer": answer, "candidates": _candidates(kb, text)}
+    out = {"load": load, "query": query, "answer": answer, "candidates": _candidates(kb, text)}
+    if args.get("pair_bundled"):  # this KB and the bundled one, interleaved: a ratio noise spares
+        import recipekg
+
+        bundled = recipekg.load()
+        for _ in range(20):
+            bundled.query(text)
+        pair: dict[str, list[float]] = {"bundled": [], "this": []}
+        for _ in range(args["query_repeat"]):
+            for name, k in (("bundled", bundled), ("this", kb)):
+                t = time.perf_counter()
+                k.query(text)
+                pair[name].append(time.perf_counter() - t)
+        out["pair"] = pair
+    if args.get("topic_query"):  # a query the synthetic rules answer (native only)
+        topic = args["topic_query"]
+        for _ in range(20):
+            kb.query(topic)
+        out["topic"] = {"query": _repeat(lambda: kb.query(topic), args["query_repeat"], args["budget"]),
+                        "candidates": _candidates(kb, topic),
+                        "results": len(kb.query(topic)[0]["results"])}
+    return out
 
 
 def _candidates(kb, text: str) -> dict:

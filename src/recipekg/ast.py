@@ -26,6 +26,12 @@ __all__ = [
     "Recommend", "Plan", "Explain", "Statement", "OPERATORS", "plain",
 ]
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported on the query path; ast.UnitKind still works (below)
+    from typing import Literal
+
+    UnitKind = Literal["bytes", "hours", "ratio"]
+
 #: The operators of a constraint, as they appear in :attr:`Constraint.op`.
 OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "between", "in")
 

@@ -98,10 +98,7 @@ def load_snapshot(paths, *, build=None, use_cache: bool = True, variant: str = "
     inputs = _fingerprints(paths)
     header, payload = _read(target)
     key = None
-    if header is not None:
-        if header.get("variant", "") != variant:
-            header = None  # another way of building these files (a crc32 clash of names)
-    if header is not None:
+    if header is not None and header.get("variant", "") == variant:  # else a clash of names
         if inputs is not None and header.get("inputs") == inputs and _trusted(header):
             snap = _decode(payload)
             if snap is not None:
@@ -186,16 +183,17 @@ def _trusted(header: dict) -> bool:
     return all(entry[2] < limit and entry[3] < limit for entry in header["inputs"])
 
 
-def _read(target: str) -> tuple[dict | None, bytes]:
+def _read(target: str) -> tuple[dict | None, memoryview | bytes]:
     """The header and payload of a cache file whose bytes are whole and its own."""
     import json
 
     try:
         with open(target, "rb") as f:
             raw = f.read()
-        line, sep, payload = raw.partition(b"\n")
-        header = json.loads(line)
-        if (sep and isinstance(header, dict) and header.get("magic") == MAGIC
+        end = raw.find(b"\n")
+        header = json.loads(raw[:end])
+        payload = memoryview(raw)[end + 1:]  # no copy of a payload that may weigh 50 MB
+        if (end >= 0 and isinstance(header, dict) and header.get("magic") == MAGIC
                 and header.get("format") == SNAPSHOT_FORMAT and header.get("codec") == "marshal"
                 and header.get("length") == len(payload) and isinstance(header.get("key"), str)
                 and isinstance(header.get("inputs"), list)
@@ -215,12 +213,19 @@ def _checksum(header: dict, payload: bytes) -> int:
     return crc32(payload, crc32(fields))
 
 
-def _decode(payload: bytes) -> dict | None:
+def _decode(payload) -> dict | None:
     """The snapshot in ``payload``: builtin data only, checked for its own format field."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()  # millions of new containers would trigger useless collections: twice as fast
     try:
         snap = marshal.loads(payload)
     except (ValueError, EOFError, TypeError):
         return None
+    finally:
+        if enabled:
+            gc.enable()
     if type(snap) is not dict or snap.get("format") != SNAPSHOT_FORMAT or type(snap.get("rule_index")) is not dict:
         return None
     return snap
@@ -234,7 +239,7 @@ def _write(target: str, header: dict, payload: bytes) -> None:
     header = {k: v for k, v in header.items() if k != "crc32"}
     header["length"] = len(payload)
     header["crc32"] = _checksum(header, payload)
-    data = json.dumps(header, separators=(",", ":")).encode() + b"\n" + payload
+    data = b"".join([json.dumps(header, separators=(",", ":")).encode(), b"\n", payload])
     folder = os.path.dirname(target)
     tmp = None
     try:
