@@ -427,7 +427,7 @@ def _evaluation(row: dict, snap: dict) -> tuple[dict, dict]:
 def rank_from_rows(rows: list[dict], kind: str, snap: dict) -> list[dict]:
     """The ranked choices of ``kind`` from the rows of :func:`sparql.recommend_query`,
     identical to :func:`recipekg.reasoner.rank`."""
-    from .reasoner import _MATCH_TIER, _first_step, reason_json, result_json
+    from .reasoner import order_results, reason_json
 
     nodes = snap["nodes"]
     choices: dict[str, dict] = {}
@@ -440,13 +440,7 @@ def rank_from_rows(rows: list[dict], kind: str, snap: dict) -> list[dict]:
             continue
         entry = choices.setdefault(choice, {"because": [], "against": []})
         entry["because" if row["side"] == "for" else "against"].append(reason_json(row["rule"], view, ev, snap))
-    results = [result_json(iri, entry, snap) for iri, entry in choices.items()]
-    # the reasoner's order (reasoner.rank): match tier, score, support, procedure step, id
-    results.sort(key=lambda r: (-_MATCH_TIER[r["match"]], -r["score"], -r["support"], _first_step(r), r["id"]))
-    for i, r in enumerate(results, 1):
-        r["rank"] = i
-        del r["support"]
-    return results
+    return order_results(choices, snap)
 
 
 def rank_with(engine: Engine, kind: str, facts: dict[str, Facts], snap: dict) -> list[dict]:
@@ -484,7 +478,7 @@ def query(text: str, snap: dict, engine: Engine) -> list[dict]:
 
 def _explain(stmt: Explain, snap: dict, engine: Engine) -> dict:
     """:func:`recipekg.explain.explain` with every ranking and rule status from ``engine``."""
-    from .explain import resolve_choice
+    from .explain import resolve_choice, smallest_change
     from .reasoner import constraints_json, paper_json, reason_json
 
     iri = resolve_choice(stmt.choice, snap)
@@ -519,35 +513,7 @@ def _explain(stmt: Explain, snap: dict, engine: Engine) -> dict:
                        "definition": node["definition"],
                        "papers": [paper_json(p, snap) for p in node["papers"]]},
             "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,
-            "rules": rules, "would_rank_first_if": _smallest_change(iri, kind, facts, snap, rank_of)}
-
-
-def _smallest_change(iri: str, kind: str, facts: dict, snap: dict, rank_of) -> list[dict]:
-    """:func:`recipekg.explain._smallest_change` with the ranking from ``rank_of``."""
-    from .explain import _changes_for, _query
-
-    if rank_of(kind, facts) == 1:
-        return []
-    given = {n: f for n, f in facts.items() if not f.derived}
-    found = {}
-    for rule_iri, rule in sorted(snap["rules"].items()):
-        if iri not in rule["recommends"]:
-            continue
-        changes = _changes_for(rule, given, snap)
-        if not changes:
-            continue
-        trial = dict(given)
-        trial.update(changes)
-        if rank_of(kind, derive(trial, snap)) == 1:
-            key = tuple(sorted(changes))
-            weight = snap["strengths"][rule["strength"]]["weight"]
-            cost = sum(2 if name in given else 1 for name in changes)
-            candidate = (cost, -weight, rule["id"])
-            if key not in found or candidate < found[key][0]:
-                found[key] = (candidate, rule_iri, changes)
-    best = sorted(found.values(), key=lambda x: x[0])[:3]
-    return [{"rule": r, "changes": [c for f in ch.values() for c in f.constraints],
-             "query": _query(kind, given, ch, snap)} for _, r, ch in best]
+            "rules": rules, "would_rank_first_if": smallest_change(iri, kind, facts, snap, rank_of)}
 
 
 # ----------------------------------------------------------------------------- loading

@@ -75,16 +75,22 @@ def explain(stmt: Explain, snap: dict) -> dict:
                        "definition": node["definition"],
                        "papers": [paper_json(p, snap) for p in node["papers"]]},
             "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,
-            "rules": rules, "would_rank_first_if": _smallest_change(iri, kind, stmt, facts, snap)}
+            "rules": rules, "would_rank_first_if": smallest_change(iri, kind, facts, snap)}
 
 
 def _rank_of(iri: str, kind: str, facts: dict, snap: dict) -> int | None:
     return next((r["rank"] for r in rank(kind, facts, snap) if r["iri"] == iri), None)
 
 
-def _smallest_change(iri: str, kind: str, stmt: Explain, facts: dict, snap: dict) -> list[dict]:
-    """Candidate constraint changes that rank the choice first, fewest changes first."""
-    if _rank_of(iri, kind, facts, snap) == 1:
+def smallest_change(iri: str, kind: str, facts: dict, snap: dict, rank_of=None) -> list[dict]:
+    """Candidate constraint changes that rank the choice first, fewest changes first.
+
+    ``rank_of(kind, facts) -> int | None`` ranks the choice (default: the native reasoner;
+    the SPARQL engines pass their own).
+    """
+    if rank_of is None:
+        rank_of = lambda k, f: _rank_of(iri, k, f, snap)  # noqa: E731
+    if rank_of(kind, facts) == 1:
         return []
     given = {n: f for n, f in facts.items() if not f.derived}
     found = {}
@@ -92,12 +98,11 @@ def _smallest_change(iri: str, kind: str, stmt: Explain, facts: dict, snap: dict
         if iri not in rule["recommends"]:
             continue
         changes = _changes_for(rule, given, snap)
-        if changes is None or not changes:
+        if not changes:
             continue
         trial = dict(given)
-        for name, change in changes.items():
-            trial[name] = change
-        if _rank_of(iri, kind, derive(trial, snap), snap) == 1:
+        trial.update(changes)
+        if rank_of(kind, derive(trial, snap)) == 1:
             key = tuple(sorted(changes))
             weight = snap["strengths"][rule["strength"]]["weight"]
             # Adding a constraint costs 1; overriding one the user gave costs 2.

@@ -155,6 +155,14 @@ def _rank(kind: str, iris, facts: dict[str, Facts], snap: dict) -> list[dict]:
         for target, side in targets:
             entry = choices.setdefault(target, {"because": [], "against": []})
             entry[side].append(reason)
+    return order_results(choices, snap)
+
+
+def order_results(choices: dict[str, dict], snap: dict) -> list[dict]:
+    """Choice → {"because": [...], "against": [...]} reasons, as ranked results.
+
+    The one definition of the order, shared with the SPARQL engines (engines.rank_from_rows).
+    """
     results = [result_json(iri, entry, snap) for iri, entry in choices.items()]
     results.sort(key=lambda r: (-_MATCH_TIER[r["match"]], -r["score"], -r["support"], _first_step(r), r["id"]))
     for i, r in enumerate(results, 1):
