@@ -41,3 +41,25 @@ def shared():
     if not SHARED.is_dir():
         pytest.fail(f"{SHARED} is missing: the tests compare the KB with shared/reference")
     return SHARED
+
+
+# A valid one-rule extension file; fill "{text}" with the rule text (str.format).
+EXTENSION = """\
+@prefix rkg:  <https://w3id.org/recipekg/ns#> .
+@prefix kb:   <https://w3id.org/recipekg/id/> .
+@prefix rule: <https://w3id.org/recipekg/rule/> .
+@prefix cond: <https://w3id.org/recipekg/cond/> .
+@prefix sec:  <https://w3id.org/recipekg/section/> .
+@prefix paper: <https://w3id.org/recipekg/paper/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+
+rule:ext-tabular-choice a rkg:Rule ;
+    rdfs:label "Extension: tabular data -> LightGBM" ;
+    rkg:text "{text}" ;
+    rkg:recommends kb:lightgbm ;
+    rkg:condition cond:data-tabular ;
+    rkg:strength rkg:strong ;
+    rkg:section sec:data-scale-thresholds--tabular ;
+    prov:wasDerivedFrom paper:grinsztajn2022 .
+"""

@@ -371,22 +371,4 @@ def test_the_rdflib_path_agrees_on_generated_queries(kb, rdflib_snapshots, data)
     assert answer(stmt, other) == expected, text
 
 
-EXTENSION = """\
-@prefix rkg:  <https://w3id.org/recipekg/ns#> .
-@prefix kb:   <https://w3id.org/recipekg/id/> .
-@prefix rule: <https://w3id.org/recipekg/rule/> .
-@prefix cond: <https://w3id.org/recipekg/cond/> .
-@prefix sec:  <https://w3id.org/recipekg/section/> .
-@prefix paper: <https://w3id.org/recipekg/paper/> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix prov: <http://www.w3.org/ns/prov#> .
-
-rule:ext-tabular-choice a rkg:Rule ;
-    rdfs:label "Extension: tabular data -> LightGBM" ;
-    rkg:text "{text}" ;
-    rkg:recommends kb:lightgbm ;
-    rkg:condition cond:data-tabular ;
-    rkg:strength rkg:strong ;
-    rkg:section sec:data-scale-thresholds--tabular ;
-    prov:wasDerivedFrom paper:grinsztajn2022 .
-"""
+from conftest import EXTENSION  # noqa: E402  (a valid one-rule extension, "{text}" to fill)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import math
 import re
 import secrets
 import socket
@@ -478,11 +477,10 @@ def query(text: str, snap: dict, engine: Engine) -> list[dict]:
 
 def _explain(stmt: Explain, snap: dict, engine: Engine) -> dict:
     """:func:`recipekg.explain.explain` with every ranking and rule status from ``engine``."""
-    from .explain import resolve_choice, smallest_change
-    from .reasoner import constraints_json, paper_json, reason_json
+    from .explain import explain_answer, resolve_choice
+    from .reasoner import reason_json
 
     iri = resolve_choice(stmt.choice, snap)
-    node = snap["nodes"][iri]
     facts = derive(resolve_constraints(stmt.constraints, snap), snap)
 
     ranked: dict[str, int | None] = {}  # query text → rank: trials often repeat a query
@@ -494,8 +492,6 @@ def _explain(stmt: Explain, snap: dict, engine: Engine) -> dict:
             ranked[text] = next((r["rank"] for r in rank_from_rows(rows, kind, snap) if r["iri"] == iri), None)
         return ranked[text]
 
-    ranks = {kind: rank_of(kind, facts) for kind in node["kinds"]}
-    kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
     rules, seen_for = [], set()
     rows = sorted(engine.select(explain_query(iri, facts, snap)),
                   key=lambda r: (r["rule"], r["side"] != "for"))
@@ -507,13 +503,7 @@ def _explain(stmt: Explain, snap: dict, engine: Engine) -> dict:
         seen_for.add(row["rule"])
         view, ev = _evaluation(row, snap)
         rules.append({"side": row["side"], "fires": ev["fires"], **reason_json(row["rule"], view, ev, snap)})
-    rules.sort(key=lambda r: (not r["fires"], r["side"] != "for", -r["contribution"], r["id"]))
-    return {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
-            "choice": {"id": node["id"], "label": node["label"], "iri": iri, "kinds": node["kinds"],
-                       "definition": node["definition"],
-                       "papers": [paper_json(p, snap) for p in node["papers"]]},
-            "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,
-            "rules": rules, "would_rank_first_if": smallest_change(iri, kind, facts, snap, rank_of)}
+    return explain_answer(stmt, iri, facts, rules, snap, rank_of)
 
 
 # ----------------------------------------------------------------------------- loading

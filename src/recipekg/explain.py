@@ -59,23 +59,35 @@ def _naming(iri: str, snap: dict):
 
 def explain(stmt: Explain, snap: dict) -> dict:
     iri = resolve_choice(stmt.choice, snap)
-    node = snap["nodes"][iri]
     facts = derive(resolve_constraints(stmt.constraints, snap), snap)
-    ranks = {kind: _rank_of(iri, kind, facts, snap) for kind in node["kinds"]}
-    kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
     rules = []
     for rule_iri, rule in _naming(iri, snap):
         side = "for" if iri in rule["recommends"] else "against" if iri in rule["against"] else None
         if side:
             ev = evaluate_rule(rule, facts, snap)
             rules.append({"side": side, "fires": ev["fires"], **reason_json(rule_iri, rule, ev, snap)})
+    return explain_answer(stmt, iri, facts, rules, snap)
+
+
+def explain_answer(stmt: Explain, iri: str, facts: dict, rules: list[dict], snap: dict,
+                   rank_of=None) -> dict:
+    """The explain answer around ``rules`` (the rules naming the choice, with their statuses).
+
+    ``rank_of(kind, facts) -> int | None`` ranks the choice (default: the native reasoner;
+    the SPARQL engines pass their own), so both paths build the same answer.
+    """
+    if rank_of is None:
+        rank_of = lambda k, f: _rank_of(iri, k, f, snap)  # noqa: E731
+    node = snap["nodes"][iri]
+    ranks = {kind: rank_of(kind, facts) for kind in node["kinds"]}
+    kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
     rules.sort(key=lambda r: (not r["fires"], r["side"] != "for", -r["contribution"], r["id"]))
     return {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
             "choice": {"id": node["id"], "label": node["label"], "iri": iri, "kinds": node["kinds"],
                        "definition": node["definition"],
                        "papers": [paper_json(p, snap) for p in node["papers"]]},
             "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,
-            "rules": rules, "would_rank_first_if": smallest_change(iri, kind, facts, snap)}
+            "rules": rules, "would_rank_first_if": smallest_change(iri, kind, facts, snap, rank_of)}
 
 
 def _rank_of(iri: str, kind: str, facts: dict, snap: dict) -> int | None:
