@@ -17,7 +17,7 @@ Measured:
 - KB load: the snapshot (``recipekg.load``) against parsing the Turtle files with rdflib and
   with pyoxigraph, at each size;
 - warm query, text in and answer out: native (``kb.query(text)``) against the exported SPARQL
-  (``recipekg.sparql.to_sparql`` run by ``recipekg.engines``) on rdflib and on pyoxigraph;
+  (``recipekg.sparql.generate`` run by ``recipekg.sparql.backend``) on rdflib and on pyoxigraph;
   the engines' answers are checked equal to the native one;
 - peak memory (resident set) of the process doing each of those, at each size.
 

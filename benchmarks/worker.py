@@ -8,7 +8,7 @@ Tasks:
   engines read, so that no later measurement pays for them;
 - ``native``: KB load from the warm snapshot, then the warm query (text in, answer out);
 - ``oxigraph`` / ``rdflib``: KB load of the Turtle files into the engine, then the warm
-  query through the exported SPARQL (recipekg.sparql / recipekg.engines), the query text
+  query through the exported SPARQL (recipekg.sparql.generate / recipekg.sparql.backend), the query text
   turned into SPARQL and the SPARQL parsed by the engine on every call.
 
 Every task reports its timings (lists of seconds) and the process's peak resident memory.
@@ -46,7 +46,7 @@ def _repeat(fn, repeat: int, budget: float, first=None) -> list[float]:
 
 
 def _files(extension: str | None):
-    from recipekg.files import bundled_files
+    from recipekg.knowledge.resources import bundled_files
     from pathlib import Path
 
     return bundled_files() + ([Path(extension)] if extension else [])
@@ -60,20 +60,20 @@ def _kb(args: dict):
 
 
 def prepare(args: dict) -> dict:
-    from recipekg import engines
+    from recipekg.sparql import stores
 
     t = time.perf_counter()
     kb = _kb(args)
     built = time.perf_counter() - t
     t = time.perf_counter()
-    engines.export_ntriples(kb.files)
+    stores.export_ntriples(kb.files)
     exported = time.perf_counter() - t
     return {"triples": kb.snap["triples"], "rules": len(kb.snap["rules"]),
             "first_load": built, "export": exported, "shacl": kb.snap.get("shacl", True)}
 
 
 def native(args: dict) -> dict:
-    from recipekg.kb import KnowledgeBase
+    from recipekg.api import KnowledgeBase
 
     load = _repeat(lambda: _kb(args), args["repeat"], args["budget"])
     kb = _kb(args)
@@ -109,17 +109,16 @@ def native(args: dict) -> dict:
 
 def _candidates(kb, text: str) -> dict:
     """How many rules the native query evaluated, of how many of that kind."""
-    from recipekg.ast import Recommend
-    from recipekg.derive import derive
-    from recipekg.parser import parse
-    from recipekg.reasoner import candidates, resolve_kind
-    from recipekg.vocabulary import resolve_constraints
+    from recipekg.query.ast import Recommend
+    from recipekg.query.parser import parse
+    from recipekg.reason.backend import candidates
+    from recipekg.reason.resolve import facts_of, resolve_kind
 
     (stmt,) = parse(text)
     if not isinstance(stmt, Recommend):
         return {}
     kind = resolve_kind(stmt.kind, kb.snap)
-    facts = derive(resolve_constraints(stmt.constraints, kb.snap), kb.snap)
+    facts = facts_of(stmt.constraints, kb.snap)
     return {"evaluated": len(candidates(kind, facts, kb.snap)),
             "of_kind": len(kb.snap["rule_index"]["kinds"].get(kind, {}).get("rules", ())),
             "rules": len(kb.snap["rules"])}
@@ -144,7 +143,8 @@ def _turtle_rdflib(files):
 
 
 def engine(args: dict, name: str) -> dict:
-    from recipekg import engines
+    from recipekg.sparql import engines
+    from recipekg.sparql.backend import SparqlBackend
 
     files = _files(args.get("extension"))
     parse = _turtle_oxigraph if name == "oxigraph" else _turtle_rdflib
@@ -157,13 +157,15 @@ def engine(args: dict, name: str) -> dict:
     signal.setitimer(signal.ITIMER_REAL, args["timeout"])
     t = time.perf_counter()
     try:
-        answer = engines.query(text, kb.snap, eng)
+        answer = kb.query(text, backend=SparqlBackend(eng, kb.snap))
     except Timeout:
         return {"load": load, "query": [], "timeout": args["timeout"], "answer": None}
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     first = time.perf_counter() - t
-    query = _repeat(lambda: engines.query(text, kb.snap, eng), args["query_repeat"], args["budget"], first)
+    # a fresh backend per query: a backend keeps the rows of the queries it has run
+    query = _repeat(lambda: kb.query(text, backend=SparqlBackend(eng, kb.snap)), args["query_repeat"],
+                    args["budget"], first)
     return {"load": load, "query": query, "answer": answer}
 
 

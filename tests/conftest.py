@@ -1,14 +1,39 @@
-"""Shared fixtures: a private snapshot cache per session and the shared reference files."""
+"""Shared fixtures: a private snapshot cache per session, the KB, the shared reference files;
+the integration markers (``virtuoso``, ``browser``: always on under ``CI=true``, opt-in
+locally with ``--integration``)."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+from support import SHARED
+
+INTEGRATION = ("virtuoso", "browser")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--integration", action="store_true",
+                     help="also run the tests that start a Virtuoso server or drive Chromium "
+                          "(always on under CI=true)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "virtuoso: starts a private Virtuoso server (integration)")
+    config.addinivalue_line("markers", "browser: drives Debian's Chromium with Selenium (integration)")
+    config.addinivalue_line("markers", "slow: takes more than a few seconds")
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("CI") == "true" or config.getoption("--integration"):
+        return
+    keep, skip = [], []
+    for item in items:
+        (skip if any(item.get_closest_marker(m) for m in INTEGRATION) else keep).append(item)
+    if skip:
+        config.hook.pytest_deselected(items=skip)
+        items[:] = keep
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -41,25 +66,3 @@ def shared():
     if not SHARED.is_dir():
         pytest.fail(f"{SHARED} is missing: the tests compare the KB with shared/reference")
     return SHARED
-
-
-# A valid one-rule extension file; fill "{text}" with the rule text (str.format).
-EXTENSION = """\
-@prefix rkg:  <https://w3id.org/recipekg/ns#> .
-@prefix kb:   <https://w3id.org/recipekg/id/> .
-@prefix rule: <https://w3id.org/recipekg/rule/> .
-@prefix cond: <https://w3id.org/recipekg/cond/> .
-@prefix sec:  <https://w3id.org/recipekg/section/> .
-@prefix paper: <https://w3id.org/recipekg/paper/> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix prov: <http://www.w3.org/ns/prov#> .
-
-rule:ext-tabular-choice a rkg:Rule ;
-    rdfs:label "Extension: tabular data -> LightGBM" ;
-    rkg:text "{text}" ;
-    rkg:recommends kb:lightgbm ;
-    rkg:condition cond:data-tabular ;
-    rkg:strength rkg:strong ;
-    rkg:section sec:data-scale-thresholds--tabular ;
-    prov:wasDerivedFrom paper:grinsztajn2022 .
-"""

@@ -1,7 +1,8 @@
-"""Write queries/<name>.expected.txt: the text answer to every statement of queries/<name>.rkg.
+"""Write queries/<name>.expected.txt and .expected.json: the text and JSON answers to every
+statement of queries/<name>.rkg.
 
 Run after a deliberate change of the KB or the renderer, then READ the diff before
-committing (`git diff queries/`): tests/test_queries.py compares against these files.
+committing (`git diff queries/`): tests/test_golden_answers.py compares against these files.
 
     python tools/gen_golden.py            # all files
     python tools/gen_golden.py training   # one file
@@ -10,13 +11,15 @@ import sys
 from pathlib import Path
 
 import recipekg
-from recipekg.render import render_answers
+from recipekg.render.answers import render_answers
 
 QUERIES = Path(__file__).resolve().parents[1] / "queries"
+FORMATS = {"text": ".expected.txt", "json": ".expected.json"}
 
 
-def golden(kb, path: Path) -> str:
-    return render_answers(kb.query(path.read_text(encoding="utf-8")), "text") + "\n"
+def golden(kb, path: Path, fmt: str = "text") -> str:
+    answers = kb.query(path.read_text(encoding="utf-8"))
+    return render_answers(answers, fmt) + "\n"
 
 
 def main(names):
@@ -24,8 +27,10 @@ def main(names):
     for path in sorted(QUERIES.glob("*.rkg")):
         if names and path.stem not in names:
             continue
-        path.with_suffix(".expected.txt").write_text(golden(kb, path), encoding="utf-8")
-        print("wrote", path.with_suffix(".expected.txt").name)
+        for fmt, suffix in FORMATS.items():
+            target = path.with_suffix(suffix)
+            target.write_text(golden(kb, path, fmt), encoding="utf-8")
+            print("wrote", target.name)
 
 
 if __name__ == "__main__":

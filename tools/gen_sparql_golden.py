@@ -2,7 +2,7 @@
 
 Every recommend and explain statement of queries/examples.rkg (the examples of
 shared/spec/query-language.md) gets one file, named after the statement. Run it after changing
-src/recipekg/sparql.py or a KB file the queries depend on, then read the diff: the golden
+src/recipekg/sparql/generate.py or a KB file the queries depend on, then read the diff: the golden
 files are the reviewed text of the export.
 
     python tools/gen_sparql_golden.py            # write the files
@@ -30,9 +30,9 @@ def golden_name(statement_text: str) -> str:
 def golden_queries() -> dict[str, str]:
     """File name → SPARQL text, for every recommend/explain statement of the examples."""
     import recipekg
-    from recipekg.ast import Plan
-    from recipekg.parser import parse
-    from recipekg.sparql import to_sparql
+    from recipekg.query.ast import Plan
+    from recipekg.query.parser import parse
+    from recipekg.sparql.generate import to_sparql
 
     snap = recipekg.load().snap
     out = {}

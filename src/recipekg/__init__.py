@@ -2,18 +2,21 @@
 
     >>> import recipekg
     >>> kb = recipekg.load()
-    >>> answer = kb.query("recommend architecture where data = tabular and rows = 30k")  # doctest: +SKIP
+    >>> answer, = kb.query("recommend architecture where data = tabular and rows = 30k")
+    >>> answer["results"][0]["id"]
+    'gradient-boosted-trees'
+
+The public API is :func:`load`, :class:`KnowledgeBase` and the error classes; the pipeline
+behind it is described in docs/architecture.md.
 """
 
-__version__ = "0.1.0"
+from recipekg.api import KnowledgeBase, load
+from recipekg.errors import (EngineError, FormulaError, InternalError, KBError, QuerySyntaxError, RangeError,
+                             RecipeKGError, UnsupportedStatement, UsageError, VocabularyError)
+from recipekg.version import __version__
 
-
-def load(extensions=(), *, use_cache: bool = True, shacl: bool | None = None):
-    """The bundled knowledge base, merged with the user's extension Turtle files.
-
-    Extensions are validated (structure and SHACL shapes) before use; ``shacl=False`` skips
-    the shapes for very large extensions (see :meth:`recipekg.kb.KnowledgeBase.load`).
-    """
-    from .kb import KnowledgeBase
-
-    return KnowledgeBase.load(extensions, use_cache=use_cache, shacl=shacl)
+__all__ = [
+    "load", "KnowledgeBase", "__version__",
+    "RecipeKGError", "QuerySyntaxError", "VocabularyError", "RangeError", "KBError", "FormulaError",
+    "UsageError", "UnsupportedStatement", "EngineError", "InternalError",
+]

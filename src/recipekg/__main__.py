@@ -1,3 +1,3 @@
-from .fastcli import main
+from recipekg.cli.fast import main
 
 main(prog_name="recipekg")

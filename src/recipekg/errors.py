@@ -12,8 +12,10 @@
     >>> err.to_dict()["kind"]
     'syntax'
 
-Errors raised without the query text (e.g. by the vocabulary check, which only has a
-statement) get their source line later through :meth:`RecipeKGError.with_source`.
+Every error class of recipekg lives here; a class's ``kind`` is the ``"kind"`` of the JSON
+error object. Errors raised without the query text (the vocabulary check only has a
+statement) get their source line in one place, :meth:`recipekg.api.KnowledgeBase.query`,
+through :meth:`RecipeKGError.with_source`; :mod:`recipekg.render.errors` writes them out.
 """
 
 from __future__ import annotations
@@ -25,15 +27,16 @@ if TYPE_CHECKING:  # annotations only: the query path imports neither typing's n
 
 __all__ = [
     "RecipeKGError", "QuerySyntaxError", "VocabularyError", "RangeError", "KBError",
-    "closest",
+    "FormulaError", "UsageError", "UnsupportedStatement", "EngineError", "InternalError",
+    "FrozenInstanceError", "closest",
 ]
 
 
 class RecipeKGError(Exception):
     """Base of every error recipekg reports to a user.
 
-    ``kind`` is one of ``"syntax"``, ``"unknown-name"``, ``"value"``, ``"kb"`` (subclasses
-    set it); ``line``/``column`` are 1-based (``None`` when unknown); ``length`` is how
+    ``kind`` is set by the subclass: ``"syntax"``, ``"unknown-name"``, ``"value"``, ``"kb"``,
+    ``"usage"``, ``"engine"`` or ``"internal"``; ``line``/``column`` are 1-based (``None`` when unknown); ``length`` is how
     many characters the caret line underlines; ``source_line`` is the text of that line;
     ``expected`` and ``suggestions`` are phrases in the language's own words;
     ``file`` names the file the text came from (a KB file, a query file), if any.
@@ -45,7 +48,6 @@ class RecipeKGError(Exception):
         self,
         message: str,
         *,
-        kind: str | None = None,
         line: int | None = None,
         column: int | None = None,
         length: int = 1,
@@ -56,8 +58,6 @@ class RecipeKGError(Exception):
     ) -> None:
         super().__init__(message)
         self.message = message
-        if kind is not None:
-            self.kind = kind
         self.line = line
         self.column = column
         self.length = max(1, length)
@@ -150,7 +150,8 @@ class VocabularyError(RecipeKGError):
 
 
 class RangeError(RecipeKGError):
-    """A value out of range: ``top 0``, ``between 10 and 5``, a negative count (``"value"``)."""
+    """A value of the wrong sort or out of range: ``top 0``, ``between 10 and 5``, a number
+    where a name is meant, a negative count (kind ``"value"``)."""
 
     kind = "value"
 
@@ -159,6 +160,43 @@ class KBError(RecipeKGError):
     """A broken knowledge-base file (kind ``"kb"``): ``file``, ``line``, ``column``."""
 
     kind = "kb"
+
+
+class FormulaError(KBError):
+    """A KB formula that is not plain arithmetic, or that cannot be evaluated (kind ``"kb"``)."""
+
+
+class UsageError(RecipeKGError):
+    """A command used the wrong way: options that exclude each other, an unreadable input
+    file, a bad setting in the environment (kind ``"usage"``)."""
+
+    kind = "usage"
+
+
+class UnsupportedStatement(UsageError):
+    """A statement the chosen backend cannot answer: ``plan`` has no SPARQL form."""
+
+    @classmethod
+    def plan(cls) -> "UnsupportedStatement":
+        """What a ``plan`` statement gets from every SPARQL path."""
+        return cls("plan has no SPARQL form: it evaluates formulas, not rules; run it without "
+                   "--engine/--endpoint", expected=["recommend <kind> where ...", "explain <choice> where ..."])
+
+
+class EngineError(RecipeKGError):
+    """A SPARQL engine or endpoint failed, or answered something unusable (kind ``"engine"``)."""
+
+    kind = "engine"
+
+
+class InternalError(RecipeKGError):
+    """A bug of recipekg, reported as one short message instead of a traceback."""
+
+    kind = "internal"
+
+
+class FrozenInstanceError(AttributeError):
+    """Assigning to a field of a syntax-tree node (nodes are immutable)."""
 
 
 def closest(name: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:

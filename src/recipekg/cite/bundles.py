@@ -1,0 +1,105 @@
+"""Citation bundles: the papers behind an answer, a choice, a rule or a paper, each once.
+
+A :class:`Bundle` lists each paper once, in the order it is first cited, with what in the
+bundle cites it; :mod:`recipekg.cite.formats` writes it out::
+
+    >>> b = for_query(kb, "recommend architecture where data = tabular and rows = 30k", top=1)
+    >>> "grinsztajn2022" in b.ids
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from recipekg.errors import VocabularyError, closest
+
+
+@dataclass
+class Bundle:
+    """Papers (snapshot paper dicts, each once) and, per paper id, what cites it."""
+
+    title: str
+    papers: list[dict] = field(default_factory=list)
+    cited_by: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, pid: str, via: str, snap: dict) -> None:
+        if pid not in self.cited_by:
+            self.cited_by[pid] = []
+            self.papers.append(snap["papers"][pid])
+        if via and via not in self.cited_by[pid]:
+            self.cited_by[pid].append(via)
+
+    @property
+    def ids(self) -> list[str]:
+        return [p["id"] for p in self.papers]
+
+
+# ---------------------------------------------------------------------- bundles
+
+def for_query(kb, text: str, top: int | None = None) -> Bundle:
+    """The papers behind the answers to ``text``: every source of every reason of every
+    result (of the first ``top`` results, if given); for ``explain`` the rules' sources and
+    the choice's original papers; for ``plan`` every quantity's sources."""
+    answers = kb.query(text)
+    return for_answers(answers, kb.snap, " ; ".join(a.get("query") or a["statement"] for a in answers), top)
+
+
+def for_answers(answers: list[dict], snap: dict, title: str, top: int | None = None) -> Bundle:
+    bundle = Bundle(f"papers behind: {title}")
+    for a in answers:
+        for via, sources in _answer_sources(a, top):
+            for s in sources:
+                pid = s["id"] if isinstance(s, dict) else s
+                if pid in snap["papers"]:
+                    bundle.add(pid, via, snap)
+    return bundle
+
+
+def _answer_sources(a: dict, top: int | None):
+    for r in (a.get("results") or [])[:top]:
+        for side in ("because", "against"):
+            for x in r[side]:
+                yield f"rule {x['id']}", x["sources"]
+    if a.get("choice"):
+        yield f"choice {a['choice']['id']} (introduced in)", a["choice"].get("papers", [])
+    for x in a.get("rules") or []:
+        yield f"rule {x['id']}", x["sources"]
+    for q in a.get("quantities") or []:
+        yield f"quantity {q.get('name')}", q.get("sources") or []
+
+
+def for_choice(snap: dict, name: str, graph=None) -> Bundle:
+    """The papers a choice rests on: original papers, its own sources, every claim naming
+    it and the formulas using its constants (see :meth:`CiteGraph.rests_on`)."""
+    from recipekg.cite.graph import CiteGraph
+
+    graph = graph or CiteGraph(snap)
+    iri = graph.resolve("choice", name)
+    node = snap["nodes"][iri]
+    bundle = Bundle(f"papers behind: {node['label']} ({node['id']})")
+    for item in graph.rests_on(iri):
+        for via in item["via"]:
+            bundle.add(item["paper"], f"{via['kind']} {via['id']} ({', '.join(via['rels'])})", snap)
+    return bundle
+
+
+def for_rule(snap: dict, name: str) -> Bundle:
+    by_id = {r["id"]: r for r in snap["rules"].values()}
+    rule = by_id.get(name) or snap["rules"].get(name)
+    if rule is None:
+        raise VocabularyError(f"unknown rule '{name}'", expected=["a rule id of the KB"],
+                              suggestions=closest(name, by_id))
+    bundle = Bundle(f"papers behind rule {rule['id']}: {rule['label']}")
+    for pid in rule["sources"]:
+        bundle.add(pid, f"rule {rule['id']}", snap)
+    return bundle
+
+
+def for_paper(snap: dict, pid: str) -> Bundle:
+    if pid not in snap["papers"]:
+        raise VocabularyError(f"unknown paper '{pid}'", expected=["a paper id of the bibliography (recipekg papers lists them)"],
+                              suggestions=closest(pid, snap["papers"]))
+    bundle = Bundle(f"paper {pid}")
+    bundle.add(pid, "", snap)
+    return bundle

@@ -1,0 +1,89 @@
+"""``recipekg cite``, ``papers`` and ``paper``: the citations, both ways.
+
+    $ recipekg cite --query "recommend architecture where data = tabular and rows = 30k" --format bibtex
+    $ recipekg cite --choice lightgbm --format csl-json -o lightgbm.json
+    $ recipekg papers
+    $ recipekg paper grinsztajn2022
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from recipekg.cite.formats import FORMATS as CITE_FORMATS
+from recipekg.cli.common import format_option, kb_option, load_kb, user_errors
+from recipekg.errors import UsageError
+
+
+@click.command()
+@click.option("-q", "--query", "statement", metavar="STATEMENT", help="The papers behind this query's answer.")
+@click.option("--choice", metavar="ID", help="The papers a choice rests on (e.g. lightgbm, \"8-bit Adam\").")
+@click.option("--rule", metavar="ID", help="The papers behind one rule.")
+@click.option("--paper", metavar="ID", help="One paper of the bibliography.")
+@click.option("--top", type=click.IntRange(min=1), help="With --query: only the first N results of each answer.")
+@click.option("--format", "fmt", type=click.Choice(CITE_FORMATS), default="text", show_default=True,
+              help="Citation format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE (atomically).")
+@kb_option
+@user_errors
+def cite(statement, choice, rule, paper, top, fmt, output, extensions):
+    """The papers behind a query's answer, a choice, a rule or a paper, each paper once."""
+    from recipekg.cite import bundles
+    from recipekg.cite.formats import render
+
+    given = [name for name, v in (("--query", statement), ("--choice", choice), ("--rule", rule),
+                                  ("--paper", paper)) if v is not None]
+    if len(given) != 1:
+        raise UsageError("give exactly one of --query, --choice, --rule, --paper"
+                         + (f" (got {', '.join(given)})" if given else ""))
+    if top is not None and statement is None:
+        raise UsageError("--top goes with --query")
+    kb = load_kb(extensions)
+    if statement is not None:
+        bundle = bundles.for_query(kb, statement, top)
+    elif choice is not None:
+        bundle = bundles.for_choice(kb.snap, choice)
+    elif rule is not None:
+        bundle = bundles.for_rule(kb.snap, rule)
+    else:
+        bundle = bundles.for_paper(kb.snap, paper)
+    text = render(bundle, fmt)
+    if output:
+        from recipekg.knowledge.export import write_atomic
+
+        write_atomic(Path(output), text.encode("utf-8"))
+    else:
+        click.echo(text.rstrip("\n"))
+
+
+@click.command()
+@kb_option
+@format_option
+@user_errors
+def papers(extensions, fmt):
+    """Every paper with the number of claims (rules, formulas, constants, facts) citing it."""
+    from recipekg.cite.graph import CiteGraph
+    from recipekg.render.reports import render_papers
+
+    snap = load_kb(extensions).snap
+    rows = [{"id": pid, "claims": claims, "entities": entities, "year": snap["papers"][pid]["year"],
+             "title": snap["papers"][pid]["title"], "url": snap["papers"][pid]["url"]}
+            for pid, claims, entities in CiteGraph(snap).ranked_papers()]
+    click.echo(render_papers(rows, fmt))
+
+
+@click.command()
+@click.argument("paper_id", metavar="ID")
+@kb_option
+@format_option
+@user_errors
+def paper(paper_id, extensions, fmt):
+    """Every rule, formula, constant and fact citing paper ID, and the choices they lead to."""
+    from recipekg.cite.formats import reference
+    from recipekg.cite.graph import CiteGraph
+    from recipekg.render.reports import render_paper
+
+    back = CiteGraph(load_kb(extensions).snap).backlinks(paper_id)
+    click.echo(render_paper(back, reference(back["paper"]), fmt))

@@ -1,0 +1,76 @@
+"""What every click command shares: options, loading the KB, reading statements, and the
+spec's error output (exit 2, no traceback, nothing half-printed).
+
+    >>> quote_choice("8-bit Adam"), quote_choice("vit")
+    ('"8-bit Adam"', 'vit')
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+from pathlib import Path
+
+import click
+
+from recipekg.errors import RecipeKGError, UsageError
+from recipekg.render.errors import error_output
+
+FORMATS = ("text", "json", "markdown")
+
+kb_option = click.option("--kb", "extensions", multiple=True, metavar="FILE.ttl",
+                         type=click.Path(dir_okay=False),
+                         help="Merge a Turtle extension file (validated first). Repeatable.")
+format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
+                             show_default=True, help="Output format.")
+no_cache_option = click.option("--no-cache", is_flag=True, help="Rebuild the snapshot, do not use the cache.")
+
+
+def fail(exc: RecipeKGError, fmt: str = "text") -> None:
+    """Report a user error the way the spec says and exit with status 2."""
+    text, to_stderr = error_output(exc, fmt)
+    click.echo(text, err=to_stderr)
+    sys.exit(2)
+
+
+def user_errors(fn):
+    """Turn RecipeKGError into the spec's error output."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except RecipeKGError as exc:
+            fail(exc, kwargs.get("fmt", "text"))
+
+    return wrapper
+
+
+def load_kb(extensions, no_cache: bool = False):
+    from recipekg.api import KnowledgeBase
+
+    return KnowledgeBase.load(extensions, use_cache=not no_cache)
+
+
+def quote_choice(choice: str) -> str:
+    """A choice as a statement names it: a bare name, or a quoted label."""
+    if re.fullmatch(r"[A-Za-z][\w-]*", choice):
+        return choice
+    return '"' + choice.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def statement_text(statement: str | None, path: str | None) -> tuple[str, str | None]:
+    """The statements to answer and where they came from: the argument, -f FILE or stdin."""
+    if statement is not None and path is not None:
+        raise UsageError("give a statement or -f FILE, not both")
+    if statement is not None:
+        return statement, None
+    if path in (None, "-"):
+        if path is None and sys.stdin.isatty():
+            raise UsageError("no statement: pass one in quotes, use -f FILE, or pipe statements in")
+        return sys.stdin.read(), "<stdin>"
+    try:
+        return Path(path).read_text(encoding="utf-8"), path
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}", file=path) from None

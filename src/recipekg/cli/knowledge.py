@@ -1,0 +1,67 @@
+"""``recipekg validate``, ``stats`` and ``export``: the knowledge base itself.
+
+    $ recipekg validate my-extension.ttl
+    $ recipekg stats --format markdown
+    $ recipekg export --format ntriples -o kb.nt
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from recipekg.cli.common import format_option, kb_option, load_kb, no_cache_option, user_errors
+
+
+@click.command()
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--no-shacl", is_flag=True, help="Skip the SHACL shapes (structural checks only).")
+def validate(files, no_shacl):
+    """Validate the bundled KB merged with FILES; print `file:line: message`, exit 2 on any."""
+    from recipekg.knowledge.resources import bundled_files, shapes_file
+    from recipekg.knowledge.validate import validate as run
+
+    paths = bundled_files() + [Path(f) for f in files]
+    missing = [f for f in files if not Path(f).is_file()]
+    if missing:
+        click.echo(f"error: no such file: {missing[0]}", err=True)
+        sys.exit(2)
+    violations = run(paths, shapes=None if no_shacl else shapes_file())
+    for v in violations:
+        click.echo(str(v))
+    checked = ", ".join(files) if files else "bundled KB"
+    click.echo(f"{len(violations)} violation{'s' * (len(violations) != 1)} ({checked}, "
+               f"{len(paths)} files)", err=bool(violations))
+    sys.exit(2 if violations else 0)
+
+
+@click.command()
+@kb_option
+@format_option
+@no_cache_option
+@user_errors
+def stats(extensions, fmt, no_cache):
+    """Counts per class, kind and section of the reference; sections with nothing encoded."""
+    from recipekg.render.reports import render_stats
+
+    click.echo(render_stats(load_kb(extensions, no_cache).stats(), fmt))
+
+
+@click.command()
+@kb_option
+@click.option("--format", "fmt", type=click.Choice(("turtle", "ntriples", "jsonld")),
+              default="turtle", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE (atomically).")
+@user_errors
+def export(extensions, fmt, output):
+    """The merged ontology + KB (+ extensions) for any triple store."""
+    from recipekg.knowledge.export import export as run
+    from recipekg.knowledge.export import write_atomic
+
+    data = run(load_kb(extensions).files, fmt)
+    if output:
+        write_atomic(Path(output), data)
+    else:
+        sys.stdout.buffer.write(data)

@@ -1,0 +1,64 @@
+"""``recipekg query``, ``explain`` and ``plan``: answer statements.
+
+    $ recipekg query "recommend architecture where data = tabular and rows = 30k"
+    $ recipekg explain vit where data = images and samples = 3000
+    $ recipekg plan where params = 7B and hardware = h100 and gpus = 8
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from recipekg.cli.common import (format_option, kb_option, no_cache_option, quote_choice, statement_text,
+                                 user_errors)
+from recipekg.cli.respond import respond
+
+
+def _print(text: str, fmt: str, extensions, no_cache: bool, source: str | None = None,
+           engine: str | None = None, endpoint: str | None = None) -> None:
+    out, to_stderr, status = respond(text, fmt, extensions, no_cache=no_cache, source=source,
+                                     engine=engine, endpoint=endpoint)
+    click.echo(out, err=to_stderr)
+    sys.exit(status)
+
+
+@click.command()
+@click.argument("statement", required=False)
+@click.option("-f", "--file", "path", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Read statements from FILE ('-' for stdin).")
+@kb_option
+@format_option
+@no_cache_option
+@click.option("--engine", type=click.Choice(("native", "rdflib", "oxigraph")), default="native",
+              show_default=True, help="Answer with the exported SPARQL on this engine (recipekg sparql).")
+@click.option("--endpoint", metavar="URL", help="Answer with the exported SPARQL on this SPARQL 1.1 endpoint.")
+@user_errors
+def query(statement, path, extensions, fmt, no_cache, engine="native", endpoint=None):
+    """Answer STATEMENT(s): recommend, plan or explain. Without STATEMENT or -f, read stdin."""
+    text, source = statement_text(statement, path)
+    _print(text, fmt, extensions, no_cache, source, engine, endpoint)
+
+
+@click.command()
+@click.argument("choice")
+@click.argument("constraints", nargs=-1)
+@kb_option
+@format_option
+@no_cache_option
+@user_errors
+def explain(choice, constraints, extensions, fmt, no_cache):
+    """Why CHOICE is or is not recommended: `recipekg explain vit where data = images and samples = 3000`."""
+    _print(" ".join(("explain", quote_choice(choice)) + constraints), fmt, extensions, no_cache)
+
+
+@click.command()
+@click.argument("constraints", nargs=-1)
+@kb_option
+@format_option
+@no_cache_option
+@user_errors
+def plan(constraints, extensions, fmt, no_cache):
+    """Size a training run: `recipekg plan where params = 7B and hardware = h100 and gpus = 8`."""
+    _print(" ".join(("plan",) + constraints), fmt, extensions, no_cache)

@@ -1,0 +1,40 @@
+"""What ``recipekg query`` prints, without click: shared by the click command and the fast
+lane (:mod:`recipekg.cli.fast`), so the two cannot answer differently.
+
+    >>> out, to_stderr, status = respond("recommend fix where symptom = loss-spike top 1", "json")
+    >>> status, to_stderr, out.lstrip().startswith("{")
+    (0, False, True)
+    >>> respond("recommend fix where symptom = loss-spik", "text")[1:]
+    (True, 2)
+"""
+
+from __future__ import annotations
+
+from recipekg.api import KnowledgeBase
+from recipekg.errors import RecipeKGError
+from recipekg.render.answers import render_answers
+from recipekg.render.errors import error_output
+
+
+def respond(text: str, fmt: str, extensions=(), *, no_cache: bool = False, source: str | None = None,
+            engine: str | None = None, endpoint: str | None = None) -> tuple[str, bool, int]:
+    """The answers to ``text`` as ``(output, to_stderr, exit status)``: 0 with the answers,
+    2 with the error (JSON on stdout with ``--format json``, else text on stderr)."""
+    try:
+        kb = KnowledgeBase.load(extensions, use_cache=not no_cache)
+        backend = sparql_backend(kb, engine, endpoint)
+        return render_answers(kb.query(text, backend=backend, source=source), fmt), False, 0
+    except RecipeKGError as exc:
+        out, to_stderr = error_output(exc, fmt)
+        return out, to_stderr, 2
+
+
+def sparql_backend(kb, engine: str | None, endpoint: str | None):
+    """The backend for ``--engine``/``--endpoint`` (None: the native rule index)."""
+    if engine in (None, "native") and not endpoint:
+        return None
+    from recipekg.sparql.backend import SparqlBackend
+    from recipekg.sparql.engines import endpoint_options, get_engine
+
+    options = endpoint_options() if endpoint else {}
+    return SparqlBackend(get_engine(engine, kb.files, endpoint, **options), kb.snap)

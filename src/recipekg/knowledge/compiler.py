@@ -1,0 +1,312 @@
+"""Compile the RDF graph into a snapshot: plain builtin data the query path reads.
+
+The snapshot holds what answering needs, already indexed: the dimension vocabulary with
+every accepted spelling, entities with their taxonomy closure, rules with their conditions,
+papers, sections, formulas, constants, facts and hardware. It is JSON-serialisable, so
+loading it executes nothing::
+
+    >>> from recipekg.knowledge.rdfio import read_all
+    >>> from recipekg.knowledge.resources import bundled_files
+    >>> snap = compile_graph(read_all(bundled_files()))
+    >>> snap["dimensions"]["samples"]["aliases"]
+    ['examples', 'images', 'rows', 'sequences']
+
+The data is canonical (dict keys sorted, tuples as lists: what JSON would give back), so a
+fresh build and a cached one are the same data in the same order, and the rule index
+(:mod:`recipekg.knowledge.rule_index`) is computed on that order.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from recipekg.knowledge.rdfio import Lit, Triple
+from recipekg.knowledge.rule_index import index_rules
+from recipekg.knowledge.terms import DCTERMS, PROV, QUDT, RDF, RDFS, RKG, SKOS, XSD, local_name
+from recipekg.names import slug
+
+_NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
+_KIND_NAMES = {RKG.Categorical: "categorical", RKG.Count: "count", RKG.Duration: "duration",
+               RKG.Bytes: "bytes", RKG.Ratio: "ratio"}
+
+
+class Index:
+    """Subject → predicate → objects, over a list of triples."""
+
+    def __init__(self, triples: Iterable[Triple]):
+        self.spo: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+        self.by_type: dict[str, list[str]] = defaultdict(list)
+        for s, p, o in triples:
+            objects = self.spo[s][p]
+            if o not in objects:
+                objects.append(o)
+                if p == RDF.type and isinstance(o, str):
+                    self.by_type[o].append(s)
+
+    def all(self, s: str, p: str) -> list:
+        return self.spo.get(s, {}).get(p, [])
+
+    def one(self, s: str, p: str, default=None):
+        values = self.all(s, p)
+        return values[0] if values else default
+
+    def iris(self, s: str, p: str) -> list[str]:
+        return sorted(o for o in self.all(s, p) if isinstance(o, str))
+
+    def text(self, s: str, p: str, default: str | None = None) -> str | None:
+        value = self.one(s, p)
+        return value.lexical if isinstance(value, Lit) else default
+
+    def texts(self, s: str, p: str) -> list[str]:
+        return sorted(o.lexical for o in self.all(s, p) if isinstance(o, Lit))
+
+    def number(self, s: str, p: str) -> float | None:
+        value = self.one(s, p)
+        if isinstance(value, Lit) and value.datatype in _NUMERIC:
+            return float(value.lexical)
+        return None
+
+    def instances(self, cls: str) -> list[str]:
+        return sorted(set(self.by_type.get(cls, [])))
+
+    def subclasses(self, cls: str) -> set[str]:
+        """``cls`` and every class below it through rdfs:subClassOf."""
+        found, todo = {cls}, [cls]
+        children = self._children()
+        while todo:
+            for child in children.get(todo.pop(), []):
+                if child not in found:
+                    found.add(child)
+                    todo.append(child)
+        return found
+
+    def _children(self) -> dict[str, list[str]]:
+        """Class -> its direct subclasses (computed once)."""
+        if getattr(self, "_subclass_children", None) is None:
+            children = defaultdict(list)
+            for s, props in self.spo.items():
+                for parent in props.get(RDFS.subClassOf, []):
+                    children[parent].append(s)
+            self._subclass_children = children
+        return self._subclass_children
+
+    def instances_of(self, cls: str) -> list[str]:
+        return sorted({i for c in self.subclasses(cls) for i in self.by_type.get(c, [])})
+
+
+def compile_graph(triples: Iterable[Triple]) -> dict:
+    """The snapshot of a merged graph (ontology + KB + extensions)."""
+    ix = Index(triples)
+    snap = {}
+    snap["sections"] = _sections(ix)
+    snap["papers"] = _papers(ix)
+    snap["strengths"] = {s: {"label": ix.text(s, RDFS.label), "weight": ix.number(s, RKG.weight),
+                             "rank": ix.number(s, RKG.rank)} for s in ix.instances(RKG.Strength)}
+    snap["kinds"] = {ix.text(c, RKG.kindName): c for c in ix.spo if ix.text(c, RKG.kindName)}
+    snap["nodes"] = _nodes(ix, snap["kinds"])
+    snap["dimensions"] = _dimensions(ix, snap["nodes"])
+    snap["conditions"] = _conditions(ix, snap["dimensions"])
+    snap["rules"] = _rules(ix)
+    snap["tiers"] = {t: {"label": ix.text(t, RDFS.label), "conditions": ix.iris(t, RKG.condition)}
+                     for t in ix.instances(RKG.ComputeTier)}
+    snap["constants"] = _constants(ix)
+    snap["formulas"] = _formulas(ix)
+    snap["facts"] = _facts(ix)
+    snap["hardware"] = _hardware(ix)
+    snap["scoring"] = {"unconstrained_factor": ix.number(RKG.scoring, RKG.unconstrainedFactor),
+                       "partly_credit": ix.number(RKG.scoring, RKG.partlyCredit)}
+    snap["procedures"] = {p: {"label": ix.text(p, RDFS.label)} for p in ix.instances(RKG.Procedure)}
+    snap = canonical(snap)
+    snap["rule_index"] = canonical(index_rules(snap))
+    return snap
+
+
+def canonical(data):
+    """``data`` as JSON would give it back (dict keys sorted, tuples as lists); equal strings
+    become one object, which marshal writes once (a third smaller at 1M triples)."""
+    try:
+        return _plain(data, {})
+    except TypeError:  # a key JSON would turn into a string: let JSON do it
+        import json
+
+        return _plain(json.loads(json.dumps(data, sort_keys=True)), {})
+
+
+def _plain(obj, strings: dict):
+    t = type(obj)
+    if t is str:
+        return strings.setdefault(obj, obj)
+    if t is dict:
+        if not all(type(k) is str for k in obj):
+            raise TypeError("non-string key")
+        return {strings.setdefault(k, k): _plain(obj[k], strings) for k in sorted(obj)}
+    if t is list or t is tuple:
+        return [_plain(v, strings) for v in obj]
+    if obj is None or t is bool or t is int or t is float:
+        return obj
+    raise TypeError(f"not plain data: {t.__name__}")
+
+
+def _hardware(ix: Index) -> dict:
+    """Hardware with its numeric figures by property IRI (``derivedVia`` reads them)."""
+    return {h: {p: float(o[0].lexical) for p, o in ix.spo[h].items()
+                if o and isinstance(o[0], Lit) and o[0].datatype in _NUMERIC}
+            for h in ix.instances(RKG.Hardware)}
+
+
+def _sources(ix: Index, s: str) -> list[str]:
+    return [local_name(p) for p in ix.iris(s, PROV.wasDerivedFrom)]
+
+
+def _sections(ix: Index) -> dict:
+    return {s: {"path": ix.text(s, RKG.path) or ix.text(s, RDFS.label),
+                "order": ix.number(s, RKG.order), "parent": ix.one(s, DCTERMS.isPartOf)}
+            for s in ix.instances(RKG.Section)}
+
+
+def _papers(ix: Index) -> dict:
+    """Papers (and the reference document itself, which constants and facts may cite)."""
+    papers = {}
+    for r in ix.instances(RKG.Reference):
+        papers[local_name(r)] = {
+            "id": local_name(r), "iri": r, "title": ix.text(r, DCTERMS.title) or ix.text(r, RDFS.label),
+            "authors": ix.text(r, DCTERMS.creator), "year": None, "arxiv": None, "url": None,
+            "venue": ix.text(r, DCTERMS.source), "types": ["Reference"], "publisher": None, "sections": []}
+    for p in ix.instances_of(RKG.Paper):
+        year = ix.text(p, DCTERMS.issued)
+        papers[local_name(p)] = {
+            "id": local_name(p), "iri": p, "title": ix.text(p, DCTERMS.title) or ix.text(p, RDFS.label),
+            "authors": ix.text(p, RKG.authors), "year": int(year) if year and year.isdigit() else None,
+            "arxiv": ix.text(p, RKG.arxiv), "url": ix.text(p, RKG.url), "venue": ix.text(p, RKG.venue),
+            "types": [local_name(t) for t in ix.iris(p, RDF.type)],
+            "publisher": ix.text(p, DCTERMS.publisher), "sections": ix.iris(p, RKG.section),
+        }
+    return papers
+
+
+def _nodes(ix: Index, kinds: dict) -> dict:
+    """Entities and categorical values: names, kinds and taxonomy closure."""
+    class_kind = {cls: kind for kind, root in kinds.items() for cls in ix.subclasses(root)}
+    nodes = {}
+    for s, props in ix.spo.items():
+        label = ix.text(s, RDFS.label)
+        types = ix.iris(s, RDF.type)
+        if label is None or not types or s.startswith("_:"):
+            continue
+        nodes[s] = {
+            "id": ix.text(s, SKOS.notation) or local_name(s), "label": label, "types": types,
+            "kinds": sorted({class_kind[t] for t in types if t in class_kind}),
+            "aliases": sorted({slug(a) for a in ix.texts(s, SKOS.altLabel)} | {slug(label)}),
+            "broader": ix.iris(s, SKOS.broader),
+            "definition": ix.text(s, SKOS.definition),
+            "papers": [local_name(p) for p in ix.iris(s, RKG.originalPaper)],
+            "sources": _sources(ix, s), "best_for": ix.text(s, RKG.bestFor),
+            "notes": ix.text(s, RKG.notes), "fixed_by": ix.iris(s, RKG.fixedBy),
+        }
+    for s, node in nodes.items():
+        node["ancestors"] = sorted(_closure(s, nodes))
+    return nodes
+
+
+def _closure(start: str, nodes: dict) -> set[str]:
+    seen, todo = set(), list(nodes[start]["broader"])
+    while todo:
+        b = todo.pop()
+        if b not in seen and b != start:
+            seen.add(b)
+            todo.extend(nodes.get(b, {}).get("broader", []))
+    return seen
+
+
+def _dimensions(ix: Index, nodes: dict) -> dict:
+    dims = {}
+    for d in ix.instances(RKG.Dimension):
+        name = ix.text(d, SKOS.notation) or local_name(d)
+        kind = _KIND_NAMES.get(ix.one(d, RKG.dimensionKind), "categorical")
+        value_class = ix.one(d, RKG.valueClass)
+        dims[name] = {
+            "iri": d, "name": name, "label": ix.text(d, RDFS.label), "kind": kind,
+            "aliases": ix.texts(d, SKOS.altLabel), "definition": ix.text(d, SKOS.definition),
+            "min": ix.number(d, RKG.minValue), "max": ix.number(d, RKG.maxValue),
+            "derived_via": ix.one(d, RKG.derivedVia), "plan_only": ix.text(d, RKG.planOnly) == "true",
+            "order": ix.number(d, RKG.order), "value_class": value_class,
+            "unit": local_name(ix.one(d, QUDT.unit)) if ix.one(d, QUDT.unit) else None,
+            "values": _value_names(ix, value_class, nodes) if value_class else {},
+        }
+    return dims
+
+
+def _value_names(ix: Index, value_class: str, nodes: dict) -> dict[str, str]:
+    """Every accepted spelling of a dimension's values → the value's IRI (ids win over aliases)."""
+    names: dict[str, str] = {}
+    members = [v for v in ix.instances_of(value_class) if v in nodes]
+    for v in members:
+        for alias in nodes[v]["aliases"]:
+            names.setdefault(alias, v)
+    for v in members:
+        names[nodes[v]["id"]] = v
+    return dict(sorted(names.items()))
+
+
+def _conditions(ix: Index, dims: dict) -> dict:
+    by_iri = {d["iri"]: name for name, d in dims.items()}
+    return {c: {"label": ix.text(c, RDFS.label), "dimension": by_iri.get(ix.one(c, RKG.dimension)),
+                "values": ix.iris(c, RKG.value),
+                "min": ix.number(c, RKG.minInclusive), "max": ix.number(c, RKG.maxExclusive)}
+            for c in ix.instances(RKG.Condition)}
+
+
+def _rules(ix: Index) -> dict:
+    rules = {}
+    all_rules = ix.instances(RKG.Rule)
+    contradicted_by = defaultdict(set)  # rule -> the rules stating that they contradict it
+    for s in all_rules:
+        for o in ix.iris(s, RKG.contradicts):
+            contradicted_by[o].add(s)
+    for r in all_rules:
+        rules[r] = {
+            "id": local_name(r), "label": ix.text(r, RDFS.label), "text": ix.text(r, RKG.text),
+            "recommends": ix.iris(r, RKG.recommends), "against": ix.iris(r, RKG.advisesAgainst),
+            "conditions": ix.iris(r, RKG.condition), "strength": ix.one(r, RKG.strength),
+            "section": ix.one(r, RKG.section), "sources": _sources(ix, r),
+            "procedure": ix.one(r, RKG.stepOf), "step": ix.number(r, RKG.step),
+            "contradicts": sorted(set(ix.iris(r, RKG.contradicts)) | contradicted_by[r]),
+        }
+    return rules
+
+
+def _constants(ix: Index) -> dict:
+    return {c: {"id": local_name(c), "label": ix.text(c, RDFS.label), "symbol": ix.text(c, RKG.symbol),
+                "value": ix.number(c, RKG.value), "low": ix.number(c, RKG.low),
+                "high": ix.number(c, RKG.high), "unit": ix.text(c, RKG.unitLabel),
+                "applies_to": ix.iris(c, RKG.appliesTo), "quantity": ix.text(c, RKG.quantity),
+                "text": ix.text(c, RKG.text) or ix.text(c, RDFS.comment),
+                "section": ix.one(c, RKG.section), "sources": _sources(ix, c)}
+            for c in ix.instances(RKG.Constant)}
+
+
+def _formulas(ix: Index) -> dict:
+    return {f: {"id": local_name(f), "label": ix.text(f, RDFS.label),
+                "expression": ix.text(f, RKG.expression), "output": ix.text(f, RKG.output),
+                "constants": ix.iris(f, RKG.usesConstant),
+                "text": ix.text(f, RKG.text) or ix.text(f, RDFS.comment),
+                "section": ix.one(f, RKG.section), "sources": _sources(ix, f)}
+            for f in ix.instances(RKG.Formula)}
+
+
+def _facts(ix: Index) -> dict:
+    facts = {}
+    for f in ix.instances_of(RKG.Fact):
+        facts[f] = {"id": local_name(f), "label": ix.text(f, RDFS.label),
+                    "types": [local_name(t) for t in ix.iris(f, RDF.type)],
+                    "text": ix.text(f, RKG.text) or ix.text(f, RDFS.comment),
+                    "section": ix.one(f, RKG.section), "sources": _sources(ix, f),
+                    "about": ix.iris(f, RKG.appliesTo)}
+        for key, prop in (("params", RKG.params), ("tokens", RKG.tokens), ("flops", RKG.flops),
+                          ("gpu_hours", RKG.gpuHours)):
+            if (value := ix.number(f, prop)) is not None:
+                facts[f][key] = value
+        if hw := ix.one(f, RKG.onHardware):
+            facts[f]["hardware"] = hw
+    return facts

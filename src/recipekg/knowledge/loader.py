@@ -1,0 +1,69 @@
+"""From Turtle files to a snapshot: the bundled KB, merged with validated extensions.
+
+    >>> snap, files = load_files()
+    >>> snap["format"] > 0, files[0].endswith("dimensions.ttl")
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from recipekg.errors import KBError
+from recipekg.knowledge.resources import bundled_paths, shapes_file
+from recipekg.knowledge.snapshot import load_snapshot
+
+
+def compile_files(paths: list) -> dict:
+    """Parse and compile ``paths`` into a snapshot (no validation, no cache)."""
+    from recipekg.knowledge.compiler import compile_graph
+    from recipekg.knowledge.rdfio import read_all
+
+    triples = read_all(paths)
+    snap = compile_graph(triples)
+    snap["triples"] = len(triples)
+    return snap
+
+
+def load_files(extensions=(), *, use_cache: bool = True, shacl: bool | None = None) -> tuple[dict, list[str]]:
+    """The snapshot of the bundled KB merged with ``extensions`` (validated first; see
+    :meth:`recipekg.api.KnowledgeBase.load`), and the list of input files (``str`` paths:
+    the query path does not import pathlib)."""
+    extensions = [os.fspath(e) for e in extensions]
+    for ext in extensions:
+        if not os.path.isfile(ext):
+            raise KBError(f"no such file: {os.path.normpath(ext)}", file=os.path.normpath(ext))
+    files = bundled_paths() + extensions
+    if not extensions:
+        return load_snapshot(files, build=compile_files, use_cache=use_cache), files
+    if shacl is None:
+        shacl = os.environ.get("RECIPEKG_SHACL", "1").strip().lower() not in ("0", "off", "no", "false")
+    snap = load_snapshot(files, build=validated_build(extensions, shacl=shacl), use_cache=use_cache,
+                         variant="" if shacl else "no-shacl")
+    return snap, files
+
+
+def validated_build(extensions: list, shacl: bool = True):
+    """A snapshot builder that refuses extensions with violations (the verdict is cached)."""
+
+    def build(paths: list) -> dict:
+        from pathlib import Path
+
+        from recipekg.knowledge.validate import validate
+
+        if not shacl:
+            print("recipekg: validating the extensions without the SHACL shapes (RECIPEKG_SHACL=0); "
+                  "`recipekg validate FILE` runs them", file=sys.stderr)
+        violations = validate(paths, shapes=shapes_file() if shacl else None)
+        if violations:
+            first = violations[0]
+            more = f" (and {len(violations) - 1} more; run `recipekg validate`)" if len(violations) > 1 else ""
+            raise KBError(first.message + more, file=first.file, line=first.line)
+        snap = compile_files(paths)
+        snap["validated"] = [str(Path(e)) for e in extensions]
+        if not shacl:
+            snap["shacl"] = False
+        return snap
+
+    return build

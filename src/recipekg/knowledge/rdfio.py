@@ -1,0 +1,109 @@
+"""Reading Turtle files into plain triples, with positions for messages.
+
+pyoxigraph parses Turtle about 15x faster than rdflib and reports where a file is broken::
+
+    >>> from recipekg.knowledge.resources import data_root
+    >>> triples = read_turtle(data_root() / "kb" / "papers.ttl")
+    >>> triples[0]
+    Triple(s='https://w3id.org/recipekg/paper/kaplan2020', p='http://www.w3.org/1999/02/22-rdf-syntax-ns#type', o='https://w3id.org/recipekg/ns#Paper')
+
+An object is an IRI (``str``), a blank node (``str`` starting ``_:``) or a :class:`Lit`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+from recipekg.errors import KBError
+
+
+class Lit(NamedTuple):
+    """A literal: its lexical form, datatype IRI and language tag (or None)."""
+
+    lexical: str
+    datatype: str
+    lang: str | None = None
+
+
+class Triple(NamedTuple):
+    s: str
+    p: str
+    o: "str | Lit"
+
+
+def read_turtle(path: Path) -> list[Triple]:
+    """All triples of one Turtle file; a broken file raises :class:`KBError` at its position."""
+    import pyoxigraph as ox
+
+    data = path.read_bytes()
+    try:
+        return [Triple(_term(t.subject), t.predicate.value, _term(t.object))
+                for t in ox.parse(input=data, format=ox.RdfFormat.TURTLE,
+                                  base_iri=path.resolve().as_uri())]
+    except SyntaxError as exc:
+        message = re.sub(r"^Parser error (between|at) line \d+ column \d+( and line \d+ column \d+)?: ",
+                         "", exc.msg or str(exc))
+        raise KBError(f"not valid Turtle: {message}", file=str(path), line=exc.lineno or 1,
+                      column=exc.offset or 1, source_line=_line(data, exc.lineno),
+                      suggestions=["check the statement ends with '.', strings are closed and "
+                                   "every prefix is declared"]) from None
+    except (ValueError, OSError) as exc:
+        raise KBError(f"cannot read: {exc}", file=str(path), line=1, column=1) from None
+
+
+def _term(term) -> "str | Lit":
+    import pyoxigraph as ox
+
+    if isinstance(term, ox.NamedNode):
+        return term.value
+    if isinstance(term, ox.BlankNode):
+        return "_:" + term.value
+    if isinstance(term, ox.Literal):
+        return Lit(term.value, term.datatype.value, term.language)
+    raise TypeError(f"unsupported term {term!r}")  # quoted triples are not Turtle 1.1
+
+
+def _line(data: bytes, lineno: int | None) -> str:
+    lines = data.decode("utf-8", "replace").splitlines()
+    return lines[lineno - 1] if lineno and 0 < lineno <= len(lines) else ""
+
+
+_PREFIX = re.compile(r"^\s*@?prefix\s+([A-Za-z][\w.-]*)?:\s*<([^>]*)>", re.I)
+_SUBJECT = re.compile(r"^([A-Za-z][\w.-]*)?:((?:[\w.-]|%[0-9A-Fa-f]{2})*)\s|^<([^>]+)>\s")
+
+
+def subject_lines(path: Path) -> dict[str, int]:
+    """Where each subject starts in a Turtle file written one subject block at a time.
+
+    Maps an IRI to the 1-based line where it first appears at the start of a line, which is
+    how every file in this project is laid out; messages use it as ``file:line``.
+    """
+    prefixes: dict[str, str] = {}
+    found: dict[str, int] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if m := _PREFIX.match(line):
+            prefixes[m.group(1) or ""] = m.group(2)
+        elif m := _SUBJECT.match(line):
+            iri = m.group(3) or prefixes.get(m.group(1) or "", "\0") + m.group(2)
+            found.setdefault(iri, number)
+    return found
+
+
+def read_all(paths: list[Path]) -> list[Triple]:
+    """Every triple of every file (bundled files, then extensions); the first broken file
+    raises KBError."""
+    triples: list[Triple] = []
+    for path in paths:
+        triples.extend(read_turtle(path))
+    return triples
+
+
+def locate(paths: list[Path]) -> dict[str, tuple[str, int]]:
+    """Subject IRI → (file, line) of its first block, for ``file:line`` messages."""
+    where: dict[str, tuple[str, int]] = {}
+    for path in paths:
+        for iri, line in subject_lines(path).items():
+            where.setdefault(iri, (str(path), line))
+    return where

@@ -1,0 +1,87 @@
+"""The rule index: rules by kind, dimension and value, compiled into the snapshot so that a
+query evaluates only the rules that could apply to it
+(:func:`recipekg.reason.backend.candidates`), never the whole KB.
+
+    >>> index = index_rules(snap)
+    >>> "gradient-boosted-trees" in {snap["nodes"][i]["id"] for i in index["choices"].values()}
+    True
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+
+def index_rules(snap: dict) -> dict:
+    """Rules indexed by kind, dimension and value.
+
+    Per kind (a rule belongs to every kind one of its targets has), positions into that
+    kind's ``rules`` list (which keeps the order of ``snap["rules"]``):
+
+    - ``always``: rules without conditions (general advice, they always apply) and rules
+      naming a condition the KB does not describe (evaluated, so they fail as they would);
+    - ``exact[dim][v]``: rules with a condition on ``dim`` that lists the value ``v``;
+    - ``under[dim][v]``: rules with such a condition listing a value narrower than ``v``;
+    - ``numeric[dim]``: ``[[cats, [[min, max, positions], ...]], ...]``: rules with a
+      condition on ``dim`` bounded by ``[min, max)``, grouped by ``cats``, the dimensions of
+      the rule's value-listing conditions (a query that gives values for one of those
+      reaches the rule through ``exact``/``under`` or the rule cannot apply).
+
+    Also ``by_target[iri]``: the rules recommending or advising against ``iri`` (sorted),
+    and ``choices``: every name of a choice (id or alias) -> its IRI, as ``explain`` reads them.
+    """
+    nodes, conditions = snap["nodes"], snap["conditions"]
+    kinds: dict[str, dict] = {}
+    numeric: dict[str, dict] = {}  # kind -> dim -> cats -> (min, max) -> positions
+    by_target: dict[str, list[str]] = defaultdict(list)
+    for iri, rule in snap["rules"].items():
+        targets = rule["recommends"] + rule["against"]
+        for t in dict.fromkeys(targets):
+            by_target[t].append(iri)
+        rule_kinds = {k for t in targets for k in nodes.get(t, {}).get("kinds", ())}
+        conds = rule["conditions"]
+        known = all(c in conditions for c in conds)
+        cats = sorted({conditions[c]["dimension"] for c in conds if known and conditions[c]["values"]},
+                      key=str)
+        for kind in sorted(rule_kinds):
+            entry = kinds.setdefault(kind, {"rules": [], "always": [], "exact": {}, "under": {},
+                                            "numeric": {}})
+            pos = len(entry["rules"])
+            entry["rules"].append(iri)
+            if not conds or not known:
+                entry["always"].append(pos)
+                continue
+            for c in conds:
+                cond = conditions[c]
+                dim = cond["dimension"]
+                if dim is None:
+                    continue  # never established: the query cannot name it
+                if cond["values"]:
+                    for v in cond["values"]:
+                        _add(entry["exact"].setdefault(dim, {}), v, pos)
+                        for a in nodes.get(v, {}).get("ancestors", ()):
+                            _add(entry["under"].setdefault(dim, {}), a, pos)
+                else:
+                    boxes = numeric.setdefault(kind, {}).setdefault(dim, {}).setdefault(tuple(cats), {})
+                    _add(boxes, (cond["min"], cond["max"]), pos)
+    for kind, dims in numeric.items():
+        kinds[kind]["numeric"] = {dim: [[list(cats), [[low, high, positions] for (low, high), positions
+                                                      in boxes.items()]]
+                                        for cats, boxes in groups.items()]
+                                  for dim, groups in dims.items()}
+    choices: dict[str, str] = {}
+    for iri, node in nodes.items():
+        if node["kinds"]:
+            for alias in node["aliases"]:
+                choices.setdefault(alias, iri)
+    for iri, node in nodes.items():
+        if node["kinds"]:
+            choices[node["id"]] = iri
+    return {"kinds": kinds, "by_target": {t: sorted(rs) for t, rs in sorted(by_target.items())},
+            "choices": choices}
+
+
+def _add(index: dict, key, pos: int) -> None:
+    positions = index.setdefault(key, [])
+    if not positions or positions[-1] != pos:
+        positions.append(pos)

@@ -1,0 +1,240 @@
+"""The compiled snapshot, cached in the user's cache directory.
+
+The RDF files stay the source of truth. What the query path needs is compiled once (the
+caller's ``build``, normally :func:`recipekg.knowledge.loader.compile_files`) and cached as
+one file per set of input files::
+
+    {"magic": "recipekg-snapshot", "format": 2, "codec": "marshal", "key": "<sha256>",
+     "stamp_ns": t, "inputs": [[path, size, mtime_ns, ctime_ns, inode], ...], "length": n,
+     "crc32": c}
+    <payload: marshal of builtin types (dict, list, str, int, float, bool, None)>
+
+``key`` is the SHA-256 of the package version, the snapshot format and every input file's
+name and bytes (:func:`input_key`): the content is the key. Reading the bytes of every
+input file on every call would cost more than the rest of a query, so the header also keeps
+each input's ``os.stat`` fingerprint; when every fingerprint is unchanged the content cannot
+have changed and the key is trusted without hashing. When any differs the files are hashed
+and compared with ``key``: equal (a ``touch``) refreshes the fingerprints, different rebuilds.
+A fingerprint taken within :data:`RACY_NS` of the file's own modification time is not
+trusted (a second edit in the same clock tick would keep size and times), as git does.
+
+A truncated, corrupt, tampered, foreign or stale file fails the checks (magic, format,
+length, a CRC-32 over the header's fields and the payload, the payload's own format field,
+the fingerprints or the key) and is rebuilt, never trusted. The payload is plain data:
+loading it executes nothing (marshal of builtin types, no pickle, and it is checked before
+it is decoded). Writes go to a temporary file in the same folder that is renamed over the
+target, so two processes at once each read a whole old file or a whole new one.
+
+    >>> from recipekg.knowledge.loader import compile_files
+    >>> from recipekg.knowledge.resources import bundled_paths
+    >>> load_snapshot(bundled_paths(), build=compile_files)["format"] == SNAPSHOT_FORMAT
+    True
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import time
+
+from recipekg.version import __version__
+
+#: The shape of the compiled data (knowledge/compiler.py); a change rebuilds every cached snapshot.
+SNAPSHOT_FORMAT = 2
+MAGIC = "recipekg-snapshot"
+#: A file modified this close to (or after) the moment its fingerprint was taken is hashed.
+RACY_NS = 2_000_000_000
+_NAME = "snapshot-"
+
+
+def cache_dir():
+    """``$RECIPEKG_CACHE_DIR``, else ``$XDG_CACHE_HOME/recipekg``, else ``~/.cache/recipekg``."""
+    from pathlib import Path
+
+    return Path(_cache_dir())
+
+
+def _cache_dir() -> str:
+    if env := os.environ.get("RECIPEKG_CACHE_DIR"):
+        return env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "recipekg")
+
+
+def input_key(paths) -> str:
+    """Hash of the snapshot format, package version and every input file's name and bytes."""
+    import hashlib
+
+    h = hashlib.sha256(f"recipekg {__version__} format {SNAPSHOT_FORMAT}\n".encode())
+    for path in paths:
+        path = os.fspath(path)
+        with open(path, "rb") as f:
+            data = f.read()
+        h.update(f"{os.path.basename(path)} {len(data)}\n".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def snapshot_path(paths, variant: str = "") -> str:
+    """The cache file of this list of input files (one file per list, whatever the content)."""
+    from binascii import crc32
+
+    names = "\n".join([__version__, str(SNAPSHOT_FORMAT), sys.implementation.cache_tag or "", variant,
+                       *(os.path.abspath(os.fspath(p)) for p in paths)])
+    data = names.encode("utf-8", "surrogateescape")
+    return os.path.join(_cache_dir(), f"{_NAME}{crc32(data):08x}{crc32(data[::-1]):08x}.bin")
+
+
+def load_snapshot(paths, *, build, use_cache: bool = True, variant: str = "") -> dict:
+    """The snapshot of ``paths``: from the cache when valid, else built and cached.
+
+    ``build(paths) -> dict`` makes a snapshot (parse and compile, and for extensions
+    validate first, so the verdict is part of what is cached). ``variant`` names a different
+    way of building the same files (validation without SHACL), cached apart.
+    """
+    paths = [os.fspath(p) for p in paths]
+    if not use_cache:
+        return _built(build, paths)
+    target = snapshot_path(paths, variant)
+    stamp = time.time_ns()
+    inputs = _fingerprints(paths)
+    header, payload = _read(target)
+    key = None
+    if header is not None and header.get("variant", "") == variant:  # else a clash of names
+        if inputs is not None and header.get("inputs") == inputs and _trusted(header):
+            snap = _decode(payload)
+            if snap is not None:
+                return snap
+        key = input_key(paths)
+        if header.get("key") == key and (snap := _decode(payload)) is not None:
+            fresh = {"stamp_ns": stamp, "inputs": inputs}
+            if inputs is not None and _trusted(fresh):  # same content, new fingerprints (touch)
+                _write(target, dict(header, **fresh), payload)
+            return snap
+    key = key or input_key(paths)
+    snap = _built(build, paths)
+    if inputs is not None and _fingerprints(paths) == inputs:  # unchanged while building
+        payload = marshal.dumps(snap)
+        _write(target, {"magic": MAGIC, "format": SNAPSHOT_FORMAT, "codec": "marshal", "variant": variant,
+                        "key": key, "stamp_ns": stamp, "inputs": inputs}, payload)
+    return snap
+
+
+def _built(build, paths: list[str]) -> dict:
+    from pathlib import Path
+
+    snap = build([Path(p) for p in paths])
+    snap["format"] = SNAPSHOT_FORMAT
+    return snap
+
+
+def _fingerprints(paths: list[str]) -> list | None:
+    try:
+        return [[p, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino]
+                for p, s in ((p, os.stat(p)) for p in paths)]
+    except OSError:
+        return None
+
+
+def _trusted(header: dict) -> bool:
+    """Fingerprints taken long enough after every file's last change to tell any later one."""
+    stamp = header.get("stamp_ns")
+    if not isinstance(stamp, int):
+        return False
+    limit = stamp - RACY_NS
+    return all(entry[2] < limit and entry[3] < limit for entry in header["inputs"])
+
+
+def _read(target: str) -> tuple[dict | None, memoryview | bytes]:
+    """The header and payload of a cache file whose bytes are whole and its own."""
+    import json
+
+    try:
+        with open(target, "rb") as f:
+            raw = f.read()
+        end = raw.find(b"\n")
+        header = json.loads(raw[:end])
+        payload = memoryview(raw)[end + 1:]  # no copy of a payload that may weigh 50 MB
+        if (end >= 0 and isinstance(header, dict) and header.get("magic") == MAGIC
+                and header.get("format") == SNAPSHOT_FORMAT and header.get("codec") == "marshal"
+                and header.get("length") == len(payload) and isinstance(header.get("key"), str)
+                and isinstance(header.get("inputs"), list)
+                and header.pop("crc32", None) == _checksum(header, payload)):
+            return header, payload
+    except (OSError, ValueError, UnicodeDecodeError, TypeError):
+        pass
+    return None, b""
+
+
+def _checksum(header: dict, payload: bytes) -> int:
+    """CRC-32 of the header's fields and the payload: any changed byte of either shows."""
+    import json
+    from binascii import crc32
+
+    fields = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+    return crc32(payload, crc32(fields))
+
+
+def _decode(payload) -> dict | None:
+    """The snapshot in ``payload``: builtin data only, checked for its own format field."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()  # millions of new containers would trigger useless collections: twice as fast
+    try:
+        snap = marshal.loads(payload)
+    except (ValueError, EOFError, TypeError):
+        return None
+    finally:
+        if enabled:
+            gc.enable()
+    if type(snap) is not dict or snap.get("format") != SNAPSHOT_FORMAT or type(snap.get("rule_index")) is not dict:
+        return None
+    return snap
+
+
+def _write(target: str, header: dict, payload: bytes) -> None:
+    """Write atomically: a temporary file in the same folder, then rename over the target."""
+    import json
+    import tempfile
+
+    header = {k: v for k, v in header.items() if k != "crc32"}
+    header["length"] = len(payload)
+    header["crc32"] = _checksum(header, payload)
+    data = b"".join([json.dumps(header, separators=(",", ":")).encode(), b"\n", payload])
+    folder = os.path.dirname(target)
+    tmp = None
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".snapshot-", suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+        tmp = None
+        _prune(folder, keep=8)
+    except OSError:
+        pass  # a read-only cache only costs a rebuild next time
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _prune(folder: str, keep: int) -> None:
+    """Remove all but the ``keep`` most recently written snapshots (other KBs, old versions)."""
+    snaps = []
+    with os.scandir(folder) as entries:
+        for e in entries:
+            if e.name.startswith(_NAME) and (e.name.endswith(".bin") or e.name.endswith(".json")):
+                try:
+                    snaps.append((e.stat().st_mtime_ns, e.path))
+                except OSError:
+                    pass
+    for _, old in sorted(snaps, reverse=True)[keep:]:
+        try:
+            os.unlink(old)
+        except OSError:
+            pass  # another process may have removed it first

@@ -1,0 +1,205 @@
+"""Validate the merged graph: SHACL shapes plus the checks no shape expresses.
+
+    >>> from recipekg.knowledge.resources import bundled_files
+    >>> [str(v) for v in validate(bundled_files())]
+    []
+
+Each violation prints as ``file:line: message``. The checks beyond SHACL:
+
+- every rule, formula, constant, fact and hardware node has a source that is a paper node;
+- no blank nodes; every node that is described is labelled; no two nodes of one class share
+  a label; every IRI in the project's namespaces that is used is also described;
+- conditions fit their dimension (values from its vocabulary, bounds on numeric ones, min < max);
+- numbers are finite and well-typed (no NaN, no ``"12"`` strings or language tags where a
+  number is meant), so nothing odd ever reaches a reasoner or a SPARQL FILTER.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from recipekg.knowledge.compiler import Index
+from recipekg.errors import KBError
+from recipekg.knowledge.rdfio import locate
+from recipekg.knowledge.rdfio import Lit, Triple, read_turtle
+from recipekg.knowledge.terms import BASE, PROV, RDF, RDFS, RKG, XSD
+
+_NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
+_NUMERIC_PROPS = {RKG.weight, RKG.rank, RKG.minInclusive, RKG.maxExclusive, RKG.minValue,
+                  RKG.maxValue, RKG.low, RKG.high, RKG.memoryBytes,
+                  RKG.bandwidthBytesPerSecond, RKG.bf16PeakFlopsPerSecond, RKG.powerWatts,
+                  RKG.params, RKG.tokens, RKG.flops, RKG.gpuHours, RKG.step, RKG.order}
+_SOURCED = (RKG.Rule, RKG.Formula, RKG.Constant, RKG.Fact, RKG.Hardware)
+
+
+@dataclass(frozen=True, order=True)
+class Violation:
+    file: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation]:
+    """All violations of the merged files, sorted by file and line."""
+    triples, found = [], []
+    for path in paths:
+        try:
+            triples.extend(read_turtle(path))
+        except KBError as exc:
+            found.append(Violation(exc.file or str(path), exc.line or 1,
+                                   f"column {exc.column}: {exc.message}"))
+    if found:
+        return sorted(found)
+    where = locate(paths)
+    first = (str(paths[0]), 1) if paths else ("<none>", 1)
+
+    def at(iri: str, message: str) -> Violation:
+        file, line = where.get(iri, first)
+        return Violation(file, line, message)
+
+    ix = Index(triples)
+    found += [at(s, m) for s, m in _structure(triples, ix)]
+    found += [at(s, m) for s, m in _provenance(ix)]
+    found += [at(s, m) for s, m in _labels(ix)]
+    found += [at(s, m) for s, m in _conditions(ix)]
+    found += [at(s, m) for s, m in _literals(triples, set(ix.instances(RKG.Constant)))]
+    if shapes is not None:
+        found += [at(s, m) for s, m in _shacl(triples, shapes)]
+    return sorted(set(found))
+
+
+def _structure(triples: list[Triple], ix: Index):
+    described = set(ix.spo)
+    for s, p, o in triples:
+        if s.startswith("_:") or (isinstance(o, str) and o.startswith("_:")):
+            yield (s, f"blank node in '{_short(s)} {_short(p)}': give every node an IRI")
+        elif isinstance(o, str) and o.startswith(BASE) and o not in described and p != RDF.type:
+            yield (s, f"{_short(o)} is used by {_short(s)} but never described (misspelled id?)")
+    for s in described:
+        if ix.all(s, RDF.type) and not ix.all(s, RDFS.label) and not s.startswith("_:"):
+            yield (s, f"{_short(s)} has no rdfs:label")
+
+
+def _provenance(ix: Index):
+    """Rules, formulas and hardware rest on a paper; constants and facts whose number is the
+    reference's own may cite the reference (kb:reference) instead."""
+    papers = set(ix.instances_of(RKG.Paper))
+    documents = papers | set(ix.instances_of(RKG.Reference))
+    for cls in _SOURCED:
+        needs_paper = cls in (RKG.Rule, RKG.Formula, RKG.Hardware)
+        for s in ix.instances_of(cls):
+            sources = ix.iris(s, PROV.wasDerivedFrom)
+            if not sources:
+                yield (s, f"{_short(s)} has no source: add prov:wasDerivedFrom a paper")
+            elif needs_paper and not papers & set(sources):
+                yield (s, f"{_short(s)} must be derived from at least one paper of kb/papers.ttl")
+            for src in sources:
+                if src not in documents:
+                    yield (s, f"source {_short(src)} of {_short(s)} is not a paper of the KB")
+
+
+def _labels(ix: Index):
+    seen: dict[tuple[str, str], str] = {}
+    for cls, members in sorted(ix.by_type.items()):
+        for s in sorted(set(members)):
+            for label in ix.texts(s, RDFS.label):
+                other = seen.setdefault((cls, label.casefold()), s)
+                if other != s:
+                    yield (s, f"{_short(s)} and {_short(other)} are both {_short(cls)} "
+                              f"labelled {label!r}")
+
+
+def _conditions(ix: Index):
+    dims = {d: ix.one(d, RKG.valueClass) for d in ix.instances(RKG.Dimension)}
+    allowed = {d: set(ix.instances_of(c)) if c else set() for d, c in dims.items()}
+    for c in ix.instances(RKG.Condition):
+        dim = ix.one(c, RKG.dimension)
+        low, high = _number(ix, c, RKG.minInclusive), _number(ix, c, RKG.maxExclusive)
+        values = ix.iris(c, RKG.value)
+        if dim not in dims:
+            continue  # SHACL reports the missing or wrong dimension
+        if dims[dim]:
+            for v in values:
+                if v not in allowed[dim]:
+                    yield (c, f"{_short(v)} is not a value of dimension {_short(dim)}")
+            if low is not None or high is not None:
+                yield (c, f"categorical dimension {_short(dim)} takes values, not bounds")
+        elif values:
+            yield (c, f"numeric dimension {_short(dim)} takes bounds, not values")
+        if low is not None and high is not None and not low < high:
+            yield (c, f"empty interval [{low:g}, {high:g}) in {_short(c)}")
+
+
+def _number(ix: Index, s: str, p: str) -> float | None:
+    """``ix.number``, or None for an ill-typed number (``_literals`` reports it)."""
+    try:
+        return ix.number(s, p)
+    except ValueError:
+        return None
+
+
+# The XSD lexical forms (ASCII digits only, no spaces or underscores, which float() accepts)
+_DECIMAL = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+_LEXICAL = {XSD.double: re.compile(_DECIMAL + r"(?:[eE][+-]?[0-9]+)?|[+-]?INF|NaN"),
+            XSD.float: re.compile(_DECIMAL + r"(?:[eE][+-]?[0-9]+)?|[+-]?INF|NaN"),
+            XSD.decimal: re.compile(_DECIMAL)}
+
+
+def _literals(triples: list[Triple], constants: set[str]):
+    for s, p, o in triples:
+        if p not in _NUMERIC_PROPS and not (p == RKG.value and s in constants):
+            continue
+        if not isinstance(o, Lit) or o.datatype not in _NUMERIC:
+            shown = o.lexical if isinstance(o, Lit) else _short(o)
+            yield (s, f"{_short(p)} must be a typed number (xsd:double), not {shown!r}")
+            continue
+        try:
+            if not _LEXICAL.get(o.datatype, re.compile(r"[+-]?[0-9]+")).fullmatch(o.lexical):
+                raise ValueError(o.lexical)
+            value = float(o.lexical)
+        except ValueError:
+            yield (s, f"{_short(p)} {o.lexical!r} is not a valid {_short(o.datatype)}")
+            continue
+        if not math.isfinite(value):
+            yield (s, f"{_short(p)} must be a finite number, not {o.lexical}")
+
+
+def _shacl(triples: list[Triple], shapes: Path):
+    import pyshacl
+    from rdflib import Graph, Literal, URIRef
+    from rdflib.namespace import SH
+
+    data = Graph()
+    for s, p, o in triples:
+        if s.startswith("_:") or (isinstance(o, str) and o.startswith("_:")):
+            continue  # reported by _structure
+        obj = Literal(o.lexical, lang=o.lang) if isinstance(o, Lit) and o.lang else (
+            Literal(o.lexical, datatype=URIRef(o.datatype)) if isinstance(o, Lit) else URIRef(o))
+        data.add((URIRef(s), URIRef(p), obj))
+    shape_graph = Graph().parse(shapes, format="turtle")
+    conforms, report, _ = pyshacl.validate(data, shacl_graph=shape_graph, inference="none",
+                                           advanced=True, allow_warnings=True)
+    if conforms:
+        return
+    messages = defaultdict(set)
+    for result in report.subjects(URIRef(RDF.type), SH.ValidationResult):
+        focus = report.value(result, SH.focusNode)
+        path = report.value(result, SH.resultPath)
+        message = report.value(result, SH.resultMessage)
+        text = f"{_short(str(path))}: {message}" if path is not None else str(message)
+        messages[str(focus)].add(text)
+    for focus, texts in messages.items():
+        for text in sorted(texts):
+            yield (focus, f"{_short(focus)} {text}")
+
+
+def _short(iri: str) -> str:
+    from recipekg.knowledge.terms import shorten
+    return shorten(iri) if not iri.startswith("_:") else iri

@@ -1,0 +1,89 @@
+"""Data repetition: epochs over the unique data, and what the repeated tokens are worth by
+the reference's effective-data formula and by its 85% guidance, side by side (they disagree).
+
+    >>> from recipekg.plan.inputs import read_inputs
+    >>> from recipekg.plan.kbview import KBView
+    >>> from recipekg.plan.sizing import choose_strategy, size
+    >>> ledger = Ledger(KBView(snap))
+    >>> inputs = read_inputs(parse("plan where params = 1B and epochs = 2")[0], snap)
+    >>> sizes = size(ledger, inputs, choose_strategy(ledger.kb, inputs.facts))
+    >>> repetition(ledger, inputs, sizes)
+    >>> [q["name"] for q in ledger.quantities][-3:]
+    ['unique_tokens', 'effective_tokens', 'effective_tokens_guidance']
+    >>> ledger.values["unique_tokens"].value
+    10000000000.0
+"""
+
+from __future__ import annotations
+
+from recipekg.plan.expr import Q, solve
+from recipekg.plan.figures import show
+from recipekg.plan.inputs import Inputs
+from recipekg.plan.kbview import KBFormula
+from recipekg.plan.ledger import Ledger
+from recipekg.plan.sizing import Sizes
+from recipekg.render import numbers as units
+
+
+def repetition(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
+    """Record epochs or the unique tokens needed, and the effective tokens, when the query
+    gives ``epochs`` or ``unique-tokens``."""
+    if inputs.unique_tokens is None and inputs.epochs is None:
+        return
+    epochs_f = ledger.kb.formula("epochs", "tokens", "unique_tokens")
+    unique, epochs = _unique_and_epochs(ledger, inputs, sizes, epochs_f)
+    if epochs.high <= 1:
+        ledger.note(f"{show(unique, 'tokens')} of unique data cover the {show(sizes.tokens, 'tokens')} the plan "
+                    f"needs: no repetition", epochs_f.data)
+        return
+    _effective_tokens(ledger, unique, epochs, sizes.tokens)
+
+
+def _unique_and_epochs(ledger: Ledger, inputs: Inputs, sizes: Sizes, epochs_f: KBFormula) -> tuple[Q, Q]:
+    """The unique tokens and epochs of the plan: given, or the one not given from the other."""
+    tokens = sizes.tokens
+    if sizes.from_data:
+        return inputs.unique_tokens, inputs.epochs
+    if inputs.unique_tokens is not None:
+        unique = inputs.unique_tokens
+        epochs, env = ledger.compute(epochs_f, {"tokens": tokens, "unique_tokens": unique})
+        ledger.add("epochs", epochs, "epochs", formula=epochs_f, env=env)
+        if inputs.epochs is not None and f"{inputs.epochs.value:.2g}" != f"{epochs.value:.2g}":
+            ledger.note(f"with {show(unique, 'tokens')} of unique data the plan's {show(tokens, 'tokens')} "
+                        f"are {show(epochs)} epochs, not the {show(inputs.epochs)} given; the plan uses "
+                        f"{show(epochs)}", epochs_f.data, warn=True)
+        return unique, epochs
+    epochs = inputs.epochs
+    unique = solve(epochs_f.parsed, "unique_tokens", {"epochs": epochs, "tokens": tokens})
+    ledger.add("unique_tokens", unique, "tokens", formula=epochs_f, label="unique tokens needed",
+               derivation=f"{epochs_f.data['expression']}, solved for unique_tokens: "
+                          f"{show(tokens, 'tokens')} / {show(epochs)} epochs = {show(unique, 'tokens')}")
+    return unique, epochs
+
+
+def _effective_tokens(ledger: Ledger, unique: Q, epochs: Q, tokens: Q) -> None:
+    kb = ledger.kb
+    effective_f = kb.formula("effective_tokens", "unique_tokens", "epochs")
+    eff, env = ledger.compute(effective_f, {"unique_tokens": unique, "epochs": epochs})
+    ledger.add("effective_tokens", eff, "tokens", formula=effective_f, env=env,
+               label="effective tokens by the reference's formula")
+    max_epochs = next(iter(c for c in kb.snap["constants"].values() if c["quantity"] == "max-useful-epochs"), None)
+    within = max_epochs is None or epochs.high <= max_epochs["value"]
+    guide_f = kb.find("effective_tokens", "tokens")
+    if guide_f is not None:
+        g, genv = ledger.compute(guide_f, {"tokens": tokens})
+        ledger.add("effective_tokens_guidance", g, "tokens", formula=guide_f, env=genv,
+                   label="effective tokens by the 85% guidance", applies=within)
+    ledger.note("the reference says two things about repeated data that disagree: its formula "
+                "D × (1 − e^(−epochs)) never gives more than the unique data, while its guidance says "
+                "up to about 4 epochs are some 85% as good as fresh data; both are shown",
+                effective_f.data, *([guide_f.data] if guide_f else []))
+    if not within:
+        beyond = [f for f in kb.snap["facts"].values()
+                  if f["section"] == max_epochs["section"] and "beyond" in f["id"]]
+        ledger.note(f"{show(epochs)} epochs is more than {units.grouped(max_epochs['value'])}: past about four "
+                    f"epochs repeated data helps sharply less and the 85% guidance no longer holds; find more "
+                    f"unique data or plan a smaller model", max_epochs, *beyond, warn=True)
+    elif max_epochs is not None:
+        ledger.note(f"{show(epochs)} epochs is within the ~{units.grouped(max_epochs['value'])} epochs the "
+                    f"reference considers nearly as good as unique data", max_epochs)

@@ -1,0 +1,147 @@
+"""Fit: does the training state fit on ``gpu-memory`` × ``gpus`` (or the hardware's memory),
+replicated on every GPU or sharded with FSDP; and the hardware's rules on model size.
+
+    >>> from recipekg.plan.inputs import read_inputs
+    >>> from recipekg.plan.memory import training_memory
+    >>> ledger = Ledger(KBView(snap))
+    >>> inputs = read_inputs(parse("plan where params = 7B and hardware = h100 and gpus = 8")[0], snap)
+    >>> fit = check_fit(ledger, inputs, inputs.params, training_memory(ledger, inputs, inputs.params))
+    >>> fit.json["replicated"]["verdict"], fit.json["sharded"]["verdict"], fit.json["text"]
+    ('does not fit', 'fits', 'fits with FSDP sharding over 8 GPUs')
+    >>> show(fit.per_gpu, "bytes")
+    '38.5–66.5 GB'
+    >>> [r["id"] for r in feasibility(ledger.kb, inputs, inputs.params)]
+    []
+
+Verdicts compare whole ranges: ``fits`` when even the high end of the need is within the low
+end of the memory, ``may fit`` when only the low end is, else ``does not fit``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from recipekg.plan.expr import Q
+from recipekg.plan.figures import qjson, relative_change, rounded, show
+from recipekg.plan.inputs import Inputs, point_facts
+from recipekg.plan.kbview import KBFormula, KBView
+from recipekg.plan.ledger import Ledger
+from recipekg.plan.memory import ACTIVATIONS, ADAM_STATES, GRADIENTS, WEIGHTS, Memory
+from recipekg.reason.answers import reason_json
+from recipekg.reason.scoring import evaluate_rule
+from recipekg.render import numbers as units
+
+_RANK = {"fits": 0, "may fit": 1, "does not fit": 2}
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The answer's ``fit`` (``json``) and what the memory savings are weighed against: the
+    memory per GPU, the GPUs, the FSDP formula and its memory per GPU (None on one GPU)."""
+
+    json: dict
+    capacity: Q
+    gpus: Q
+    fsdp: KBFormula | None
+    per_gpu: Q | None
+
+    @property
+    def replicated_fits(self) -> bool:
+        return self.json["replicated"]["verdict"] == "fits"
+
+
+def verdict(need: Q, cap: Q) -> dict:
+    """``fits`` (even the high end), ``may fit`` (only the low end) or ``does not fit``."""
+    if need.high <= cap.low:
+        return {"verdict": "fits", "over": None}
+    if need.low <= cap.high:
+        return {"verdict": "may fit", "over": {"low": 0.0, "high": rounded(need.high - cap.low)}}
+    return {"verdict": "does not fit",
+            "over": {"low": rounded(need.low - cap.high), "high": rounded(need.high - cap.low),
+                     "factor_low": rounded(need.low / cap.high), "factor_high": rounded(need.high / cap.low)}}
+
+
+def check_fit(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory) -> Fit | None:
+    """Whether the plan fits, replicated and (on 2+ GPUs) sharded; None without a memory size."""
+    cap = inputs.gpu_memory
+    if cap is None:
+        ledger.note("no hardware or gpu-memory given: add hardware = h100 (or gpu-memory = 80GB) to check "
+                    "whether it fits")
+        return None
+    kb, gpus = ledger.kb, inputs.gpus or Q.point(1)
+    device = kb.label(inputs.hardware) if inputs.hardware else "GPU"
+    replicated = verdict(memory.total, cap)
+    fit = {"hardware": kb.hardware_json(inputs.hardware), "gpus": rounded(gpus.value), "memory_per_gpu": qjson(cap),
+           "memory_total": qjson(cap * gpus),
+           "replicated": {**replicated, "need_per_gpu": qjson(memory.total),
+                          "text": f"whole training state on each {device}: {show(memory.total, 'bytes')} against "
+                                  f"{show(cap, 'bytes')} — {replicated['verdict']}"},
+           "sharded": None}
+    fsdp_f, per_gpu = kb.find("memory_per_gpu", "gpus"), None
+    best = replicated
+    if fsdp_f is not None and gpus.high >= 2:
+        per_gpu, env = ledger.compute(fsdp_f, {"params": params, "gpus": gpus}, memory_overrides(kb, memory))
+        ledger.add("memory_per_gpu", per_gpu, "bytes", formula=fsdp_f, env=env,
+                   label=f"training memory per GPU with FSDP over {show(gpus)} GPUs")
+        sharded = verdict(per_gpu, cap)
+        fit["sharded"] = {**sharded, "need_per_gpu": qjson(per_gpu), "formula": fsdp_f.id,
+                          "text": f"FSDP over {show(gpus)} GPUs (weights, gradients and optimizer states "
+                                  f"sharded, activations per GPU): {show(per_gpu, 'bytes')} per GPU against "
+                                  f"{show(cap, 'bytes')} — {sharded['verdict']}"}
+        if _RANK[sharded["verdict"]] < _RANK[replicated["verdict"]] or \
+                sharded["verdict"] == replicated["verdict"] == "does not fit":
+            best = sharded
+    fit["verdict"] = best["verdict"]
+    fit["fits"] = best["verdict"] == "fits"
+    fit["text"] = _fit_text(best, "" if best is replicated else f" with FSDP sharding over {show(gpus)} GPUs", cap)
+    return Fit(fit, cap, gpus, fsdp_f, per_gpu)
+
+
+def _fit_text(best: dict, how: str, cap: Q) -> str:
+    if best["verdict"] == "fits":
+        return f"fits{how}"
+    if best["verdict"] == "may fit":
+        return f"may fit{how}: the high end of the estimate is over the {show(cap, 'bytes')} per GPU"
+    over = best["over"]
+    return (f"does not fit{', even' if how else ''}{how}: "
+            f"{units.amount(over['low'], over['high'], 'bytes')} over the "
+            f"{show(cap, 'bytes')} of each GPU ({over['factor_low']:.2g}–{over['factor_high']:.2g}× "
+            f"its memory)")
+
+
+def memory_overrides(kb: KBView, memory: Memory, checkpointing: bool = False,
+                     quantized: bool = False) -> dict[str, Q]:
+    """The FSDP formula's constants replaced for the plan's precision and optimizer, and for
+    the memory-saving techniques applied."""
+    out = {}
+    for part, sym in (("weights", WEIGHTS), ("gradients", GRADIENTS)):
+        if memory.per_param(part) != kb.q(sym):
+            out[sym] = memory.per_param(part)
+    states = memory.per_param("optimizer_states")
+    if quantized:
+        states = relative_change(states, kb.q("c_quantized_optimizer_state_memory_change"))
+    if states != kb.q(ADAM_STATES):
+        out[ADAM_STATES] = states
+    if checkpointing:
+        out[ACTIVATIONS] = relative_change(kb.q(ACTIVATIONS), kb.q("c_grad_ckpt_activation_memory_change"))
+    return out
+
+
+def feasibility(kb: KBView, inputs: Inputs, params: Q) -> list[dict]:
+    """Rules about model size on this hardware (DGX Spark's table), with their sources."""
+    if inputs.hardware is None:
+        return []
+    snap = kb.snap
+    facts = dict(inputs.facts, params=point_facts("params", "count", params))
+    out = []
+    for iri, rule in sorted(snap["rules"].items()):
+        dims = {snap["conditions"][c]["dimension"] for c in rule["conditions"]}
+        if not {"params", "hardware"} <= dims:
+            continue
+        ev = evaluate_rule(rule, facts, snap)
+        if ev["fires"] and ev["match"] == "full":
+            out.append({**reason_json(iri, rule, ev, snap),
+                        "recommends": [kb.node_id(x) for x in rule["recommends"]],
+                        "advises_against": [kb.node_id(x) for x in rule["against"]]})
+    out.sort(key=lambda r: (-r["contribution"], r["id"]))
+    return out

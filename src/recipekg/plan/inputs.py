@@ -1,0 +1,133 @@
+"""What a ``plan`` statement asks for: its numbers and names, read and checked once.
+
+    >>> inputs = read_inputs(parse("plan where params = 7B and hardware = h100 and gpus = 8")[0], snap)
+    >>> inputs.params.value, inputs.gpus.value, inputs.tokens is None
+    (7000000000.0, 8.0, True)
+    >>> inputs.given_text("gpus")
+    'given in the query (gpus = 8)'
+    >>> read_inputs(parse("plan where gpus = 8")[0], snap)
+    Traceback (most recent call last):
+    recipekg.errors.RangeError: line 1, column 1: nothing to plan from: give a model size, a token count or a compute budget
+    expected: params = 7B, tokens = 140B, flops = 1e21 or unique-tokens = 50B and epochs = 4
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from recipekg.errors import RangeError
+from recipekg.plan.expr import Q
+from recipekg.query.ast import Plan, Position
+from recipekg.reason.facts import Facts
+from recipekg.reason.resolve import facts_of, resolve_dimension
+from recipekg.render import numbers as units
+
+#: Dimensions plan reads; others are reported as not used.
+USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "bandwidth", "mfu",
+        "epochs", "unique-tokens", "optimizer", "precision", "goal", "inference-budget", "tier", "prefer"}
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The statement, its constraints by dimension, their facts, and the values plan reads
+    (None when not given; numbers as :class:`Q`, names as IRIs)."""
+
+    stmt: Plan
+    constraints: dict
+    facts: dict[str, Facts]
+    params: Q | None
+    tokens: Q | None
+    flops: Q | None
+    unique_tokens: Q | None
+    epochs: Q | None
+    gpus: Q | None
+    mfu: Q | None
+    time_budget: Q | None
+    gpu_memory: Q | None
+    hardware: str | None
+    optimizer: str | None
+    precision: str | None
+
+    def given_text(self, dim: str) -> str:
+        """How the query gave ``dim``, as a derivation."""
+        c = self.constraints[dim]
+        return f"given in the query ({c.dimension.text} {c.op} {' and '.join(v.text for v in c.values)})"
+
+    def unused(self) -> list[str]:
+        """The dimensions of the query plan does not read."""
+        return sorted(d for d in self.constraints if d not in USED)
+
+
+def read_inputs(stmt: Plan, snap: dict) -> Inputs:
+    """The values of a plan statement; :class:`RangeError` for one plan cannot work with."""
+    constraints: dict = {}
+    for c in stmt.constraints:
+        constraints.setdefault(resolve_dimension(c.dimension, snap)["name"], c)
+    facts = facts_of(stmt.constraints, snap)
+
+    def number(dim: str, budget: bool = False) -> Q | None:
+        return _number(dim, stmt, constraints, facts, budget=budget)
+
+    def one(dim: str) -> str | None:
+        return _one(dim, stmt, constraints, facts)
+
+    inputs = Inputs(stmt, constraints, facts, params=number("params"), tokens=number("tokens"),
+                    flops=number("flops"), unique_tokens=number("unique-tokens"), epochs=number("epochs"),
+                    gpus=number("gpus"), mfu=number("mfu"), time_budget=number("time", budget=True),
+                    gpu_memory=number("gpu-memory"), hardware=one("hardware"), optimizer=one("optimizer"),
+                    precision=one("precision"))
+    if not (inputs.params or inputs.tokens or inputs.flops) and not (inputs.unique_tokens and inputs.epochs):
+        p = stmt.pos
+        keyword = Position(p.line, p.column, p.line, p.column + 4, p.start, p.start + 4)
+        raise RangeError.at(keyword, "nothing to plan from: give a model size, a token count or a compute budget",
+                            expected=["params = 7B", "tokens = 140B", "flops = 1e21",
+                                      "unique-tokens = 50B and epochs = 4"])
+    return inputs
+
+
+def _number(dim: str, stmt: Plan, constraints: dict, facts: dict, *, budget: bool = False) -> Q | None:
+    """A numeric dimension as a :class:`Q`: one value or one finite range, above zero.
+    With ``budget``, an upper bound alone (``time < 1 week``) stands for that value."""
+    f = facts.get(dim)
+    if f is None or f.intervals is None:
+        return None
+    c = constraints.get(dim)
+    where = c.pos if c is not None else stmt.pos
+    if len(f.intervals) != 1:
+        raise RangeError.at(where, f"plan needs one value or one range for '{dim}'",
+                            expected=[f"{dim} = <value>", f"{dim} between <low> and <high>"])
+    low, _, high, _ = f.intervals[0]
+    if budget and not math.isfinite(low) and math.isfinite(high):
+        low = high
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RangeError.at(where, f"plan needs a value for '{dim}', not only a bound",
+                            expected=[f"{dim} = <value>", f"{dim} between <low> and <high>"])
+    if low <= 0:
+        shown = c.values[0].text if c is not None else units.num(low)
+        raise RangeError.at(c.values[0].pos if c is not None else where,
+                            f"'{dim}' must be greater than 0 to plan, not {shown}", expected=[f"{dim} > 0"])
+    return Q.point(low) if low == high else Q.span(low, high)
+
+
+def _one(dim: str, stmt: Plan, constraints: dict, facts: dict) -> str | None:
+    """The one IRI a categorical dimension is set to (None when not set)."""
+    f = facts.get(dim)
+    if f is None or not f.values:
+        return None
+    if len(f.values) > 1:
+        c = constraints.get(dim)
+        raise RangeError.at(c.pos if c else stmt.pos, f"plan takes one {dim}, not several",
+                            expected=[f"{dim} = <one {dim}>"])
+    return next(iter(f.values))
+
+
+def point_facts(name: str, kind: str, q: Q) -> Facts:
+    """A value of the plan as the facts of a dimension, for the KB's rules and conditions."""
+    return Facts(name, kind, intervals=[(q.low, True, q.high, True)], derived="plan")
+
+
+def facts_q(f: Facts) -> Q:
+    """The first interval of numeric facts as a :class:`Q`."""
+    low, _, high, _ = f.intervals[0]
+    return Q.span(low, high) if low != high else Q.point(low)

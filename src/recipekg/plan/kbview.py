@@ -1,0 +1,145 @@
+"""What a plan reads from the compiled KB: constants by symbol, formulas by their output and
+the names they read, entities, facts, papers and sections.
+
+    >>> view = KBView(snap)
+    >>> view.formula("flops", "params", "tokens").data["expression"]
+    'flops = c_flops_per_param_token * params * tokens'
+    >>> view.q("c_chinchilla_tokens_per_param").value
+    20.0
+    >>> view.find("flops", "gpus") is None
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from recipekg.errors import FormulaError, KBError
+from recipekg.knowledge.terms import RKG, local_name
+from recipekg.plan.expr import Formula, Q, parse_formula
+from recipekg.reason.answers import paper_json
+
+
+@dataclass
+class KBFormula:
+    """A formula of the KB: its IRI, its record in the snapshot and its parsed expression."""
+
+    iri: str
+    data: dict
+    parsed: Formula
+
+    @property
+    def id(self) -> str:
+        return self.data["id"]
+
+
+class KBView:
+    """Look-ups into the snapshot; every formula is parsed once, here."""
+
+    def __init__(self, snap: dict):
+        self.snap = snap
+        self.by_symbol = {c["symbol"]: iri for iri, c in snap["constants"].items() if c["symbol"]}
+        self.formulas: list[KBFormula] = []
+        for iri, f in sorted(snap["formulas"].items()):
+            if not f["expression"]:
+                continue
+            try:
+                self.formulas.append(KBFormula(iri, f, parse_formula(f["expression"])))
+            except FormulaError as exc:
+                raise FormulaError(f"formula {f['id']}: {exc}") from None
+
+    # ------------------------------------------------------------------ constants
+    def constant(self, symbol: str) -> dict:
+        if symbol not in self.by_symbol:
+            raise KBError(f"the KB has no constant with symbol {symbol!r}, which plan needs")
+        return self.snap["constants"][self.by_symbol[symbol]]
+
+    def q(self, symbol: str) -> Q:
+        """The constant with this symbol as a :class:`Q` (its range, if it has one)."""
+        return const_q(self.constant(symbol))
+
+    def constants_in(self, f: KBFormula) -> dict[str, Q]:
+        """The KB constants a formula reads, by symbol."""
+        return {n: self.q(n) for n in f.parsed.names if n in self.by_symbol}
+
+    def constants_for(self, entity: str | None, quantity: str | None = None) -> list[dict]:
+        """Constants that apply to ``entity`` (optionally of one quantity), by id."""
+        return sorted((c for c in self.snap["constants"].values()
+                       if entity in c["applies_to"] and (quantity is None or c["quantity"] == quantity)),
+                      key=lambda c: c["id"])
+
+    # ------------------------------------------------------------------ formulas
+    def formula(self, output: str, *names: str) -> KBFormula:
+        """The formula computing ``output`` whose expression reads all of ``names``."""
+        found = self.find(output, *names)
+        if found is None:
+            raise KBError(f"the KB has no formula for {output} from {', '.join(names)}, which plan needs")
+        return found
+
+    def find(self, output: str, *names: str) -> KBFormula | None:
+        """Like :meth:`formula`, but None when the KB has no such formula."""
+        found = [f for f in self.formulas if f.parsed.output == output and set(names) <= f.parsed.names]
+        return min(found, key=lambda f: (len(f.parsed.names), f.id)) if found else None
+
+    # ------------------------------------------------------------------ entities, facts, papers
+    def iri(self, node_id: str) -> str | None:
+        """The IRI of the entity with this id (None when the KB does not have it)."""
+        for iri, node in self.snap["nodes"].items():
+            if node["id"] == node_id and node["kinds"]:
+                return iri
+        return None
+
+    def fact(self, fact_id: str) -> dict | None:
+        return next((f for f in self.snap["facts"].values() if f["id"] == fact_id), None)
+
+    def sources(self, *items: dict) -> list[dict]:
+        """The papers of KB items (ids) or of answers (paper objects), each once."""
+        seen, out = set(), []
+        for item in items:
+            for p in item.get("sources", []):
+                pid = p["id"] if isinstance(p, dict) else p
+                if pid not in seen:
+                    seen.add(pid)
+                    out.append(p if isinstance(p, dict) else paper_json(p, self.snap))
+        return out
+
+    def section(self, item: dict) -> str | None:
+        """The reference section of a KB item, as its path."""
+        s = item.get("section")
+        if isinstance(s, str) and s in self.snap["sections"]:
+            return self.snap["sections"][s]["path"]
+        return None
+
+    def label(self, iri: str) -> str:
+        return self.snap["nodes"].get(iri, {}).get("label", local_name(iri))
+
+    def node_id(self, iri: str) -> str:
+        return self.snap["nodes"].get(iri, {}).get("id", local_name(iri))
+
+    def peak(self, hardware: str | None) -> float | None:
+        """The hardware's bf16 peak in FLOP/s (None when the KB leaves it open)."""
+        return self.snap["hardware"].get(hardware, {}).get(RKG.bf16PeakFlopsPerSecond)
+
+    def hardware_json(self, hardware: str | None) -> dict | None:
+        """The answer's ``hardware``: the KB's figures for it, with their papers."""
+        if hardware is None:
+            return None
+        figures = self.snap["hardware"].get(hardware, {})
+        node = self.snap["nodes"][hardware]
+        return {"id": node["id"], "label": node["label"], "memory_bytes": figures.get(RKG.memoryBytes),
+                "bandwidth_bytes_per_second": figures.get(RKG.bandwidthBytesPerSecond),
+                "bf16_peak_flops_per_second": figures.get(RKG.bf16PeakFlopsPerSecond),
+                "sources": self.sources(node)}
+
+
+def const_q(c: dict) -> Q:
+    """A KB constant as a :class:`Q`: its low–high range around its value, or its value."""
+    if c["low"] is not None and c["high"] is not None:
+        return Q.span(c["low"], c["high"], c["value"])
+    return Q.point(c["value"])
+
+
+def const_json(c: dict) -> dict:
+    """A KB constant as the answer shows it."""
+    return {"id": c["id"], "symbol": c["symbol"], "label": c["label"], "value": c["value"],
+            "low": c["low"], "high": c["high"], "unit": c["unit"]}

@@ -1,0 +1,108 @@
+"""The ledger of one plan: its quantities, each with its formula, constants, papers, section
+and a derivation with the numbers plugged in, and its notes and warnings.
+
+    >>> ledger = Ledger(KBView(snap))
+    >>> f = ledger.kb.formula("flops", "params", "tokens")
+    >>> flops, env = ledger.compute(f, {"params": Q.point(7e9), "tokens": Q.point(1.4e11)})
+    >>> entry = ledger.add("flops", flops, "FLOPs", formula=f, env=env)
+    >>> entry["derivation"].split(": ")[1], [c["symbol"] for c in entry["constants"]]
+    ('6 × 7B × 140B = 5.88e21 FLOPs', ['c_flops_per_param_token'])
+    >>> ledger.values["flops"].value
+    5.88e+21
+
+Formulas read KB constants by symbol and the two unit conversions below by name; both are
+bound here, so that a step only passes the plan's own inputs.
+"""
+
+from __future__ import annotations
+
+from recipekg.errors import FormulaError, KBError
+from recipekg.plan.expr import Q, evaluate, substitute
+from recipekg.plan.figures import rounded, show
+from recipekg.plan.kbview import KBFormula, KBView, const_json
+
+# Pure unit conversions: definitions, not claims of the reference, so they live here and not
+# in the KB. The KB's formulas name them (seconds_per_hour, bits_per_byte) and plan binds them.
+CONVERSIONS = {"seconds_per_hour": 3600.0, "bits_per_byte": 8.0}
+
+
+class Ledger:
+    """What one plan has found so far: ``quantities`` and ``values`` (by name), notes, warnings."""
+
+    def __init__(self, kb: KBView):
+        self.kb = kb
+        self.quantities: list[dict] = []
+        self.values: dict[str, Q] = {}
+        self.notes: list[dict] = []
+        self.warnings: list[dict] = []
+
+    def note(self, text: str, *items: dict, warn: bool = False) -> None:
+        """A note (or, with ``warn``, a warning) citing the papers and section of KB items."""
+        entry = {"text": text, "sources": self.kb.sources(*items)}
+        section = next((self.kb.section(i) for i in items if self.kb.section(i)), None)
+        if section:
+            entry["section"] = section
+        (self.warnings if warn else self.notes).append(entry)
+
+    def add(self, name: str, q: Q | None, unit: str, *, formula: KBFormula | None = None,
+            env: dict | None = None, label: str | None = None, derivation: str | None = None,
+            constants: list[dict] = (), extra_sources: list[dict] = (), **more) -> dict:
+        """Record a quantity with its formula, constants, sources, section and derivation
+        (``more`` are extra fields of its JSON); returns its entry."""
+        entry = {"name": name, "label": label or (formula.data["label"] if formula else name),
+                 "value": rounded(q.value) if q else None, "low": rounded(q.low) if q else None,
+                 "high": rounded(q.high) if q else None, "unit": unit, "formula": None, "sources": [],
+                 "derivation": derivation or "", "section": None}
+        if formula is not None:
+            self._cite_formula(entry, formula, q, env, derivation, constants, extra_sources)
+        elif constants or extra_sources:
+            entry["constants"] = [const_json(c) for c in constants]
+            entry["sources"] = self.kb.sources(*constants, *extra_sources)
+            entry["section"] = next((self.kb.section(i) for i in [*constants, *extra_sources]
+                                     if self.kb.section(i)), None)
+        entry.update(more)
+        self.quantities.append(entry)
+        if q is not None:
+            self.values[name] = q
+        return entry
+
+    def _cite_formula(self, entry: dict, formula: KBFormula, q: Q | None, env: dict | None,
+                      derivation: str | None, constants, extra_sources) -> None:
+        overridden = (env or {}).get("__overridden__", set())
+        used = [self.kb.constant(n) for n in sorted(formula.parsed.names)
+                if n in self.kb.by_symbol and n not in overridden] + list(constants)
+        entry["formula"] = {"id": formula.id, "iri": formula.iri, "label": formula.data["label"],
+                            "expression": formula.data["expression"]}
+        entry["constants"] = [const_json(c) for c in used]
+        entry["sources"] = self.kb.sources(formula.data, *used, *extra_sources)
+        entry["section"] = self.kb.section(formula.data)
+        if derivation is None and q is not None and env is not None:
+            shown = {k: v for k, v in env.items() if not k.startswith("__")}
+            entry["derivation"] = (f"{formula.data['label']}: "
+                                   f"{substitute(formula.parsed, shown, show)} = {show(q, entry['unit'])}")
+
+    def compute(self, formula: KBFormula, inputs: dict[str, Q], overrides: dict[str, Q] | None = None
+                ) -> tuple[Q, dict]:
+        """Evaluate a KB formula: inputs by name, constants by symbol, unit conversions from
+        :data:`CONVERSIONS`; ``overrides`` stand in for constants (and say so). Returns the
+        value and the names it was computed from (for :meth:`add`)."""
+        env: dict = {"__overridden__": set(overrides or ())}
+        for n in formula.parsed.names:
+            if overrides and n in overrides:
+                env[n] = overrides[n]
+            elif n in inputs:
+                env[n] = inputs[n]
+            elif n in self.kb.by_symbol:
+                env[n] = self.kb.q(n)
+            elif n in CONVERSIONS:
+                env[n] = Q.point(CONVERSIONS[n])
+            else:
+                raise KBError(f"formula {formula.id} reads {n!r}, which plan has no value for")
+        try:
+            return evaluate(formula.parsed, {k: v for k, v in env.items() if not k.startswith("__")}), env
+        except FormulaError as exc:
+            raise FormulaError(f"formula {formula.id}: {exc}") from None
+
+    def entry(self, name: str) -> dict | None:
+        """The recorded quantity with this name (None when there is none)."""
+        return next((x for x in self.quantities if x["name"] == name), None)

@@ -1,0 +1,262 @@
+"""Sizing: the strategy (which tokens-per-parameter ratio), then params, tokens and FLOPs,
+each from the others by the KB's formulas, and what the ratio means.
+
+    >>> from recipekg.plan.inputs import read_inputs
+    >>> ledger, inputs = Ledger(KBView(snap)), read_inputs(parse("plan where flops = 1.2e20")[0], snap)
+    >>> strategy = choose_strategy(ledger.kb, inputs.facts)
+    >>> strategy.json["id"], strategy.ratio["value"]
+    ('chinchilla-optimal-training', 20.0)
+    >>> sizes = size(ledger, inputs, strategy)
+    >>> sizes.params.value, sizes.tokens.value
+    (1000000000.0, 20000000000.0)
+    >>> [q["name"] for q in ledger.quantities]
+    ['flops', 'params', 'tokens', 'tokens_per_param']
+
+From any one of params, tokens, flops the other two, by the strategy's ratio; from two, the
+third and the ratio; from ``unique-tokens`` and ``epochs``, the token budget.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from recipekg.errors import KBError
+from recipekg.plan.expr import Formula, Q, parse_formula, solve
+from recipekg.plan.figures import show
+from recipekg.plan.inputs import Inputs
+from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
+from recipekg.plan.ledger import Ledger
+from recipekg.reason.recommend import rank
+from recipekg.render import numbers as units
+
+# KB ids plan refers to by name (ids, not numbers: what the KB says about them is read from it)
+COMPUTE_OPTIMAL = "chinchilla-optimal-training"
+INFERENCE_OPTIMAL = "inference-optimal-training"
+
+_UNITS = {"params": "parameters", "tokens": "tokens", "flops": "FLOPs", "memory": "bytes",
+          "gpu_hours": "GPU-hours", "wall_time": "hours"}
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """How to size: the approach's IRI, its tokens-per-parameter constant, and its JSON."""
+
+    iri: str
+    ratio: dict
+    json: dict
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Params, tokens and FLOPs of the plan; ``from_data``: tokens are unique-tokens × epochs;
+    ``table_row``: the row of the reference's FLOPs table with these params and tokens."""
+
+    params: Q
+    tokens: Q
+    flops: Q
+    from_data: bool
+    table_row: dict | None
+
+
+def choose_strategy(kb: KBView, facts: dict) -> Strategy:
+    """Compute-optimal (Chinchilla) unless the KB's rules rank inference-optimal first."""
+    candidates = [iri for iri in (kb.iri(COMPUTE_OPTIMAL), kb.iri(INFERENCE_OPTIMAL))
+                  if iri and kb.constants_for(iri, "tokens-per-param")]
+    if not candidates:
+        raise KBError("the KB has no tokens-per-parameter ratio for plan to size with")
+    ranked = [r for r in rank("approach", facts, kb.snap) if r["iri"] in candidates and r["score"] > 0]
+    iri = ranked[0]["iri"] if ranked else candidates[0]
+    because = ranked[0]["because"][:2] if ranked else []
+    ratio = kb.constants_for(iri, "tokens-per-param")[0]
+    node = kb.snap["nodes"][iri]
+    why = ("; ".join(r["text"] for r in because) if because else
+           "no goal given: compute-optimal sizing, the reference's default scaling law")
+    return Strategy(iri, ratio, {"id": node["id"], "label": node["label"], "tokens_per_param": const_json(ratio),
+                                 "why": why, "because": because})
+
+
+@dataclass(frozen=True)
+class _Formulas:
+    flops: KBFormula     # flops from params and tokens
+    tokens: KBFormula    # tokens from params and the strategy's ratio
+    epochs: KBFormula    # epochs from tokens and unique tokens
+
+
+def size(ledger: Ledger, inputs: Inputs, strategy: Strategy) -> Sizes:
+    """Params, tokens and FLOPs, recorded in the ledger with the tokens-per-parameter ratio."""
+    kb = ledger.kb
+    fs = _Formulas(kb.formula("flops", "params", "tokens"),
+                   kb.formula("tokens", "params", strategy.ratio["symbol"]),
+                   kb.formula("epochs", "tokens", "unique_tokens"))
+    params, tokens, flops = inputs.params, inputs.tokens, inputs.flops
+    from_data = tokens is None and inputs.unique_tokens is not None and inputs.epochs is not None
+    if from_data:
+        tokens = solve(fs.epochs.parsed, "tokens", {"epochs": inputs.epochs, "unique_tokens": inputs.unique_tokens})
+    n_given = sum(x is not None for x in (params, tokens, flops))
+    _record_given(ledger, inputs, tokens, from_data, fs.epochs)
+    if params is None and tokens is None:                         # a compute budget only
+        params, tokens = _from_flops(ledger, flops, strategy.ratio, fs)
+    elif tokens is None:                                           # params (and maybe flops)
+        tokens = _tokens_from_params(ledger, params, flops, fs)
+    elif params is None:                                           # tokens (and maybe flops)
+        params = _params_from_tokens(ledger, tokens, flops, strategy.ratio, fs)
+    if flops is None:
+        flops, env = ledger.compute(fs.flops, {"params": params, "tokens": tokens})
+        ledger.add("flops", flops, "FLOPs", formula=fs.flops, env=env)
+    elif n_given == 3:
+        _check_given_flops(ledger, params, tokens, flops, fs.flops)
+    sizes = Sizes(params, tokens, flops, from_data, _table_row(kb, params, tokens))
+    _show_table_figures(ledger, sizes.table_row)
+    _ratio(ledger, strategy, params, tokens, remark=n_given >= 2)
+    return sizes
+
+
+def _record_given(ledger: Ledger, inputs: Inputs, tokens: Q | None, from_data: bool, epochs_f: KBFormula) -> None:
+    if inputs.params is not None:
+        ledger.add("params", inputs.params, "parameters", label="params", given=True,
+                   derivation=inputs.given_text("params"))
+    if tokens is not None and from_data:
+        ledger.add("tokens", tokens, "tokens", formula=epochs_f, given=True,
+                   derivation=f"{epochs_f.data['expression']}, solved for tokens: "
+                              f"{show(inputs.unique_tokens, 'tokens')} × {show(inputs.epochs)} epochs = "
+                              f"{show(tokens, 'tokens')}")
+    elif tokens is not None:
+        ledger.add("tokens", tokens, "tokens", label="tokens", given=True, derivation=inputs.given_text("tokens"))
+    if inputs.flops is not None:
+        ledger.add("flops", inputs.flops, "FLOPs", label="flops", given=True, derivation=inputs.given_text("flops"))
+
+
+def _add_solved(ledger: Ledger, name: str, f: KBFormula, unknown: str, env: dict, q: Q, unit: str) -> None:
+    """Record ``name``, found by solving ``f`` for ``unknown`` with the values of ``env``."""
+    shown = ", ".join(show(v, _UNITS.get(k, "")) if k in _UNITS else f"{k} = {show(v)}"
+                      for k, v in env.items() if k != unknown and k not in f.parsed.names - set(_UNITS))
+    ledger.add(name, q, unit, formula=f,
+               derivation=f"{f.data['label']}: {f.data['expression']}, solved for {unknown} "
+                          f"with {shown}: {show(q, unit)}")
+
+
+def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q, Q]:
+    kb = ledger.kb
+    direct = kb.find("params", "flops", ratio["symbol"])
+    if direct is not None:
+        params, env = ledger.compute(direct, {"flops": flops})
+        ledger.add("params", params, "parameters", formula=direct, env=env)
+    else:                                                      # flops(params, ratio × params)
+        composed = _compose(fs.flops.parsed, "tokens", fs.tokens.parsed)
+        params = solve(composed, "params", {**kb.constants_in(fs.flops), **kb.constants_in(fs.tokens),
+                                            "flops": flops})
+        ledger.add("params", params, "parameters", formula=fs.flops, constants=[ratio],
+                   extra_sources=[fs.tokens.data],
+                   derivation=f"{fs.flops.data['expression']} with {fs.tokens.data['expression']}, "
+                              f"solved for params at {show(const_q(ratio), 'tokens/param')}: "
+                              f"{show(params, 'parameters')}")
+    if params.is_range:   # params and tokens move together: tokens = flops / (6 × params)
+        tokens = solve(fs.flops.parsed, "tokens", {**kb.constants_in(fs.flops), "params": params, "flops": flops})
+        _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, "params": params}, tokens, "tokens")
+    else:
+        tokens, env = ledger.compute(fs.tokens, {"params": params})
+        ledger.add("tokens", tokens, "tokens", formula=fs.tokens, env=env)
+    return params, tokens
+
+
+def _tokens_from_params(ledger: Ledger, params: Q, flops: Q | None, fs: _Formulas) -> Q:
+    if flops is None:
+        tokens, env = ledger.compute(fs.tokens, {"params": params})
+        ledger.add("tokens", tokens, "tokens", formula=fs.tokens, env=env)
+        return tokens
+    tokens = solve(fs.flops.parsed, "tokens", {**ledger.kb.constants_in(fs.flops), "params": params, "flops": flops})
+    _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, "params": params}, tokens, "tokens")
+    return tokens
+
+
+def _params_from_tokens(ledger: Ledger, tokens: Q, flops: Q | None, ratio: dict, fs: _Formulas) -> Q:
+    kb = ledger.kb
+    if flops is None:
+        params = solve(fs.tokens.parsed, "params", {**kb.constants_in(fs.tokens), "tokens": tokens})
+        _add_solved(ledger, "params", fs.tokens, "params", {"tokens": tokens, ratio["symbol"]: const_q(ratio)},
+                    params, "parameters")
+        return params
+    params = solve(fs.flops.parsed, "params", {**kb.constants_in(fs.flops), "tokens": tokens, "flops": flops})
+    _add_solved(ledger, "params", fs.flops, "params", {"flops": flops, "tokens": tokens}, params, "parameters")
+    return params
+
+
+def _check_given_flops(ledger: Ledger, params: Q, tokens: Q, flops: Q, flops_f: KBFormula) -> None:
+    implied, _ = ledger.compute(flops_f, {"params": params, "tokens": tokens})
+    if f"{implied.value:.2g}" != f"{flops.value:.2g}":
+        ledger.note(f"the given flops ({show(flops, 'FLOPs')}) differ from 6 × params × tokens "
+                    f"({show(implied, 'FLOPs')}); the plan uses the given figure", flops_f.data, warn=True)
+
+
+def _compose(outer: Formula, name: str, inner: Formula) -> Formula:
+    """``outer`` with its input ``name`` replaced by ``inner``'s expression."""
+
+    class Replace(ast.NodeTransformer):
+        def visit_Name(self, node):
+            return inner.body if node.id == name else node
+
+    body = Replace().visit(ast.parse(ast.unparse(outer.body), mode="eval").body)
+    return parse_formula(f"{outer.output} = {ast.unparse(body)}")
+
+
+def _table_row(kb: KBView, params: Q, tokens: Q) -> dict | None:
+    """The row of the reference's FLOPs table with these params and tokens, if any."""
+    if params.is_range or tokens.is_range:
+        return None
+    row = None
+    for fact in sorted(kb.snap["facts"].values(), key=lambda f: f["id"]):
+        if "ComputeEstimate" in fact["types"] and fact.get("params") and fact.get("tokens") \
+                and abs(fact["params"] - params.value) <= 1e-6 * fact["params"] \
+                and abs(fact["tokens"] - tokens.value) <= 0.01 * fact["tokens"]:
+            row = fact
+    return row
+
+
+def _show_table_figures(ledger: Ledger, row: dict | None) -> None:
+    """The table row's tokens and FLOPs beside the formula's (not beside given figures)."""
+    if row is None:
+        return
+    for q in ledger.quantities:
+        if q["name"] in ("tokens", "flops") and row.get(q["name"]) is not None and not q.get("given"):
+            q["table"] = {"fact": row["id"], "label": row["label"], "value": row[q["name"]],
+                          "section": ledger.kb.section(row), "sources": ledger.kb.sources(row)}
+
+
+def _ratio(ledger: Ledger, strategy: Strategy, params: Q, tokens: Q, remark: bool) -> None:
+    f = ledger.kb.formula("tokens_per_param", "tokens", "params")
+    if params.is_range and tokens.is_range:   # both follow from one ratio: report it, not a product of ranges
+        ratio = const_q(strategy.ratio)
+        ledger.add("tokens_per_param", ratio, "tokens/param", formula=f, constants=[strategy.ratio],
+                   derivation=f"{f.data['label']}: {show(ratio, 'tokens/param')}, the strategy's ratio")
+    else:
+        ratio, env = ledger.compute(f, {"tokens": tokens, "params": params})
+        ledger.add("tokens_per_param", ratio, "tokens/param", formula=f, env=env)
+    if remark:
+        _remark_on_ratio(ledger, ratio)
+
+
+def _remark_on_ratio(ledger: Ledger, ratio: Q) -> None:
+    """Where a ratio the user chose stands against compute- and inference-optimal."""
+    kb = ledger.kb
+    chin = next(iter(kb.constants_for(kb.iri(COMPUTE_OPTIMAL), "tokens-per-param")), None)
+    inf = next(iter(kb.constants_for(kb.iri(INFERENCE_OPTIMAL), "tokens-per-param")), None)
+    if chin is None:
+        return
+    c, shown = chin["value"], show(ratio, "tokens/param")
+    inf_range = f"{units.grouped(inf['low'])}–{units.grouped(inf['high'])} tokens/param" if inf else ""
+    if units.grouped(ratio.value, 2) == units.grouped(c, 2):
+        ledger.note(f"{shown}: about the compute-optimal ratio of {units.grouped(c)}", chin)
+    elif ratio.high < c:
+        ledger.note(f"{shown} is below the compute-optimal {units.grouped(c)} tokens per parameter: the model "
+                    f"is large for its data, and for this compute a smaller model on more tokens would do "
+                    f"better", chin, warn=True)
+    elif inf is not None and inf["low"] <= ratio.value <= inf["high"]:
+        ledger.note(f"{shown} is in the inference-optimal range ({inf_range}): over-trained on purpose, "
+                    f"for a model that will be served", inf)
+    elif inf is not None and ratio.value > inf["high"]:
+        ledger.note(f"{shown} is beyond even the inference-optimal range ({inf_range})", inf, warn=True)
+    else:
+        ledger.note(f"{shown} is above the compute-optimal {units.grouped(c)} tokens per parameter"
+                    + (f" but below the inference-optimal {inf_range}" if inf else ""),
+                    chin, *([inf] if inf else []))

@@ -1,0 +1,83 @@
+"""The few lines at the top of a plan answer, in the order the user's questions come: size,
+repeated data, memory, fit and what to do about it, hardware rules, time, tier.
+
+    >>> (answer,) = kb.query("plan where params = 7B and hardware = h100 and gpus = 8")
+    >>> for line in answer["summary"]:
+    ...     print(line)
+    7B parameters → 140B tokens (20 tokens/param, Chinchilla-optimal training), 5.88e21 FLOPs of training compute
+    training memory: 126–140 GB in all
+    on 8 GPUs of NVIDIA H100 SXM (80 GB each): fits with FSDP sharding over 8 GPUs
+    time: 5,850–6,030 GPU-hours on h100 at MFU 0.28 → 30.5–31.4 days on 8 GPUs
+    compute tier: Cluster (32+ GPUs), weeks
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from recipekg.plan.expr import Q
+from recipekg.plan.figures import show
+from recipekg.plan.fit import Fit
+from recipekg.plan.inputs import Inputs
+from recipekg.plan.ledger import Ledger
+from recipekg.plan.sizing import Strategy
+from recipekg.plan.timing import Timing
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What the steps after sizing found, for the summary."""
+
+    strategy: Strategy
+    fit: Fit | None
+    recommendations: list[dict]
+    feasibility: list[dict]
+    timing: Timing
+    tier: dict | None
+
+
+def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
+    """A few lines that answer the user's questions, from the ledger's quantities."""
+    kb, v = ledger.kb, ledger.values
+    lines = [f"{show(v['params'], 'parameters')} → {show(v['tokens'], 'tokens')} "
+             f"({show(v['tokens_per_param'], 'tokens/param')}, {found.strategy.json['label']}), "
+             f"{show(v['flops'], 'FLOPs')} of training compute"]
+    if "effective_tokens" in v:
+        lines.append(f"repeated data: {show(v['epochs'], 'epochs') if 'epochs' in v else ''} "
+                     f"effective {show(v['effective_tokens'], 'tokens')} by the reference's formula"
+                     + (f", {show(v['effective_tokens_guidance'], 'tokens')} by its 85% guidance"
+                        if "effective_tokens_guidance" in v else ""))
+    lines.append(f"training memory: {show(v['memory'], 'bytes')} in all"
+                 + (f" ({kb.label(inputs.optimizer)} optimizer)" if inputs.optimizer else ""))
+    fit = found.fit.json if found.fit else None
+    if fit:
+        hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"
+        lines.append(f"on {show(inputs.gpus or Q.point(1), 'GPUs')} of {hw} ({show(inputs.gpu_memory, 'bytes')} "
+                     f"each): {fit['text']}")
+    if fit and not fit["fits"] and found.recommendations:
+        lines.append(_to_make_it_fit(found.recommendations))
+    if found.feasibility:
+        lines.append(f"on {kb.label(inputs.hardware)}: " + "; ".join(r["label"] for r in found.feasibility))
+    lines.append(_time_line(ledger, inputs, found.timing))
+    if found.tier:
+        lines.append(f"compute tier: {found.tier['label']}" + ("" if found.tier["exact"] else " (nearest)"))
+    return lines
+
+
+def _to_make_it_fit(recs: list[dict]) -> str:
+    enough = [r["label"] for r in recs if r["enough"] and r["id"] != "combined"]
+    combined = next((r for r in recs if r["id"] == "combined"), None)
+    return ("to make it fit: " + (", or ".join(enough) + " (each enough on its own)" if enough else
+                                  "no single memory saving is enough"
+                                  + (f"; all together: {combined['verdict']}" if combined else ""))
+            + ("; for fine-tuning, QLoRA's 4-bit base is far smaller" if any(
+                r.get("applies_to") == "fine-tuning" and r.get("base_fits") for r in recs) else ""))
+
+
+def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
+    if t.gpu_hours is None:
+        return "time: " + ledger.entry("gpu_hours")["derivation"]
+    return (f"time: {show(t.gpu_hours, 'GPU-hours')} on {ledger.kb.node_id(t.hardware)} at MFU "
+            f"{t.mfu.value:.2f} → {show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}"
+            + (f"; {show(t.gpus_needed, 'GPUs')} for the {show(inputs.time_budget, 'hours')} budget"
+               if t.gpus_needed is not None else ""))

@@ -1,0 +1,134 @@
+"""The compute tier of the reference's budget flowchart a plan falls in, and its advice.
+
+    >>> from recipekg.plan.inputs import read_inputs
+    >>> from recipekg.plan.sizing import choose_strategy, size
+    >>> from recipekg.plan.timing import train_time
+    >>> ledger = Ledger(KBView(snap))
+    >>> inputs = read_inputs(parse("plan where params = 7B and hardware = h100 and gpus = 8")[0], snap)
+    >>> sizes = size(ledger, inputs, choose_strategy(ledger.kb, inputs.facts))
+    >>> tier = compute_tier(ledger, inputs, sizes.params, train_time(ledger, inputs, sizes))
+    >>> tier["id"], tier["basis"], tier["exact"]
+    ('cluster-weeks', 'compute', True)
+
+With gpus and a time (given, or the computed wall time) that meet all of a tier's
+conditions, that tier. Otherwise the tier whose GPU and time ranges can hold the plan's
+GPU-hours (the largest such tier: 70B-class compute is a massive-cluster job even though a
+smaller cluster could grind through it), or the nearest one.
+"""
+
+from __future__ import annotations
+
+import math
+
+from recipekg.plan.expr import Q
+from recipekg.plan.figures import rounded, show
+from recipekg.plan.inputs import Inputs, facts_q, point_facts
+from recipekg.plan.kbview import KBView
+from recipekg.plan.ledger import Ledger
+from recipekg.plan.timing import Timing
+from recipekg.reason.answers import reason_json
+from recipekg.reason.conditions import HELD, status
+from recipekg.reason.facts import Facts
+from recipekg.reason.scoring import evaluate_rule
+from recipekg.render import numbers as units
+
+
+def compute_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> dict | None:
+    """The answer's ``tier`` (None when the KB has no tiers or the plan has no time)."""
+    snap = ledger.kb.snap
+    if not snap["tiers"]:
+        return None
+    facts = {k: v for k, v in inputs.facts.items() if k != "tier"}
+    given_tier = inputs.facts.get("tier")
+    if given_tier is not None and given_tier.derived is None and given_tier.values and len(given_tier.values) == 1:
+        iri = next(iter(given_tier.values))
+        return _tier_json(ledger, params, iri, True, "given in the query", "tier given in the query")
+    if "time" not in facts and timing.wall is not None:
+        facts["time"] = point_facts("time", "duration", timing.wall)
+    if "gpus" not in facts and timing.gpus_needed is not None:
+        facts["gpus"] = point_facts("gpus", "count", timing.gpus_needed)
+    situation = None
+    if "gpus" in facts and "time" in facts and facts["gpus"].intervals and facts["time"].intervals \
+            and len(facts["gpus"].intervals) == len(facts["time"].intervals) == 1:
+        gpus_q, time_q = facts_q(facts["gpus"]), facts_q(facts["time"])
+        situation = f"{show(gpus_q, 'GPUs')} for {show(time_q, 'hours')}"
+        for iri, tier in sorted(snap["tiers"].items(), key=lambda t: -_reach(snap, t[0])):
+            if all(status(snap["conditions"][c], facts, snap) == HELD for c in tier["conditions"]):
+                return _tier_json(ledger, params, iri, True, "gpus and time", f"{situation}: the flowchart's tier")
+    if timing.gpu_hours is None:
+        return None
+    return _tier_by_compute(ledger, params, timing, situation)
+
+
+def _tier_by_compute(ledger: Ledger, params: Q, timing: Timing, situation: str | None) -> dict:
+    """The tier whose GPUs × time can hold the plan's GPU-hours (the largest), or the nearest."""
+    kb, gh = ledger.kb, timing.gpu_hours
+    fitting, distance = [], []
+    for iri in kb.snap["tiers"]:
+        (g0, g1), (t0, t1) = _range(kb.snap, iri, "gpus"), _range(kb.snap, iri, "time")
+        low, high = g0 * t0, g1 * t1
+        if low <= gh.value < high:
+            fitting.append(iri)
+        gap = math.log(low / gh.value) if gh.value < low else math.log(gh.value / high) if gh.value >= high else 0
+        distance.append((gap, -_reach(kb.snap, iri), iri))
+    exact = bool(fitting)
+    iri = max(fitting, key=lambda i: _reach(kb.snap, i)) if fitting else min(distance)[2]
+    (g0, g1), (t0, t1) = _range(kb.snap, iri, "gpus"), _range(kb.snap, iri, "time")
+    g = max(g0, math.ceil(gh.value / t1)) if math.isfinite(t1) else g0
+    example = f"{units.grouped(g)} GPUs for {units.duration(gh.value / g)}"
+    before = (f"{situation} matches no tier of the flowchart; " if situation else "")
+    hw = kb.label(timing.hardware)
+    text = (f"{before}by its compute ({show(gh, 'GPU-hours')} on {hw}) it is a job for the tier" if exact else
+            f"{before}its compute ({show(gh, 'GPU-hours')} on {hw}) falls between the flowchart's tiers; nearest:")
+    out = _tier_json(ledger, params, iri, exact, "compute", text)
+    out["example"] = {"gpus": g, "hours": rounded(gh.value / g), "text": example}
+    out["text"] += f" (for example {example})"
+    return out
+
+
+def _range(snap: dict, iri: str, dim: str) -> tuple[float, float]:
+    """A tier's [min, max) on gpus or time, from its conditions (unbounded: 0 or inf)."""
+    low, high = 0.0, math.inf
+    for c in snap["tiers"][iri]["conditions"]:
+        cond = snap["conditions"][c]
+        if cond["dimension"] == dim:
+            low = max(low, cond["min"] or 0.0)
+            high = min(high, cond["max"] if cond["max"] is not None else math.inf)
+    return low, high
+
+
+def _reach(snap: dict, iri: str) -> float:
+    return _range(snap, iri, "gpus")[0] * _range(snap, iri, "time")[0] + _range(snap, iri, "gpus")[0]
+
+
+def _tier_json(ledger: Ledger, params: Q, iri: str, exact: bool, basis: str, text: str) -> dict:
+    """The tier with the advice of its rules; notes where the plan's size is off the tier's."""
+    kb = ledger.kb
+    node = kb.snap["nodes"][iri]
+    advice = _advice(kb, iri)
+    for c in kb.constants_for(iri):
+        if c["quantity"] == "max-params-from-scratch" and params.low > c["value"]:
+            ledger.note(f"the flowchart puts pretraining of up to {units.count(c['value'])} parameters in the tier "
+                        f"'{node['label']}'; {show(params, 'parameters')} is above that", c, warn=True)
+        elif c["quantity"] == "min-params-from-scratch" and params.high < c["value"]:
+            ledger.note(f"the tier '{node['label']}' is the flowchart's budget for {units.count(c['value'])}+ "
+                        f"models; {show(params, 'parameters')} is smaller", c)
+    return {"id": node["id"], "label": node["label"], "iri": iri, "exact": exact, "basis": basis,
+            "text": f"{text} '{node['label']}'",
+            "section": advice[0]["section"] if advice else None, "advice": advice}
+
+
+def _advice(kb: KBView, iri: str) -> list[dict]:
+    """The rules that fire for this tier, strongest first."""
+    snap = kb.snap
+    tier_facts = {"tier": Facts("tier", "categorical", values={iri})}
+    advice = []
+    for rid, rule in sorted(snap["rules"].items()):
+        if any(snap["conditions"][c]["dimension"] == "tier" for c in rule["conditions"]):
+            ev = evaluate_rule(rule, tier_facts, snap)
+            if ev["fires"]:
+                advice.append({**reason_json(rid, rule, ev, snap),
+                               "recommends": [kb.node_id(x) for x in rule["recommends"]],
+                               "advises_against": [kb.node_id(x) for x in rule["against"]]})
+    advice.sort(key=lambda r: (-r["contribution"], r["id"]))
+    return advice

@@ -1,0 +1,283 @@
+"""Syntax tree of the recipekg query language (what :func:`recipekg.query.parser.parse` returns).
+
+Every node is a frozen value object (as a frozen, slotted dataclass: fields, equality, hash,
+repr) with a :class:`Position` (1-based line and column of the first character, plus the end,
+so an error can underline the whole token)::
+
+    >>> from recipekg.query.parser import parse
+    >>> (stmt,) = parse("recommend architecture where rows = 30k top 3")
+    >>> stmt.kind.text, stmt.top
+    ('architecture', 3)
+    >>> c = stmt.constraints[0]
+    >>> c.dimension.text, c.op, c.values[0].value, c.values[0].text
+    ('rows', '=', 30000.0, '30k')
+    >>> c.pos.line, c.pos.column, c.pos.end_column
+    (1, 30, 40)
+
+Names are lowercased; which names exist is checked later against the ontology
+(:mod:`recipekg.reason.resolve`).  :func:`plain` renders any node as plain JSON-able data
+(the shape used by ``tests/cases/parse.json``).
+"""
+
+from __future__ import annotations
+
+from recipekg.errors import FrozenInstanceError  # noqa: F401  (also importable from here)
+
+__all__ = [
+    "Position", "Name", "Number", "Quantity", "String", "Value", "Constraint",
+    "Recommend", "Plan", "Explain", "Statement", "OPERATORS", "plain",
+]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported on the query path; ast.UnitKind still works (below)
+    from typing import Literal
+
+    UnitKind = Literal["bytes", "hours", "ratio"]
+
+#: The operators of a constraint, as they appear in :attr:`Constraint.op`.
+OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "between", "in")
+
+
+class _Node:
+    """What ``@dataclass(frozen=True, slots=True)`` gives, written out: the query path does
+    not import ``dataclasses`` (with ``inspect``, a fifth of a cold query's time)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__)
+        return f"{type(self).__qualname__}({fields})"
+
+    def _astuple(self) -> tuple:
+        return tuple(getattr(self, f) for f in self.__slots__)
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._astuple() == other._astuple()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._astuple())
+
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __getstate__(self):
+        return self._astuple()
+
+    def __setstate__(self, state):
+        for f, v in zip(self.__slots__, state):
+            _set(self, f, v)
+
+
+_set = object.__setattr__
+
+
+class Position(_Node):
+    """Where a node is in the query text.
+
+    ``line``/``column`` are 1-based and point at the first character; ``end_line``/
+    ``end_column`` point just past the last one; ``start``/``end`` are 0-based offsets
+    into the whole text (``text[pos.start:pos.end]`` is the node's source).
+
+    >>> Position(1, 30, 1, 40, 29, 39).length
+    10
+    """
+
+    __slots__ = ("line", "column", "end_line", "end_column", "start", "end",)
+    __match_args__ = __slots__
+
+    def __init__(self, line: int, column: int, end_line: int, end_column: int, start: int, end: int) -> None:
+        _set(self, "line", line)
+        _set(self, "column", column)
+        _set(self, "end_line", end_line)
+        _set(self, "end_column", end_column)
+        _set(self, "start", start)
+        _set(self, "end", end)
+
+    @property
+    def length(self) -> int:
+        """Characters to underline on the first line (at least 1)."""
+        if self.end_line == self.line:
+            return max(1, self.end_column - self.column)
+        return 1
+
+    def through(self, other: Position) -> Position:
+        """The span from the start of ``self`` to the end of ``other``."""
+        return Position(self.line, self.column, other.end_line, other.end_column,
+                        self.start, other.end)
+
+
+# ----------------------------------------------------------------------------- values
+
+class Name(_Node):
+    """A bare word, lowercased: ``Time-Series`` -> ``Name("time-series")``."""
+
+    __slots__ = ("text", "pos",)
+    __match_args__ = __slots__
+
+    def __init__(self, text: str, pos: Position) -> None:
+        _set(self, "text", text)
+        _set(self, "pos", pos)
+
+
+class Number(_Node):
+    """A plain count: ``30k`` -> ``Number(30000.0, "30k")``; ``1e21``, ``30_000``, ``7B``."""
+
+    __slots__ = ("value", "text", "pos",)
+    __match_args__ = __slots__
+
+    def __init__(self, value: float, text: str, pos: Position) -> None:
+        _set(self, "value", value)
+        _set(self, "text", text)
+        _set(self, "pos", pos)
+
+
+class Quantity(_Node):
+    """A number with a unit, normalised: ``80GB`` -> ``Quantity(8e10, "bytes", "80GB")``.
+
+    Bytes (GB = 1e9, GiB = 2**30), hours (``3 days`` -> 72.0, a month is 720) or a
+    ratio (``40%`` -> 0.4).
+    """
+
+    __slots__ = ("value", "unit_kind", "text", "pos",)
+    __match_args__ = __slots__
+
+    def __init__(self, value: float, unit_kind: UnitKind, text: str, pos: Position) -> None:
+        _set(self, "value", value)
+        _set(self, "unit_kind", unit_kind)
+        _set(self, "text", text)
+        _set(self, "pos", pos)
+
+
+class String(_Node):
+    """A quoted string with its escapes resolved: ``"8-bit \\"Adam\\""`` -> ``8-bit "Adam"``."""
+
+    __slots__ = ("text", "pos",)
+    __match_args__ = __slots__
+
+    def __init__(self, text: str, pos: Position) -> None:
+        _set(self, "text", text)
+        _set(self, "pos", pos)
+
+
+Value = Name | Number | Quantity | String
+
+
+# ----------------------------------------------------------------------------- constraints
+
+class Constraint(_Node):
+    """``<dimension> <op> <value>``.
+
+    ``op`` is one of :data:`OPERATORS`; ``values`` has one value for a comparison, two for
+    ``between`` (low, high) and one or more for ``in``::
+
+        rows between 10k and 50k   -> Constraint(Name("rows"), "between", (Number(1e4), Number(5e4)))
+        data in (images, video)    -> Constraint(Name("data"), "in", (Name("images"), Name("video")))
+    """
+
+    __slots__ = ("dimension", "op", "values", "pos",)
+    __match_args__ = __slots__
+
+    def __init__(self, dimension: Name, op: str, values: tuple[Value, ...], pos: Position) -> None:
+        _set(self, "dimension", dimension)
+        _set(self, "op", op)
+        _set(self, "values", values)
+        _set(self, "pos", pos)
+
+    @property
+    def value(self) -> Value:
+        """The single value of a comparison (the first value otherwise)."""
+        return self.values[0]
+
+
+# ----------------------------------------------------------------------------- statements
+
+class Recommend(_Node):
+    """``recommend architecture where data = tabular top 3``.
+
+    ``kind`` is the kind word as written (lowercased, plural allowed; checked later);
+    ``top`` is ``None`` when absent; ``text`` is the statement's source text.
+    """
+
+    __slots__ = ("kind", "constraints", "top", "pos", "text",)
+    __match_args__ = __slots__
+
+    def __init__(self, kind: Name, constraints: tuple[Constraint, ...], top: int | None, pos: Position, text: str) -> None:
+        _set(self, "kind", kind)
+        _set(self, "constraints", constraints)
+        _set(self, "top", top)
+        _set(self, "pos", pos)
+        _set(self, "text", text)
+
+
+class Plan(_Node):
+    """``plan where params = 7B and hardware = h100 and gpus = 8``."""
+
+    __slots__ = ("constraints", "pos", "text",)
+    __match_args__ = __slots__
+
+    def __init__(self, constraints: tuple[Constraint, ...], pos: Position, text: str) -> None:
+        _set(self, "constraints", constraints)
+        _set(self, "pos", pos)
+        _set(self, "text", text)
+
+
+class Explain(_Node):
+    """``explain vit where data = images`` or ``explain "8-bit Adam" where ...``."""
+
+    __slots__ = ("choice", "constraints", "pos", "text",)
+    __match_args__ = __slots__
+
+    def __init__(self, choice: Name | String, constraints: tuple[Constraint, ...], pos: Position, text: str) -> None:
+        _set(self, "choice", choice)
+        _set(self, "constraints", constraints)
+        _set(self, "pos", pos)
+        _set(self, "text", text)
+
+
+Statement = Recommend | Plan | Explain
+
+
+def __getattr__(name: str):
+    if name == "UnitKind":  # typing is not imported on the query path
+        from typing import Literal
+
+        return Literal["bytes", "hours", "ratio"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# ----------------------------------------------------------------------------- rendering
+
+def plain(node: object) -> object:
+    """Render a node (or a tuple of them) as plain data, without positions.
+
+    >>> from recipekg.query.parser import parse
+    >>> plain(parse("plan where gpu-memory = 80 GB"))
+    [{'statement': 'plan', 'constraints': [{'dimension': 'gpu-memory', 'op': '=', \
+'values': [{'quantity': 80000000000.0, 'unit': 'bytes', 'text': '80 GB'}]}]}]
+    """
+    if isinstance(node, (tuple, list)):
+        return [plain(n) for n in node]
+    if isinstance(node, Name):
+        return {"name": node.text}
+    if isinstance(node, Number):
+        return {"number": node.value, "text": node.text}
+    if isinstance(node, Quantity):
+        return {"quantity": node.value, "unit": node.unit_kind, "text": node.text}
+    if isinstance(node, String):
+        return {"string": node.text}
+    if isinstance(node, Constraint):
+        return {"dimension": node.dimension.text, "op": node.op, "values": plain(node.values)}
+    if isinstance(node, Recommend):
+        return {"statement": "recommend", "kind": node.kind.text,
+                "constraints": plain(node.constraints), "top": node.top}
+    if isinstance(node, Plan):
+        return {"statement": "plan", "constraints": plain(node.constraints)}
+    if isinstance(node, Explain):
+        return {"statement": "explain", "choice": plain(node.choice),
+                "constraints": plain(node.constraints)}
+    raise TypeError(f"not a query node: {node!r}")

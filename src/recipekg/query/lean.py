@@ -1,0 +1,198 @@
+"""The lean parser: well-formed queries without loading the generated parser.
+
+    >>> from recipekg.query.lean import lean_parse, lean_tokens
+    >>> [t.type for t in lean_tokens("recommend optimizer where prefer = low-memory")]
+    ['RECOMMEND', 'NAME', 'WHERE', 'NAME', 'EQ', 'NAME']
+    >>> (statement,) = lean_parse("recommend optimizer where prefer = low-memory")
+    >>> statement.kind.text, statement.constraints[0].value.text
+    ('optimizer', 'low-memory')
+    >>> lean_parse("recommend optimizer where prefer =") is None  # for the generated parser
+    True
+
+A tokenizer with the grammar's own terminals (:data:`TERMINALS`, in the order lark's
+lexer tries them) and a recursive descent over the same rules, building the tree with the
+same :class:`~recipekg.query.build.AstBuilder` callbacks.  Whatever it does not accept,
+or any error a callback raises, it leaves to the generated parser (:func:`lean_parse`
+returns None), which is the reference and the only source of error messages.  A property
+test checks that the two agree whenever the lean one answers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from recipekg.query.build import AstBuilder
+
+__all__ = ["STATEMENT_KEYWORDS", "KEYWORDS", "TERMINALS", "lean_tokens", "lean_parse"]
+
+#: The words a statement starts with, and every reserved word of the language.
+STATEMENT_KEYWORDS = ("recommend", "plan", "explain")
+KEYWORDS = STATEMENT_KEYWORDS + ("where", "and", "top", "between", "in")
+
+#: The grammar's terminals (grammar.lark, copied verbatim; tests/test_hot_path.py checks
+#: they stay equal), in the order lark's lexer tries them: priority first (QUANTITY.3, then
+#: NUMBER.2 and _BLANK_LINE.2), then the longest pattern (so ``<=`` before ``<``).  Only
+#: QUANTITY/NUMBER and the two-character operators can match at the same place.
+TERMINALS = (
+    ("QUANTITY", r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?[ \t]*(?:%|(?ai:[kmgtp]i?b|h|hrs?|hours?|d|days?|w|weeks?|months?|min|mins|minutes?|s|secs?|seconds?))(?![a-zA-Z0-9_.%-])"),
+    ("NUMBER", r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+|[kKMBGT])?(?![a-zA-Z0-9_.%-])"),
+    ("_BLANK_LINE", r"\n(?:[ \t\f\r\v]*\n)+"),
+    ("RECOMMEND", r"(?ai:recommend)(?![a-zA-Z0-9_-])"),
+    ("PLAN", r"(?ai:plan)(?![a-zA-Z0-9_-])"),
+    ("EXPLAIN", r"(?ai:explain)(?![a-zA-Z0-9_-])"),
+    ("WHERE", r"(?ai:where)(?![a-zA-Z0-9_-])"),
+    ("AND", r"(?ai:and)(?![a-zA-Z0-9_-])"),
+    ("TOP", r"(?ai:top)(?![a-zA-Z0-9_-])"),
+    ("BETWEEN", r"(?ai:between)(?![a-zA-Z0-9_-])"),
+    ("IN", r"(?ai:in)(?![a-zA-Z0-9_-])"),
+    ("NAME", r"(?!(?ai:recommend|plan|explain|where|and|top|between|in)(?![a-zA-Z0-9_-]))[a-zA-Z][a-zA-Z0-9_-]*"),
+    ("STRING", r'"(?:[^"\\\n]|\\[^\n])*"'),
+    ("NE", "!="), ("LE", "<="), ("GE", ">="), ("EQ", "="), ("LT", "<"), ("GT", ">"),
+    ("LPAR", r"\("), ("RPAR", r"\)"), ("COMMA", ","), ("_SEMI", ";"),
+    ("NEWLINE", r"\n(?![ \t\f\r\v]*\n)"),
+    ("WS", r"[ \t\f\r\v]+"),
+    ("COMMENT", r"#[^\n]*"),
+)
+_IGNORED = frozenset({"NEWLINE", "WS", "COMMENT"})
+_COMPARE_OPS = frozenset({"EQ", "NE", "LT", "LE", "GT", "GE"})
+_lean_re = None
+
+
+class _Tok:
+    """A token with the attributes of lark's ``Token`` that :class:`AstBuilder` reads."""
+
+    __slots__ = ("type", "value", "line", "column", "end_line", "end_column", "start_pos", "end_pos")
+
+    def __init__(self, type_, value, line, column, start):
+        self.type, self.value, self.line, self.column = type_, value, line, column
+        self.end_line, self.end_column = line, column + len(value)
+        self.start_pos, self.end_pos = start, start + len(value)
+
+    def __len__(self):
+        return len(self.value)
+
+
+def lean_tokens(text: str) -> list | None:
+    """The tokens lark's lexer makes of ``text`` (ignored ones dropped), or None."""
+    global _lean_re
+    if _lean_re is None:
+        _lean_re = re.compile("|".join(f"(?P<{n}>{p})" for n, p in TERMINALS))
+    match = _lean_re.match
+    tokens, pos, end, line, line_start = [], 0, len(text), 1, 0
+    while pos < end:
+        m = match(text, pos)
+        if m is None:
+            return None
+        kind, value = m.lastgroup, m.group()
+        if kind not in _IGNORED:
+            tokens.append(_Tok(kind, value, line, pos - line_start + 1, pos))
+        newlines = value.count("\n")
+        if newlines:
+            line += newlines
+            line_start = pos + value.rindex("\n") + 1
+        pos = m.end()
+    return tokens
+
+
+class _NoParse(Exception):
+    """The lean parser does not accept the input (the generated parser decides)."""
+
+
+def lean_parse(text: str):
+    """:func:`recipekg.query.parser.parse` for input the lean parser accepts, else None.
+
+    Whenever it returns statements they are what the generated parser gives: the tokens are
+    the ones lark's contextual lexer makes (the first terminal that matches, in lark's order,
+    is one the grammar accepts there), the rules are the grammar's, and the AST comes from
+    the same :class:`AstBuilder` callbacks.  Anything unusual, including an error a callback
+    raises, returns None so that the generated parser reports it exactly as before.
+    """
+    try:
+        tokens = lean_tokens(text)
+        if tokens is None:
+            return None
+        return _LeanParser(text, tokens).start()
+    except Exception:
+        return None
+
+
+class _LeanParser:
+    def __init__(self, text: str, tokens: list) -> None:
+        self.b = AstBuilder(text)
+        self.toks = tokens
+        self.i = 0
+
+    def peek(self):
+        return self.toks[self.i].type if self.i < len(self.toks) else "$END"
+
+    def take(self, *types):
+        if self.peek() not in types:
+            raise _NoParse
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def value(self):
+        tok = self.take("NAME", "NUMBER", "QUANTITY", "STRING")
+        return getattr(self.b, tok.type)(tok)
+
+    def start(self):
+        b, statements = self.b, []
+        while True:
+            t = self.peek()
+            if t == "$END":
+                return b.start(statements)
+            if t in ("_SEMI", "_BLANK_LINE"):
+                self.i += 1
+                continue
+            statements.append(self.statement(t))
+            if self.peek() not in ("$END", "_SEMI", "_BLANK_LINE"):
+                raise _NoParse
+
+    def statement(self, t):
+        b = self.b
+        if t == "RECOMMEND":
+            children = [self.take("RECOMMEND"), b.NAME(self.take("NAME"))]
+            if self.peek() == "WHERE":
+                children.append(self.where())
+            if self.peek() == "TOP":
+                children.append(b.top([self.take("TOP"), b.NUMBER(self.take("NUMBER"))]))
+            return b.recommend(children)
+        if t == "PLAN":
+            children = [self.take("PLAN")]
+            if self.peek() == "WHERE":
+                children.append(self.where())
+            return b.plan(children)
+        if t == "EXPLAIN":
+            children = [self.take("EXPLAIN")]
+            choice = self.take("NAME", "STRING")
+            children.append(getattr(b, choice.type)(choice))
+            if self.peek() == "WHERE":
+                children.append(self.where())
+            return b.explain(children)
+        raise _NoParse
+
+    def where(self):
+        children = [self.take("WHERE"), self.constraint()]
+        while self.peek() == "AND":
+            children += [self.take("AND"), self.constraint()]
+        return self.b.where(children)
+
+    def constraint(self):
+        b = self.b
+        dim = b.NAME(self.take("NAME"))
+        t = self.peek()
+        if t in _COMPARE_OPS:
+            return b.compare([dim, self.take(t), self.value()])
+        if t == "BETWEEN":
+            return b.between([dim, self.take("BETWEEN"), self.value(), self.take("AND"), self.value()])
+        if t == "IN":
+            children = [dim, self.take("IN"), self.take("LPAR"), self.value()]
+            while self.peek() == "COMMA":
+                children.append(self.take("COMMA"))
+                if self.peek() == "RPAR":
+                    break
+                children.append(self.value())
+            children.append(self.take("RPAR"))
+            return b.member(children)
+        raise _NoParse

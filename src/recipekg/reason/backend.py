@@ -1,0 +1,134 @@
+"""Where rule evaluations come from: the one protocol the native index and the SPARQL
+engines share.
+
+A backend answers two questions, both as :class:`Applied` records (a rule, the choice it
+names, the side and the rule's evaluation by :mod:`recipekg.reason.scoring`):
+
+- :meth:`Backend.applying`: the rules that apply to choices of a kind, under the facts;
+- :meth:`Backend.naming`: every rule for or against one choice, applying or not.
+
+Everything else (grouping, scores, order, explain's search) is built on these answers by
+:mod:`recipekg.reason.recommend` and :mod:`recipekg.reason.explain`, whichever backend
+gave them::
+
+    >>> from recipekg.reason.resolve import facts_of
+    >>> facts = facts_of(parse("recommend x where data = tabular and rows = 30k")[0].constraints, snap)
+    >>> rules = {a.rule.rsplit("/", 1)[-1] for a in NativeBackend(snap).applying("architecture", facts)}
+    >>> "threshold-tabular-10k-50k-trees" in rules
+    True
+"""
+
+from __future__ import annotations
+
+from recipekg.reason.conditions import HELD, PARTLY, status
+from recipekg.reason.scoring import evaluate_rule
+
+
+class Applied:
+    """One rule's verdict about one choice: ``side`` is ``"for"`` or ``"against"``; ``view``
+    is the rule as the backend describes it (conditions, strength, section, sources); ``ev``
+    its evaluation (:func:`recipekg.reason.scoring.evaluation`)."""
+
+    __slots__ = ("rule", "choice", "side", "view", "ev")
+
+    def __init__(self, rule: str, choice: str, side: str, view: dict, ev: dict):
+        self.rule, self.choice, self.side, self.view, self.ev = rule, choice, side, view, ev
+
+    def __repr__(self) -> str:
+        return f"Applied({self.rule!r}, {self.choice!r}, {self.side!r})"
+
+
+class Backend:
+    """The protocol: what the reasoner needs from a store of rules (the native index, a
+    SPARQL engine). Subclasses implement both methods."""
+
+    #: ``True`` when ``plan`` can be answered alongside (it reads formulas, not rules).
+    plans = False
+
+    def applying(self, kind: str, facts: dict) -> list[Applied]:
+        """The rules that apply (fire) to choices of ``kind`` under ``facts``."""
+        raise NotImplementedError
+
+    def naming(self, choice: str, facts: dict) -> list[Applied]:
+        """Every rule recommending or advising against ``choice``, applying or not; a rule
+        that does both is named once, as ``"for"``."""
+        raise NotImplementedError
+
+
+class NativeBackend(Backend):
+    """The compiled snapshot's rules, looked up through its rule index (or scanned whole:
+    ``scan=True``, the reference the index is tested against)."""
+
+    plans = True
+
+    def __init__(self, snap: dict, *, scan: bool = False):
+        self.snap, self.scan = snap, scan
+
+    def applying(self, kind: str, facts: dict) -> list[Applied]:
+        snap, nodes = self.snap, self.snap["nodes"]
+        out = []
+        for iri in snap["rules"] if self.scan else candidates(kind, facts, snap):
+            rule = snap["rules"][iri]
+            targets = [(t, "for") for t in rule["recommends"] if kind in nodes.get(t, {}).get("kinds", ())]
+            targets += [(t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())]
+            if not targets:
+                continue
+            ev = evaluate_rule(rule, facts, snap)
+            if ev["fires"]:
+                out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
+        return out
+
+    def naming(self, choice: str, facts: dict) -> list[Applied]:
+        rules = self.snap["rules"]
+        out = []
+        for iri in self.snap["rule_index"]["by_target"].get(choice, ()):
+            rule = rules[iri]
+            side = "for" if choice in rule["recommends"] else "against" if choice in rule["against"] else None
+            if side:
+                out.append(Applied(iri, choice, side, rule, evaluate_rule(rule, facts, self.snap)))
+        return out
+
+
+def candidates(kind: str, facts: dict, snap: dict) -> list[str]:
+    """The rules of ``kind`` that could apply to ``facts``, in the order of ``snap["rules"]``.
+
+    A rule applies when none of its conditions fails and one holds at least partly, or when
+    it has none. A condition listing values holds (partly) only when the query gives a value
+    of its dimension equal to, narrower or broader than one of them (``exact``/``under``).
+    A bounded one only when a query interval meets its bounds, and a rule reached that way
+    whose value-listing conditions are on a dimension the query gives values for fails
+    there unless it is reached through ``exact``/``under`` too, so those groups are skipped.
+    """
+    entry = snap["rule_index"]["kinds"].get(kind)
+    if entry is None:
+        return []
+    found = set(entry["always"])
+    found |= _by_value(entry, facts, snap["nodes"])
+    valued = {dim for dim, f in facts.items() if f.values is not None}
+    for dim, f in facts.items():
+        for cats, boxes in entry["numeric"].get(dim, ()):
+            if valued.intersection(cats):
+                continue
+            for low, high, positions in boxes:
+                box = {"dimension": dim, "values": (), "min": low, "max": high}
+                if status(box, facts, snap) in (HELD, PARTLY):
+                    found.update(positions)
+    rules = entry["rules"]
+    return [rules[i] for i in sorted(found)]
+
+
+def _by_value(entry: dict, facts: dict, nodes: dict) -> set[int]:
+    """Positions of the rules whose value-listing conditions the query's values meet."""
+    found: set[int] = set()
+    for dim, f in facts.items():
+        if f.values is None:
+            continue
+        exact, under = entry["exact"].get(dim), entry["under"].get(dim)
+        for q in f.values:
+            if exact:
+                found.update(exact.get(q, ()))
+                for a in nodes.get(q, {}).get("ancestors", ()):
+                    found.update(exact.get(a, ()))
+            if under:
+                found.update(under.get(q, ()))
+    return found

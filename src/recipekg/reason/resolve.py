@@ -1,0 +1,181 @@
+"""Resolve every name of a parsed statement against the ontology's vocabulary.
+
+Kinds (``architectures`` → ``architecture``), choices (``lgbm``, ``"8-bit Adam"``),
+dimension names and aliases become canonical names; categorical values become IRIs;
+numbers and quantities are checked against the dimension's kind and range. Constraints
+become one :class:`~recipekg.reason.facts.Facts` per dimension, merged over all
+constraints on it, plus what they imply (:mod:`recipekg.reason.derive`)::
+
+    >>> facts = facts_of(parse("recommend x where rows between 10k and 50k")[0].constraints, snap)
+    >>> facts["samples"].intervals
+    [(10000.0, True, 50000.0, True)]
+
+Errors (unknown names, a number where a name is meant, ``between 10 and 5``) point at the
+offending token and suggest the closest known names.
+"""
+
+from __future__ import annotations
+
+import math
+
+from recipekg.errors import RangeError, VocabularyError, closest
+from recipekg.names import slug
+from recipekg.query.ast import Constraint, Name, Number, Quantity, String
+from recipekg.reason.derive import derive
+from recipekg.reason.facts import INF, Facts, constraint_json, intersect
+
+_UNIT_OF_KIND = {"bytes": "bytes", "duration": "hours", "ratio": "ratio"}
+_UNIT_HINT = {"bytes": "a size such as 80GB", "duration": "a duration such as 12h or 3 days",
+              "ratio": "a fraction such as 0.4 or 40%", "count": "a number such as 30k or 7B"}
+
+
+def facts_of(constraints: tuple[Constraint, ...], snap: dict) -> dict[str, Facts]:
+    """The facts a statement's constraints state and imply: resolved, merged, derived."""
+    return derive(resolve_constraints(constraints, snap), snap)
+
+
+def resolve_kind(word, snap: dict) -> str:
+    """``architectures`` → ``architecture``; an unknown kind is an error with suggestions."""
+    kinds = snap["kinds"]
+    text = word.text
+    for candidate in (text, text[:-1] if text.endswith("s") else None, text[:-2] if text.endswith("es") else None):
+        if candidate in kinds:
+            return candidate
+    raise VocabularyError.at(word.pos, f"unknown kind '{text}'",
+                             expected=["one of " + ", ".join(sorted(kinds))],
+                             suggestions=closest(text, kinds))
+
+
+def resolve_choice(word, snap: dict) -> str:
+    """The entity a name or quoted label means: ``vit``, ``"8-bit Adam"``, ``lgbm``."""
+    key = slug(word.text)
+    names = snap["rule_index"]["choices"]
+    if key in names:
+        return names[key]
+    raise VocabularyError.at(word.pos, f"unknown choice '{word.text}'",
+                             expected=["an architecture, optimizer, approach, technique or fix of the KB"],
+                             suggestions=closest(key, names))
+
+
+def dimension_names(snap: dict) -> dict[str, str]:
+    """Every accepted spelling of a dimension → its canonical name."""
+    names = {}
+    for name, dim in snap["dimensions"].items():
+        for alias in dim["aliases"]:
+            names[alias] = name
+    for name in snap["dimensions"]:
+        names[name] = name
+    return names
+
+
+def resolve_dimension(word: Name, snap: dict) -> dict:
+    names = dimension_names(snap)
+    if word.text in names:
+        return snap["dimensions"][names[word.text]]
+    raise VocabularyError.at(word.pos, f"unknown dimension '{word.text}'",
+                             expected=["a dimension such as data, rows, params, gpus, hardware"],
+                             suggestions=closest(word.text, names))
+
+
+def resolve_value(value, dim: dict, snap: dict) -> "str | float":
+    """One value of a constraint on ``dim``: an IRI for categorical, else a number."""
+    kind = dim["kind"]
+    if kind == "categorical":
+        if not isinstance(value, (Name, String)):
+            raise RangeError.at(value.pos, f"'{dim['name']}' takes a name, not {value.text!r}",
+                                     expected=[_examples(dim, snap)])
+        key = slug(value.text)
+        if key in dim["values"]:
+            return dim["values"][key]
+        raise VocabularyError.at(value.pos, f"unknown {dim['name']} '{value.text}'",
+                                 expected=[_examples(dim, snap)], suggestions=_suggest(key, dim, snap))
+    if isinstance(value, Quantity):
+        if _UNIT_OF_KIND.get(kind) != value.unit_kind:
+            raise RangeError.at(value.pos, f"'{dim['name']}' is {_UNIT_HINT[kind]}, "
+                                           f"not {value.unit_kind} ({value.text})",
+                                expected=[_UNIT_HINT[kind]])
+        number = value.value
+    elif isinstance(value, Number):
+        if kind in ("bytes", "duration"):
+            raise RangeError.at(value.pos, f"'{dim['name']}' needs a unit: {_UNIT_HINT[kind]}",
+                                expected=[_UNIT_HINT[kind]])
+        number = value.value
+    else:
+        raise RangeError.at(value.pos, f"'{dim['name']}' is {_UNIT_HINT[kind]}, not '{value.text}'",
+                                 expected=[_UNIT_HINT[kind]])
+    low, high = dim.get("min"), dim.get("max")
+    if not math.isfinite(number) or (low is not None and number < low) or (high is not None and number > high):
+        bounds = f"at least {low:g}" if high is None else f"between {low:g} and {high:g}"
+        raise RangeError.at(value.pos, f"'{dim['name']}' must be {bounds}, not {value.text}")
+    return number
+
+
+def _suggest(key: str, dim: dict, snap: dict) -> list[str]:
+    """Closest values by any spelling, each named once by its id."""
+    ids = [snap["nodes"][dim["values"][n]]["id"] for n in closest(key, dim["values"], n=6)]
+    return list(dict.fromkeys(ids))[:3]
+
+
+def _examples(dim: dict, snap: dict) -> str:
+    ids = sorted({snap["nodes"][v]["id"] for v in dim["values"].values()})
+    return f"{dim['name']} is one of {', '.join(ids[:8])}" + (" ..." if len(ids) > 8 else "")
+
+
+def resolve_constraints(constraints: tuple[Constraint, ...], snap: dict) -> dict[str, Facts]:
+    """Merge the constraints into one :class:`Facts` per canonical dimension."""
+    facts: dict[str, Facts] = {}
+    for c in constraints:
+        dim = resolve_dimension(c.dimension, snap)
+        values = [resolve_value(v, dim, snap) for v in c.values]
+        f = facts.setdefault(dim["name"], Facts(dim["name"], dim["kind"]))
+        f.constraints.append(_describe(c, dim, values, snap))
+        if dim["kind"] == "categorical":
+            _merge_categorical(f, c, values)
+        else:
+            _merge_numeric(f, c, values)
+    return facts
+
+
+def _describe(c: Constraint, dim: dict, values: list, snap: dict) -> dict:
+    shown = [snap["nodes"][v]["id"] if isinstance(v, str) else v for v in values]
+    value = shown if c.op in ("between", "in") else shown[0]
+    return constraint_json(dim, c.op, value,
+                           text=" ".join([c.dimension.text, c.op, ", ".join(v.text for v in c.values)]))
+
+
+def _merge_categorical(f: Facts, c: Constraint, values: list[str]) -> None:
+    if c.op in ("=", "in"):
+        new = set(values)
+        f.values = new if f.values is None else f.values & new
+        if not f.values:
+            raise RangeError.at(c.pos, f"no {f.dimension} is both of these: the constraints on "
+                                       f"'{f.dimension}' contradict each other")
+    elif c.op == "!=":
+        f.excluded |= set(values)
+    else:
+        raise RangeError.at(c.pos, f"'{c.op}' compares numbers; '{f.dimension}' takes names "
+                                   f"(use =, != or in)", expected=["=", "!=", "in"])
+
+
+def _merge_numeric(f: Facts, c: Constraint, values: list[float]) -> None:
+    v = values[0]
+    if c.op == "between":
+        low, high = values
+        if low > high:
+            raise RangeError.at(c.pos, f"empty range: between {c.values[0].text} and {c.values[1].text}",
+                                suggestions=[f"between {c.values[1].text} and {c.values[0].text}"])
+        new = [(low, True, high, True)]
+    elif c.op == "in":
+        new = [(x, True, x, True) for x in sorted(set(values))]
+    else:
+        new = {"=": [(v, True, v, True)], "<": [(-INF, False, v, False)],
+               "<=": [(-INF, False, v, True)], ">": [(v, False, INF, False)],
+               ">=": [(v, True, INF, False)],
+               "!=": [(-INF, False, v, False), (v, False, INF, False)]}[c.op]
+    merged = new if f.intervals is None else [
+        i for a in f.intervals for b in new if (i := intersect(a, b)) is not None]
+    if not merged:
+        raise RangeError.at(c.pos, f"no value of '{f.dimension}' satisfies all its constraints")
+    f.intervals = merged
+
+

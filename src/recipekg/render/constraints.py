@@ -1,0 +1,39 @@
+"""THE constraint formatter: a constraint of an answer back in the query language.
+
+    >>> format_constraint({"dimension": "mfu", "op": "=", "value": 0.4, "unit": "fraction"})
+    'mfu = 40%'
+    >>> format_constraint({"dimension": "samples", "op": "between", "value": [5000, 50000], "unit": "count"})
+    'samples between 5k and 50k'
+    >>> constraint_line([{"dimension": "gpu-memory", "op": "=", "value": 8e10, "unit": "bytes",
+    ...                   "derived_from": "hardware"}])
+    'gpu-memory = 80GB (from hardware)'
+
+Every output (text, Markdown, the web page, explain's suggested queries) writes constraints
+through these two functions.
+"""
+
+from __future__ import annotations
+
+from recipekg.render.numbers import value
+
+
+def format_constraint(c: dict) -> str:
+    """``dimension op value`` in query syntax, the value in the unit the answer names."""
+    unit = c.get("unit")
+    fmt = lambda x: value(x, unit)  # noqa: E731
+    v = c["value"]
+    if c["op"] == "between":
+        return f"{c['dimension']} between {fmt(v[0])} and {fmt(v[1])}"
+    if isinstance(v, list):
+        return f"{c['dimension']} {c['op']} ({', '.join(fmt(x) for x in v)})"
+    return f"{c['dimension']} {c['op']} {fmt(v)}"
+
+
+def constraint_label(c: dict) -> str:
+    """:func:`format_constraint`, saying where a derived constraint comes from."""
+    return format_constraint(c) + (f" (from {c['derived_from']})" if c.get("derived_from") else "")
+
+
+def constraint_line(constraints: list[dict]) -> str:
+    """All constraints of an answer on one line (``none`` when there are none)."""
+    return ", ".join(constraint_label(c) for c in constraints) or "none"

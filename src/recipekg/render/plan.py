@@ -1,0 +1,245 @@
+"""Render a ``plan`` answer as text or Markdown: the quantities with readable units, each
+with its formula and sources, then fit, what to do if it does not fit, feasibility, the
+compute tier's advice, bandwidth, warnings and notes, and the papers cited.
+
+    >>> (answer,) = kb.query("plan where params = 7B and hardware = h100 and gpus = 8")
+    >>> lines = render_plan(answer, md=False).splitlines()
+    >>> print("\\n".join(lines[:1] + [x for x in lines if x.startswith("  tokens ")]))
+    plan — params = 7B and hardware = h100 and gpus = 8
+      tokens            140B tokens   (reference table: 140B tokens)
+    >>> md = render_plan(answer, md=True).splitlines()
+    >>> print("\\n".join(md[md.index("### Quantities") + 2:][:3]))
+    | quantity | value | how | formula | sources |
+    |---|---|---|---|---|
+    | params | **7B parameters** | given in the query (params = 7B) |  |  |
+"""
+
+from __future__ import annotations
+
+from recipekg.render import numbers as units
+from recipekg.render.constraints import constraint_line
+from recipekg.render.tables import table
+
+
+class _Page:
+    """The lines written so far, as text or Markdown, and the papers they cite."""
+
+    def __init__(self, md: bool):
+        self.md = md
+        self.lines: list[str] = []
+        self.papers: dict[str, dict] = {}
+
+    def cite(self, sources) -> str:
+        for s in sources or []:
+            self.papers.setdefault(s["id"], s)
+        return ", ".join(s["id"] for s in sources or [])
+
+    def cited(self, sources) -> str:
+        """`` [ids]`` when there are sources, else nothing."""
+        return f" [{self.cite(sources)}]" if sources else ""
+
+    def head(self, text: str) -> None:
+        self.lines.extend(["", f"### {text}"] if self.md else ["", text, "-" * min(len(text), 80)])
+
+    def item(self, text: str, indent: int = 1) -> None:
+        self.lines.append(("  " * (indent - 1) + "- " + text) if self.md else ("  " * indent + text))
+
+
+def render_plan(a: dict, md: bool) -> str:
+    """A plan answer as text (``md=False``) or Markdown."""
+    page = _Page(md)
+    _opening(page, a)
+    (_quantities_md if md else _quantities_text)(page, a["quantities"])
+    _fit(page, a.get("fit"))
+    _recommendations(page, a.get("recommendations") or [])
+    _feasibility(page, a)
+    _tier(page, a.get("tier"))
+    _bandwidth(page, a.get("bandwidth"))
+    _remarks(page, a)
+    _papers(page, a["quantities"])
+    return "\n".join(page.lines)
+
+
+def _opening(page: _Page, a: dict) -> None:
+    """The query, its constraints, the strategy and the summary."""
+    page.lines.append(f"## plan — {_query(a)}" if page.md else f"plan — {_query(a)}")
+    page.lines.append(f"constraints: {constraint_line(a['constraints'])}")
+    s = a.get("strategy")
+    if s:
+        ratio = s["tokens_per_param"]
+        shown = (units.amount(ratio["low"], ratio["high"], "tokens/param") if ratio["low"] is not None
+                 else units.amount(ratio["value"], unit="tokens/param"))
+        page.lines.append(f"strategy: {s['label']} ({shown}) — {s['why']}"
+                          + (f" [{page.cite([p for r in s['because'] for p in r['sources']])}]"
+                             if s["because"] else ""))
+    if a.get("summary"):
+        page.lines.append("")
+        page.lines.append("**In short**" if page.md else "in short:")
+        for line in a["summary"]:
+            page.item(line)
+
+
+def _quantities_md(page: _Page, quantities: list[dict]) -> None:
+    """One table row per quantity, and one per part of its breakdown."""
+    page.head("Quantities")
+    rows = []
+    for q in quantities:
+        formula = f"`{q['formula']['expression']}` ({q['formula']['id']})" if q["formula"] else ""
+        rows.append((q["name"], f"**{quantity_value(q)}**", _stars(q["derivation"]) + table_note(q), formula,
+                     f"{page.cite(q['sources'])}{' — ' + q['section'] if q.get('section') else ''}"))
+        for p in q.get("parts", []):
+            symbols = "`, `".join(c["symbol"] or c["id"] for c in p["constants"])
+            rows.append((f"↳ {p['label']}", quantity_value(p), _stars(p["derivation"]), f"`{symbols}`",
+                         page.cite(p["sources"])))
+    page.lines += ["", *table(["quantity", "value", "how", "formula", "sources"], rows, md=True)]
+
+
+def _quantities_text(page: _Page, quantities: list[dict]) -> None:
+    """Each quantity with its derivation, formula and sources under it."""
+    page.head("Quantities")
+    width = max(len(q["name"]) for q in quantities) + 2
+    for q in quantities:
+        pad = " " * (2 + width)
+        page.lines.append(f"  {q['name']:<{width}}{quantity_value(q)}{table_note(q)}")
+        if q["derivation"]:
+            page.lines.append(pad + q["derivation"])
+        if q["formula"] and q["value"] is not None:
+            page.lines.append(pad + f"formula {q['formula']['id']}: {q['formula']['expression']}")
+        if q["sources"] or q.get("section"):
+            page.lines.append(pad + "sources: " + (page.cite(q["sources"]) or "—")
+                              + (f" · {q['section']}" if q.get("section") else ""))
+        if q.get("parts"):
+            _breakdown_text(page, q, pad)
+
+
+def _breakdown_text(page: _Page, q: dict, pad: str) -> None:
+    parts = q["parts"]
+    pw = max(len(p["label"]) for p in parts) + 2
+    page.lines.append(pad + "breakdown (" + parts[0]["formula"]["id"] + "):")
+    for p in parts:
+        bpp = p["bytes_per_param"]
+        page.lines.append(pad + f"  {p['label']:<{pw}}{quantity_value(p):<14}"
+                                f"{units.amount(bpp['low'], bpp['high'], 'bytes/param')}"
+                                f"  [{page.cite(p['sources'])}]")
+    total = q.get("parts_sum")
+    if total:
+        per = total["bytes_per_param"]
+        page.lines.append(pad + f"  {'sum':<{pw}}{units.amount(total['low'], total['high'], 'bytes'):<14}"
+                                f"{units.amount(per['low'], per['high'], 'bytes/param')}")
+
+
+def _fit(page: _Page, fit: dict | None) -> None:
+    if not fit:
+        return
+    hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"
+    gpus = fit["gpus"]
+    page.head(f"Fit on {units.grouped(gpus)} × {hw} ({_bytes(fit['memory_per_gpu'])} each"
+              + (f", {_bytes(fit['memory_total'])} in all" if gpus and gpus > 1 else "") + ")")
+    page.item(f"verdict: {fit['text']}")
+    page.item(fit["replicated"]["text"])
+    if fit.get("sharded"):
+        page.item(fit["sharded"]["text"])
+
+
+def _recommendations(page: _Page, recs: list[dict]) -> None:
+    if not recs:
+        return
+    page.head("If it does not fit: what each memory saving brings")
+    for r in recs:
+        enough = ("" if r["enough"] is None or r["id"] == "combined" else
+                  " — enough on its own" if r["enough"] else " — not enough on its own")
+        page.item(f"{r['label']}: {r['text']}{enough}" + page.cited(r["sources"]))
+        for x in r["rules"][:1]:
+            page.item(f"rule ({x['strength']}): {x['text']} ({x['section']})", 3)
+
+
+def _feasibility(page: _Page, a: dict) -> None:
+    if not a.get("feasibility"):
+        return
+    page.head(f"Feasibility on {a['hardware']['label']}")
+    for r in a["feasibility"]:
+        side = "against: " if r["advises_against"] and not r["recommends"] else ""
+        page.item(f"{side}[{r['strength']}] {r['text']} ({r['section']}; {page.cite(r['sources'])})")
+
+
+def _tier(page: _Page, tier: dict | None) -> None:
+    if not tier:
+        return
+    page.head("Compute tier")
+    page.item(tier["text"])
+    for r in tier["advice"]:
+        sign = "−" if r["advises_against"] and not r["recommends"] else "+"
+        page.item(f"{sign} [{r['strength']}] {r['text']} [{page.cite(r['sources'])}]", 2)
+
+
+def _bandwidth(page: _Page, bw: dict | None) -> None:
+    if not bw:
+        return
+    page.head("Bandwidth")
+    page.item(bw["text"] + page.cited(bw.get("sources")))
+
+
+def _remarks(page: _Page, a: dict) -> None:
+    """The warnings, then the notes."""
+    if a.get("warnings"):
+        page.head("Warnings")
+        for w in a["warnings"]:
+            page.item(f"! {w['text']}" + page.cited(w.get("sources")))
+    if a.get("notes"):
+        page.head("Notes")
+        for n in a["notes"]:
+            page.item(n["text"] + page.cited(n.get("sources")))
+
+
+def _papers(page: _Page, quantities: list[dict]) -> None:
+    """Every paper cited above (and behind the reference table's figures), by id."""
+    for q in quantities:
+        page.cite((q.get("table") or {}).get("sources"))
+    if not page.papers:
+        return
+    page.head("Papers")
+    for pid, p in sorted(page.papers.items()):
+        where = f"arXiv:{p['arxiv']}" if p.get("arxiv") else p.get("url") or ""
+        year = f" ({p['year']})" if p.get("year") else ""
+        page.item(f"{pid}: {p['title']}{year} {where}".rstrip())
+
+
+def _query(a: dict) -> str:
+    q = a.get("query", "plan")
+    return q[5:].removeprefix("where ").strip() if q.lower().startswith("plan ") else "(no constraints)"
+
+
+def _bytes(q: dict) -> str:
+    if q["low"] != q["high"]:
+        return units.amount(q["low"], q["high"], "bytes")
+    return units.amount(q["value"], unit="bytes")
+
+
+def quantity_value(q: dict) -> str:
+    """A quantity's value (or range) in readable units; why not, when it is missing."""
+    if q.get("value") is None:
+        return "cannot be computed" if q.get("missing") else "—"
+    unit = q.get("unit", "")
+    if unit == "fraction of bf16 peak":
+        text = f"{q['value']:.3f}"
+        return text + (f" ({q['low']:.3f}–{q['high']:.3f})" if q["low"] != q["high"] else "")
+    if q["low"] is not None and q["high"] is not None and q["low"] != q["high"]:
+        return units.amount(q["low"], q["high"], unit)
+    return units.amount(q["value"], unit=unit)
+
+
+def table_note(q: dict) -> str:
+    """What the reference's table says beside a computed quantity (empty when it says nothing)."""
+    t = q.get("table")
+    if not t:
+        return ""
+    shown = units.amount(t["value"], unit=q["unit"])
+    if "formula_value_on_table_hardware" in t:
+        formula = units.amount(t["formula_value_on_table_hardware"], unit=q["unit"])
+        return f"   (reference table: {shown} on {t['hardware']}; this formula on {t['hardware']}: {formula})"
+    return f"   (reference table: {shown})"
+
+
+def _stars(text: str) -> str:
+    """``*`` escaped for Markdown (the table escapes ``|``)."""
+    return text.replace("*", "\\*")

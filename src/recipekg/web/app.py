@@ -1,0 +1,96 @@
+"""A local, read-only web page over the knowledge base (Flask, Jinja2 autoescaping).
+
+    >>> app = create_app(kb)
+    >>> app.test_client().get("/?q=recommend fix where symptom = loss-spike").status_code
+    200
+
+Pages (:mod:`recipekg.web.views`): the query box (answers ranked by the same ``kb.query`` as
+the CLI, every reason expandable to its rule text, section and papers, and a picture of the
+path from the constraints through the rules to the choices), one page per entity, per claim
+(rule, formula, constant, fact) and per paper (with backlinks from
+:mod:`recipekg.cite.graph`), and the list of papers. BibTeX comes with copy buttons.
+
+Safety: every template is autoescaped and no KB text is marked safe; only http(s) URLs
+become links (:func:`is_http_url`); the Content-Security-Policy allows this origin's
+stylesheet and one inline script carrying a per-response nonce, nothing else.
+"""
+
+from __future__ import annotations
+
+import secrets
+from urllib.parse import urlsplit
+
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+CSP = ("default-src 'none'; script-src 'nonce-{nonce}'; style-src 'self'; img-src 'self'; "
+       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+
+
+def is_http_url(url) -> bool:
+    """Whether ``url`` may become a link: an absolute http(s) URL with a host, no spaces
+    or control characters (``javascript:``, ``data:``, `` javascript:``, ``https:evil`` → no).
+
+    >>> is_http_url("https://arxiv.org/abs/2207.08815"), is_http_url("javascript:alert(1)")
+    (True, False)
+    """
+    if not isinstance(url, str) or not url or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+
+
+def create_app(kb=None, *, extensions=(), trusted_hosts=None):
+    """The Flask app over ``kb`` (default: the bundled KB merged with ``extensions``)."""
+    from flask import Flask, g, render_template, request
+
+    from recipekg.cite.graph import CiteGraph
+    from recipekg.web import views
+    from recipekg.web.present import short
+
+    if kb is None:
+        from recipekg.api import KnowledgeBase
+
+        kb = KnowledgeBase.load(extensions)
+    app = Flask("recipekg.web")
+    app.jinja_env.autoescape = True
+    app.jinja_env.tests["http_url"] = is_http_url
+    app.jinja_env.filters["short"] = short
+    if trusted_hosts:
+        app.config["TRUSTED_HOSTS"] = list(trusted_hosts)
+    graph = CiteGraph(kb.snap)
+    app.extensions["recipekg"] = {"kb": kb, "graph": graph}
+
+    @app.before_request
+    def nonce():
+        g.csp_nonce = secrets.token_urlsafe(18)
+
+    @app.after_request
+    def headers(response):
+        response.headers["Content-Security-Policy"] = CSP.format(nonce=getattr(g, "csp_nonce", ""))
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["X-Frame-Options"] = "DENY"
+        return response
+
+    @app.context_processor
+    def helpers():
+        return {"paper_of": lambda pid: kb.snap["papers"].get(pid), "choice_ids": graph.ids("choice"),
+                "csp_nonce": getattr(g, "csp_nonce", "")}
+
+    @app.errorhandler(404)
+    def page_not_found(_):
+        return render_template("not_found.html", what="page", name=request.path, suggestions=[]), 404
+
+    @app.errorhandler(500)
+    def internal_error(_):
+        return render_template("not_found.html", what="answer", name=request.full_path.rstrip("?"), suggestions=[],
+                               message="recipekg failed on this request: that is a bug, please report it."), 500
+
+    @app.errorhandler(405)
+    def read_only(_):
+        return "This site is read-only.\n", 405, {"Content-Type": "text/plain; charset=utf-8"}
+
+    views.register(app)
+    return app

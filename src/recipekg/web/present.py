@@ -1,0 +1,71 @@
+"""What the pages show for an answer, a claim or a paper, beyond the answer's own JSON:
+constraint labels, the flow picture, plan quantities in readable units.
+
+    >>> short("a" * 60)[-1], short("vit")
+    ('…', 'vit')
+"""
+
+from __future__ import annotations
+
+from recipekg.render.constraints import constraint_label
+from recipekg.render.plan import quantity_value, table_note, render_plan
+from recipekg.web.flow import flow
+
+
+def answer_view(a: dict) -> dict:
+    """An answer plus what the page draws for it (constraint labels, the flow picture)."""
+    constraints = [constraint_label(c) for c in a.get("constraints", [])]
+    view = {"answer": a, "constraints": constraints, "flow": None}
+    if a["statement"] == "recommend" and a["results"]:
+        view["flow"] = flow(a["constraints"], constraints,
+                            [(r["id"], r["label"], r["because"], r["against"]) for r in a["results"]])
+    elif a["statement"] == "plan":
+        view["quantities"] = [quantity_view(q) for q in a["quantities"]]
+        view["plan_text"] = render_plan(a, False)
+    elif a["statement"] == "explain":
+        fired = [x for x in a["rules"] if x["fires"]]
+        c = a["choice"]
+        view["flow"] = flow(a["constraints"], constraints,
+                            [(c["id"], c["label"], [x for x in fired if x["side"] == "for"],
+                              [x for x in fired if x["side"] == "against"])])
+    return view
+
+
+def quantity_view(q: dict) -> dict:
+    """A plan quantity as the page shows it: readable value, the KB formula, the derivation."""
+    formula = q.get("formula") if isinstance(q.get("formula"), dict) else {}
+    return {"name": q["name"], "value": quantity_value(q), "table": table_note(q).strip(" ()"),
+            "formula_id": formula.get("id"), "expression": formula.get("expression"),
+            "derivation": q.get("derivation"), "sources": q.get("sources") or [],
+            "section": q.get("section")}
+
+
+def claim_details(kind: str, iri: str, c: dict, snap: dict) -> dict:
+    """What a claim page shows beyond text, section, sources and choices."""
+    out: dict = {"conditions": [], "strength": None, "disputes": [], "constants": [], "used_by": [], "procedure": None}
+    if kind == "rule":
+        out["conditions"] = [snap["conditions"][x]["label"] for x in c["conditions"] if x in snap["conditions"]]
+        out["strength"] = (snap["strengths"].get(c["strength"]) or {}).get("label")
+        out["disputes"] = [snap["rules"][x] for x in c["contradicts"] if x in snap["rules"]]
+        if c.get("procedure"):
+            out["procedure"] = {"label": (snap["procedures"].get(c["procedure"]) or {}).get("label"),
+                                "step": int(c["step"]) if c.get("step") is not None else None}
+    if kind == "formula":
+        out["constants"] = [snap["constants"][x] for x in c["constants"] if x in snap["constants"]]
+    if kind == "constant":
+        out["used_by"] = [f for f in snap["formulas"].values() if iri in f["constants"]]
+    return out
+
+
+def paper_kind(p: dict) -> str:
+    """What sort of publication a paper is, in words."""
+    from recipekg.cite.formats import entry_type, web_kind
+
+    return web_kind(p) or {"inproceedings": "conference paper", "article": "journal article"}.get(
+        entry_type(p), "preprint" if p.get("arxiv") else "paper")
+
+
+def short(text, n: int = 48) -> str:
+    """A label cut to ``n`` characters with an ellipsis (the template filter ``short``)."""
+    text = str(text or "")
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"

@@ -1,0 +1,107 @@
+"""The pages: the query box with its answers, papers, a paper, an entity, a claim.
+
+Each view reads the app's knowledge base from ``current_app.extensions["recipekg"]``
+(:func:`recipekg.web.app.create_app` puts it there) and renders a template; nothing here
+builds the app.
+
+    >>> from recipekg.web.app import create_app
+    >>> page = create_app(kb).test_client().get("/paper/hoffmann2022")
+    >>> page.status_code, b"Training Compute-Optimal" in page.data
+    (200, True)
+"""
+
+from __future__ import annotations
+
+from flask import current_app, render_template, request
+
+from recipekg.cite import bundles
+from recipekg.cite.formats import reference, render
+from recipekg.cite.graph import SNAP_KEYS
+from recipekg.errors import RecipeKGError, closest
+from recipekg.render.errors import error_text
+from recipekg.web.present import answer_view, claim_details, paper_kind
+
+MAX_QUERY = 10_000
+EXAMPLES = (
+    "recommend architecture where data = tabular and rows = 30k",
+    "recommend architecture where data = images and images between 10k and 50k top 3",
+    "recommend optimizer where prefer = low-memory",
+    "recommend technique where hardware = dgx-spark",
+    "recommend fix where symptom = loss-spike",
+    "recommend approach where gpus = 1 and time < 1 day",
+    "explain vit where data = images and samples = 3000",
+)
+
+
+def _state() -> dict:
+    return current_app.extensions["recipekg"]
+
+
+def not_found(what: str, name: str, candidates):
+    return render_template("not_found.html", what=what, name=name,
+                           suggestions=closest(name, candidates)), 404
+
+
+def index():
+    kb, snap = _state()["kb"], _state()["kb"].snap
+    q = request.args.get("q", "").strip()
+    answers, error = [], None
+    if len(q) > MAX_QUERY:
+        error = f"the query is too long ({len(q)} characters; at most {MAX_QUERY})"
+    elif q:
+        try:
+            answers = kb.query(q)
+        except RecipeKGError as exc:
+            error = error_text(exc)
+    views = [answer_view(a) for a in answers]
+    for v in views:
+        v["bibtex"] = render(bundles.for_answers([v["answer"]], snap, v["answer"].get("query", "")), "bibtex")
+    return render_template("index.html", q=q, views=views, error=error, examples=EXAMPLES)
+
+
+def papers():
+    snap, graph = _state()["kb"].snap, _state()["graph"]
+    rows = [(snap["papers"][pid], claims, entities) for pid, claims, entities in graph.ranked_papers()]
+    return render_template("papers.html", rows=rows)
+
+
+def paper(pid):
+    snap, graph = _state()["kb"].snap, _state()["graph"]
+    if pid not in snap["papers"]:
+        return not_found("paper", pid, snap["papers"])
+    back = graph.backlinks(pid)
+    return render_template("paper.html", p=back["paper"], back=back, reference=reference(back["paper"]),
+                           bibtex=render(bundles.for_paper(snap, pid), "bibtex"), kind=paper_kind(back["paper"]))
+
+
+def entity(name):
+    snap, graph = _state()["kb"].snap, _state()["graph"]
+    try:
+        iri = graph.resolve("choice", name)
+    except RecipeKGError:
+        return not_found("entity", name, graph.ids("choice"))
+    node = snap["nodes"][iri]
+    return render_template("entity.html", node=node, naming=graph.claims_naming(iri), rests_on=graph.rests_on(iri),
+                           bibtex=render(bundles.for_choice(snap, name, graph), "bibtex"),
+                           broader=[snap["nodes"][b] for b in node["broader"] if b in snap["nodes"]])
+
+
+def claim(kind, cid):
+    snap, graph = _state()["kb"].snap, _state()["graph"]
+    ids = graph.ids(kind)
+    if cid not in ids:
+        return not_found(kind, cid, ids)
+    iri = ids[cid]
+    c = snap[SNAP_KEYS[kind]][iri]
+    return render_template("claim.html", kind=kind, c=c, iri=iri,
+                           section=snap["sections"].get(c["section"], {}).get("path"),
+                           choices=graph.choices_of(iri), **claim_details(kind, iri, c, snap))
+
+
+def register(app) -> None:
+    """Add every page to ``app`` under the endpoint names the templates link to."""
+    app.add_url_rule("/", "index", index)
+    app.add_url_rule("/papers", "papers", papers)
+    app.add_url_rule("/paper/<pid>", "paper", paper)
+    app.add_url_rule("/entity/<name>", "entity", entity)
+    app.add_url_rule("/<any(rule, formula, constant, fact):kind>/<cid>", "claim", claim)

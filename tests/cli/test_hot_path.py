@@ -1,0 +1,328 @@
+"""The lean hot path answers exactly as the full machinery does.
+
+- ``recipekg query ... --format json`` imports neither rdflib, networkx, pyoxigraph, flask,
+  pyshacl, lark nor the SPARQL modules (checked in a fresh interpreter);
+- the lean parser (recipekg.query.lean.lean_parse) gives the generated LALR parser's
+  statements whenever it answers, and leaves every error to it;
+- the fast lane of the executable (recipekg.cli.fast) prints the bytes the click command
+  prints, with the same exit status.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from recipekg.query import lean, literals, parser
+from recipekg.errors import RecipeKGError
+
+from support import CASES, REPO, subprocess_env  # noqa: E402
+TABULAR = "recommend architecture where data = tabular and rows = 30k"
+HEAVY = ("rdflib", "networkx", "pyoxigraph", "flask", "pyshacl", "lark", "recipekg.sparql.generate",
+         "recipekg.sparql.engines", "recipekg.query._standalone", "recipekg.knowledge.compiler", "recipekg.knowledge.rdfio",
+         "recipekg.knowledge.validate", "recipekg.cite.graph")
+
+
+def _env(**extra):
+    return subprocess_env(**extra)
+
+
+# ============================================================================ imports
+
+@pytest.mark.parametrize("entry", ["recipekg.cli.fast", "recipekg.cli.main"])
+def test_a_warm_json_query_imports_nothing_heavy(entry, tmp_path):
+    code = f"""
+import json, sys
+sys.argv = ["recipekg", "query", {TABULAR!r}, "--format", "json"]
+from {entry} import main
+try:
+    main()
+except SystemExit as exc:
+    assert exc.code in (0, None), exc.code
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in {HEAVY!r} or m in {HEAVY!r})
+print("HEAVY", json.dumps(heavy), file=sys.stderr)
+"""
+    # the first run builds the snapshot (pyoxigraph); check a fresh interpreter on a warm cache
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["results"], result.stdout
+    heavy = json.loads(result.stderr.rsplit("HEAVY ", 1)[1])
+    assert heavy == [], f"the query path imported {heavy}"
+
+
+@pytest.mark.parametrize("query, loaded", [(TABULAR, []),
+                                           ("plan where gpu-memory = 80 GB", ["decimal"])])
+def test_parsing_a_well_formed_query_stays_lean(query, loaded):
+    """The lean parser answers it: neither the generated parser (nor lark) is loaded, nor
+    decimal (unless the query holds a quantity), dataclasses, typing or inspect."""
+    code = f"""
+import sys
+import recipekg.query.parser as p
+p.parse({query!r})
+heavy = ("recipekg.query._standalone", "recipekg.query.syntax_errors", "lark", "decimal",
+         "dataclasses", "typing", "inspect")
+print(sorted(m for m in heavy if m in sys.modules))
+"""
+    result = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == repr(loaded)
+
+
+def test_the_fast_lane_does_not_import_click(tmp_path):
+    code = f"""
+import sys
+sys.argv = ["recipekg", "query", {TABULAR!r}, "--format", "json"]
+from recipekg.cli.fast import main
+try:
+    main()
+except SystemExit:
+    pass
+print("CLICK", "click" in sys.modules, "dataclasses" in sys.modules, "pathlib" in sys.modules, file=sys.stderr)
+"""
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert "CLICK False False False" in result.stderr, result.stderr
+
+
+# ============================================================================ lean parser
+
+def _terminals_of_grammar() -> dict[str, str]:
+    grammar = (REPO / "src" / "recipekg" / "query" / "grammar.lark").read_text(encoding="utf-8")
+    out = {}
+    for m in re.finditer(r'^([A-Z_]+)(?:\.\d+)?:\s*(/(.*)/|"(.*)")\s*$', grammar, re.M):
+        name, regex, literal = m.group(1), m.group(3), m.group(4)
+        out[name] = regex if regex is not None else re.escape(literal)
+    return out
+
+
+def test_lean_terminals_are_the_grammar_s():
+    grammar = _terminals_of_grammar()
+    terminals = dict(lean.TERMINALS)
+    assert set(terminals) == set(grammar)
+    for name, pattern in grammar.items():
+        assert terminals[name] == pattern, name
+    # where two terminals can match at one place, lark's order: priority, then longer first
+    order = [name for name, _ in lean.TERMINALS]
+    for first, then in (("QUANTITY", "NUMBER"), ("LE", "LT"), ("GE", "GT")):
+        assert order.index(first) < order.index(then)
+
+
+def test_lean_parser_answers_every_accepted_case_as_the_generated_parser():
+    for case in json.loads((CASES / "parse.json").read_text(encoding="utf-8")):
+        answer = lean.lean_parse(case["query"])
+        assert answer is not None, case["query"]
+        assert answer == parser.full_parse(case["query"]), case["query"]
+
+
+def test_lean_parser_leaves_every_rejected_case_to_the_generated_parser():
+    for case in json.loads((CASES / "parse_errors.json").read_text(encoding="utf-8")):
+        assert lean.lean_parse(case["query"]) is None, case["query"]
+
+
+def test_lean_parser_answers_every_example_query():
+    for path in sorted((REPO / "queries").glob("*.rkg")):
+        text = path.read_text(encoding="utf-8")
+        assert lean.lean_parse(text) == parser.full_parse(text), path.name
+
+
+_WORDS = ["recommend", "plan", "explain", "where", "and", "top", "between", "in", "Recommend",
+          "WHERE", "data", "rows", "tabular", "x", "in-house", "top-k", "andy", "a_b", "'", "ſ"]
+_VALUES = ["30k", "30_000", "1.5M", "2.5e20", "1E-3", "80GB", "80 GB", "3 days", "40%", "12h",
+           "7B", "0", "1_000.5", '"8-bit Adam"', '"a \\"b\\""', "30 k", "3GB", "1e999",
+           "123456789012345678901234567890", "1.00000000000000000001k"]
+_PUNCT = ["=", "!=", "<", "<=", ">", ">=", "==", "=<", "(", ")", ",", ";", "\n", "\n\n", "\n \n",
+          " ", "\t", "# c\n", "!", "[", ".", "-", '"']
+
+
+@st.composite
+def query_like(draw):
+    """Statements from the grammar's pieces, well formed or not."""
+    pieces = draw(st.lists(st.sampled_from(_WORDS + _VALUES + _PUNCT), min_size=1, max_size=14))
+    seps = draw(st.lists(st.sampled_from([" ", "", "\n", "  "]), min_size=len(pieces), max_size=len(pieces)))
+    return "".join(p + s for p, s in zip(pieces, seps))
+
+
+@st.composite
+def valid_query(draw):
+    kw = draw(st.sampled_from(["recommend architecture", "plan", "explain vit", 'explain "8-bit Adam"',
+                               "RECOMMEND Fix"]))
+    constraints = []
+    for _ in range(draw(st.integers(0, 3))):
+        dim = draw(st.sampled_from(["data", "rows", "gpu-memory", "time", "hardware", "x_1"]))
+        form = draw(st.integers(0, 2))
+        if form == 0:
+            op = draw(st.sampled_from(["=", "!=", "<", "<=", ">", ">="]))
+            constraints.append(f"{dim} {op} {draw(st.sampled_from(_VALUES[:17] + ['tabular', 'h100']))}")
+        elif form == 1:
+            a, b = sorted(draw(st.lists(st.integers(0, 10**6), min_size=2, max_size=2)))
+            constraints.append(f"{dim} between {a} and {b}")
+        else:
+            values = draw(st.lists(st.sampled_from(["a", "b", "30k", '"c"', "80GB"]), min_size=1, max_size=3))
+            trailing = draw(st.sampled_from(["", ","]))
+            constraints.append(f"{dim} in ({', '.join(values)}{trailing})")
+    text = kw + (" where " + draw(st.sampled_from([" and ", "\nand ", " AND "])).join(constraints) if constraints else "")
+    if kw.startswith(("recommend", "RECOMMEND")) and draw(st.booleans()):
+        text += f" top {draw(st.integers(0, 12))}"
+    sep = draw(st.sampled_from([";", "\n\n", ";\n", "\n\n\n", " ; "]))
+    return text + sep + draw(st.sampled_from(["", "plan", "# done\n", "explain x where y = 1"]))
+
+
+def _check_lean(text: str) -> None:
+    answer = lean.lean_parse(text)
+    try:
+        full = parser.full_parse(text)
+    except RecipeKGError:
+        assert answer is None, f"lean parser accepted what the generated parser rejects: {text!r}"
+        return
+    assert answer is None or answer == full, text
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(valid_query(), query_like()))
+def test_lean_parser_agrees_with_the_generated_parser(text):
+    _check_lean(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(valid_query())
+def test_lean_parser_answers_well_formed_queries(text):
+    try:
+        full = parser.full_parse(text)
+    except RecipeKGError:
+        return  # e.g. top 0
+    assert lean.lean_parse(text) == full, text
+
+
+def test_lean_parser_agrees_on_mutated_queries():
+    from test_parser import mutated_queries
+
+    @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(mutated_queries())
+    def check(text):
+        _check_lean(text)
+
+    check()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.from_regex(r"[0-9]{1,12}(_[0-9]{1,3})?(\.[0-9]{1,9})?([eE][+-]?[0-9]{1,3}|[kKMBGT])?", fullmatch=True))
+def test_numbers_without_decimal_equal_the_decimal_path(text):
+    from decimal import Decimal, InvalidOperation
+
+    class Tok:
+        value, line, column = text, 1, 1
+
+        def __len__(self):
+            return len(text)
+
+    s = text.replace("_", "")
+    mult = 1
+    if s[-1] in literals.SUFFIXES:
+        s, mult = s[:-1], literals.SUFFIXES[s[-1]]
+    try:
+        expected = float(Decimal(s) * mult)
+    except (ArithmeticError, InvalidOperation):
+        expected = float("inf")
+    try:
+        assert literals.number(Tok()) == expected
+    except RecipeKGError:
+        assert expected in (float("inf"), float("-inf"))
+
+
+# ============================================================================ fast lane
+
+def _run(args, entry, env):
+    if entry == "fast":
+        cmd = [sys.executable, "-m", "recipekg", *args]
+    else:
+        cmd = [sys.executable, "-c", "import sys; sys.argv[0] = 'recipekg'; "
+                                     "from recipekg.cli.main import main; main(prog_name='recipekg')", *args]
+    result = subprocess.run(cmd, env=env, capture_output=True)
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_fast_lane_recognises_only_what_it_answers():
+    from recipekg.cli.fast import query_request
+
+    assert query_request(["query", TABULAR]) == {"statement": TABULAR, "fmt": "text", "extensions": [],
+                                                 "no_cache": False}
+    assert query_request(["query", "--format=json", "--kb", "a.ttl", TABULAR, "--no-cache", "--kb=b.ttl"]) == {
+        "statement": TABULAR, "fmt": "json", "extensions": ["a.ttl", "b.ttl"], "no_cache": True}
+    for args in (["query"], ["query", "-f", "x.rkg"], ["query", TABULAR, "--engine", "oxigraph"],
+                 ["query", TABULAR, "--format", "yaml"], ["query", TABULAR, "--format"],
+                 ["query", TABULAR, "--format", "json", "--format", "text"], ["query", TABULAR, TABULAR],
+                 ["query", "--help"], ["query", "--", TABULAR], ["query", "-"], ["explain", "vit"],
+                 ["query", TABULAR, "--kb", str(REPO)], ["query", TABULAR, "--kb", "--format"], ["--version"],
+                 ["query", TABULAR, "--no-cache", "--no-cache"], ["query", TABULAR, "-h"]):
+        assert query_request(args) is None, args
+
+
+@pytest.mark.parametrize("args", [
+    ["query", TABULAR, "--format", "json"],
+    ["query", TABULAR],
+    ["query", "--format=markdown", "recommend fix where symptom = loss-spike; plan where params = 7B"],
+    ["query", "explain vit where data = images and samples = 3000", "--format", "json"],
+    ["query", "recommend architecture where data = tabluar"],
+    ["query", "recommend architecture where data = tabluar", "--format", "json"],
+    ["query", "recomend architecture"],
+    ["query", "# only a comment"],
+    ["query", "# only a comment", "--format", "json"],
+    ["query", TABULAR, "--kb", "missing.ttl"],
+    ["query", TABULAR, "--kb", "missing.ttl", "--format", "json"],
+    ["query", TABULAR, "--no-cache", "--format", "json"],
+    ["query", "plan where gpus = 8 and time < 1 day\n\nrecommend approach where gpus = 1 and time = 12h"],
+])
+def test_fast_lane_prints_what_the_click_command_prints(args, tmp_path):
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
+    fast = _run(args, "fast", env)
+    slow = _run(args, "click", env)
+    assert fast == slow
+    assert fast[0] in (0, 2)
+
+
+def test_fast_lane_with_an_extension_prints_what_the_click_command_prints(tmp_path):
+    ext = tmp_path / "ext.ttl"
+    ext.write_text(EXTENSION.format(text="Prefer the synthetic choice."), encoding="utf-8")
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path / "cache"))
+    args = ["query", "recommend architecture where data = tabular", "--kb", str(ext), "--format", "json"]
+    fast, slow = _run(args, "fast", env), _run(args, "click", env)
+    assert fast == slow and fast[0] == 0
+    assert b"Prefer the synthetic choice." in fast[1]
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("@prefix rkg: <https://w3id.org/recipekg/ns#> .\nrkg:x rkg:y", encoding="utf-8")
+    args = ["query", TABULAR, "--kb", str(bad)]
+    fast, slow = _run(args, "fast", env), _run(args, "click", env)
+    assert fast == slow and fast[0] == 2 and b"not valid Turtle" in fast[2]
+
+
+from support import EXTENSION  # noqa: E402  (a valid one-rule extension, "{text}" to fill)
+
+
+def test_the_fast_lane_knows_every_option_of_the_query_command():
+    """A new option of `recipekg query` (or a default read from the environment) must be
+    taught to recipekg.cli.fast, or the fast lane would answer without it."""
+    from recipekg.cli.query import query
+
+    def default(param):
+        return None if "UNSET" in repr(param.default) else param.default  # click 8.2+: a sentinel
+
+    # what the fast lane assumes when an option is not given; it leaves -f, --engine and
+    # --endpoint to click whenever they are given
+    assumed = {"statement": None, "path": None, "extensions": None, "fmt": "text", "no_cache": False,
+               "engine": "native", "endpoint": None}
+    for param in query.params:
+        assert getattr(param, "envvar", None) is None, param.name
+        assert param.name in assumed, f"recipekg.cli.fast does not know --{param.name}"
+        if param.name == "no_cache":
+            assert default(param) in (None, False)  # a flag: unset means off
+        elif param.name != "extensions":
+            assert default(param) == assumed[param.name], param.name

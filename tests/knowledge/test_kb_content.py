@@ -1,0 +1,114 @@
+"""The knowledge base as a whole: sources, coverage of the reference, shapes."""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import pytest
+
+from recipekg.knowledge.resources import bundled_files, shapes_file
+from recipekg.knowledge.terms import KB, RKG
+from recipekg.knowledge.validate import validate
+
+
+def test_bundled_kb_has_no_violations():
+    violations = validate(bundled_files(), shapes=shapes_file())
+    assert [str(v) for v in violations] == []
+
+
+def test_every_section_of_the_reference_is_covered(kb):
+    s = kb.stats()
+    assert s["uncovered_sections"] == []
+    assert len(s["sections"]) == 38
+
+
+def test_papers_match_the_verified_bibliography(snap, shared):
+    rows = list(csv.DictReader(open(shared / "reference" / "papers.tsv", encoding="utf-8"), delimiter="\t"))
+    for row in rows:
+        paper = snap["papers"][row["key"]]
+        assert paper["title"] == row["title"]
+        assert paper["year"] == int(row["year"])
+        assert paper["authors"] == row["authors"]
+        assert (paper["arxiv"] or "") == row["arxiv"]
+        assert paper["url"] == row["url"]
+    bibliography = {r["key"] for r in rows}
+    vendor = {k for k, p in snap["papers"].items() if "WebPage" in p["types"]}
+    assert set(snap["papers"]) == bibliography | vendor | {"reference"}
+    assert snap["papers"]["reference"]["types"] == ["Reference"]
+
+
+def test_every_claim_cites_a_known_paper(snap):
+    for kind in ("rules", "formulas", "constants", "facts"):
+        for iri, item in snap[kind].items():
+            assert item["sources"], iri
+            assert all(s in snap["papers"] for s in item["sources"]), iri
+            assert item["section"] in snap["sections"], iri
+            if kind in ("rules", "formulas"):
+                assert set(item["sources"]) - {"reference"}, f"{iri} rests on no paper"
+
+
+def test_hardware_figures_match_hardware_tsv(snap, shared):
+    rows = {r["id"]: r for r in csv.DictReader(open(shared / "reference" / "hardware.tsv", encoding="utf-8"),
+                                                delimiter="\t")}
+    ids = {"a100": "a100-80gb-sxm", "h100": "h100-sxm", "h200": "h200-sxm", "dgx-spark": "dgx-spark"}
+    for name, row_id in ids.items():
+        figures, row = snap["hardware"][KB.term(name)], rows[row_id]
+        assert figures[RKG.memoryBytes] == float(row["memory_GB"]) * 1e9
+        assert figures[RKG.bandwidthBytesPerSecond] == float(row["bandwidth_GBps"]) * 1e9
+        if row["bf16_dense_TFLOPS"]:
+            assert figures[RKG.bf16PeakFlopsPerSecond] == pytest.approx(float(row["bf16_dense_TFLOPS"]) * 1e12)
+        else:
+            assert RKG.bf16PeakFlopsPerSecond not in figures
+
+
+def _in_section(snap, kind, suffix):
+    return [x for x in snap[kind].values() if x["section"].endswith(suffix)]
+
+
+@pytest.mark.parametrize("suffix,at_least", [
+    ("data-scale-thresholds--vision", 5), ("data-scale-thresholds--nlp", 5),
+    ("data-scale-thresholds--tabular", 4), ("data-scale-thresholds--time-series", 3),
+    ("optimizer-selection-guide--when-to-use-what", 5),
+    ("training-instability-at-scale--palm-loss-spike-strategy", 4),
+    ("training-instability-at-scale--stability-techniques", 6),
+    ("dgx-spark--dgx-spark-checklist", 8),
+    ("dgx-spark--strategies--model-selection-for-dgx-spark", 6),
+    ("architecture-decision-tree--master-flowchart-by-data-type", 19),
+    ("architecture-decision-tree--compute-budget-flowchart", 5),
+])
+def test_every_row_and_leaf_is_a_rule(snap, suffix, at_least):
+    assert len(_in_section(snap, "rules", suffix)) >= at_least
+
+
+def test_flops_table_has_six_rows_consistent_with_6nd(snap):
+    rows = [f for f in snap["facts"].values() if "ComputeEstimate" in f["types"]]
+    assert len(rows) == 6
+    for row in rows:
+        assert row["flops"] == pytest.approx(6 * row["params"] * row["tokens"], rel=0.05)
+        assert row["tokens"] == pytest.approx(20 * row["params"], rel=0.01)
+
+
+def test_kinds_cover_the_reference(snap):
+    kinds = {}
+    for node in snap["nodes"].values():
+        for k in node["kinds"]:
+            kinds.setdefault(k, set()).add(node["id"])
+    assert {"adamw", "adam-8bit", "adafactor", "sgd-momentum", "muon", "lamb", "lars", "lion",
+            "schedule-free-adam", "soap"} <= kinds["optimizer"]
+    assert {"qk-norm", "z-loss", "embedding-layernorm"} <= kinds["fix"] & kinds["technique"]
+    assert len([n for n in snap["nodes"].values() if RKG.FailureMode in n["types"]]) == 5
+    assert len(snap["tiers"]) == 5
+
+
+def test_the_reference_disagreements_are_kept(snap):
+    pairs = [(r, c) for r, rule in snap["rules"].items() for c in rule["contradicts"]]
+    assert pairs, "the reference contradicts itself; both sides must be encoded"
+    for r, c in pairs:
+        assert snap["rules"][r]["section"] != snap["rules"][c]["section"] or r != c
+
+
+def test_entity_ids_are_query_names(snap):
+    for node in snap["nodes"].values():
+        if node["kinds"]:
+            assert re.fullmatch(r"[a-z][a-z0-9_-]*", node["id"]), node["id"]

@@ -1,0 +1,123 @@
+"""`recipekg validate` and extensions: each kind of bad file is caught at its line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from recipekg.cli.main import main
+
+PREFIXES = """@prefix rkg: <https://w3id.org/recipekg/ns#> .
+@prefix kb: <https://w3id.org/recipekg/id/> .
+@prefix rule: <https://w3id.org/recipekg/rule/> .
+@prefix cond: <https://w3id.org/recipekg/cond/> .
+@prefix const: <https://w3id.org/recipekg/const/> .
+@prefix dim: <https://w3id.org/recipekg/dim/> .
+@prefix paper: <https://w3id.org/recipekg/paper/> .
+@prefix sec: <https://w3id.org/recipekg/section/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+"""
+
+GOOD_RULE = """
+rule:my-rule a rkg:Rule ;
+    rdfs:label "My team's tabular rule" ;
+    rkg:text "Our own finding: LightGBM for small tables." ;
+    rkg:recommends kb:lightgbm ;
+    rkg:condition cond:data-tabular ;
+    rkg:strength rkg:weak ;
+    rkg:section sec:data-scale-thresholds--tabular ;
+    prov:wasDerivedFrom paper:grinsztajn2022 .
+"""
+
+
+def run(*args):
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def write(tmp_path, body, name="ext.ttl"):
+    path = tmp_path / name
+    path.write_text(PREFIXES + body, encoding="utf-8")
+    return path
+
+
+def line_of(path, needle):
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def test_bundled_kb_validates_clean():
+    code, out = run("validate")
+    assert code == 0, out
+    assert "0 violations" in out
+
+
+def test_a_good_extension_validates_and_answers(tmp_path):
+    path = write(tmp_path, GOOD_RULE)
+    code, out = run("validate", str(path))
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("body,needle,message", [
+    (GOOD_RULE.replace("prov:wasDerivedFrom paper:grinsztajn2022", "prov:wasDerivedFrom paper:nobody2099"),
+     "rule:my-rule", "not a paper"),
+    (GOOD_RULE.replace("    prov:wasDerivedFrom paper:grinsztajn2022 .", "    rkg:step 1 ."),
+     "rule:my-rule", "no source"),
+    (GOOD_RULE.replace("cond:data-tabular", "cond:made-up"), "rule:my-rule", "never described"),
+    (GOOD_RULE + '\ncond:odd a rkg:Condition ; rdfs:label "data = rows" ; rkg:dimension dim:data ; rkg:value kb:lightgbm .\n',
+     "cond:odd", "not a value of dimension"),
+    (GOOD_RULE + '\ncond:empty a rkg:Condition ; rdfs:label "empty" ; rkg:dimension dim:samples ; rkg:minInclusive 5.0e0 ; rkg:maxExclusive 1.0e0 .\n',
+     "cond:empty", "empty interval"),
+    (GOOD_RULE + '\nconst:odd a rkg:Constant ; rdfs:label "odd" ; rkg:value "NaN"^^xsd:double ; rkg:section sec:scaling-laws ; prov:wasDerivedFrom paper:kaplan2020 .\n',
+     "const:odd", "finite"),
+    (GOOD_RULE + '\nconst:odd a rkg:Constant ; rdfs:label "odd" ; rkg:value "12" ; rkg:section sec:scaling-laws ; prov:wasDerivedFrom paper:kaplan2020 .\n',
+     "const:odd", "typed number"),
+    (GOOD_RULE + '\nconst:odd a rkg:Constant ; rdfs:label "odd" ; rkg:value "abc"^^xsd:double ; rkg:section sec:scaling-laws ; prov:wasDerivedFrom paper:kaplan2020 .\n',
+     "const:odd", "not a valid"),
+    (GOOD_RULE + '\nrule:other a rkg:Rule ; rdfs:label "other"@en .\n', "rule:other", "label"),
+    (GOOD_RULE + '\nrule:twin a rkg:Rule ; rdfs:label "My team\'s tabular rule" ; rkg:text "x" ; rkg:recommends kb:xgboost ; rkg:strength rkg:weak ; rkg:section sec:scaling-laws ; prov:wasDerivedFrom paper:kaplan2020 .\n',
+     "rule:twin", "both"),
+    (GOOD_RULE + '\nrule:blank a rkg:Rule ; rdfs:label "blank" ; rkg:condition [ rkg:dimension dim:data ] .\n',
+     "rule:blank", "blank node"),
+])
+def test_each_kind_of_violation_is_reported_at_its_line(tmp_path, body, needle, message):
+    path = write(tmp_path, body)
+    code, out = run("validate", str(path))
+    assert code == 2, out
+    expected = f"{path}:{line_of(path, needle)}:"
+    hits = [line for line in out.splitlines() if line.startswith(expected)]
+    assert any(message in h for h in hits), out
+
+
+def test_broken_turtle_is_refused_with_file_line_column(tmp_path):
+    path = write(tmp_path, GOOD_RULE + '\nrule:x rdfs:label "unterminated .\n')
+    code, out = run("validate", str(path))
+    assert code == 2
+    assert f"{path}:" in out and "column" in out and "Traceback" not in out
+
+
+def test_a_broken_extension_is_refused_by_every_command(tmp_path):
+    path = write(tmp_path, "rule:x rdfs:label oops .\n")
+    code, out = run("stats", "--kb", str(path))
+    assert code == 2
+    assert str(path) in out and "Traceback" not in out
+    code, out = run("stats", "--kb", str(path), "--format", "json")
+    assert code == 2
+    assert json.loads(out)["error"]["kind"] == "kb"
+
+
+def test_an_invalid_extension_is_refused_before_it_changes_anything(tmp_path):
+    path = write(tmp_path, GOOD_RULE.replace("paper:grinsztajn2022", "paper:nobody2099"))
+    code, out = run("stats", "--kb", str(path))
+    assert code == 2
+    assert "paper:nobody2099" in out
+    code, out = run("stats")
+    assert code == 0
+
+
+def test_missing_extension_file(tmp_path):
+    code, out = run("validate", str(tmp_path / "nope.ttl"))
+    assert code == 2 and "no such file" in out

@@ -1,0 +1,67 @@
+"""Rendering: one constraint formatter for every output, one table writer, errors written
+the same way by the CLI and the web page."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from recipekg.cli.main import main
+from recipekg.errors import QuerySyntaxError
+from recipekg.render.constraints import constraint_line, format_constraint
+from recipekg.render.errors import error_output
+from recipekg.render.tables import table
+from recipekg.web.app import create_app
+
+WHERE = "params = 7B and mfu = 40% and gpu-memory = 80GB and time = 3 days and gpus = 8"
+
+
+@pytest.mark.parametrize("constraint,text", [
+    ({"dimension": "mfu", "op": "=", "value": 0.4, "unit": "fraction"}, "mfu = 40%"),
+    ({"dimension": "gpu-memory", "op": "<=", "value": 8e10, "unit": "bytes"}, "gpu-memory <= 80GB"),
+    ({"dimension": "time", "op": "=", "value": 72.0, "unit": "hours"}, "time = 3 days"),
+    ({"dimension": "bandwidth", "op": "=", "value": 2.73e11, "unit": "bytes/s"}, "bandwidth = 273GB/s"),
+    ({"dimension": "samples", "op": "in", "value": [3000.0, 30000.0], "unit": "count"}, "samples in (3k, 30k)"),
+    ({"dimension": "data", "op": "=", "value": "tabular"}, "data = tabular"),
+])
+def test_a_constraint_is_written_in_the_query_language(constraint, text):
+    assert format_constraint(constraint) == text
+
+
+def test_every_numeric_constraint_of_an_answer_names_its_unit(kb):
+    (answer,) = kb.query(f"plan where {WHERE} and hardware = h100")
+    units = {c["dimension"]: c.get("unit") for c in answer["constraints"]}
+    assert units["mfu"] == "fraction" and units["gpu-memory"] == "bytes" and units["time"] == "hours"
+    assert units["params"] == units["gpus"] == "count" and units["hardware"] is None
+
+
+def test_the_cli_and_the_web_page_write_constraints_alike(kb):
+    """The mfu bug: the CLI printed `mfu = 0.4` where the web page printed `mfu = 40%`."""
+    result = CliRunner().invoke(main, ["query", f"plan where {WHERE}"])
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("constraints: "))
+    (answer,) = kb.query(f"plan where {WHERE}")
+    assert line == "constraints: " + constraint_line(answer["constraints"])
+    assert "mfu = 40%" in line and "gpu-memory = 80GB" in line and "time = 3 days" in line
+    html = create_app(kb).test_client().get("/", query_string={"q": f"plan where {WHERE}"}).get_data(as_text=True)
+    for c in answer["constraints"]:
+        assert f'<span class="constraint">{format_constraint(c)}</span>' in html
+
+
+def test_markdown_tables_escape_pipes_and_text_tables_align():
+    assert table(["a", "b"], [("x|y", "z\nw")], md=True)[2] == "| x\\|y | z w |"
+    lines = table(["name", "n"], [("lightgbm", 3), ("vit", 12)], md=False, right={1})
+    assert lines == ["name       n", "--------  --", "lightgbm   3", "vit       12"]
+
+
+def test_errors_are_written_once_for_every_front_end(kb):
+    with pytest.raises(QuerySyntaxError) as info:
+        kb.query("recommend architecture where data =")
+    text, to_stderr = error_output(info.value, "text")
+    assert to_stderr and text.startswith("error: line 1, column 36: ") and "^" in text
+    result = CliRunner().invoke(main, ["query", "recommend architecture where data ="])
+    assert result.exit_code == 2 and result.output.strip() == text
+    out, to_stderr = error_output(info.value, "json")
+    assert not to_stderr and json.loads(out)["error"]["kind"] == "syntax"

@@ -1,0 +1,45 @@
+"""What several test modules share: where the repository and ../shared are, a valid
+extension file, and the environment for running the CLI in a subprocess."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+CASES = REPO / "tests" / "cases"
+
+
+def subprocess_env(**extra) -> dict:
+    """The environment for ``python -m recipekg`` in a child process: the recipekg these
+    tests import (the installed wheel, or ``src/`` when run from a checkout)."""
+    import recipekg
+
+    env = dict(os.environ, **extra)
+    src = str(REPO / "src")
+    if Path(recipekg.__file__).resolve().is_relative_to(Path(src).resolve()):
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
+    return env
+
+
+# A valid one-rule extension file; fill "{text}" with the rule text (str.format).
+EXTENSION = """\
+@prefix rkg:  <https://w3id.org/recipekg/ns#> .
+@prefix kb:   <https://w3id.org/recipekg/id/> .
+@prefix rule: <https://w3id.org/recipekg/rule/> .
+@prefix cond: <https://w3id.org/recipekg/cond/> .
+@prefix sec:  <https://w3id.org/recipekg/section/> .
+@prefix paper: <https://w3id.org/recipekg/paper/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+
+rule:ext-tabular-choice a rkg:Rule ;
+    rdfs:label "Extension: tabular data -> LightGBM" ;
+    rkg:text "{text}" ;
+    rkg:recommends kb:lightgbm ;
+    rkg:condition cond:data-tabular ;
+    rkg:strength rkg:strong ;
+    rkg:section sec:data-scale-thresholds--tabular ;
+    prov:wasDerivedFrom paper:grinsztajn2022 .
+"""
