@@ -81,6 +81,7 @@ def test_explain_marks_conditions_and_finds_the_smallest_change(kb):
     assert a["rank"] > 1
     statuses = {c["status"] for x in a["rules"] for c in x["conditions"]}
     assert {"held", "failed", "not given"} <= statuses
+    (a,) = kb.query("explain vit where data = images and samples = 3000 and pretrained = no")
     against = [x for x in a["rules"] if x["side"] == "against" and x["fires"]]
     assert against and all(c["status"] == "held" for c in against[0]["conditions"])
     change = a["would_rank_first_if"][0]

@@ -115,8 +115,10 @@ def compile_graph(triples: Iterable[Triple]) -> dict:
     snap["facts"] = _facts(ix)
     snap["hardware"] = _hardware(ix)
     snap["scoring"] = {"unconstrained_factor": ix.number(RKG.scoring, RKG.unconstrainedFactor),
-                       "partly_credit": ix.number(RKG.scoring, RKG.partlyCredit)}
-    snap["procedures"] = {p: {"label": ix.text(p, RDFS.label)} for p in ix.instances(RKG.Procedure)}
+                       "partly_credit": ix.number(RKG.scoring, RKG.partlyCredit),
+                       "default_support": ix.number(RKG.scoring, RKG.defaultSupport)}
+    snap["procedures"] = {p: {"label": ix.text(p, RDFS.label), "ordered": RKG.OrderedProcedure in ix.iris(p, RDF.type)}
+                          for p in ix.instances(RKG.Procedure)}
     snap = canonical(snap)
     snap["rule_index"] = canonical(index_rules(snap))
     return snap
@@ -228,6 +230,7 @@ def _dimensions(ix: Index, nodes: dict) -> dict:
         dims[name] = {
             "iri": d, "name": name, "label": ix.text(d, RDFS.label), "kind": kind,
             "aliases": ix.texts(d, SKOS.altLabel), "definition": ix.text(d, SKOS.definition),
+            "question": ix.text(d, RKG.question),
             "min": ix.number(d, RKG.minValue), "max": ix.number(d, RKG.maxValue),
             "derived_via": ix.one(d, RKG.derivedVia), "plan_only": ix.text(d, RKG.planOnly) == "true",
             "order": ix.number(d, RKG.order), "value_class": value_class,
@@ -249,12 +252,30 @@ def _value_names(ix: Index, value_class: str, nodes: dict) -> dict[str, str]:
     return dict(sorted(names.items()))
 
 
+#: The bound properties of a numeric condition: property -> (side, inclusive). A condition
+#: has at most one lower (``min``) and one upper (``max``) bound (docs/authoring.md).
+BOUND_PROPERTIES = {RKG.minInclusive: ("min", True), RKG.minExclusive: ("min", False),
+                    RKG.maxInclusive: ("max", True), RKG.maxExclusive: ("max", False)}
+
+
 def _conditions(ix: Index, dims: dict) -> dict:
+    """Conditions: values, or bounds with their inclusivity (``min_inclusive`` is true only
+    for a lower bound that is given and included; likewise ``max_inclusive``)."""
     by_iri = {d["iri"]: name for name, d in dims.items()}
-    return {c: {"label": ix.text(c, RDFS.label), "dimension": by_iri.get(ix.one(c, RKG.dimension)),
-                "values": ix.iris(c, RKG.value),
-                "min": ix.number(c, RKG.minInclusive), "max": ix.number(c, RKG.maxExclusive)}
-            for c in ix.instances(RKG.Condition)}
+    out = {}
+    for c in ix.instances(RKG.Condition):
+        out[c] = {"label": ix.text(c, RDFS.label), "dimension": by_iri.get(ix.one(c, RKG.dimension)),
+                  "values": ix.iris(c, RKG.value), "min": None, "min_inclusive": False,
+                  "max": None, "max_inclusive": False}
+        for prop, (side, inclusive) in BOUND_PROPERTIES.items():
+            value = ix.number(c, prop)
+            if value is not None and out[c][side] is None:  # both given (invalid): inclusive
+                out[c][side], out[c][side + "_inclusive"] = value, inclusive
+    return out
+
+
+#: Rule classes that change how a rule counts (docs/scoring.md).
+_ROLES = {RKG.DefaultRule: "default", RKG.ComparisonRule: "comparison"}
 
 
 def _rules(ix: Index) -> dict:
@@ -272,6 +293,8 @@ def _rules(ix: Index) -> dict:
             "section": ix.one(r, RKG.section), "sources": _sources(ix, r),
             "procedure": ix.one(r, RKG.stepOf), "step": ix.number(r, RKG.step),
             "contradicts": sorted(set(ix.iris(r, RKG.contradicts)) | contradicted_by[r]),
+            "role": _ROLES.get(next((t for t in ix.iris(r, RDF.type) if t in _ROLES), None)),
+            "for_kinds": sorted(ix.text(k, RKG.kindName) for k in ix.iris(r, RKG.forKind) if ix.text(k, RKG.kindName)),
         }
     return rules
 

@@ -22,8 +22,9 @@ def index_rules(snap: dict) -> dict:
       naming a condition the KB does not describe (evaluated, so they fail as they would);
     - ``exact[dim][v]``: rules with a condition on ``dim`` that lists the value ``v``;
     - ``under[dim][v]``: rules with such a condition listing a value narrower than ``v``;
-    - ``numeric[dim]``: ``[[cats, [[min, max, positions], ...]], ...]``: rules with a
-      condition on ``dim`` bounded by ``[min, max)``, grouped by ``cats``, the dimensions of
+    - ``numeric[dim]``: ``[[cats, [[min, min_inclusive, max, max_inclusive, positions], ...]],
+      ...]``: rules with a condition on ``dim`` bounded by ``min`` and ``max`` (each included
+      or not, as the condition says; None: unbounded), grouped by ``cats``, the dimensions of
       the rule's value-listing conditions (a query that gives values for one of those
       reaches the rule through ``exact``/``under`` or the rule cannot apply).
 
@@ -32,7 +33,7 @@ def index_rules(snap: dict) -> dict:
     """
     nodes, conditions = snap["nodes"], snap["conditions"]
     kinds: dict[str, dict] = {}
-    numeric: dict[str, dict] = {}  # kind -> dim -> cats -> (min, max) -> positions
+    numeric: dict[str, dict] = {}  # kind -> dim -> cats -> (min, min_inc, max, max_inc) -> positions
     by_target: dict[str, list[str]] = defaultdict(list)
     for iri, rule in snap["rules"].items():
         targets = rule["recommends"] + rule["against"]
@@ -63,10 +64,9 @@ def index_rules(snap: dict) -> dict:
                             _add(entry["under"].setdefault(dim, {}), a, pos)
                 else:
                     boxes = numeric.setdefault(kind, {}).setdefault(dim, {}).setdefault(tuple(cats), {})
-                    _add(boxes, (cond["min"], cond["max"]), pos)
+                    _add(boxes, (cond["min"], cond["min_inclusive"], cond["max"], cond["max_inclusive"]), pos)
     for kind, dims in numeric.items():
-        kinds[kind]["numeric"] = {dim: [[list(cats), [[low, high, positions] for (low, high), positions
-                                                      in boxes.items()]]
+        kinds[kind]["numeric"] = {dim: [[list(cats), [[*box, positions] for box, positions in boxes.items()]]
                                         for cats, boxes in groups.items()]
                                   for dim, groups in dims.items()}
     choices: dict[str, str] = {}

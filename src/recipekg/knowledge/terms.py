@@ -45,13 +45,14 @@ RKG = Namespace(BASE + "ns#", """
     derivedVia minValue maxValue planOnly
     DataModality Task Goal Preference InferenceBudget Availability Precision Horizon
     Rule Condition recommends advisesAgainst condition strength text section contradicts
-    step stepOf Procedure dimension value minInclusive maxExclusive
+    step stepOf Procedure dimension value minInclusive maxExclusive minExclusive maxInclusive
     Strength weight rank wording
     Formula expression output usesConstant Constant symbol low high unitLabel appliesTo quantity
     Fact ComputeEstimate params tokens flops gpuHours onHardware
     bestFor memoryMultiple notes hyperparameter fixedBy cause
     Reference Section path order Paper key arxiv url venue authors originalPaper
     broaderTransitive ScoringModel unconstrainedFactor partlyCredit scoring
+    DefaultRule ComparisonRule forKind defaultSupport question OrderedProcedure
 """)
 KB = Namespace(BASE + "id/")
 RULE = Namespace(BASE + "rule/")

@@ -9,7 +9,10 @@ Each violation prints as ``file:line: message``. The checks beyond SHACL:
 - every rule, formula, constant, fact and hardware node has a source that is a paper node;
 - no blank nodes; every node that is described is labelled; no two nodes of one class share
   a label; every IRI in the project's namespaces that is used is also described;
-- conditions fit their dimension (values from its vocabulary, bounds on numeric ones, min < max);
+- conditions fit their dimension (values from its vocabulary, bounds on numeric ones); a
+  condition has at most one lower bound (``rkg:minInclusive`` or ``rkg:minExclusive``) and one
+  upper bound (``rkg:maxInclusive`` or ``rkg:maxExclusive``), and min < max, or min == max with
+  both ends included (a single value);
 - numbers are finite and well-typed (no NaN, no ``"12"`` strings or language tags where a
   number is meant), so nothing odd ever reaches a reasoner or a SPARQL FILTER.
 """
@@ -22,15 +25,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from recipekg.knowledge.compiler import Index
+from recipekg.knowledge.compiler import BOUND_PROPERTIES, Index
 from recipekg.errors import KBError
 from recipekg.knowledge.rdfio import locate
 from recipekg.knowledge.rdfio import Lit, Triple, read_turtle
 from recipekg.knowledge.terms import BASE, PROV, RDF, RDFS, RKG, XSD
 
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
-_NUMERIC_PROPS = {RKG.weight, RKG.rank, RKG.minInclusive, RKG.maxExclusive, RKG.minValue,
-                  RKG.maxValue, RKG.low, RKG.high, RKG.memoryBytes,
+_NUMERIC_PROPS = {RKG.weight, RKG.rank, *BOUND_PROPERTIES, RKG.minValue, RKG.maxValue, RKG.low, RKG.high, RKG.memoryBytes,
                   RKG.bandwidthBytesPerSecond, RKG.bf16PeakFlopsPerSecond, RKG.powerWatts,
                   RKG.params, RKG.tokens, RKG.flops, RKG.gpuHours, RKG.step, RKG.order}
 _SOURCED = (RKG.Rule, RKG.Formula, RKG.Constant, RKG.Fact, RKG.Hardware)
@@ -121,7 +123,10 @@ def _conditions(ix: Index):
     allowed = {d: set(ix.instances_of(c)) if c else set() for d, c in dims.items()}
     for c in ix.instances(RKG.Condition):
         dim = ix.one(c, RKG.dimension)
-        low, high = _number(ix, c, RKG.minInclusive), _number(ix, c, RKG.maxExclusive)
+        bound = {side: [(prop, _number(ix, c, prop), inclusive) for prop, (s, inclusive) in BOUND_PROPERTIES.items()
+                        if s == side and ix.all(c, prop)] for side in ("min", "max")}
+        low, low_in = next(((v, i) for _, v, i in bound["min"] if v is not None), (None, False))
+        high, high_in = next(((v, i) for _, v, i in bound["max"] if v is not None), (None, False))
         values = ix.iris(c, RKG.value)
         if dim not in dims:
             continue  # SHACL reports the missing or wrong dimension
@@ -129,12 +134,17 @@ def _conditions(ix: Index):
             for v in values:
                 if v not in allowed[dim]:
                     yield (c, f"{_short(v)} is not a value of dimension {_short(dim)}")
-            if low is not None or high is not None:
+            if bound["min"] or bound["max"]:
                 yield (c, f"categorical dimension {_short(dim)} takes values, not bounds")
         elif values:
             yield (c, f"numeric dimension {_short(dim)} takes bounds, not values")
-        if low is not None and high is not None and not low < high:
-            yield (c, f"empty interval [{low:g}, {high:g}) in {_short(c)}")
+        for side, word in (("min", "lower"), ("max", "upper")):
+            if len(bound[side]) > 1:
+                names = " and ".join(_short(prop) for prop, _, _ in bound[side])
+                yield (c, f"{_short(c)} has two {word} bounds ({names}): give one")
+        if low is not None and high is not None and not (low < high or (low == high and low_in and high_in)):
+            shown = f"{'[' if low_in else '('}{low:g}, {high:g}{']' if high_in else ')'}"
+            yield (c, f"empty interval {shown} in {_short(c)}")
 
 
 def _number(ix: Index, s: str, p: str) -> float | None:

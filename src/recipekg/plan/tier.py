@@ -27,8 +27,8 @@ from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.timing import Timing
 from recipekg.reason.answers import reason_json
-from recipekg.reason.conditions import HELD, status
-from recipekg.reason.facts import Facts
+from recipekg.reason.conditions import HELD, bounds, status
+from recipekg.reason.facts import Facts, Interval, intersect
 from recipekg.reason.scoring import evaluate_rule
 from recipekg.render import numbers as units
 
@@ -65,16 +65,21 @@ def _tier_by_compute(ledger: Ledger, params: Q, timing: Timing, situation: str |
     kb, gh = ledger.kb, timing.gpu_hours
     fitting, distance = [], []
     for iri in kb.snap["tiers"]:
-        (g0, g1), (t0, t1) = _range(kb.snap, iri, "gpus"), _range(kb.snap, iri, "time")
-        low, high = g0 * t0, g1 * t1
-        if low <= gh.value < high:
+        (g0, g0_in, g1, g1_in), (t0, t0_in, t1, t1_in) = _range(kb.snap, iri, "gpus"), _range(kb.snap, iri, "time")
+        # the GPU-hours the tier can hold: products of its ends, included when both factors are
+        low, low_in, high, high_in = g0 * t0, g0_in and t0_in, g1 * t1, g1_in and t1_in
+        above = gh.value > low or (gh.value == low and low_in)
+        below = gh.value < high or (gh.value == high and high_in)
+        if above and below:
             fitting.append(iri)
-        gap = math.log(low / gh.value) if gh.value < low else math.log(gh.value / high) if gh.value >= high else 0
+        gap = math.log(low / gh.value) if not above else math.log(gh.value / high) if not below else 0
         distance.append((gap, -_reach(kb.snap, iri), iri))
     exact = bool(fitting)
     iri = max(fitting, key=lambda i: _reach(kb.snap, i)) if fitting else min(distance)[2]
-    (g0, g1), (t0, t1) = _range(kb.snap, iri, "gpus"), _range(kb.snap, iri, "time")
-    g = max(g0, math.ceil(gh.value / t1)) if math.isfinite(t1) else g0
+    (g0, _, _, _), (_, _, t1, t1_in) = _range(kb.snap, iri, "gpus"), _range(kb.snap, iri, "time")
+    g = g0
+    if math.isfinite(t1):  # enough GPUs to finish within the tier's time (before it, if excluded)
+        g = max(g0, math.ceil(gh.value / t1) if t1_in else math.floor(gh.value / t1) + 1)
     example = f"{units.grouped(g)} GPUs for {units.duration(gh.value / g)}"
     before = (f"{situation} matches no tier of the flowchart; " if situation else "")
     hw = kb.label(timing.hardware)
@@ -86,15 +91,15 @@ def _tier_by_compute(ledger: Ledger, params: Q, timing: Timing, situation: str |
     return out
 
 
-def _range(snap: dict, iri: str, dim: str) -> tuple[float, float]:
-    """A tier's [min, max) on gpus or time, from its conditions (unbounded: 0 or inf)."""
-    low, high = 0.0, math.inf
+def _range(snap: dict, iri: str, dim: str) -> Interval:
+    """A tier's range on gpus or time, ``(low, low_inclusive, high, high_inclusive)``, from its
+    conditions (:func:`recipekg.reason.conditions.bounds`; unbounded: from 0 included, to inf)."""
+    box: Interval | None = (0.0, True, math.inf, False)
     for c in snap["tiers"][iri]["conditions"]:
         cond = snap["conditions"][c]
-        if cond["dimension"] == dim:
-            low = max(low, cond["min"] or 0.0)
-            high = min(high, cond["max"] if cond["max"] is not None else math.inf)
-    return low, high
+        if cond["dimension"] == dim and box is not None:
+            box = intersect(box, bounds(cond))
+    return box if box is not None else (0.0, True, math.inf, False)  # contradictory: as if unbounded
 
 
 def _reach(snap: dict, iri: str) -> float:

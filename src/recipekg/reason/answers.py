@@ -7,7 +7,8 @@ for every backend: constraints, reasons, papers, ranked results.
 
 from __future__ import annotations
 
-from recipekg.reason.scoring import best_match, rank_key, score
+from recipekg.knowledge.terms import local_name
+from recipekg.reason.scoring import MATCHES, best_match, rank_key, tally
 
 
 def constraints_json(facts: dict) -> list[dict]:
@@ -24,6 +25,7 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
     return {
         "rule": iri, "id": rule["id"], "label": rule["label"], "text": rule["text"],
         "strength": snap["strengths"][rule["strength"]]["label"], "match": ev["match"],
+        "role": rule.get("role"),
         "contribution": round(ev["contribution"], 4),
         "conditions": [{"condition": c["label"], "dimension": c["dimension"], "status": s}
                        for c, s in zip(ev["conditions"], ev["statuses"])],
@@ -31,7 +33,12 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
         "sources": [paper_json(p, snap) for p in rule["sources"]],
         "disputed_by": [disputed_json(c, snap) for c in rule["contradicts"]],
         **({"step": int(rule["step"])} if rule["step"] is not None else {}),
+        **({"procedure": local_name(rule["procedure"])} if _ordered(rule, snap) else {}),
     }
+
+
+def _ordered(rule: dict, snap: dict) -> bool:
+    return bool(rule.get("procedure")) and snap["procedures"].get(rule["procedure"], {}).get("ordered", False)
 
 
 def disputed_json(iri: str, snap: dict) -> dict:
@@ -56,17 +63,81 @@ def result_json(iri: str, entry: dict, snap: dict) -> dict:
     """A ranked result (rank filled in by :func:`order_results`) from its reasons."""
     for side in ("because", "against"):
         entry[side].sort(key=lambda r: (-r["contribution"], r["id"]))
-    total, support = score(entry["because"], entry["against"])
     choice = choice_json(iri, snap)
-    return {"rank": 0, "id": choice["id"], "label": choice["label"], "iri": iri, "kinds": choice["kinds"],
-            "score": total, "support": support, "match": best_match(entry["because"]),
-            "papers": choice["papers"], "because": entry["because"], "against": entry["against"]}
+    result = {"rank": 0, "id": choice["id"], "label": choice["label"], "iri": iri, "kinds": choice["kinds"],
+              **tally(entry["because"], entry["against"], snap["scoring"].get("default_support")),
+              "match": best_match(entry["because"]), "depth": len(snap["nodes"][iri].get("ancestors", ())),
+              "papers": choice["papers"], "because": entry["because"], "against": entry["against"]}
+    if result["group"] != MATCHES:
+        result["waits_for"] = waits_for(entry["because"] + entry["against"])
+    return result
+
+
+#: A derived dimension is asked for through the ones it is derived from.
+_ASKED_AS = {"tier": ("gpus", "time")}
+
+
+def waits_for(reasons: list[dict]) -> list[str]:
+    """The dimensions a choice's partly matching rules wait for (not given by the query)."""
+    dims = {c["dimension"] for x in reasons if x["match"] == "partial"
+            for c in x["conditions"] if c["status"] == "not given" and c["dimension"]}
+    return sorted({d for dim in dims for d in _ASKED_AS.get(dim, (dim,))})
 
 
 def order_results(choices: dict[str, dict], snap: dict) -> list[dict]:
-    """Choice → {"because": [...], "against": [...]} reasons, as ranked results."""
-    results = sorted((result_json(iri, entry, snap) for iri, entry in choices.items()), key=rank_key)
+    """Choice → {"because": [...], "against": [...]} reasons, as ranked results: by
+    :func:`recipekg.reason.scoring.rank_key`, then the steps of a procedure in their order."""
+    results = in_procedure_order(sorted((result_json(iri, entry, snap) for iri, entry in choices.items()),
+                                        key=rank_key))
     for i, r in enumerate(results, 1):
         r["rank"] = i
-        del r["support"]
+        del r["support"], r["depth"]
     return results
+
+
+def _step(result: dict) -> tuple[str, int] | None:
+    """The procedure a result is a step of (through a reason that decides), and the step."""
+    steps = [(r["procedure"], r["step"]) for r in result["because"]
+             if r.get("procedure") and r["match"] in ("full", "general")]
+    return min(steps, key=lambda s: s[1]) if steps else None
+
+
+def in_procedure_order(results: list[dict]) -> list[dict]:
+    """The steps of each procedure together, in step order, where its first-ranked step was.
+
+    >>> a = {"id": "a", "because": [{"procedure": "p", "step": 2, "match": "full"}]}
+    >>> b = {"id": "b", "because": [{"procedure": "p", "step": 1, "match": "full"}]}
+    >>> [r["id"] for r in in_procedure_order([a, {"id": "c", "because": []}, b])]
+    ['b', 'a', 'c']
+    """
+    blocks: dict[str, list[tuple[int, dict]]] = {}
+    for r in results:
+        if (step := _step(r)) is not None:
+            blocks.setdefault(step[0], []).append((step[1], r))
+    out, placed = [], set()
+    for r in results:
+        step = _step(r)
+        if step is None:
+            out.append(r)
+        elif step[0] not in placed:
+            placed.add(step[0])
+            out.extend(member for _, member in sorted(blocks[step[0]], key=lambda x: x[0]))
+    return out
+
+
+def decision(results: list[dict], limit: int = 3) -> dict:
+    """The recommended pick, its runner-ups and the choices the reference says to compare
+    with it, from ranked results (the pick is the first choice that matches and scores).
+    When the pick is a step of an ordered procedure, ``procedure`` lists the steps that
+    apply, in order, instead of counting them as runner-ups."""
+    matching = [r for r in results if r["group"] == MATCHES and r["score"] > 0]
+    pick = matching[0]["id"] if matching else None
+    compare = [r["id"] for r in results if r["id"] != pick and any(
+        x.get("role") == "comparison" and x["match"] == "full" for x in r["because"])]
+    step = _step(matching[0]) if matching else None
+    steps = [r["id"] for r in matching if step and (_step(r) or ("",))[0] == step[0]]
+    runner_ups = [r["id"] for r in matching[1:] if r["id"] not in compare and r["id"] not in steps][:limit]
+    out = {"pick": pick, "runner_ups": runner_ups, "compare_with": compare}
+    if steps:
+        out["procedure"] = {"id": step[0], "steps": steps}
+    return out

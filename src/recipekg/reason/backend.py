@@ -69,6 +69,8 @@ class NativeBackend(Backend):
         out = []
         for iri in snap["rules"] if self.scan else candidates(kind, facts, snap):
             rule = snap["rules"][iri]
+            if not ranks_kind(rule, kind):
+                continue
             targets = [(t, "for") for t in rule["recommends"] if kind in nodes.get(t, {}).get("kinds", ())]
             targets += [(t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())]
             if not targets:
@@ -89,15 +91,21 @@ class NativeBackend(Backend):
         return out
 
 
+def ranks_kind(rule: dict, kind: str) -> bool:
+    """Whether a rule ranks choices of ``kind`` (``rkg:forKind`` limits a rule to some kinds)."""
+    return not rule.get("for_kinds") or kind in rule["for_kinds"]
+
+
 def candidates(kind: str, facts: dict, snap: dict) -> list[str]:
     """The rules of ``kind`` that could apply to ``facts``, in the order of ``snap["rules"]``.
 
     A rule applies when none of its conditions fails and one holds at least partly, or when
     it has none. A condition listing values holds (partly) only when the query gives a value
     of its dimension equal to, narrower or broader than one of them (``exact``/``under``).
-    A bounded one only when a query interval meets its bounds, and a rule reached that way
-    whose value-listing conditions are on a dimension the query gives values for fails
-    there unless it is reached through ``exact``/``under`` too, so those groups are skipped.
+    A bounded one only when a query interval meets its bounds (each end included or not, as
+    the condition says), and a rule reached that way whose value-listing conditions are on a
+    dimension the query gives values for fails there unless it is reached through
+    ``exact``/``under`` too, so those groups are skipped.
     """
     entry = snap["rule_index"]["kinds"].get(kind)
     if entry is None:
@@ -109,8 +117,9 @@ def candidates(kind: str, facts: dict, snap: dict) -> list[str]:
         for cats, boxes in entry["numeric"].get(dim, ()):
             if valued.intersection(cats):
                 continue
-            for low, high, positions in boxes:
-                box = {"dimension": dim, "values": (), "min": low, "max": high}
+            for low, low_inc, high, high_inc, positions in boxes:
+                box = {"dimension": dim, "values": (), "min": low, "min_inclusive": low_inc,
+                       "max": high, "max_inclusive": high_inc}
                 if status(box, facts, snap) in (HELD, PARTLY):
                     found.update(positions)
     rules = entry["rules"]

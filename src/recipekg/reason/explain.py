@@ -19,7 +19,7 @@ import math
 from recipekg.query.ast import Explain
 from recipekg.reason.answers import choice_json, constraints_json, reason_json
 from recipekg.reason.backend import Backend, NativeBackend
-from recipekg.reason.conditions import HELD, status
+from recipekg.reason.conditions import HELD, bounds, status
 from recipekg.reason.derive import derive
 from recipekg.reason.facts import Facts, constraint_json, intersect
 from recipekg.reason.recommend import rank
@@ -34,19 +34,21 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> dict:
     facts = facts_of(stmt.constraints, snap)
     rules = [{"side": a.side, "fires": a.ev["fires"], **reason_json(a.rule, a.view, a.ev, snap)}
              for a in backend.naming(iri, facts)]
-    rank_of = lambda kind, trial: _rank_of(iri, kind, trial, snap, backend)  # noqa: E731
+    rank_of = lambda kind, trial: (_result_of(iri, kind, trial, snap, backend) or {}).get("rank")  # noqa: E731
     node = snap["nodes"][iri]
     ranks = {kind: rank_of(kind, facts) for kind in node["kinds"]}
     kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
     rules.sort(key=lambda r: (not r["fires"], r["side"] != "for", -r["contribution"], r["id"]))
+    result = _result_of(iri, kind, facts, snap, backend) or {}
     return {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
             "choice": {**choice_json(iri, snap), "definition": node["definition"]},
             "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,
+            "group": result.get("group"), "waits_for": result.get("waits_for", []),
             "rules": rules, "would_rank_first_if": smallest_change(iri, kind, facts, snap, rank_of)}
 
 
-def _rank_of(iri: str, kind: str, facts: dict, snap: dict, backend: Backend) -> int | None:
-    return next((r["rank"] for r in rank(kind, facts, snap, backend) if r["iri"] == iri), None)
+def _result_of(iri: str, kind: str, facts: dict, snap: dict, backend: Backend) -> dict | None:
+    return next((r for r in rank(kind, facts, snap, backend) if r["iri"] == iri), None)
 
 
 def _recommending(iri: str, snap: dict):
@@ -115,20 +117,27 @@ def _satisfying(cond: dict, snap: dict) -> Facts:
         value = cond["values"][0]
         return Facts(dim["name"], dim["kind"], values={value},
                      constraints=[constraint_json(dim, "=", snap["nodes"][value]["id"])])
-    low, high = cond["min"], cond["max"]
-    lo = low if low is not None and low > (dim.get("min") or 0) else None
-    constraints = ([constraint_json(dim, ">=", lo)] if lo is not None else []) + (
-        [constraint_json(dim, "<", high)] if high is not None else [])
-    interval = (lo if lo is not None else -math.inf, lo is not None,
-                high if high is not None else math.inf, False)
+    # the query constraints whose interval is the condition's, each end included or not as
+    # the condition says ("time <= 168h" for [24 h, 168 h], "params > 70B" for (70B, inf))
+    interval = low, low_inc, high, high_inc = bounds(cond)
+    if low == high:
+        return Facts(dim["name"], dim["kind"], intervals=[interval], constraints=[constraint_json(dim, "=", low)])
+    constraints = []
+    if low != -math.inf:
+        constraints.append(constraint_json(dim, ">=" if low_inc else ">", low))
+    if high != math.inf:
+        constraints.append(constraint_json(dim, "<=" if high_inc else "<", high))
     return Facts(dim["name"], dim["kind"], intervals=[interval], constraints=constraints)
 
 
 def _merge(a: Facts, b: Facts) -> Facts | None:
+    """Two changes on one dimension at once: the intersection of their intervals, with the
+    constraints of both (each once); None when they cannot both hold."""
     if a.intervals and b.intervals:
         merged = [i for x in a.intervals for y in b.intervals if (i := intersect(x, y))]
         if merged:
-            return Facts(a.dimension, a.kind, intervals=merged, constraints=a.constraints + b.constraints)
+            return Facts(a.dimension, a.kind, intervals=merged,
+                         constraints=a.constraints + [c for c in b.constraints if c not in a.constraints])
     return None
 
 

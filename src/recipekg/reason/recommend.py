@@ -1,19 +1,24 @@
-"""``recommend <kind> [where ...] [top n]``: ranked choices with the rules for and against each.
+"""``recommend <kind> [where ...] [top n]``: ranked choices with the rules for and against each,
+the pick, and the questions whose answers would change it.
 
     >>> answer = recommend(parse("recommend architecture where data = tabular and rows = 30k")[0], snap)
-    >>> answer["results"][0]["id"], answer["results"][0]["because"][0]["match"]
-    ('gradient-boosted-trees', 'full')
+    >>> answer["decision"]["pick"], answer["results"][0]["group"]
+    ('gradient-boosted-trees', 'matches')
+    >>> [a["dimension"] for a in recommend(parse("recommend architecture where data = tabular")[0], snap)["ask"]]
+    ['samples']
 
-How the rules' evaluations become scores and an order is :mod:`recipekg.reason.scoring`
-(docs/scoring.md); where the evaluations come from is the backend's business
-(:mod:`recipekg.reason.backend`: the native rule index, or a SPARQL engine).
+How the rules' evaluations become scores, groups and an order is
+:mod:`recipekg.reason.scoring` (docs/scoring.md); where the evaluations come from is the
+backend's business (:mod:`recipekg.reason.backend`: the native rule index, or a SPARQL engine).
 """
 
 from __future__ import annotations
 
 from recipekg.query.ast import Recommend
-from recipekg.reason.answers import constraints_json, order_results, reason_json
+from recipekg.reason.answers import constraints_json, decision, order_results, reason_json
+from recipekg.reason.ask import questions
 from recipekg.reason.backend import Backend, NativeBackend
+from recipekg.reason.conditions import FAILED, specificity, status
 from recipekg.reason.resolve import facts_of, resolve_kind
 
 
@@ -22,10 +27,11 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> di
     kind = resolve_kind(stmt.kind, snap)
     facts = facts_of(stmt.constraints, snap)
     results = rank(kind, facts, snap, backend)
-    if stmt.top is not None:
-        results = results[:stmt.top]
+    ask = questions(kind, facts, results, snap, lambda trial: rank(kind, trial, snap))
+    shown = results if stmt.top is None else results[:stmt.top]
     return {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
-            "constraints": constraints_json(facts), "results": results}
+            "constraints": constraints_json(facts), "decision": decision(shown), "ask": ask,
+            "results": shown}
 
 
 def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None) -> list[dict]:
@@ -33,6 +39,16 @@ def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None) -> 
     backend = backend or NativeBackend(snap)
     choices: dict[str, dict] = {}
     for a in backend.applying(kind, facts):
+        reason = reason_json(a.rule, a.view, a.ev, snap)
+        reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
+        reason["specificity"] = specificity(a.ev["conditions"], a.ev["statuses"], facts)
         entry = choices.setdefault(a.choice, {"because": [], "against": []})
-        entry["because" if a.side == "for" else "against"].append(reason_json(a.rule, a.view, a.ev, snap))
+        entry["because" if a.side == "for" else "against"].append(reason)
     return order_results(choices, snap)
+
+
+def could_apply(rule_iri: str, facts: dict, snap: dict) -> bool:
+    """Whether no condition of the rule fails under ``facts`` (a disagreement is worth
+    showing only where both rules can apply)."""
+    rule = snap["rules"][rule_iri]
+    return all(status(snap["conditions"][c], facts, snap) != FAILED for c in rule["conditions"])

@@ -1,5 +1,5 @@
 """The scoring model of docs/scoring.md, in one place: which rules apply, what each
-contributes, how a choice's score and rank follow.
+contributes, how a choice's score, group and rank follow.
 
 The native reasoner and every SPARQL backend compute statuses their own way and hand them
 here, so the numbers and the order cannot drift apart::
@@ -11,17 +11,29 @@ here, so the numbers and the order cannot drift apart::
     >>> match_level(["held", "partly"]), engaged(["not given"]), engaged([])
     ('partial', False, True)
 
+A choice is decided by the reasons that fully match the query (its conditions all held),
+the reference's default and general advice; reasons whose deciding condition was not given
+(``partial``) only rank the choices that have nothing else, in a second group::
+
+    >>> full = {"match": "full", "role": None, "contribution": 0.6, "section": "Optimizer Selection Guide"}
+    >>> default = {"match": "general", "role": "default", "contribution": 0.5, "section": "Optimizer Selection Guide"}
+    >>> general = {"match": "general", "role": None, "contribution": 0.225, "section": "Training Instability"}
+    >>> tally([full, general], [])["score"], tally([default, general], [])["score"]
+    (0.6, 0.5)
+    >>> tally([{"match": "partial", "role": None, "contribution": 0.56, "section": "Data Scale Thresholds"}], [])["group"]
+    'would apply'
+
 The parameters (strength weights, the unconstrained factor, the credit for a partly held
-condition) are data of the ontology (``rkg:scoring``, ``rkg:weight``), never numbers here.
+condition, the default's support) are data of the ontology (``rkg:scoring``, ``rkg:weight``),
+never numbers here.
 """
 
 from __future__ import annotations
 
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, status
 
-# Choices backed by a fully matched rule (or general advice) rank above choices backed only
-# by partly matched ones, whatever the scores.
-MATCH_TIER = {"full": 2, "general": 2, "partial": 1, "none": 0}
+MATCHES, WOULD_APPLY = "matches", "would apply"
+GROUP_ORDER = {MATCHES: 0, WOULD_APPLY: 1}
 
 
 def engaged(statuses: list[str]) -> bool:
@@ -51,19 +63,26 @@ def match_level(statuses: list[str]) -> str:
     return NOT_GIVEN
 
 
-def contribution(statuses: list[str], *, weight: float, unconstrained: float, partly_credit: float) -> float:
-    """``weight × (f + (1 − f) × coverage)`` for a rule that applies, else 0."""
-    if not engaged(statuses):
+def contribution(statuses: list[str], *, weight: float, unconstrained: float, partly_credit: float,
+                 role: str | None = None, default_support: float | None = None) -> float:
+    """What one applying rule gives a choice: ``weight × (f + (1 − f) × coverage)``; the
+    reference's default gives ``default_support``; a comparison gives nothing (it marks a
+    runner-up); a rule that does not apply gives 0."""
+    if not engaged(statuses) or role == "comparison":
         return 0.0
+    if role == "default" and default_support is not None:
+        return default_support
     return weight * (unconstrained + (1 - unconstrained) * coverage(statuses, partly_credit))
 
 
-def evaluation(conditions: list[dict], statuses: list[str], weight: float, scoring: dict) -> dict:
+def evaluation(conditions: list[dict], statuses: list[str], weight: float, scoring: dict,
+               role: str | None = None) -> dict:
     """A rule's evaluation from its conditions' statuses: whether it fires, its match and
-    contribution (``scoring``: ``unconstrained_factor`` and ``partly_credit``)."""
+    contribution (``scoring``: ``unconstrained_factor``, ``partly_credit``, ``default_support``)."""
     return {"fires": engaged(statuses), "statuses": statuses, "conditions": conditions,
             "contribution": contribution(statuses, weight=weight, unconstrained=scoring["unconstrained_factor"],
-                                         partly_credit=scoring["partly_credit"]),
+                                         partly_credit=scoring["partly_credit"], role=role,
+                                         default_support=scoring.get("default_support")),
             "match": match_level(statuses)}
 
 
@@ -71,7 +90,8 @@ def evaluate_rule(rule: dict, facts: dict, snap: dict) -> dict:
     """Every condition's status under ``facts``, whether the rule fires, and its contribution."""
     conds = [snap["conditions"][c] for c in rule["conditions"]]
     statuses = [status(c, facts, snap) for c in conds]
-    return evaluation(conds, statuses, snap["strengths"][rule["strength"]]["weight"], snap["scoring"])
+    return evaluation(conds, statuses, snap["strengths"][rule["strength"]]["weight"], snap["scoring"],
+                      rule.get("role"))
 
 
 def noisy_or(values) -> float:
@@ -82,12 +102,50 @@ def noisy_or(values) -> float:
     return 1.0 - remaining
 
 
-def score(because: list[dict], against: list[dict]) -> tuple[float, float]:
-    """A choice's (score, support): the noisy-or of its contributions for, minus that of
-    those against; and the support alone."""
+def _decides(reason: dict) -> bool:
+    """A reason that decides among the choices matching the query: it fully matches, or it is
+    the default or general advice (no conditions)."""
+    return reason["match"] in ("full", "general")
+
+
+def corroborated(reasons: list[dict]) -> float:
+    """The noisy-or of reasons from different sections of the reference; rules of one section
+    restate one claim (an OR split in two rules, a table row and its note), so only the
+    strongest of them counts."""
+    best: dict[str, float] = {}
+    for r in reasons:
+        best[r["section"]] = max(best.get(r["section"], 0.0), r["contribution"])
+    return noisy_or(best.values())
+
+
+def support(reasons: list[dict]) -> float:
+    """The strongest kind of support, never several kinds stacked: the fully matching rules
+    (corroborated across sections), the default's support, or general advice."""
+    full = [r for r in reasons if r["match"] == "full"]
+    default = [r["contribution"] for r in reasons if r["match"] == "general" and r.get("role") == "default"]
+    general = [r for r in reasons if r["match"] == "general" and r.get("role") != "default"]
+    return max(corroborated(full), max(default, default=0.0), corroborated(general))
+
+
+def tally(because: list[dict], against: list[dict], default_support: float | None = None) -> dict:
+    """A choice's group, score, support and specificity from its reasons for and against.
+
+    ``matches``: some reason decides for or against it; its score counts only those.
+    ``would apply``: every reason waits for a condition the query did not give; its score
+    is the noisy-or of those partial reasons, for minus against, and ranks it within its group.
+    ``specificity`` (see :func:`specificity`) ranks before the score within a group.
+    """
+    deciding_for = [r for r in because if _decides(r)]
+    deciding_against = [r for r in against if _decides(r)]
+    if deciding_for or deciding_against or any(r.get("role") == "comparison" and r["match"] == "full"
+                                               for r in because):
+        pos = support(deciding_for)
+        neg = noisy_or(r["contribution"] for r in deciding_against)
+        return {"group": MATCHES, "score": round(pos - neg, 4), "support": round(pos, 4),
+                "specificity": specificity(deciding_for, default_support)}
     pos = noisy_or(r["contribution"] for r in because)
     neg = noisy_or(r["contribution"] for r in against)
-    return round(pos - neg, 4), round(pos, 4)
+    return {"group": WOULD_APPLY, "score": round(pos - neg, 4), "support": round(pos, 4), "specificity": [0, 0, 0]}
 
 
 def best_match(reasons: list[dict]) -> str:
@@ -96,8 +154,23 @@ def best_match(reasons: list[dict]) -> str:
     return next((m for m in ("full", "general", "partial") if m in levels), "none")
 
 
+def specificity(deciding_for: list[dict], default_support: float | None) -> list[int]:
+    """How specific the most specific advice for a choice is (the reason's ``specificity``:
+    exact values named, held conditions, finite bounds; see
+    :func:`recipekg.reason.conditions.specificity`), among its fully matching rules that
+    outweigh the default: weaker advice ("consider", "worth trying") does not make a choice
+    more specific than the default. Specific advice ranks before general advice."""
+    floor = default_support or 0.0
+    return max((r.get("specificity", [0, 0, 0]) for r in deciding_for
+                if r["match"] == "full" and r["contribution"] > floor), default=[0, 0, 0])
+
+
 def rank_key(result: dict) -> tuple:
-    """The order of results: match tier, score, support, the earlier step of a procedure
-    (roll back before resuming), then the id so the order is deterministic."""
-    first_step = min((r["step"] for r in result["because"] if "step" in r), default=1 << 30)
-    return (-MATCH_TIER[result["match"]], -result["score"], -result["support"], first_step, result["id"])
+    """The order of results: group, specificity, score, support, the earlier item of a
+    checklist ("FP8 training, the biggest single win" first), the broader choice (a family
+    before its members, as the reference names it: "GNN (GCN, GAT, GraphSAGE)"), then the
+    id, so the order is deterministic. (Steps of an ordered procedure are then put in their
+    order: answers.py.)"""
+    first_step = min((r["step"] for r in result["because"] if "step" in r and _decides(r)), default=1 << 30)
+    return (GROUP_ORDER[result["group"]], [-x for x in result["specificity"]], -result["score"], -result["support"],
+            first_step, result.get("depth", 0), result["id"])

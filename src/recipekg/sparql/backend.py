@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from recipekg.errors import EngineError
 from recipekg.knowledge.terms import local_name
-from recipekg.reason.backend import Applied, Backend
+from recipekg.reason.backend import Applied, Backend, ranks_kind
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY
 from recipekg.reason.scoring import contribution, engaged, match_level
 from recipekg.sparql.engines import Engine
@@ -43,7 +43,7 @@ class SparqlBackend(Backend):
             if kind not in self.snap["nodes"].get(row["choice"], {}).get("kinds", ()):
                 raise EngineError(f"the engine named {row['choice']}, which is not a {kind} of the local KB")
             view, ev = evaluation(row, self.snap)
-            if ev["fires"]:
+            if ev["fires"] and ranks_kind(view, kind):
                 out.append(Applied(row["rule"], row["choice"], row["side"], view, ev))
         return out
 
@@ -79,7 +79,8 @@ def evaluation(row: dict, snap: dict) -> tuple[dict, dict]:
             "sources": sources}
     ev = {"fires": engaged(statuses), "statuses": statuses, "conditions": [snap["conditions"][c] for c in conds],
           "contribution": contribution(statuses, weight=row["weight"], unconstrained=row["unconstrainedFactor"],
-                                       partly_credit=row["partlyCredit"]),
+                                       partly_credit=row["partlyCredit"], role=rule.get("role"),
+                                       default_support=snap["scoring"].get("default_support")),
           "match": match_level(statuses)}
     return view, ev
 

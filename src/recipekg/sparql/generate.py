@@ -41,9 +41,11 @@ A condition's status (as :mod:`recipekg.reason.conditions` computes it), for a d
   derived compute tiers); failed when no q is inside or broader than a value; else partly;
 - categorical, only ``!=`` values: failed when every value of ``?c`` is one of them or
   narrower than one; else not given;
-- numeric, the query's union of intervals: bounds read with OPTIONAL, then comparisons of
-  doubles: held when ``[min, max)`` contains every interval, failed when it meets none, else
-  partly.
+- numeric, the query's union of intervals: the condition's four bound properties
+  (``rkg:minInclusive``, ``rkg:minExclusive``, ``rkg:maxInclusive``, ``rkg:maxExclusive``, at
+  most one of each pair) read with OPTIONAL, then comparisons of doubles that honour which
+  ends are included, the condition's and the query's: held when the condition contains every
+  interval, failed when it is empty or meets none, else partly.
 
 Any other condition is "not given". The query uses only triple patterns, ``UNION``,
 ``OPTIONAL``, ``FILTER``/``IF`` with ``EXISTS``, one grouped sub-select, ``SUM``/``COUNT``,
@@ -104,6 +106,18 @@ def explain_query(choice: str, facts: dict[str, Facts], snap: dict) -> str:
         raise VocabularyError(f"{choice!r} is not a node of the KB")
     return _query([choice], facts, snap, applying_only=False,
                   comment="every rule for or against one choice, applying or not")
+
+
+def status_query(condition: str, facts: dict[str, Facts], snap: dict) -> str:
+    """The status of one condition (an IRI of the KB) under ``facts``, by the pattern the
+    other queries use for every condition: one row binding ``?st`` (``"held"``, ``"partly"``
+    or ``"failed"``), none when the status is "not given"."""
+    t = _Terms(snap)
+    cond = t.iri(condition)
+    branches = _status_pattern(t, "?sc", facts, snap)
+    header = "\n".join(f"PREFIX {p}: <{base}>" for p, base in QUERY_PREFIXES.items())
+    body = "\n  UNION\n  ".join(f"{{ {b}\n  }}" for b in branches) or "FILTER(false)"
+    return f"{header}\n\nSELECT ?st WHERE {{\n  VALUES ?sc {{ {cond} }}\n  {body}\n}}\n"
 
 
 # ----------------------------------------------------------------------------- terms
@@ -196,40 +210,77 @@ def _categorical(t: _Terms, c: str, f: Facts) -> list[str] | None:
     return None
 
 
-def _contains(lo: str, hi: str, interval) -> str:
-    """``[lo, hi)`` (either bound may be unbound) contains ``interval``."""
-    low, _low_inc, high, high_inc = interval
-    lower = f"!BOUND({lo})" if low == -math.inf else f"(!BOUND({lo}) || {lo} <= {double(low)})"
-    if high == math.inf:
-        upper = f"!BOUND({hi})"
+class _Bounds:
+    """The variables holding a condition's bounds, one per property (unbound when absent)."""
+
+    def __init__(self, t: _Terms):
+        self.min_in, self.min_ex = t.var("minIn"), t.var("minEx")
+        self.max_in, self.max_ex = t.var("maxIn"), t.var("maxEx")
+
+    def read(self, c: str) -> list[str]:
+        return [f"OPTIONAL {{ {c} rkg:{prop} {var} }}" for prop, var in (
+            ("minInclusive", self.min_in), ("minExclusive", self.min_ex),
+            ("maxInclusive", self.max_in), ("maxExclusive", self.max_ex))]
+
+
+def _unless(var: str, test: str) -> str:
+    """``test`` holds for the bound in ``var``, or there is no such bound."""
+    return f"(!BOUND({var}) || {test})"
+
+
+def _contains(b: _Bounds, interval) -> str:
+    """The condition contains ``interval`` (each of its ends included as its flags say)."""
+    low, low_inc, high, high_inc = interval
+    if low == -math.inf:
+        lower = f"!BOUND({b.min_in}) && !BOUND({b.min_ex})"
     else:
-        upper = f"(!BOUND({hi}) || {hi} {'>' if high_inc else '>='} {double(high)})"
+        x, op = double(low), "<" if low_inc else "<="
+        lower = f"{_unless(b.min_in, f'{b.min_in} <= {x}')} && {_unless(b.min_ex, f'{b.min_ex} {op} {x}')}"
+    if high == math.inf:
+        upper = f"!BOUND({b.max_in}) && !BOUND({b.max_ex})"
+    else:
+        x, op = double(high), ">" if high_inc else ">="
+        upper = f"{_unless(b.max_in, f'{b.max_in} >= {x}')} && {_unless(b.max_ex, f'{b.max_ex} {op} {x}')}"
     return f"({lower} && {upper})"
 
 
-def _meets(lo: str, hi: str, interval) -> str:
-    """``[lo, hi)`` and ``interval`` have a point in common."""
-    low, _low_inc, high, high_inc = interval
-    parts = [f"(!BOUND({lo}) || !BOUND({hi}) || {lo} < {hi})"]
-    if low != -math.inf:
-        parts.append(f"(!BOUND({hi}) || {hi} > {double(low)})")
+def _meets(b: _Bounds, interval) -> str:
+    """The condition (not empty) and ``interval`` have a point in common: each lower end is
+    below each upper end, or equal to it where both are included."""
+    low, low_inc, high, high_inc = interval
+    parts = []
     if high != math.inf:
-        parts.append(f"(!BOUND({lo}) || {lo} {'<=' if high_inc else '<'} {double(high)})")
-    return "(" + " && ".join(parts) + ")"
+        x = double(high)
+        parts += [_unless(b.min_in, f"{b.min_in} {'<=' if high_inc else '<'} {x}"),
+                  _unless(b.min_ex, f"{b.min_ex} < {x}")]
+    if low != -math.inf:
+        x = double(low)
+        parts += [_unless(b.max_in, f"{b.max_in} {'>=' if low_inc else '>'} {x}"),
+                  _unless(b.max_ex, f"{b.max_ex} > {x}")]
+    return "(" + " && ".join(parts) + ")" if parts else "true"
+
+
+def _not_empty(b: _Bounds) -> str:
+    """The condition's own lower bound is below its upper one (equal: both included)."""
+    def pair(lo: str, hi: str, op: str) -> str:
+        return f"(!BOUND({lo}) || !BOUND({hi}) || {lo} {op} {hi})"
+
+    return " && ".join([pair(b.min_in, b.max_in, "<="), pair(b.min_in, b.max_ex, "<"),
+                        pair(b.min_ex, b.max_in, "<"), pair(b.min_ex, b.max_ex, "<")])
 
 
 def _numeric(t: _Terms, c: str, f: Facts) -> list[str]:
     """Lines binding ``?st`` for a condition ``c`` under numeric facts: bounds read once
-    (OPTIONAL), then comparisons of doubles. Held when ``[min, max)`` contains every interval
-    of the query, failed when it meets none, else partly."""
-    lo, hi, iv = t.var("min"), t.var("max"), t.var("v")
-    held = " && ".join(_contains(lo, hi, i) for i in f.intervals) or "true"  # no interval: held
-    failed = " && ".join(f"!{_meets(lo, hi, i)}" for i in f.intervals) or "false"
-    return [f"OPTIONAL {{ {c} rkg:value {iv} . FILTER(isIRI({iv})) }}",
-            f"OPTIONAL {{ {c} rkg:minInclusive {lo} }}",
-            f"OPTIONAL {{ {c} rkg:maxExclusive {hi} }}",
-            f"FILTER(!BOUND({iv}))",
-            f'BIND(IF({held}, "held", IF({failed}, "failed", "partly")) AS ?st)']
+    (OPTIONAL), then comparisons of doubles. Held when the condition contains every interval
+    of the query, failed when it is empty or meets none, else partly (as
+    :func:`recipekg.reason.conditions.status` decides)."""
+    b, iv = _Bounds(t), t.var("v")
+    held = " && ".join(_contains(b, i) for i in f.intervals) or "true"  # no interval: held
+    meets = " || ".join(_meets(b, i) for i in f.intervals)
+    failed = f"!({_not_empty(b)} && ({meets}))" if f.intervals else "false"
+    return ([f"OPTIONAL {{ {c} rkg:value {iv} . FILTER(isIRI({iv})) }}"] + b.read(c) +
+            [f"FILTER(!BOUND({iv}))",
+             f'BIND(IF({held}, "held", IF({failed}, "failed", "partly")) AS ?st)'])
 
 
 def _status_pattern(t: _Terms, c: str, facts: dict[str, Facts], snap: dict) -> list[str]:

@@ -15,7 +15,8 @@ from recipekg.web.flow import flow
 def answer_view(a: dict) -> dict:
     """An answer plus what the page draws for it (constraint labels, the flow picture)."""
     constraints = [constraint_label(c) for c in a.get("constraints", [])]
-    view = {"answer": a, "constraints": constraints, "flow": None}
+    view = {"answer": a, "constraints": constraints, "flow": None,
+            "labels": {r["id"]: r["label"] for r in a.get("results", [])}}
     if a["statement"] == "recommend" and a["results"]:
         view["flow"] = flow(a["constraints"], constraints,
                             [(r["id"], r["label"], r["because"], r["against"]) for r in a["results"]])

@@ -1,0 +1,107 @@
+"""Answers that ask: the dimensions the user did not give whose value would change the top
+of the ranking, and what to tell the reasoner next.
+
+For the first results, every condition of their rules that was "not given" names a
+dimension to try; each value those conditions test is added to the query, the choices are
+ranked again, and a dimension is asked for when some value changes the pick (or gives one
+where there was none). The question names the picks it would lead to, and the choices the
+reference says to compare with them::
+
+    >>> from recipekg.reason.recommend import rank
+    >>> from recipekg.reason.resolve import facts_of
+    >>> facts = facts_of(parse("recommend x where data = tabular")[0].constraints, snap)
+    >>> results = rank("architecture", facts, snap)
+    >>> ask = questions("architecture", facts, results, snap, lambda trial: rank("architecture", trial, snap))
+    >>> ask[0]["dimension"], ask[0]["would_change"][0]
+    ('samples', 'gradient-boosted-trees')
+"""
+
+from __future__ import annotations
+
+from recipekg.reason.conditions import NOT_GIVEN
+from recipekg.reason.derive import derive
+from recipekg.reason.answers import decision
+from recipekg.reason.facts import Facts
+
+#: How many results are searched for deciding dimensions, and how many questions an answer asks.
+LOOK_AT, MAX_QUESTIONS = 12, 3
+
+
+def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank) -> list[dict]:
+    """``[{"dimension", "text", "would_change"}]`` for ``results`` ranked under ``facts``;
+    ``rerank(trial_facts) -> results`` ranks the choices again."""
+    if not results:
+        return []
+    pick = decision(results)["pick"]
+    given = {n: f for n, f in facts.items() if not f.derived}
+    found = []
+    for dim, conds in _open_dimensions(results[:LOOK_AT], given, snap).items():
+        changed, named = False, [pick] if pick else []
+        for value in _trial_values(conds, snap):
+            d = decision(rerank(derive({**given, dim: value}, snap)))
+            if d["pick"] is None or d["pick"] == pick:
+                continue
+            changed = True
+            named += [i for i in [d["pick"], *d["compare_with"]] if i not in named]
+        if changed:
+            found.append(_question(snap["dimensions"][dim], named, snap))
+    found.sort(key=lambda q: (-len(q["would_change"]), q["dimension"]))
+    return found[:MAX_QUESTIONS]
+
+
+def _open_dimensions(results: list[dict], given: dict, snap: dict) -> dict[str, list[dict]]:
+    """Dimension → the conditions on it that the first results' rules left "not given"."""
+    by_label = {c["label"]: c for c in snap["conditions"].values()}
+    out: dict[str, list[dict]] = {}
+    for r in results:
+        for reason in r["because"] + r["against"]:
+            for c in reason["conditions"]:
+                dim = snap["dimensions"].get(c["dimension"] or "")
+                if c["status"] != NOT_GIVEN or dim is None or dim["name"] in given or _derived(dim):
+                    continue
+                cond = by_label.get(c["condition"])
+                if cond is not None and cond not in out.setdefault(dim["name"], []):
+                    out[dim["name"]].append(cond)
+    return out
+
+
+def _derived(dim: dict) -> bool:
+    return bool(dim.get("derived_via")) or dim["name"] == "tier"
+
+
+def _trial_values(conds: list[dict], snap: dict) -> list[Facts]:
+    """One value inside each condition: each value it lists, or a number inside its bounds."""
+    out = []
+    for cond in conds:
+        dim = snap["dimensions"][cond["dimension"]]
+        if cond["values"]:
+            out += [Facts(dim["name"], dim["kind"], values={v}) for v in cond["values"]]
+            continue
+        x = _inside(cond["min"], cond["max"])
+        out.append(Facts(dim["name"], dim["kind"], intervals=[(x, True, x, True)]))
+    return out
+
+
+def _inside(low: float | None, high: float | None) -> float:
+    """A number strictly inside ``low``–``high`` (either may be open-ended)."""
+    if low is not None and high is not None:
+        return (low + high) / 2
+    if low is not None:
+        return low * 2 if low > 0 else low + 1
+    return high / 2 if high and high > 0 else (high or 0) - 1
+
+
+def _question(dim: dict, would_change: list[str], snap: dict) -> dict:
+    labels = [_label(i, snap) for i in would_change]
+    asked = dim.get("question") or f"the {dim['name']}"
+    if len(labels) == 1:
+        return {"dimension": dim["name"], "text": f"to settle on {labels[0]}, give {asked}",
+                "would_change": would_change}
+    between = ", ".join(labels[:-1]) + " and " + labels[-1]
+    return {"dimension": dim["name"], "text": f"to decide between {between}, give {asked}",
+            "would_change": would_change}
+
+
+def _label(choice_id: str, snap: dict) -> str:
+    iri = snap["rule_index"]["choices"].get(choice_id)
+    return snap["nodes"][iri]["label"] if iri else choice_id

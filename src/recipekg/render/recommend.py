@@ -1,0 +1,115 @@
+"""A ``recommend`` answer as text or Markdown: the pick and its runner-ups, the choices that
+match the constraints, the ones that would also apply with more constraints, and what to
+tell the reasoner next.
+
+    >>> a, = kb.query("recommend architecture where data = tabular and rows = 100k")
+    >>> print(render_recommend(a, md=False).split("\\n\\n")[1])
+    pick: Gradient-boosted trees (gradient-boosted-trees)
+    runner-ups: LightGBM (lightgbm), XGBoost (xgboost), Neural tabular models (neural-tabular)
+    compare with: FT-Transformer (ft-transformer)
+"""
+
+from __future__ import annotations
+
+from recipekg.render.constraints import constraint_line
+from recipekg.render.tables import table
+
+MATCHES_HEAD = "matches your constraints"
+WOULD_APPLY_HEAD = "would also apply if you gave more (each waits for a condition you did not give)"
+
+
+def render_recommend(a: dict, md: bool) -> str:
+    head = f"recommend {a['kind']} — {a['query']}"
+    out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}", ""]
+    if not a["results"]:
+        return "\n".join(out + ["No rule of the KB applies to these constraints."] + _ask(a, md))
+    out += _decision(a, md)
+    for group, title in (("matches", MATCHES_HEAD), ("would apply", WOULD_APPLY_HEAD)):
+        results = [r for r in a["results"] if r["group"] == group]
+        if results:
+            out += ["", f"### {title[0].upper() + title[1:]}" if md else title]
+            out += (table(["#", "choice", "score", "top reasons", "sources"], [_row(r) for r in results], md=True)
+                    if md else [line for r in results for line in _result_text(r)])
+    return "\n".join(out + _ask(a, md))
+
+
+def _name(a: dict, choice_id: str) -> str:
+    label = next((r["label"] for r in a["results"] if r["id"] == choice_id), None)
+    return f"{label} ({choice_id})" if label else choice_id
+
+
+def _decision(a: dict, md: bool) -> list[str]:
+    d = a.get("decision") or {}
+    if not d.get("pick"):
+        if any(r["group"] == "matches" for r in a["results"]):
+            return ["no pick: the reference advises against every choice these constraints decide"]
+        return ["no pick: no rule decides with these constraints alone" + (" (see below)" if a.get("ask") else "")]
+    bold = "**" if md else ""
+    out = [f"pick: {bold}{_name(a, d['pick'])}{bold}"]
+    if d.get("procedure"):
+        steps = d["procedure"]["steps"]
+        out.append(f"then, in order ({d['procedure']['id']}): " + " → ".join(_name(a, i) for i in steps[1:]))
+    if d["runner_ups"]:
+        out.append("runner-ups: " + ", ".join(_name(a, i) for i in d["runner_ups"]))
+    if d["compare_with"]:
+        out.append("compare with: " + ", ".join(_name(a, i) for i in d["compare_with"]))
+    return [line + ("  " if md else "") for line in out]
+
+
+def _ask(a: dict, md: bool) -> list[str]:
+    if not a.get("ask"):
+        return []
+    return ["", "### To decide"] * md + [""] * (not md) + [f"{'- ' if md else '? '}{q['text']}" for q in a["ask"]]
+
+
+def _shown(r: dict, side: str) -> list[dict]:
+    """The reasons a result lists first: for a choice the constraints decide, the rules that
+    decide (the others, waiting for a constraint, are in the JSON and in explain)."""
+    reasons = r[side]
+    if r["group"] == "matches":
+        reasons = [x for x in reasons if x["match"] in ("full", "general")]
+    return reasons[:2]
+
+
+def _row(r: dict) -> tuple:
+    reasons = _shown(r, "because") or _shown(r, "against")
+    why = "<br>".join(_reason_md(x, r) for x in reasons)
+    if r.get("waits_for"):
+        why += f"<br>*waits for: {', '.join(r['waits_for'])}*"
+    srcs = ", ".join(sorted({s["id"] for x in reasons for s in x["sources"]}))
+    return (r["rank"], f"{r['label']} (`{r['id']}`)", f"{r['score']:.2f}", why, srcs)
+
+
+def _result_text(r: dict) -> list[str]:
+    waits = f"  (waits for: {', '.join(r['waits_for'])})" if r.get("waits_for") else ""
+    out = [f"{r['rank']:>2}. {r['label']} ({r['id']})  score {r['score']:.2f}{waits}"]
+    because, against = _shown(r, "because"), _shown(r, "against")
+    for x in because:
+        out += reason_text(x, "+")
+    for x in against:
+        out += reason_text(x, "−")
+    more = len(r["because"]) + len(r["against"]) - len(because) - len(against)
+    if more > 0:
+        out.append(f"      … {more} more rule{'s' * (more != 1)} (--format json or explain {r['id']})")
+    return out
+
+
+def sources_text(reason: dict) -> str:
+    return "; ".join(f"{s['id']} ({'arXiv:' + s['arxiv'] if s['arxiv'] else s['url']})" for s in reason["sources"])
+
+
+def reason_text(x: dict, sign: str) -> list[str]:
+    step = f"step {x['step']}: " if x.get("procedure") else ""
+    lines = [f"    {sign} [{x['strength']}, {x['match']}] {step}{x['text']}",
+             f"      section: {x['section']}",
+             f"      sources: {sources_text(x)}"]
+    for d in x.get("disputed_by", []):
+        lines.append(f"      ! the reference disagrees ({d['section']}): {d['text']}")
+    return lines
+
+
+def _reason_md(x: dict, r: dict) -> str:
+    sign = "against: " if x in r["against"] else ""
+    step = f"step {x['step']}: " if x.get("procedure") else ""
+    disputed = "".join(f" ⚠ disputed by *{d['section']}*" for d in x.get("disputed_by", []))
+    return f"{sign}**{x['strength']}**, {x['match']}: {step}{x['text']} (*{x['section']}*){disputed}"

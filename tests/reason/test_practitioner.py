@@ -1,0 +1,42 @@
+"""The practitioner regression table, tests/cases/practitioner.json, run by one test: each
+case a recommend statement, the choices a practitioner who knows the reference accepts as the
+pick, what must also appear, come later or be advised against, and the reference's words it
+rests on (quoted exactly; checked against the reference here)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from support import CASES, SHARED
+
+PRACTITIONER = json.loads((CASES / "practitioner.json").read_text(encoding="utf-8"))
+
+
+def test_the_table_covers_every_kind_and_quotes_the_reference(snap):
+    reference = (SHARED / "reference" / "scaling-and-selection.md").read_text(encoding="utf-8")
+    assert len(PRACTITIONER) >= 60
+    assert {c["kind"] for c in PRACTITIONER} == set(snap["kinds"])
+    sections = {s["path"] for s in snap["sections"].values()}
+    for case in PRACTITIONER:
+        assert case["section"] in sections, case["section"]
+        for phrase in case["reference"].split(" … "):
+            assert phrase in reference, phrase
+
+
+@pytest.mark.parametrize("case", PRACTITIONER, ids=[c["query"] for c in PRACTITIONER])
+def test_practitioner_case(kb, case):
+    (answer,) = kb.query(case["query"])
+    ids = [r["id"] for r in answer["results"]]
+    assert ids, "no answer"
+    assert ids[0] in case["pick"], f"first is {ids[0]}, the reference says one of {case['pick']}: {case['reference']}"
+    for choice in case.get("also", []):
+        assert choice in ids, f"{choice} missing"
+    for choice in case.get("not_pick", []):
+        assert ids[0] != choice
+    scores = {r["id"]: r["score"] for r in answer["results"]}
+    for choice in case.get("against", []):
+        assert scores.get(choice, 0) < 0, f"{choice} should be advised against: {scores.get(choice)}"
+    order = [i for i in ids if i in case.get("order", [])]
+    assert order == [i for i in case.get("order", []) if i in ids], f"order {order}"
