@@ -4,7 +4,8 @@ Nodes are IRIs with a ``kind`` — ``paper``, the four kinds of claim (``rule``,
 ``constant``, ``fact``) and ``choice`` (an entity a claim names or that has papers of its
 own). Edges run from what depends to what it stands on or leads to, each with its ``rels``:
 
-    claim  → paper     cites               (prov:wasDerivedFrom)
+    claim  → paper     cites               (prov:wasDerivedFrom, every link whatever its role;
+                                          the edge keeps the role and where of the typed citation)
     rule   → choice    recommends / advises against
     fact   → choice    about / on hardware
     const  → choice    applies to
@@ -77,9 +78,12 @@ def build(snap: dict):
     for kind, iri, claim in claims(snap):
         g.add_node(iri, kind=kind, id=claim["id"], label=claim["label"])
         claimed.add(iri)
+        citations = claim.get("citations") or {}
         for pid in claim["sources"]:
             if pid in papers:
                 edge(iri, papers[pid]["iri"], "cites")
+                cited = citations.get(pid) or {}
+                g[iri][papers[pid]["iri"]].update(role=cited.get("role"), where=cited.get("where"))
     for kind, iri, claim in claims(snap):
         for target, rel in _named(kind, claim):
             if target not in claimed:
@@ -143,11 +147,11 @@ class CiteGraph:
         return {"kind": data["kind"], "id": data["id"], "label": data["label"], "iri": iri}
 
     def claim(self, iri: str) -> dict:
-        """A claim's node plus its text and section path."""
+        """A claim's node plus its text, caveat and section path."""
         kind = self.g.nodes[iri]["kind"]
         c = self.snap[SNAP_KEYS[kind]][iri]
         section = self.snap["sections"].get(c["section"], {}).get("path")
-        return {**self.node(iri), "text": c["text"], "section": section}
+        return {**self.node(iri), "text": c["text"], "caveat": c.get("caveat"), "section": section}
 
     # ------------------------------------------------------------------ questions
 
@@ -168,7 +172,9 @@ class CiteGraph:
         for u in self.g.predecessors(iri):
             kind = self.g.nodes[u]["kind"]
             if kind in CLAIM_KINDS:
-                claims_.append({**self.claim(u), "choices": self.choices_of(u)})
+                cited = self.g[u][iri]
+                claims_.append({**self.claim(u), "role": cited.get("role"), "where": cited.get("where"),
+                                "choices": self.choices_of(u)})
             else:
                 entities.append({**self.node(u), "rels": list(self.g[u][iri]["rels"])})
         order = {k: i for i, k in enumerate(CLAIM_KINDS)}
@@ -182,6 +188,13 @@ class CiteGraph:
         for pid, iri in self._paper_iri.items():
             counts[pid] = sum(1 for u in self.g.predecessors(iri) if self.g.nodes[u]["kind"] in CLAIM_KINDS)
         return counts
+
+    def role_counts(self, pid: str) -> dict[str, int]:
+        """How the claims citing paper ``pid`` use it: role → number of claims (sorted by role)."""
+        iri = self._paper_iri[pid]
+        counts = Counter(self.g[u][iri].get("role") or "untyped" for u in self.g.predecessors(iri)
+                         if self.g.nodes[u]["kind"] in CLAIM_KINDS)
+        return dict(sorted(counts.items()))
 
     def entity_counts(self) -> Counter:
         """paper id → number of entities naming it as original paper or source."""

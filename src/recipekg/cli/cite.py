@@ -63,14 +63,17 @@ def cite(statement, choice, rule, paper, top, fmt, output, extensions):
 @format_option
 @user_errors
 def papers(extensions, fmt):
-    """Every paper with the number of claims (rules, formulas, constants, facts) citing it."""
+    """Every paper with the number of claims (rules, formulas, constants, facts) citing it,
+    whatever the citation's role, and how many cite it in each role."""
     from recipekg.cite.graph import CiteGraph
     from recipekg.render.reports import render_papers
 
     snap = load_kb(extensions).snap
-    rows = [{"id": pid, "claims": claims, "entities": entities, "year": snap["papers"][pid]["year"],
-             "title": snap["papers"][pid]["title"], "url": snap["papers"][pid]["url"]}
-            for pid, claims, entities in CiteGraph(snap).ranked_papers()]
+    graph = CiteGraph(snap)
+    rows = [{"id": pid, "claims": claims, "roles": graph.role_counts(pid), "entities": entities,
+             "year": snap["papers"][pid]["year"], "title": snap["papers"][pid]["title"],
+             "url": snap["papers"][pid]["url"]}
+            for pid, claims, entities in graph.ranked_papers()]
     click.echo(render_papers(rows, fmt))
 
 
@@ -80,7 +83,8 @@ def papers(extensions, fmt):
 @format_option
 @user_errors
 def paper(paper_id, extensions, fmt):
-    """Every rule, formula, constant and fact citing paper ID, and the choices they lead to."""
+    """Every rule, formula, constant and fact citing paper ID (with what the paper does for
+    each), and the choices they lead to."""
     from recipekg.cite.formats import reference
     from recipekg.cite.graph import CiteGraph
     from recipekg.render.reports import render_paper

@@ -3,6 +3,7 @@
     $ recipekg query "recommend architecture where data = tabular and rows = 30k"
     $ recipekg validate my-extension.ttl
     $ recipekg stats
+    $ recipekg audit --format markdown
 
 Each command lives in the module of its group and is registered here, so no command module
 imports this one.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import click
 
-from recipekg.cli import cite, knowledge, query, serve, sparql
+from recipekg.cli import audit, cite, knowledge, query, serve, sparql
 from recipekg.version import __version__
 
 
@@ -23,5 +24,5 @@ def main():
 
 
 for command in (query.query, query.explain, query.plan, knowledge.validate, knowledge.stats, knowledge.export,
-                cite.cite, cite.papers, cite.paper, sparql.sparql, sparql.load, serve.serve):
+                cite.cite, cite.papers, cite.paper, audit.audit, sparql.sparql, sparql.load, serve.serve):
     main.add_command(command)

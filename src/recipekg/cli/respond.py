@@ -13,7 +13,6 @@ from __future__ import annotations
 from recipekg.api import KnowledgeBase
 from recipekg.errors import RecipeKGError
 from recipekg.render.answers import render_answers
-from recipekg.render.errors import error_output
 
 
 def respond(text: str, fmt: str, extensions=(), *, no_cache: bool = False, source: str | None = None,
@@ -25,6 +24,8 @@ def respond(text: str, fmt: str, extensions=(), *, no_cache: bool = False, sourc
         backend = sparql_backend(kb, engine, endpoint)
         return render_answers(kb.query(text, backend=backend, source=source), fmt), False, 0
     except RecipeKGError as exc:
+        from recipekg.render.errors import error_output
+
         out, to_stderr = error_output(exc, fmt)
         return out, to_stderr, 2
 

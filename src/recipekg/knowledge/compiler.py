@@ -23,7 +23,7 @@ from typing import Iterable
 
 from recipekg.knowledge.rdfio import Lit, Triple
 from recipekg.knowledge.rule_index import index_rules
-from recipekg.knowledge.terms import DCTERMS, PROV, QUDT, RDF, RDFS, RKG, SKOS, XSD, local_name
+from recipekg.knowledge.terms import CITO, DCTERMS, PROV, QUDT, RDF, RDFS, RKG, SKOS, XSD, local_name
 from recipekg.names import slug
 
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
@@ -94,6 +94,20 @@ class Index:
     def instances_of(self, cls: str) -> list[str]:
         return sorted({i for c in self.subclasses(cls) for i in self.by_type.get(c, [])})
 
+    def typed_citations(self) -> dict[str, dict[str, dict]]:
+        """Citing IRI → source id → ``{"role", "where"}`` from the cito:Citation nodes whose
+        characterization has an ``rkg:roleName`` (computed once)."""
+        if getattr(self, "_typed_citations", None) is None:
+            out: dict[str, dict[str, dict]] = defaultdict(dict)
+            for c in self.instances(CITO.Citation):
+                citing, cited = self.one(c, CITO.hasCitingEntity), self.one(c, CITO.hasCitedEntity)
+                kind = self.one(c, CITO.hasCitationCharacterization)
+                role = self.text(kind, RKG.roleName) if isinstance(kind, str) else None
+                if isinstance(citing, str) and isinstance(cited, str) and role:
+                    out[citing][local_name(cited)] = {"role": role, "where": self.text(c, RKG.where)}
+            self._typed_citations = out
+        return self._typed_citations
+
 
 def compile_graph(triples: Iterable[Triple]) -> dict:
     """The snapshot of a merged graph (ontology + KB + extensions)."""
@@ -157,8 +171,27 @@ def _hardware(ix: Index) -> dict:
             for h in ix.instances(RKG.Hardware)}
 
 
-def _sources(ix: Index, s: str) -> list[str]:
-    return [local_name(p) for p in ix.iris(s, PROV.wasDerivedFrom)]
+def _sources(ix: Index, s: str) -> dict:
+    """A claim's sources (ids, from prov:wasDerivedFrom) and what each does for it
+    (``citations``: id → ``{"role", "where", "typed"}``). A link without a typed citation (an
+    extension's) reads as ``reference`` for the reference itself and ``supports`` for a paper,
+    the least a citation says, with ``typed`` false (``recipekg audit`` lists it as a gap)."""
+    typed = ix.typed_citations().get(s, {})
+    sources, citations = [], {}
+    for p in ix.iris(s, PROV.wasDerivedFrom):
+        pid = local_name(p)
+        sources.append(pid)
+        if pid in typed:
+            citations[pid] = dict(typed[pid], typed=True)
+        else:
+            untyped = "reference" if RKG.Reference in ix.iris(p, RDF.type) else "supports"
+            citations[pid] = {"role": untyped, "where": None, "typed": False}
+    return {"sources": sources, "citations": citations}
+
+
+def _caveat(ix: Index, s: str) -> str | None:
+    """The claim's rdfs:comment, shown with it (unless it already stands in for a missing text)."""
+    return ix.text(s, RDFS.comment) if ix.text(s, RKG.text) is not None else None
 
 
 def _sections(ix: Index) -> dict:
@@ -168,23 +201,56 @@ def _sections(ix: Index) -> dict:
 
 
 def _papers(ix: Index) -> dict:
-    """Papers (and the reference document itself, which constants and facts may cite)."""
+    """Papers (and the reference document itself, which constants and facts may cite).
+
+    ``authors`` is the rkg:authors literal as written; ``author_list`` the same names as
+    ``{"given", "family"}`` when the literal has the bibliography's form ("Family, Given;
+    Family, Given; ...", marked by rkg:authorsComplete), else None (free text such as
+    "Kaplan, McCandlish et al." in an extension). ``entry_type`` is read off the fabio type:
+    inproceedings, article, preprint, blog, software, webpage, or None.
+    """
     papers = {}
     for r in ix.instances(RKG.Reference):
-        papers[local_name(r)] = {
+        papers[local_name(r)] = dict(_BIBLIOGRAPHIC, **{
             "id": local_name(r), "iri": r, "title": ix.text(r, DCTERMS.title) or ix.text(r, RDFS.label),
             "authors": ix.text(r, DCTERMS.creator), "year": None, "arxiv": None, "url": None,
-            "venue": ix.text(r, DCTERMS.source), "types": ["Reference"], "publisher": None, "sections": []}
+            "venue": ix.text(r, DCTERMS.source), "types": ["Reference"], "publisher": None, "sections": []})
     for p in ix.instances_of(RKG.Paper):
-        year = ix.text(p, DCTERMS.issued)
+        year, authors, complete = ix.text(p, DCTERMS.issued), ix.text(p, RKG.authors), ix.text(p, RKG.authorsComplete)
+        structured = authors is not None and (complete is not None or ";" in authors)
+        types = [local_name(t) for t in ix.iris(p, RDF.type)]
+        count = ix.number(p, RKG.authorCount)
         papers[local_name(p)] = {
             "id": local_name(p), "iri": p, "title": ix.text(p, DCTERMS.title) or ix.text(p, RDFS.label),
-            "authors": ix.text(p, RKG.authors), "year": int(year) if year and year.isdigit() else None,
+            "authors": authors, "year": int(year) if year and year.isdigit() else None,
             "arxiv": ix.text(p, RKG.arxiv), "url": ix.text(p, RKG.url), "venue": ix.text(p, RKG.venue),
-            "types": [local_name(t) for t in ix.iris(p, RDF.type)],
-            "publisher": ix.text(p, DCTERMS.publisher), "sections": ix.iris(p, RKG.section),
+            "types": types, "publisher": ix.text(p, DCTERMS.publisher), "sections": ix.iris(p, RKG.section),
+            "author_list": _author_list(authors) if structured else None,
+            "authors_complete": complete in ("true", "1") if complete is not None else None,
+            "author_count": int(count) if count is not None else None,
+            "entry_type": next((_ENTRY_TYPES[t] for t in types if t in _ENTRY_TYPES), None),
+            **{key: ix.text(p, prop) for key, prop in _PAPER_TEXTS.items()},
         }
     return papers
+
+
+_ENTRY_TYPES = {"ConferencePaper": "inproceedings", "JournalArticle": "article", "Preprint": "preprint",
+                "BlogPost": "blog", "ComputerProgram": "software", "WebPage": "webpage"}
+_PAPER_TEXTS = {"published_title": RKG.publishedTitle, "author_group": RKG.authorGroup, "booktitle": RKG.booktitle,
+                "journal": RKG.journal, "volume": RKG.volume, "number": RKG.number, "pages": RKG.pages,
+                "doi": RKG.doi, "version": RKG.version, "accessed": RKG.accessed}
+_BIBLIOGRAPHIC = dict({key: None for key in _PAPER_TEXTS}, author_list=None, authors_complete=None,
+                      author_count=None, entry_type=None)
+
+
+def _author_list(text: str) -> list[dict]:
+    """``"Hoffmann, Jordan; de Las Casas, Diego"`` → ``[{"given": "Jordan", "family": "Hoffmann"}, ...]``."""
+    names = []
+    for part in text.split(";"):
+        family, _, given = part.strip().partition(",")
+        if family.strip():
+            names.append({"given": given.strip(), "family": family.strip()})
+    return names
 
 
 def _nodes(ix: Index, kinds: dict) -> dict:
@@ -194,7 +260,7 @@ def _nodes(ix: Index, kinds: dict) -> dict:
     for s, props in ix.spo.items():
         label = ix.text(s, RDFS.label)
         types = ix.iris(s, RDF.type)
-        if label is None or not types or s.startswith("_:"):
+        if label is None or not types or s.startswith("_:") or CITO.Citation in types:
             continue
         nodes[s] = {
             "id": ix.text(s, SKOS.notation) or local_name(s), "label": label, "types": types,
@@ -203,9 +269,10 @@ def _nodes(ix: Index, kinds: dict) -> dict:
             "broader": ix.iris(s, SKOS.broader),
             "definition": ix.text(s, SKOS.definition),
             "papers": [local_name(p) for p in ix.iris(s, RKG.originalPaper)],
-            "sources": _sources(ix, s), "best_for": ix.text(s, RKG.bestFor),
+            **_sources(ix, s), "best_for": ix.text(s, RKG.bestFor),
             "notes": ix.text(s, RKG.notes), "fixed_by": ix.iris(s, RKG.fixedBy),
         }
+        nodes[s]["caveat"] = ix.text(s, RDFS.comment) if nodes[s]["sources"] else None
     for s, node in nodes.items():
         node["ancestors"] = sorted(_closure(s, nodes))
     return nodes
@@ -290,7 +357,7 @@ def _rules(ix: Index) -> dict:
             "id": local_name(r), "label": ix.text(r, RDFS.label), "text": ix.text(r, RKG.text),
             "recommends": ix.iris(r, RKG.recommends), "against": ix.iris(r, RKG.advisesAgainst),
             "conditions": ix.iris(r, RKG.condition), "strength": ix.one(r, RKG.strength),
-            "section": ix.one(r, RKG.section), "sources": _sources(ix, r),
+            "section": ix.one(r, RKG.section), **_sources(ix, r), "caveat": _caveat(ix, r),
             "procedure": ix.one(r, RKG.stepOf), "step": ix.number(r, RKG.step),
             "contradicts": sorted(set(ix.iris(r, RKG.contradicts)) | contradicted_by[r]),
             "role": _ROLES.get(next((t for t in ix.iris(r, RDF.type) if t in _ROLES), None)),
@@ -305,7 +372,7 @@ def _constants(ix: Index) -> dict:
                 "high": ix.number(c, RKG.high), "unit": ix.text(c, RKG.unitLabel),
                 "applies_to": ix.iris(c, RKG.appliesTo), "quantity": ix.text(c, RKG.quantity),
                 "text": ix.text(c, RKG.text) or ix.text(c, RDFS.comment),
-                "section": ix.one(c, RKG.section), "sources": _sources(ix, c)}
+                "section": ix.one(c, RKG.section), **_sources(ix, c), "caveat": _caveat(ix, c)}
             for c in ix.instances(RKG.Constant)}
 
 
@@ -314,7 +381,7 @@ def _formulas(ix: Index) -> dict:
                 "expression": ix.text(f, RKG.expression), "output": ix.text(f, RKG.output),
                 "constants": ix.iris(f, RKG.usesConstant),
                 "text": ix.text(f, RKG.text) or ix.text(f, RDFS.comment),
-                "section": ix.one(f, RKG.section), "sources": _sources(ix, f)}
+                "section": ix.one(f, RKG.section), **_sources(ix, f), "caveat": _caveat(ix, f)}
             for f in ix.instances(RKG.Formula)}
 
 
@@ -324,7 +391,7 @@ def _facts(ix: Index) -> dict:
         facts[f] = {"id": local_name(f), "label": ix.text(f, RDFS.label),
                     "types": [local_name(t) for t in ix.iris(f, RDF.type)],
                     "text": ix.text(f, RKG.text) or ix.text(f, RDFS.comment),
-                    "section": ix.one(f, RKG.section), "sources": _sources(ix, f),
+                    "section": ix.one(f, RKG.section), **_sources(ix, f), "caveat": _caveat(ix, f),
                     "about": ix.iris(f, RKG.appliesTo)}
         for key, prop in (("params", RKG.params), ("tokens", RKG.tokens), ("flops", RKG.flops),
                           ("gpu_hours", RKG.gpuHours)):

@@ -41,7 +41,7 @@ import time
 from recipekg.version import __version__
 
 #: The shape of the compiled data (knowledge/compiler.py); a change rebuilds every cached snapshot.
-SNAPSHOT_FORMAT = 2
+SNAPSHOT_FORMAT = 3
 MAGIC = "recipekg-snapshot"
 #: A file modified this close to (or after) the moment its fingerprint was taken is hashed.
 RACY_NS = 2_000_000_000

@@ -53,6 +53,8 @@ RKG = Namespace(BASE + "ns#", """
     Reference Section path order Paper key arxiv url venue authors originalPaper
     broaderTransitive ScoringModel unconstrainedFactor partlyCredit scoring
     DefaultRule ComparisonRule forKind defaultSupport question OrderedProcedure
+    where roleName
+    publishedTitle authorsComplete authorCount authorGroup booktitle journal volume number pages doi version accessed
 """)
 KB = Namespace(BASE + "id/")
 RULE = Namespace(BASE + "rule/")
@@ -63,6 +65,7 @@ SEC = Namespace(BASE + "section/")
 FORMULA = Namespace(BASE + "formula/")
 CONST = Namespace(BASE + "const/")
 FACT = Namespace(BASE + "fact/")
+CITE = Namespace(BASE + "citation/")
 
 RDF = Namespace("http://www.w3.org/1999/02/22-rdf-syntax-ns#", "type first rest nil")
 RDFS = Namespace("http://www.w3.org/2000/01/rdf-schema#",
@@ -74,7 +77,9 @@ XSD = Namespace("http://www.w3.org/2001/XMLSchema#",
 SKOS = Namespace("http://www.w3.org/2004/02/skos/core#",
                  "Concept broader narrower altLabel prefLabel notation definition exactMatch")
 PROV = Namespace("http://www.w3.org/ns/prov#", "wasDerivedFrom Entity")
-CITO = Namespace("http://purl.org/spar/cito/", "citesAsEvidence citesAsAuthority")
+CITO = Namespace("http://purl.org/spar/cito/",
+                 "Citation hasCitingEntity hasCitedEntity hasCitationCharacterization "
+                 "citesAsDataSource obtainsSupportFrom usesMethodIn citesAsAuthority citesAsEvidence")
 DCTERMS = Namespace("http://purl.org/dc/terms/",
                     "title creator issued identifier isPartOf bibliographicCitation source "
                     "license publisher description")
@@ -86,8 +91,8 @@ UNIT = Namespace("http://qudt.org/vocab/unit/")
 PREFIXES = {
     "rkg": str(RKG), "kb": str(KB), "rule": str(RULE), "cond": str(COND), "dim": str(DIM),
     "paper": str(PAPER), "sec": str(SEC), "formula": str(FORMULA), "const": str(CONST),
-    "fact": str(FACT), "rdf": str(RDF), "rdfs": str(RDFS), "owl": str(OWL), "xsd": str(XSD),
-    "skos": str(SKOS), "prov": str(PROV), "cito": str(CITO), "dcterms": str(DCTERMS),
+    "fact": str(FACT), "cite": str(CITE), "rdf": str(RDF), "rdfs": str(RDFS), "owl": str(OWL),
+    "xsd": str(XSD), "skos": str(SKOS), "prov": str(PROV), "cito": str(CITO), "dcterms": str(DCTERMS),
     "fabio": str(FABIO), "sh": str(SH), "qudt": str(QUDT), "unit": str(UNIT),
 }
 

@@ -6,7 +6,13 @@
 
 Each violation prints as ``file:line: message``. The checks beyond SHACL:
 
-- every rule, formula, constant, fact and hardware node has a source that is a paper node;
+- every rule, formula, constant, fact and hardware node has a source, a paper node or the
+  reference itself (kb:reference, for a claim that is the reference's own judgement);
+- typed citations (cito:Citation, docs/provenance.md) are whole: one citing and one cited
+  entity, one of the four characterizations, ``rkg:where`` for ``states``, the reference role
+  for kb:reference and only it, each matching a ``prov:wasDerivedFrom`` link; in the bundled
+  KB every such link has its typed citation (an extension's untyped links are gaps that
+  ``recipekg audit`` lists, not violations);
 - no blank nodes; every node that is described is labelled; no two nodes of one class share
   a label; every IRI in the project's namespaces that is used is also described;
 - conditions fit their dimension (values from its vocabulary, bounds on numeric ones); a
@@ -20,6 +26,7 @@ Each violation prints as ``file:line: message``. The checks beyond SHACL:
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -29,7 +36,7 @@ from recipekg.knowledge.compiler import BOUND_PROPERTIES, Index
 from recipekg.errors import KBError
 from recipekg.knowledge.rdfio import locate
 from recipekg.knowledge.rdfio import Lit, Triple, read_turtle
-from recipekg.knowledge.terms import BASE, PROV, RDF, RDFS, RKG, XSD
+from recipekg.knowledge.terms import BASE, CITO, PROV, RDF, RDFS, RKG, XSD
 
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
 _NUMERIC_PROPS = {RKG.weight, RKG.rank, *BOUND_PROPERTIES, RKG.minValue, RKG.maxValue, RKG.low, RKG.high, RKG.memoryBytes,
@@ -69,6 +76,7 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     ix = Index(triples)
     found += [at(s, m) for s, m in _structure(triples, ix)]
     found += [at(s, m) for s, m in _provenance(ix)]
+    found += [at(s, m) for s, m in _citations(ix, bundled=_bundled_subjects(where))]
     found += [at(s, m) for s, m in _labels(ix)]
     found += [at(s, m) for s, m in _conditions(ix)]
     found += [at(s, m) for s, m in _literals(triples, set(ix.instances(RKG.Constant)))]
@@ -90,21 +98,61 @@ def _structure(triples: list[Triple], ix: Index):
 
 
 def _provenance(ix: Index):
-    """Rules, formulas and hardware rest on a paper; constants and facts whose number is the
-    reference's own may cite the reference (kb:reference) instead."""
-    papers = set(ix.instances_of(RKG.Paper))
-    documents = papers | set(ix.instances_of(RKG.Reference))
+    """Rules, formulas, constants, facts and hardware rest on a paper or on the reference
+    itself (kb:reference: the claim is the reference's own judgement)."""
+    documents = set(ix.instances_of(RKG.Paper)) | set(ix.instances_of(RKG.Reference))
     for cls in _SOURCED:
-        needs_paper = cls in (RKG.Rule, RKG.Formula, RKG.Hardware)
         for s in ix.instances_of(cls):
             sources = ix.iris(s, PROV.wasDerivedFrom)
             if not sources:
-                yield (s, f"{_short(s)} has no source: add prov:wasDerivedFrom a paper")
-            elif needs_paper and not papers & set(sources):
-                yield (s, f"{_short(s)} must be derived from at least one paper of kb/papers.ttl")
+                yield (s, f"{_short(s)} has no source: add prov:wasDerivedFrom a paper (or kb:reference)")
             for src in sources:
                 if src not in documents:
                     yield (s, f"source {_short(src)} of {_short(s)} is not a paper of the KB")
+
+
+#: The four characterizations a typed citation may have, by the role they are shown as.
+ROLE_OF = {CITO.citesAsDataSource: "states", CITO.obtainsSupportFrom: "supports",
+           CITO.usesMethodIn: "method", CITO.citesAsAuthority: "reference"}
+
+
+def _citations(ix: Index, bundled: set[str]):
+    """Typed citations are whole and match the prov:wasDerivedFrom links (both ways in the
+    bundled KB; an extension may leave its links untyped)."""
+    references = set(ix.instances_of(RKG.Reference))
+    typed = {}
+    for c in ix.instances(CITO.Citation):
+        citing, cited = ix.iris(c, CITO.hasCitingEntity), ix.iris(c, CITO.hasCitedEntity)
+        kinds = ix.iris(c, CITO.hasCitationCharacterization)
+        if len(citing) != 1 or len(cited) != 1 or len(kinds) != 1 or kinds[0] not in ROLE_OF:
+            yield (c, f"{_short(c)} needs one cito:hasCitingEntity, one cito:hasCitedEntity and one "
+                      f"cito:hasCitationCharacterization ({', '.join(_short(k) for k in ROLE_OF)})")
+            continue
+        pair, role = (citing[0], cited[0]), ROLE_OF[kinds[0]]
+        if pair in typed:
+            yield (c, f"{_short(c)} and {_short(typed[pair])} both type the link "
+                      f"{_short(pair[0])} -> {_short(pair[1])}: keep one")
+        typed[pair] = c
+        if role == "states" and not ix.texts(c, RKG.where):
+            yield (c, f"{_short(c)} says the source states the claim: give rkg:where (a table, section or page)")
+        if (role == "reference") != (pair[1] in references):
+            yield (c, f"{_short(c)}: the reference role (cito:citesAsAuthority) is for kb:reference, and only it")
+        if pair[1] not in ix.iris(pair[0], PROV.wasDerivedFrom):
+            yield (c, f"{_short(c)} types a link that is not there: add {_short(pair[0])} "
+                      f"prov:wasDerivedFrom {_short(pair[1])}")
+    for s in bundled:
+        for src in ix.iris(s, PROV.wasDerivedFrom):
+            if (s, src) not in typed and not s.startswith(str(RKG)):
+                yield (s, f"{_short(s)} cites {_short(src)} without a typed citation "
+                          f"(add a row to kb/citations.tsv and run tools/gen_citations.py)")
+
+
+def _bundled_subjects(where: dict[str, tuple[str, int]]) -> set[str]:
+    """The subjects described first in a bundled file (the rest come from extensions)."""
+    from recipekg.knowledge.resources import bundled_paths
+
+    bundled = {os.path.abspath(p) for p in bundled_paths()}
+    return {s for s, (file, _) in where.items() if os.path.abspath(file) in bundled}
 
 
 def _labels(ix: Index):

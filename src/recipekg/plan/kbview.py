@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from recipekg.errors import FormulaError, KBError
 from recipekg.knowledge.terms import RKG, local_name
 from recipekg.plan.expr import Formula, Q, parse_formula
-from recipekg.reason.answers import paper_json
+from recipekg.reason.answers import paper_json, untyped_citation
 
 
 @dataclass
@@ -93,14 +93,17 @@ class KBView:
         return next((f for f in self.snap["facts"].values() if f["id"] == fact_id), None)
 
     def sources(self, *items: dict) -> list[dict]:
-        """The papers of KB items (ids) or of answers (paper objects), each once."""
+        """The papers of KB items (ids) or of answers (source objects), each once, with its
+        role for the first item that cites it (the formula before its constants)."""
         seen, out = set(), []
         for item in items:
+            citations = item.get("citations") or {}
             for p in item.get("sources", []):
                 pid = p["id"] if isinstance(p, dict) else p
                 if pid not in seen:
                     seen.add(pid)
-                    out.append(p if isinstance(p, dict) else paper_json(p, self.snap))
+                    out.append(p if isinstance(p, dict) else
+                               paper_json(p, self.snap, citations.get(p) or untyped_citation(p, self.snap)))
         return out
 
     def section(self, item: dict) -> str | None:

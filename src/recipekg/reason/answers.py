@@ -3,6 +3,13 @@ for every backend: constraints, reasons, papers, ranked results.
 
     >>> paper_json("grinsztajn2022", snap)["year"]
     2022
+
+Every source object says what the source does for the claim it backs (``role``: states,
+supports, method or reference; ``where`` when the source locates it)::
+
+    >>> rule = snap["rules"]["https://w3id.org/recipekg/rule/research-chinchilla-optimal"]
+    >>> [(s["id"], s["role"]) for s in sources_json(rule, snap)]
+    [('hoffmann2022', 'method')]
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
         "conditions": [{"condition": c["label"], "dimension": c["dimension"], "status": s}
                        for c, s in zip(ev["conditions"], ev["statuses"])],
         "section": snap["sections"][rule["section"]]["path"],
-        "sources": [paper_json(p, snap) for p in rule["sources"]],
+        "sources": sources_json(rule, snap),
+        **({"caveat": rule["caveat"]} if rule.get("caveat") else {}),
         "disputed_by": [disputed_json(c, snap) for c in rule["contradicts"]],
         **({"step": int(rule["step"])} if rule["step"] is not None else {}),
         **({"procedure": local_name(rule["procedure"])} if _ordered(rule, snap) else {}),
@@ -47,16 +55,36 @@ def disputed_json(iri: str, snap: dict) -> dict:
             "section": snap["sections"][other["section"]]["path"]}
 
 
-def paper_json(pid: str, snap: dict) -> dict:
+def paper_json(pid: str, snap: dict, citation: dict | None = None) -> dict:
+    """A paper as answers name it; with ``citation`` (``{"role", "where"}``, what the paper
+    does for the claim citing it) the source object of that claim."""
     p = snap["papers"][pid]
-    return {"id": pid, "title": p["title"], "year": p["year"], "arxiv": p["arxiv"], "url": p["url"]}
+    out = {"id": pid, "title": p["title"], "year": p["year"], "arxiv": p["arxiv"], "url": p["url"]}
+    if citation is not None:
+        out["role"] = citation["role"]
+        if citation.get("where"):
+            out["where"] = citation["where"]
+    return out
+
+
+def sources_json(item: dict, snap: dict) -> list[dict]:
+    """The source objects of a claim (rule, formula, constant, fact or described node): each
+    source with its role for the claim, and where it states the claim when it does."""
+    citations = item.get("citations") or {}
+    return [paper_json(pid, snap, citations.get(pid) or untyped_citation(pid, snap)) for pid in item["sources"]]
+
+
+def untyped_citation(pid: str, snap: dict) -> dict:
+    """The role of a link no typed citation describes: the reference's own judgement for the
+    reference itself, else the least a citation says (supports)."""
+    return {"role": "reference" if "Reference" in snap["papers"][pid]["types"] else "supports", "where": None}
 
 
 def choice_json(iri: str, snap: dict) -> dict:
     """A choice as answers name it: id, label, IRI, kinds and the papers that introduced it."""
     node = snap["nodes"][iri]
     return {"id": node["id"], "label": node["label"], "iri": iri, "kinds": node["kinds"],
-            "papers": [paper_json(p, snap) for p in node["papers"]]}
+            "papers": [paper_json(p, snap, {"role": "method"}) for p in node["papers"]]}
 
 
 def result_json(iri: str, entry: dict, snap: dict) -> dict:

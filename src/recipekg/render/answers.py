@@ -11,7 +11,8 @@ import json
 
 from recipekg.render.constraints import constraint_line
 from recipekg.render.plan import render_plan
-from recipekg.render.recommend import render_recommend, sources_text
+from recipekg.render.recommend import render_recommend
+from recipekg.render.sources import caveat_line, sources_text
 
 
 def render_answers(answers: list[dict], fmt: str) -> str:
@@ -46,7 +47,8 @@ def _explain(a: dict, md: bool) -> str:
         out.append(f"{'- ' if md else ''}{side} [{x['strength']}] {x['text']}  ({verdict})")
         for cond in x["conditions"]:
             out.append(f"    {cond['status']:>9}: {cond['condition']}")
-        out.append(f"    section: {x['section']}; sources: {sources_text(x)}")
+        out.append(f"    section: {x['section']}; sources: {sources_text(x['sources'])}")
+        out += caveat_line(x, "    ")
     if a.get("group") == "would apply":
         out.append(f"\nIt is among the choices that would also apply: every rule for or against it waits for "
                    f"a condition you did not give ({', '.join(a['waits_for'])}), so it is ranked after the "

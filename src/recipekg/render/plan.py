@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from recipekg.render import numbers as units
 from recipekg.render.constraints import constraint_line
+from recipekg.render.sources import sources_short
 from recipekg.render.tables import table
 
 
@@ -30,9 +31,11 @@ class _Page:
         self.papers: dict[str, dict] = {}
 
     def cite(self, sources) -> str:
+        """The sources with their roles (``kaplan2020 (states: Section 2.1)``), noted for the
+        list of papers at the end."""
         for s in sources or []:
             self.papers.setdefault(s["id"], s)
-        return ", ".join(s["id"] for s in sources or [])
+        return sources_short(sources or [])
 
     def cited(self, sources) -> str:
         """`` [ids]`` when there are sources, else nothing."""
@@ -160,6 +163,8 @@ def _feasibility(page: _Page, a: dict) -> None:
     for r in a["feasibility"]:
         side = "against: " if r["advises_against"] and not r["recommends"] else ""
         page.item(f"{side}[{r['strength']}] {r['text']} ({r['section']}; {page.cite(r['sources'])})")
+        if r.get("caveat"):
+            page.item(f"caveat: {r['caveat']}", 2)
 
 
 def _tier(page: _Page, tier: dict | None) -> None:
@@ -170,6 +175,8 @@ def _tier(page: _Page, tier: dict | None) -> None:
     for r in tier["advice"]:
         sign = "−" if r["advises_against"] and not r["recommends"] else "+"
         page.item(f"{sign} [{r['strength']}] {r['text']} [{page.cite(r['sources'])}]", 2)
+        if r.get("caveat"):
+            page.item(f"caveat: {r['caveat']}", 3)
 
 
 def _bandwidth(page: _Page, bw: dict | None) -> None:

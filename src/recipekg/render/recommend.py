@@ -12,6 +12,7 @@ tell the reasoner next.
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line
+from recipekg.render.sources import caveat_line, sources_short, sources_text
 from recipekg.render.tables import table
 
 MATCHES_HEAD = "matches your constraints"
@@ -76,7 +77,7 @@ def _row(r: dict) -> tuple:
     why = "<br>".join(_reason_md(x, r) for x in reasons)
     if r.get("waits_for"):
         why += f"<br>*waits for: {', '.join(r['waits_for'])}*"
-    srcs = ", ".join(sorted({s["id"] for x in reasons for s in x["sources"]}))
+    srcs = sources_short([s for x in reasons for s in x["sources"]], sep="<br>")
     return (r["rank"], f"{r['label']} (`{r['id']}`)", f"{r['score']:.2f}", why, srcs)
 
 
@@ -94,15 +95,11 @@ def _result_text(r: dict) -> list[str]:
     return out
 
 
-def sources_text(reason: dict) -> str:
-    return "; ".join(f"{s['id']} ({'arXiv:' + s['arxiv'] if s['arxiv'] else s['url']})" for s in reason["sources"])
-
-
 def reason_text(x: dict, sign: str) -> list[str]:
     step = f"step {x['step']}: " if x.get("procedure") else ""
     lines = [f"    {sign} [{x['strength']}, {x['match']}] {step}{x['text']}",
              f"      section: {x['section']}",
-             f"      sources: {sources_text(x)}"]
+             f"      sources: {sources_text(x['sources'])}", *caveat_line(x, "      ")]
     for d in x.get("disputed_by", []):
         lines.append(f"      ! the reference disagrees ({d['section']}): {d['text']}")
     return lines
@@ -112,4 +109,5 @@ def _reason_md(x: dict, r: dict) -> str:
     sign = "against: " if x in r["against"] else ""
     step = f"step {x['step']}: " if x.get("procedure") else ""
     disputed = "".join(f" ⚠ disputed by *{d['section']}*" for d in x.get("disputed_by", []))
-    return f"{sign}**{x['strength']}**, {x['match']}: {step}{x['text']} (*{x['section']}*){disputed}"
+    caveat = f"<br>*caveat: {x['caveat']}*" if x.get("caveat") else ""
+    return f"{sign}**{x['strength']}**, {x['match']}: {step}{x['text']} (*{x['section']}*){disputed}{caveat}"

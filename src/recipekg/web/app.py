@@ -47,6 +47,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None):
 
     from recipekg.cite.graph import CiteGraph
     from recipekg.web import views
+    from recipekg.render.sources import role_text
     from recipekg.web.present import short
 
     if kb is None:
@@ -57,6 +58,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None):
     app.jinja_env.autoescape = True
     app.jinja_env.tests["http_url"] = is_http_url
     app.jinja_env.filters["short"] = short
+    app.jinja_env.filters["role"] = role_text
     if trusted_hosts:
         app.config["TRUSTED_HOSTS"] = list(trusted_hosts)
     graph = CiteGraph(kb.snap)

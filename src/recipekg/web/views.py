@@ -61,7 +61,8 @@ def index():
 
 def papers():
     snap, graph = _state()["kb"].snap, _state()["graph"]
-    rows = [(snap["papers"][pid], claims, entities) for pid, claims, entities in graph.ranked_papers()]
+    rows = [(snap["papers"][pid], claims, entities, graph.role_counts(pid))
+            for pid, claims, entities in graph.ranked_papers()]
     return render_template("papers.html", rows=rows)
 
 

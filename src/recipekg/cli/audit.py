@@ -1,0 +1,45 @@
+"""``recipekg audit``: the provenance report, for the bundled KB or an extension.
+
+    $ recipekg audit                                   # the bundled KB
+    $ recipekg audit --format markdown > docs/provenance.md
+    $ recipekg audit my-extension.ttl --format json    # the extension's own claims and gaps
+
+The report counts the links from claims to sources by role (states, supports, method,
+reference), lists the claims resting on the reference's judgement alone and those no source
+states, and the gaps an author should fix. It is a report, not a check: it exits 0 whatever
+it finds (``recipekg validate`` is the check). Files are read without validation, so an
+extension's gaps show even where validation would refuse the file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from recipekg.cli.common import format_option, user_errors
+
+
+@click.command()
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@format_option
+@user_errors
+def audit(files, fmt):
+    """Provenance report: links by role, claims resting on the reference alone, gaps (of FILES' own claims)."""
+    from recipekg.errors import KBError
+    from recipekg.knowledge.loader import compile_files
+    from recipekg.knowledge.provenance import audit as report
+    from recipekg.knowledge.rdfio import subject_lines
+    from recipekg.knowledge.resources import bundled_files
+    from recipekg.render.reports import render_audit
+
+    for f in files:
+        if not os.path.isfile(f):
+            raise KBError(f"no such file: {os.path.normpath(f)}", file=os.path.normpath(f))
+    snap = compile_files(bundled_files() + [Path(f) for f in files])
+    scope = {iri for f in files for iri in subject_lines(Path(f))} if files else None
+    result = report(snap, scope, extension=bool(files))
+    if files:
+        result["files"] = [os.path.normpath(f) for f in files]
+    click.echo(render_audit(result, fmt), nl=False)

@@ -1,0 +1,63 @@
+"""Sources with their role, and caveats, as every text and Markdown output writes them.
+
+A source object (:func:`recipekg.reason.answers.sources_json`) says what the source does for
+the claim: it ``states`` the figure (``where`` locates it), ``supports`` the mechanism, is the
+``method``'s original paper, or the claim is the ``reference``'s own judgement::
+
+    >>> chinchilla = {"id": "hoffmann2022", "role": "states", "where": "Table 3", "arxiv": "2203.15556"}
+    >>> reference = {"id": "reference", "role": "reference", "arxiv": None, "url": None}
+    >>> sources_text([chinchilla, reference])
+    "hoffmann2022 (states: Table 3; arXiv:2203.15556); reference (the reference's judgement)"
+    >>> source_short(chinchilla)
+    'hoffmann2022 (states: Table 3)'
+"""
+
+from __future__ import annotations
+
+#: How a role reads after the source's id.
+REFERENCE_WORDS = "the reference's judgement"
+
+
+def role_text(s: dict) -> str:
+    """``states: Table 3``, ``supports``, ``method``, ``the reference's judgement`` (empty
+    for a source object without a role)."""
+    role = s.get("role")
+    if role == "reference":
+        return REFERENCE_WORDS
+    if not role:
+        return ""
+    return f"{role}: {s['where']}" if s.get("where") else role
+
+
+def source_text(s: dict) -> str:
+    """One source: its id, role and where to find it (arXiv id or URL)."""
+    link = None if s.get("role") == "reference" else (f"arXiv:{s['arxiv']}" if s.get("arxiv") else s.get("url"))
+    inside = "; ".join(x for x in (role_text(s), link) if x)
+    return f"{s['id']} ({inside})" if inside else s["id"]
+
+
+def sources_text(sources: list[dict]) -> str:
+    """A claim's sources, ``;``-separated, each with its role and link."""
+    return "; ".join(source_text(s) for s in sources)
+
+
+def source_short(s: dict) -> str:
+    """One source with its role, without the link (tables, plan lines)."""
+    role = role_text(s)
+    return f"{s['id']} ({role})" if role else s["id"]
+
+
+def sources_short(sources: list[dict], sep: str = ", ") -> str:
+    """Sources with their roles, each (id, role, where) once, in order."""
+    seen, out = set(), []
+    for s in sources:
+        key = (s["id"], s.get("role"), s.get("where"))
+        if key not in seen:
+            seen.add(key)
+            out.append(source_short(s))
+    return sep.join(out)
+
+
+def caveat_line(item: dict, indent: str = "") -> list[str]:
+    """``caveat: ...`` for a claim that has one (its rdfs:comment), else nothing."""
+    return [f"{indent}caveat: {item['caveat']}"] if item.get("caveat") else []
