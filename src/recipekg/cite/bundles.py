@@ -45,6 +45,18 @@ def for_query(kb, text: str, top: int | None = None) -> Bundle:
     return for_answers(answers, kb.snap, " ; ".join(a.get("query") or a["statement"] for a in answers), top)
 
 
+def with_role(via: str, citation: dict | None) -> str:
+    """What cites a paper and what the paper does for it: ``rule x (states: Table 3)``.
+
+    >>> with_role("rule x", {"role": "states", "where": "Table 3"}), with_role("rule y", None)
+    ('rule x (states: Table 3)', 'rule y')
+    """
+    if not citation or not citation.get("role"):
+        return via
+    where = f": {citation['where']}" if citation.get("where") else ""
+    return f"{via} ({citation['role']}{where})"
+
+
 def for_answers(answers: list[dict], snap: dict, title: str, top: int | None = None) -> Bundle:
     bundle = Bundle(f"papers behind: {title}")
     for a in answers:
@@ -52,7 +64,7 @@ def for_answers(answers: list[dict], snap: dict, title: str, top: int | None = N
             for s in sources:
                 pid = s["id"] if isinstance(s, dict) else s
                 if pid in snap["papers"]:
-                    bundle.add(pid, via, snap)
+                    bundle.add(pid, with_role(via, s if isinstance(s, dict) else None), snap)
     return bundle
 
 
@@ -78,9 +90,14 @@ def for_choice(snap: dict, name: str, graph=None) -> Bundle:
     iri = graph.resolve("choice", name)
     node = snap["nodes"][iri]
     bundle = Bundle(f"papers behind: {node['label']} ({node['id']})")
+    claims = {(kind, c["id"]): c for kind, key in (("rule", "rules"), ("formula", "formulas"),
+                                                  ("constant", "constants"), ("fact", "facts"))
+              for c in snap[key].values()}
     for item in graph.rests_on(iri):
         for via in item["via"]:
-            bundle.add(item["paper"], f"{via['kind']} {via['id']} ({', '.join(via['rels'])})", snap)
+            citation = (claims.get((via["kind"], via["id"]), {}).get("citations") or {}).get(item["paper"])
+            bundle.add(item["paper"], with_role(f"{via['kind']} {via['id']} ({', '.join(via['rels'])})", citation),
+                       snap)
     return bundle
 
 
@@ -92,7 +109,7 @@ def for_rule(snap: dict, name: str) -> Bundle:
                               suggestions=closest(name, by_id))
     bundle = Bundle(f"papers behind rule {rule['id']}: {rule['label']}")
     for pid in rule["sources"]:
-        bundle.add(pid, f"rule {rule['id']}", snap)
+        bundle.add(pid, with_role(f"rule {rule['id']}", (rule.get("citations") or {}).get(pid)), snap)
     return bundle
 
 

@@ -76,6 +76,9 @@ class Ledger:
         entry["constants"] = [const_json(c) for c in used]
         entry["sources"] = self.kb.sources(formula.data, *used, *extra_sources)
         entry["section"] = self.kb.section(formula.data)
+        caveats = [{"of": item["id"], "text": item["caveat"]} for item in (formula.data, *used) if item.get("caveat")]
+        if caveats:
+            entry["caveats"] = caveats
         if derivation is None and q is not None and env is not None:
             shown = {k: v for k, v in env.items() if not k.startswith("__")}
             entry["derivation"] = (f"{formula.data['label']}: "

@@ -88,7 +88,8 @@ def _quantities_md(page: _Page, quantities: list[dict]) -> None:
     rows = []
     for q in quantities:
         formula = f"`{q['formula']['expression']}` ({q['formula']['id']})" if q["formula"] else ""
-        rows.append((q["name"], f"**{quantity_value(q)}**", _stars(q["derivation"]) + table_note(q), formula,
+        caveats = "".join(f"<br>*caveat ({c['of']})*: {_stars(c['text'])}" for c in q.get("caveats", []))
+        rows.append((q["name"], f"**{quantity_value(q)}**", _stars(q["derivation"]) + table_note(q) + caveats, formula,
                      f"{page.cite(q['sources'])}{' — ' + q['section'] if q.get('section') else ''}"))
         for p in q.get("parts", []):
             symbols = "`, `".join(c["symbol"] or c["id"] for c in p["constants"])
@@ -111,6 +112,8 @@ def _quantities_text(page: _Page, quantities: list[dict]) -> None:
         if q["sources"] or q.get("section"):
             page.lines.append(pad + "sources: " + (page.cite(q["sources"]) or "—")
                               + (f" · {q['section']}" if q.get("section") else ""))
+        for c in q.get("caveats", []):
+            page.lines.append(pad + f"caveat ({c['of']}): {c['text']}")
         if q.get("parts"):
             _breakdown_text(page, q, pad)
 
