@@ -14,7 +14,6 @@ supports, method or reference; ``where`` when the source locates it)::
 
 from __future__ import annotations
 
-from recipekg.knowledge.terms import local_name
 from recipekg.reason.scoring import MATCHES, best_match, rank_key, tally
 
 
@@ -41,7 +40,8 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
         **({"caveat": rule["caveat"]} if rule.get("caveat") else {}),
         "disputed_by": [disputed_json(c, snap) for c in rule["contradicts"]],
         **({"step": int(rule["step"])} if rule["step"] is not None else {}),
-        **({"procedure": local_name(rule["procedure"])} if _ordered(rule, snap) else {}),
+        **({"procedure": snap["nodes"].get(rule["procedure"], {}).get("id", rule["procedure"])}
+           if _ordered(rule, snap) else {}),
     }
 
 

@@ -1,0 +1,46 @@
+"""An ``explain`` answer as text or Markdown.
+
+    >>> a, = kb.query("explain vit where data = images and samples = 3000")
+    >>> render_explain(a, md=False).splitlines()[0]
+    'explain ViT (vit) — rank 4 among architecture choices'
+"""
+
+from __future__ import annotations
+
+from recipekg.render.constraints import constraint_line
+from recipekg.render.sources import caveat_line, sources_text
+
+
+def render_explain(a: dict, md: bool) -> str:
+    """An ``explain`` answer: the choice, every rule for and against it with each condition's
+    status, and what would rank it first."""
+    c = a["choice"]
+    rank = f"rank {a['rank']} among {a['kind']} choices" if a["rank"] else f"not ranked among {a['kind']} choices"
+    head = f"explain {c['label']} ({c['id']}) — {rank}"
+    out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}"]
+    if c.get("definition"):
+        out.append(f"what it is: {c['definition']}")
+    if c["papers"]:
+        out.append("introduced in: " + "; ".join(f"{p['id']} — {p['title']}" for p in c["papers"]))
+    out.append("")
+    for x in a["rules"]:
+        verdict = ("applies" if x["fires"] else "does not apply") + f", {x['match']}"
+        side = "FOR" if x["side"] == "for" else "AGAINST"
+        out.append(f"{'- ' if md else ''}{side} [{x['strength']}] {x['text']}  ({verdict})")
+        for cond in x["conditions"]:
+            out.append(f"    {cond['status']:>9}: {cond['condition']}")
+        out.append(f"    section: {x['section']}; sources: {sources_text(x['sources'])}")
+        out += caveat_line(x, "    ")
+    if a.get("group") == "would apply":
+        out.append(f"\nIt is among the choices that would also apply: every rule for or against it waits for "
+                   f"a condition you did not give ({', '.join(a['waits_for'])}), so it is ranked after the "
+                   f"choices your constraints decide.")
+    if a["rank"] == 1:
+        out.append("\nIt already ranks first for these constraints.")
+    elif a["would_rank_first_if"]:
+        out.append("\nIt would rank first with:")
+        for w in a["would_rank_first_if"]:
+            out.append(f"    {w['query']}")
+    else:
+        out.append("\nNo change of constraints found that ranks it first.")
+    return "\n".join(out)
