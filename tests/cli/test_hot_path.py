@@ -203,7 +203,7 @@ def test_lean_parser_answers_well_formed_queries(text):
 
 
 def test_lean_parser_agrees_on_mutated_queries():
-    from test_parser import mutated_queries
+    from strategies import mutated_queries
 
     @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(mutated_queries())
