@@ -93,3 +93,22 @@ def test_the_python_api_gives_the_cli_answer():
 
     code, out, _ = run("query", TABULAR, "--format", "json")
     assert recipekg.load().query(TABULAR)[0] == json.loads(out)
+
+
+def test_a_bug_ends_with_one_line_and_exit_1_not_a_traceback(monkeypatch, capsys):
+    """The catch-all at the executable's entry point (recipekg.cli.fast.main)."""
+    import sys
+
+    from recipekg.cli import fast, respond
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr(respond, "respond", broken)
+    monkeypatch.setattr(sys, "argv", ["recipekg", "query", "recommend fix where symptom = nan"])
+    with pytest.raises(SystemExit) as exit_info:
+        fast.main()
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 1
+    assert err.strip() == "recipekg: internal error, please report it: ZeroDivisionError: float division by zero"
+    assert "Traceback" not in err

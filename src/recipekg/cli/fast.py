@@ -25,13 +25,22 @@ _FORMATS = ("text", "json", "markdown")
 
 
 def main(prog_name: str | None = None):
-    """Console-script entry point (``[project.scripts]``) and ``python -m recipekg``."""
-    request = query_request(sys.argv[1:])
-    if request is None or not _plain_streams():
-        from recipekg.cli.main import main as click_main
+    """Console-script entry point (``[project.scripts]``) and ``python -m recipekg``.
 
-        return click_main() if prog_name is None else click_main(prog_name=prog_name)
-    sys.exit(run_query(**request))
+    A failure that is not the user's (a bug) ends with exit status 1 and one line asking for
+    a report, never a traceback; user errors exit 2 with their message (recipekg.errors)."""
+    try:
+        request = query_request(sys.argv[1:])
+        if request is None or not _plain_streams():
+            from recipekg.cli.main import main as click_main
+
+            return click_main() if prog_name is None else click_main(prog_name=prog_name)
+        sys.exit(run_query(**request))
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # the catch-all: a bug must still reach the user as one line
+        _echo(f"recipekg: internal error, please report it: {type(exc).__name__}: {exc}", sys.stderr)
+        sys.exit(1)
 
 
 def query_request(args: list[str]) -> dict | None:
