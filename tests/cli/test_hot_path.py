@@ -76,10 +76,15 @@ print(sorted(m for m in heavy if m in sys.modules))
     assert result.stdout.strip() == repr(loaded)
 
 
-def test_the_fast_lane_does_not_import_click(tmp_path):
+@pytest.mark.parametrize("argv, expected", [
+    (["query", TABULAR, "--format", "json"], "CLICK False False False"),
+    (["explain", "vit", "where", "data", "=", "images", "--format", "json"], "CLICK False False False"),
+    (["plan", "where", "params", "=", "7B", "and", "gpus", "=", "8"], "CLICK False"),  # plan uses dataclasses
+])
+def test_the_fast_lane_does_not_import_click(argv, expected, tmp_path):
     code = f"""
 import sys
-sys.argv = ["recipekg", "query", {TABULAR!r}, "--format", "json"]
+sys.argv = ["recipekg", *{argv!r}]
 from recipekg.cli.fast import main
 try:
     main()
@@ -90,7 +95,7 @@ print("CLICK", "click" in sys.modules, "dataclasses" in sys.modules, "pathlib" i
     env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert "CLICK False False False" in result.stderr, result.stderr
+    assert expected in result.stderr, result.stderr
 
 
 # ============================================================================ lean parser
@@ -260,10 +265,15 @@ def test_fast_lane_recognises_only_what_it_answers():
     for args in (["query"], ["query", "-f", "x.rkg"], ["query", TABULAR, "--engine", "oxigraph"],
                  ["query", TABULAR, "--format", "yaml"], ["query", TABULAR, "--format"],
                  ["query", TABULAR, "--format", "json", "--format", "text"], ["query", TABULAR, TABULAR],
-                 ["query", "--help"], ["query", "--", TABULAR], ["query", "-"], ["explain", "vit"],
+                 ["query", "--help"], ["query", "--", TABULAR], ["query", "-"], ["explain"],
+                 ["explain", "--help"], ["plan", "where", "gpus", "=", "-1"], ["summary"],
                  ["query", TABULAR, "--kb", str(REPO)], ["query", TABULAR, "--kb", "--format"], ["--version"],
                  ["query", TABULAR, "--no-cache", "--no-cache"], ["query", TABULAR, "-h"]):
         assert query_request(args) is None, args
+    assert query_request(["explain", "8-bit Adam", "where", "prefer", "=", "low-memory", "--format", "json"]) == {
+        "statement": 'explain "8-bit Adam" where prefer = low-memory', "fmt": "json", "extensions": [],
+        "no_cache": False}
+    assert query_request(["plan", "where", "params", "=", "7B"])["statement"] == "plan where params = 7B"
 
 
 @pytest.mark.parametrize("args", [
@@ -280,6 +290,14 @@ def test_fast_lane_recognises_only_what_it_answers():
     ["query", TABULAR, "--kb", "missing.ttl", "--format", "json"],
     ["query", TABULAR, "--no-cache", "--format", "json"],
     ["query", "plan where gpus = 8 and time < 1 day\n\nrecommend approach where gpus = 1 and time = 12h"],
+    ["explain", "vit", "where", "data", "=", "images", "and", "samples", "=", "3000"],
+    ["explain", "8-bit Adam", "--format", "json"],
+    ["explain", "vitt", "where", "data", "=", "images"],
+    ["explain", 'odd "quoted\\ name', "--format", "json"],
+    ["plan", "where", "params", "=", "7B", "and", "hardware", "=", "h100", "and", "gpus", "=", "8"],
+    ["plan", "--format", "markdown", "where", "params", "=", "70B", "and", "gpu-memory", "=", "80", "GB"],
+    ["plan", "where", "params", "=", "banana"],
+    ["plan"],
 ])
 def test_fast_lane_prints_what_the_click_command_prints(args, tmp_path):
     env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))

@@ -1,14 +1,13 @@
 """What every click command shares: options, loading the KB, reading statements, and the
 spec's error output (exit 2, no traceback, nothing half-printed).
 
-    >>> quote_choice("8-bit Adam"), quote_choice("vit")
-    ('"8-bit Adam"', 'vit')
+    >>> FORMATS
+    ('text', 'json', 'markdown')
 """
 
 from __future__ import annotations
 
 import functools
-import re
 import sys
 from pathlib import Path
 
@@ -51,13 +50,6 @@ def load_kb(extensions, no_cache: bool = False):
     from recipekg.api import KnowledgeBase
 
     return KnowledgeBase.load(extensions, use_cache=not no_cache)
-
-
-def quote_choice(choice: str) -> str:
-    """A choice as a statement names it: a bare name, or a quoted label."""
-    if re.fullmatch(r"[A-Za-z][\w-]*", choice):
-        return choice
-    return '"' + choice.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def statement_text(statement: str | None, path: str | None) -> tuple[str, str | None]:

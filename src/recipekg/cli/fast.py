@@ -1,4 +1,5 @@
-"""The ``recipekg`` executable: a fast lane for ``recipekg query "STATEMENT" [...]``, click for the rest.
+"""The ``recipekg`` executable: a fast lane for ``query "STATEMENT"``, ``explain CHOICE [where ...]``
+and ``plan [where ...]``, click for the rest.
 
 Importing click costs more than answering a query (it pulls in ``inspect``, ``typing``,
 ``datetime``, ``uuid``, ... : about a third of a cold ``recipekg query``). The commonest call
@@ -7,7 +8,9 @@ of all, a statement on the command line, answered with the native reasoner::
     recipekg query "recommend architecture where data = tabular and rows = 30k" [--format json]
                    [--kb FILE.ttl ...] [--no-cache]
 
-is therefore recognised here, with its options in any order, and answered by the function
+is therefore recognised here (and likewise ``explain`` and ``plan``, whose words make a
+statement as the click commands make it: :func:`recipekg.cli.respond.statement_of`), with its
+options in any order, and answered by the function
 the click command :func:`recipekg.cli.query.query` calls (:func:`recipekg.cli.respond.respond`):
 same output, same errors, same exit codes (a test runs both on the same arguments and
 compares the bytes).
@@ -44,10 +47,13 @@ def main(prog_name: str | None = None):
 
 
 def query_request(args: list[str]) -> dict | None:
-    """The arguments of a ``query`` call the fast lane answers, or None (click decides)."""
-    if not args or args[0] != "query":
+    """The arguments of a ``query``, ``explain`` or ``plan`` call the fast lane answers, or
+    None (click decides)."""
+    from recipekg.cli.respond import STATEMENT_COMMANDS, statement_of
+
+    if not args or args[0] not in STATEMENT_COMMANDS:
         return None
-    statement, fmt, extensions, no_cache = None, None, [], False
+    words, fmt, extensions, no_cache = [], None, [], False
     rest = iter(args[1:])
     for arg in rest:
         if arg.startswith("-") and arg != "-":
@@ -69,12 +75,13 @@ def query_request(args: list[str]) -> dict | None:
                 if not value or os.path.isdir(value):
                     return None  # click.Path(dir_okay=False) rejects it
                 extensions.append(value)
-        elif statement is None and arg != "-":
-            statement = arg
+        elif arg != "-":
+            words.append(arg)
         else:
             return None
+    statement = statement_of(args[0], words)
     if statement is None:
-        return None  # stdin or -f: click reads them
+        return None  # stdin or -f (query), no choice (explain): click's job
     return {"statement": statement, "fmt": fmt or "text", "extensions": extensions, "no_cache": no_cache}
 
 

@@ -11,9 +11,8 @@ import sys
 
 import click
 
-from recipekg.cli.common import (format_option, kb_option, no_cache_option, quote_choice, statement_text,
-                                 user_errors)
-from recipekg.cli.respond import respond
+from recipekg.cli.common import format_option, kb_option, no_cache_option, statement_text, user_errors
+from recipekg.cli.respond import respond, statement_of
 
 
 def _print(text: str, fmt: str, extensions, no_cache: bool, source: str | None = None,
@@ -50,7 +49,7 @@ def query(statement, path, extensions, fmt, no_cache, engine="native", endpoint=
 @user_errors
 def explain(choice, constraints, extensions, fmt, no_cache):
     """Why CHOICE is or is not recommended: `recipekg explain vit where data = images and samples = 3000`."""
-    _print(" ".join(("explain", quote_choice(choice)) + constraints), fmt, extensions, no_cache)
+    _print(statement_of("explain", [choice, *constraints]), fmt, extensions, no_cache)
 
 
 @click.command()
@@ -61,4 +60,4 @@ def explain(choice, constraints, extensions, fmt, no_cache):
 @user_errors
 def plan(constraints, extensions, fmt, no_cache):
     """Size a training run: `recipekg plan where params = 7B and hardware = h100 and gpus = 8`."""
-    _print(" ".join(("plan",) + constraints), fmt, extensions, no_cache)
+    _print(statement_of("plan", list(constraints)), fmt, extensions, no_cache)

@@ -1,5 +1,5 @@
-"""What ``recipekg query`` prints, without click: shared by the click command and the fast
-lane (:mod:`recipekg.cli.fast`), so the two cannot answer differently.
+"""What ``recipekg query``, ``explain`` and ``plan`` print, without click: shared by the click
+commands and the fast lane (:mod:`recipekg.cli.fast`), so the two cannot answer differently.
 
     >>> out, to_stderr, status = respond("recommend fix where symptom = loss-spike top 1", "json")
     >>> status, to_stderr, out.lstrip().startswith("{")
@@ -9,6 +9,8 @@ lane (:mod:`recipekg.cli.fast`), so the two cannot answer differently.
 """
 
 from __future__ import annotations
+
+import re
 
 from recipekg.api import KnowledgeBase
 from recipekg.errors import RecipeKGError
@@ -39,3 +41,34 @@ def sparql_backend(kb, engine: str | None, endpoint: str | None):
 
     options = endpoint_options() if endpoint else {}
     return SparqlBackend(get_engine(engine, kb.files, endpoint, **options), kb.snap)
+
+
+#: The commands that answer one statement, and what each adds to its words.
+STATEMENT_COMMANDS = ("query", "explain", "plan")
+
+
+def quote_choice(choice: str) -> str:
+    """A choice as a statement names it: a bare name, or a quoted label.
+
+    >>> quote_choice("8-bit Adam"), quote_choice("vit")
+    ('"8-bit Adam"', 'vit')
+    """
+    if re.fullmatch(r"[A-Za-z][\w-]*", choice):
+        return choice
+    return '"' + choice.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def statement_of(command: str, words: list[str]) -> str | None:
+    """The statement a command line asks for (None when its words do not make one):
+    ``query TEXT``, ``explain CHOICE [where ...]``, ``plan [where ...]``.
+
+    >>> statement_of("explain", ["8-bit Adam", "where", "prefer", "=", "low-memory"])
+    'explain "8-bit Adam" where prefer = low-memory'
+    >>> statement_of("plan", ["where", "params", "=", "7B"]), statement_of("query", [])
+    ('plan where params = 7B', None)
+    """
+    if command == "query":
+        return words[0] if len(words) == 1 else None
+    if command == "explain":
+        return " ".join(["explain", quote_choice(words[0]), *words[1:]]) if words else None
+    return " ".join(["plan", *words])
