@@ -219,6 +219,29 @@ def test_rule_and_paper_bundles(snap):
     assert bundles.for_paper(snap, "kaplan2020").ids == ["kaplan2020"]
 
 
+def test_rule_bundles_carry_the_rules_caveat_into_the_text(snap):
+    with_caveat = [r for r in snap["rules"].values() if r.get("caveat")]
+    assert with_caveat, "the bundled KB has rules with caveats"
+    for rule in with_caveat + [r for r in snap["rules"].values() if not r.get("caveat")][:3]:
+        bundle = bundles.for_rule(snap, rule["id"])
+        text = cite.render(bundle, "text")
+        if rule.get("caveat"):
+            assert bundle.caveats == {f"rule {rule['id']}": rule["caveat"]}
+            assert f"caveats\n  rule {rule['id']}: {rule['caveat']}" in text
+        else:
+            assert bundle.caveats == {} and "caveats" not in text
+
+
+def test_query_and_choice_bundles_collect_every_cited_claims_caveat(kb, snap, graph):
+    rule = next(r for r in snap["rules"].values() if r.get("caveat") and r.get("recommends"))
+    choice = snap["nodes"][rule["recommends"][0]]["id"]
+    assert f"rule {rule['id']}" in bundles.for_choice(snap, choice, graph).caveats
+    statement = "plan where params = 7B and hardware = h100 and gpus = 8"
+    (answer,) = kb.query(statement)
+    expected = {c["of"]: c["text"] for q in answer["quantities"] for c in q.get("caveats") or []}
+    assert expected and bundles.for_query(kb, statement).caveats == expected
+
+
 # ---------------------------------------------------------------------- the citation graph
 
 def test_every_source_of_every_claim_is_a_backlink_of_its_paper(snap, graph):

@@ -17,11 +17,17 @@ from recipekg.errors import VocabularyError, closest
 
 @dataclass
 class Bundle:
-    """Papers (snapshot paper dicts, each once) and, per paper id, what cites it."""
+    """Papers (snapshot paper dicts, each once), per paper id what cites it, and the caveats
+    of the claims citing them (claim → its caveat, in the order first met)."""
 
     title: str
     papers: list[dict] = field(default_factory=list)
     cited_by: dict[str, list[str]] = field(default_factory=dict)
+    caveats: dict[str, str] = field(default_factory=dict)
+
+    def caveat(self, what: str, text: str | None) -> None:
+        if text and what not in self.caveats:
+            self.caveats[what] = text
 
     def add(self, pid: str, via: str, snap: dict) -> None:
         if pid not in self.cited_by:
@@ -60,25 +66,29 @@ def with_role(via: str, citation: dict | None) -> str:
 def for_answers(answers: list[dict], snap: dict, title: str, top: int | None = None) -> Bundle:
     bundle = Bundle(f"papers behind: {title}")
     for a in answers:
-        for via, sources in _answer_sources(a, top):
+        for via, sources, caveats in _answer_sources(a, top):
             for s in sources:
                 pid = s["id"] if isinstance(s, dict) else s
                 if pid in snap["papers"]:
                     bundle.add(pid, with_role(via, s if isinstance(s, dict) else None), snap)
+            for what, text in caveats:
+                bundle.caveat(what, text)
     return bundle
 
 
 def _answer_sources(a: dict, top: int | None):
+    """(what cites, its sources, its caveats as (what, text) pairs) for each cited thing."""
     for r in (a.get("results") or [])[:top]:
         for side in ("because", "against"):
             for x in r[side]:
-                yield f"rule {x['id']}", x["sources"]
+                yield f"rule {x['id']}", x["sources"], [(f"rule {x['id']}", x.get("caveat"))]
     if a.get("choice"):
-        yield f"choice {a['choice']['id']} (introduced in)", a["choice"].get("papers", [])
+        yield f"choice {a['choice']['id']} (introduced in)", a["choice"].get("papers", []), []
     for x in a.get("rules") or []:
-        yield f"rule {x['id']}", x["sources"]
+        yield f"rule {x['id']}", x["sources"], [(f"rule {x['id']}", x.get("caveat"))]
     for q in a.get("quantities") or []:
-        yield f"quantity {q.get('name')}", q.get("sources") or []
+        yield (f"quantity {q.get('name')}", q.get("sources") or [],
+               [(c["of"], c["text"]) for c in q.get("caveats") or []])
 
 
 def for_choice(snap: dict, name: str, graph=None) -> Bundle:
@@ -95,9 +105,11 @@ def for_choice(snap: dict, name: str, graph=None) -> Bundle:
               for c in snap[key].values()}
     for item in graph.rests_on(iri):
         for via in item["via"]:
-            citation = (claims.get((via["kind"], via["id"]), {}).get("citations") or {}).get(item["paper"])
+            claim = claims.get((via["kind"], via["id"]), {})
+            citation = (claim.get("citations") or {}).get(item["paper"])
             bundle.add(item["paper"], with_role(f"{via['kind']} {via['id']} ({', '.join(via['rels'])})", citation),
                        snap)
+            bundle.caveat(f"{via['kind']} {via['id']}", claim.get("caveat"))
     return bundle
 
 
@@ -110,6 +122,7 @@ def for_rule(snap: dict, name: str) -> Bundle:
     bundle = Bundle(f"papers behind rule {rule['id']}: {rule['label']}")
     for pid in rule["sources"]:
         bundle.add(pid, with_role(f"rule {rule['id']}", (rule.get("citations") or {}).get(pid)), snap)
+    bundle.caveat(f"rule {rule['id']}", rule.get("caveat"))
     return bundle
 
 

@@ -63,6 +63,8 @@ def render_text(bundle: Bundle) -> str:
         out.append(f"    {reference(p)}")
         if bundle.cited_by.get(p["id"]):
             out.append(f"    cited by: {', '.join(bundle.cited_by[p['id']])}")
+    if bundle.caveats:
+        out += ["", "caveats"] + [f"  {what}: {text}" for what, text in bundle.caveats.items()]
     return "\n".join(out)
 
 
