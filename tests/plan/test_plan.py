@@ -11,11 +11,13 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from recipekg.cli.main import main
-from recipekg.errors import FormulaError
+from recipekg.errors import FormulaError, RecipeKGError
 from recipekg.plan import expr
 from recipekg.query.parser import parse
+from recipekg.render.answers import render_answers
 from recipekg.plan.planner import FIXED, plan
 
 SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
@@ -362,12 +364,42 @@ def cli(*args):
     ("plan where params = 7B and gpus = 0", 35, "greater than 0"),
     ("plan where params = -7B", 21, "negative"),
     ("plan where params < 7B", 12, "not only a bound"),
+    ("plan where params = 1e-200", 12, "beyond the magnitudes plan computes with"),
+    ("plan where tokens = 1e-30", 1, "out of the range plan solves in"),
+    ("plan where params = 7B and hardware = h100 and gpus = 1e300", 48, "beyond the magnitudes plan computes with"),
 ])
 def test_bad_input_exits_2_with_position(query, column, words):
     code, out = cli("query", query)
     assert code == 2
     assert f"line 1, column {column}" in out and words in out
     assert "^" in out
+
+
+_NUMERIC = {"params": "", "tokens": "", "flops": "", "gpus": "", "mfu": "", "time": " h", "gpu-memory": " GB",
+            "epochs": "", "unique-tokens": ""}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(given_dims=st.lists(st.sampled_from(sorted(_NUMERIC)), min_size=1, max_size=4, unique=True),
+       exponents=st.lists(st.integers(-320, 308), min_size=4, max_size=4),
+       hardware=st.sampled_from(["", " and hardware = h100", " and hardware = dgx-spark"]))
+def test_any_magnitude_gives_a_plan_or_a_range_error(kb, given_dims, exponents, hardware):
+    """Floating point giving out (a product underflowing to 0, a solve with no root in range)
+    is the user's values out of scale: a RangeError, never another exception."""
+    statement = "plan where " + " and ".join(f"{d} = 1e{e}{_NUMERIC[d]}" for d, e in zip(given_dims, exponents))
+    try:
+        (answer,) = kb.query(statement + hardware)
+    except RecipeKGError as exc:
+        assert exc.kind in ("value", "syntax"), (statement, exc)
+        return
+    for q in answer["quantities"]:
+        for key in ("value", "low", "high"):
+            assert q[key] is None or (math.isfinite(q[key]) and q[key] > 0) or q["name"] in _MAY_BE_ZERO, (statement, q)
+    for fmt in ("text", "json", "markdown"):
+        assert render_answers([answer], fmt)
+
+
+_MAY_BE_ZERO = {"memory_saving"}
 
 
 def test_unknown_hardware_suggests(kb):

@@ -16,7 +16,7 @@ the reference's effective-data formula and by its 85% guidance, side by side (th
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q, solve
+from recipekg.plan.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula
@@ -54,7 +54,7 @@ def _unique_and_epochs(ledger: Ledger, inputs: Inputs, sizes: Sizes, epochs_f: K
                         f"{show(epochs)}", epochs_f.data, warn=True)
         return unique, epochs
     epochs = inputs.epochs
-    unique = solve(epochs_f.parsed, "unique_tokens", {"epochs": epochs, "tokens": tokens})
+    unique = ledger.solve(epochs_f.parsed, "unique_tokens", {"epochs": epochs, "tokens": tokens})
     ledger.add("unique_tokens", unique, "tokens", formula=epochs_f, label="unique tokens needed",
                derivation=f"{epochs_f.data['expression']}, solved for unique_tokens: "
                           f"{show(tokens, 'tokens')} / {show(epochs)} epochs = {show(unique, 'tokens')}")

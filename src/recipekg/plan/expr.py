@@ -43,6 +43,11 @@ from typing import Callable, Mapping, Union
 
 from recipekg.errors import FormulaError
 
+#: The magnitudes plan computes with, inputs and unknowns alike. Not a claim about training
+#: runs: a few products of numbers in this span stay far inside floating point's range, so no
+#: quantity underflows to 0 or overflows to infinity.
+SCALE = (1e-30, 1e40)
+
 __all__ = ["Q", "Formula", "parse_formula", "evaluate", "solve", "substitute", "as_q"]
 
 
@@ -271,7 +276,7 @@ def _eval(node: ast.expr, env: dict[str, Q]) -> Q:
 
 
 def solve(formula: Formula, unknown: str, env: Mapping[str, Number],
-          bracket: tuple[float, float] = (1e-30, 1e40)) -> Q | None:
+          bracket: tuple[float, float] | None = None) -> Q | None:
     """The value of input ``unknown`` for which the formula gives ``env[formula.output]``.
 
     The formula must be monotone in ``unknown`` on the (positive) ``bracket``; each end of
@@ -283,6 +288,7 @@ def solve(formula: Formula, unknown: str, env: Mapping[str, Number],
         >>> solve(parse_formula("m = a * p / g + b * p"), "g", {"a": 12, "b": 8, "p": 7e9, "m": 5e10}) is None
         True
     """
+    bracket = bracket or SCALE
     env = {k: as_q(v) for k, v in env.items()}
     ranged = sorted(k for k, v in env.items() if v.is_range and (k in formula.names or k == formula.output))
     point_env = {k: v.value for k, v in env.items()}

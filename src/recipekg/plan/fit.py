@@ -19,6 +19,8 @@ end of the memory, ``may fit`` when only the low end is, else ``does not fit``.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 from recipekg.plan.expr import Q
@@ -71,6 +73,8 @@ def check_fit(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory) -> Fit 
     kb, gpus = ledger.kb, inputs.gpus or Q.point(1)
     device = kb.label(inputs.hardware) if inputs.hardware else "GPU"
     replicated = verdict(memory.total, cap)
+    if not math.isfinite((cap * gpus).high):
+        ledger.out_of_scale(f"too large to plan with: {gpus.value:g} GPUs × {show(cap, 'bytes')} of memory")
     fit = {"hardware": kb.hardware_json(inputs.hardware), "gpus": rounded(gpus.value), "memory_per_gpu": qjson(cap),
            "memory_total": qjson(cap * gpus),
            "replicated": {**replicated, "need_per_gpu": qjson(memory.total),

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 
 from recipekg.errors import RangeError
-from recipekg.plan.expr import Q
+from recipekg.plan.expr import SCALE, Q
 from recipekg.query.ast import Plan, Position
 from recipekg.reason.facts import Facts
 from recipekg.reason.resolve import facts_of, resolve_dimension
@@ -107,6 +107,11 @@ def _number(dim: str, stmt: Plan, constraints: dict, facts: dict, *, budget: boo
         shown = c.values[0].text if c is not None else units.num(low)
         raise RangeError.at(c.values[0].pos if c is not None else where,
                             f"'{dim}' must be greater than 0 to plan, not {shown}", expected=[f"{dim} > 0"])
+    if low < SCALE[0] or high > SCALE[1]:
+        c_pos = c.pos if c is not None else where
+        raise RangeError.at(c_pos, f"'{dim}' is beyond the magnitudes plan computes with "
+                                   f"({units.num(SCALE[0])} to {units.num(SCALE[1])} in base units)",
+                            expected=[f"{dim} between {units.num(SCALE[0])} and {units.num(SCALE[1])}"])
     return Q.point(low) if low == high else Q.span(low, high)
 
 

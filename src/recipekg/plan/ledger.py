@@ -16,8 +16,10 @@ bound here, so that a step only passes the plan's own inputs.
 
 from __future__ import annotations
 
-from recipekg.errors import FormulaError, KBError
-from recipekg.plan.expr import Q, evaluate, substitute
+import math
+
+from recipekg.errors import FormulaError, KBError, RangeError
+from recipekg.plan.expr import Formula, Q, evaluate, solve, substitute
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.kbview import KBFormula, KBView, const_json
 
@@ -29,8 +31,9 @@ CONVERSIONS = {"seconds_per_hour": 3600.0, "bits_per_byte": 8.0}
 class Ledger:
     """What one plan has found so far: ``quantities`` and ``values`` (by name), notes, warnings."""
 
-    def __init__(self, kb: KBView):
+    def __init__(self, kb: KBView, where=None):
         self.kb = kb
+        self.where = where  # the statement's position, for a value plan cannot compute with
         self.quantities: list[dict] = []
         self.values: dict[str, Q] = {}
         self.notes: list[dict] = []
@@ -101,10 +104,40 @@ class Ledger:
                 env[n] = Q.point(CONVERSIONS[n])
             else:
                 raise KBError(f"formula {formula.id} reads {n!r}, which plan has no value for")
+        values = {k: v for k, v in env.items() if not k.startswith("__")}
         try:
-            return evaluate(formula.parsed, {k: v for k, v in env.items() if not k.startswith("__")}), env
+            q = evaluate(formula.parsed, values)
         except FormulaError as exc:
             raise FormulaError(f"formula {formula.id}: {exc}") from None
+        self._check_scale(formula, values, q)
+        return q, env
+
+    def _check_scale(self, formula: KBFormula, values: dict[str, Q], q: Q) -> None:
+        """Every formula of plan maps positive numbers to positive numbers; a result of 0 or
+        infinity from positive inputs is floating point giving out (``params = 1e-200``)."""
+        def fine(x: Q) -> bool:
+            return all(math.isfinite(v) and v > 0 for v in (x.low, x.value, x.high))
+
+        if fine(q) or not all(fine(v) for v in values.values()):
+            return
+        size = "large" if any(math.isinf(v) for v in (q.low, q.high)) else "small"
+        self.out_of_scale(f"too {size} to plan with: {formula.data['label']} ({formula.id}) comes out as {q.value:g}")
+
+    def solve(self, formula: Formula, unknown: str, env: dict) -> Q:
+        """:func:`recipekg.plan.expr.solve` for a quantity plan must have: no solution means
+        the values given are out of any training run's scale."""
+        q = solve(formula, unknown, env)
+        if q is None or not math.isfinite(q.value):
+            self.out_of_scale(f"out of the range plan solves in: no {unknown} gives {formula.output} from them")
+        return q
+
+    def out_of_scale(self, detail: str) -> None:
+        """A :class:`RangeError` at the statement: the values given are beyond plan's arithmetic."""
+        message = f"the values given are {detail}"
+        expected = ["values a training run could have (params = 7B, tokens = 1.4T, flops = 1e24)"]
+        if self.where is None:
+            raise RangeError(message, expected=expected)
+        raise RangeError.at(self.where, message, expected=expected)
 
     def entry(self, name: str) -> dict | None:
         """The recorded quantity with this name (None when there is none)."""

@@ -60,7 +60,7 @@ def plan(stmt: Plan, snap: dict) -> dict:
     """The answer to a ``plan`` statement (the JSON the spec describes, plus more fields)."""
     kb = KBView(snap)
     inputs = read_inputs(stmt, snap)
-    ledger = Ledger(kb)
+    ledger = Ledger(kb, stmt.pos)
     strategy = choose_strategy(kb, inputs.facts)
     sizes = size(ledger, inputs, strategy)
     repetition(ledger, inputs, sizes)

@@ -22,7 +22,7 @@ import ast
 from dataclasses import dataclass
 
 from recipekg.errors import KBError
-from recipekg.plan.expr import Formula, Q, parse_formula, solve
+from recipekg.plan.expr import Formula, Q, parse_formula
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
@@ -92,7 +92,8 @@ def size(ledger: Ledger, inputs: Inputs, strategy: Strategy) -> Sizes:
     params, tokens, flops = inputs.params, inputs.tokens, inputs.flops
     from_data = tokens is None and inputs.unique_tokens is not None and inputs.epochs is not None
     if from_data:
-        tokens = solve(fs.epochs.parsed, "tokens", {"epochs": inputs.epochs, "unique_tokens": inputs.unique_tokens})
+        tokens = ledger.solve(fs.epochs.parsed, "tokens",
+                              {"epochs": inputs.epochs, "unique_tokens": inputs.unique_tokens})
     n_given = sum(x is not None for x in (params, tokens, flops))
     _record_given(ledger, inputs, tokens, from_data, fs.epochs)
     if params is None and tokens is None:                         # a compute budget only
@@ -144,7 +145,7 @@ def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q
         ledger.add("params", params, "parameters", formula=direct, env=env)
     else:                                                      # flops(params, ratio × params)
         composed = _compose(fs.flops.parsed, "tokens", fs.tokens.parsed)
-        params = solve(composed, "params", {**kb.constants_in(fs.flops), **kb.constants_in(fs.tokens),
+        params = ledger.solve(composed, "params", {**kb.constants_in(fs.flops), **kb.constants_in(fs.tokens),
                                             "flops": flops})
         ledger.add("params", params, "parameters", formula=fs.flops, constants=[ratio],
                    extra_sources=[fs.tokens.data],
@@ -152,7 +153,8 @@ def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q
                               f"solved for params at {show(const_q(ratio), 'tokens/param')}: "
                               f"{show(params, 'parameters')}")
     if params.is_range:   # params and tokens move together: tokens = flops / (6 × params)
-        tokens = solve(fs.flops.parsed, "tokens", {**kb.constants_in(fs.flops), "params": params, "flops": flops})
+        tokens = ledger.solve(fs.flops.parsed, "tokens",
+                              {**kb.constants_in(fs.flops), "params": params, "flops": flops})
         _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, "params": params}, tokens, "tokens")
     else:
         tokens, env = ledger.compute(fs.tokens, {"params": params})
@@ -165,7 +167,8 @@ def _tokens_from_params(ledger: Ledger, params: Q, flops: Q | None, fs: _Formula
         tokens, env = ledger.compute(fs.tokens, {"params": params})
         ledger.add("tokens", tokens, "tokens", formula=fs.tokens, env=env)
         return tokens
-    tokens = solve(fs.flops.parsed, "tokens", {**ledger.kb.constants_in(fs.flops), "params": params, "flops": flops})
+    tokens = ledger.solve(fs.flops.parsed, "tokens",
+                          {**ledger.kb.constants_in(fs.flops), "params": params, "flops": flops})
     _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, "params": params}, tokens, "tokens")
     return tokens
 
@@ -173,11 +176,11 @@ def _tokens_from_params(ledger: Ledger, params: Q, flops: Q | None, fs: _Formula
 def _params_from_tokens(ledger: Ledger, tokens: Q, flops: Q | None, ratio: dict, fs: _Formulas) -> Q:
     kb = ledger.kb
     if flops is None:
-        params = solve(fs.tokens.parsed, "params", {**kb.constants_in(fs.tokens), "tokens": tokens})
+        params = ledger.solve(fs.tokens.parsed, "params", {**kb.constants_in(fs.tokens), "tokens": tokens})
         _add_solved(ledger, "params", fs.tokens, "params", {"tokens": tokens, ratio["symbol"]: const_q(ratio)},
                     params, "parameters")
         return params
-    params = solve(fs.flops.parsed, "params", {**kb.constants_in(fs.flops), "tokens": tokens, "flops": flops})
+    params = ledger.solve(fs.flops.parsed, "params", {**kb.constants_in(fs.flops), "tokens": tokens, "flops": flops})
     _add_solved(ledger, "params", fs.flops, "params", {"flops": flops, "tokens": tokens}, params, "parameters")
     return params
 
