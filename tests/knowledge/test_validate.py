@@ -82,6 +82,12 @@ def test_a_good_extension_validates_and_answers(tmp_path):
      "rule:twin", "both"),
     (GOOD_RULE + '\nrule:blank a rkg:Rule ; rdfs:label "blank" ; rkg:condition [ rkg:dimension dim:data ] .\n',
      "rule:blank", "blank node"),
+    (GOOD_RULE.replace("rkg:strength rkg:weak ;", 'rkg:strength rkg:weak ;\n    rdfs:comment "abc"^^xsd:integer ;'),
+     "rule:my-rule", "rdfs:comment 'abc' is not a valid xsd:integer"),
+    (GOOD_RULE.replace("rkg:strength rkg:weak ;", 'rkg:strength rkg:weak ;\n    rdfs:comment "NaN"^^xsd:double ;'),
+     "rule:my-rule", "finite"),
+    (GOOD_RULE.replace("rkg:strength rkg:weak ;", 'rkg:strength rkg:weak ;\n    rdfs:comment "-INF"^^xsd:float ;'),
+     "rule:my-rule", "finite"),
 ])
 def test_each_kind_of_violation_is_reported_at_its_line(tmp_path, body, needle, message):
     path = write(tmp_path, body)
@@ -90,6 +96,37 @@ def test_each_kind_of_violation_is_reported_at_its_line(tmp_path, body, needle, 
     expected = f"{path}:{line_of(path, needle)}:"
     hits = [line for line in out.splitlines() if line.startswith(expected)]
     assert any(message in h for h in hits), out
+
+
+def test_an_ill_typed_literal_is_reported_once_without_rdflibs_traceback(tmp_path):
+    path = write(tmp_path, GOOD_RULE.replace("rkg:strength rkg:weak ;",
+                                             'rkg:strength rkg:weak ;\n    rdfs:comment "abc"^^xsd:integer ;'))
+    code, out = run("validate", str(path))
+    assert code == 2 and "Traceback" not in out and "Failed to convert" not in out, out
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    path = tmp_path / "bom.ttl"
+    path.write_bytes(b"\xef\xbb\xbf" + (PREFIXES + GOOD_RULE).encode("utf-8"))
+    code, out = run("validate", str(path))
+    assert code == 0, out
+    code, out = run("query", "recommend architecture where data = tabular", "--kb", str(path), "--format", "json")
+    assert code == 0 and "my-rule" in out
+
+
+@pytest.mark.parametrize("raw,line,column,message", [
+    (b"rule:my-rule rdfs:comment \"caf\xe9\" .\n", 1, 31, "not UTF-8: byte 0xe9"),
+    (b"# an old comment: na\xefve\n" + GOOD_RULE.encode(), 1, 21, "not UTF-8: byte 0xef"),
+    (b"<< rule:a rkg:b rule:c >> rkg:d rule:e .\n", 1, 1, "a quoted triple"),
+])
+def test_bytes_and_syntax_that_are_not_turtle_11_are_refused_at_their_line(tmp_path, raw, line, column, message):
+    path = tmp_path / "ext.ttl"
+    path.write_bytes(PREFIXES.encode() + raw)
+    code, out = run("validate", str(path))
+    assert code == 2 and "Traceback" not in out and "internal error" not in out, out
+    assert f"{path}:{PREFIXES.count(chr(10)) + line}: column {column}: {message}" in out, out
+    code, out = run("query", "recommend fix where symptom = nan", "--kb", str(path))
+    assert code == 2 and message in out, out
 
 
 def test_broken_turtle_is_refused_with_file_line_column(tmp_path):

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from recipekg.knowledge.rdfio import read_all
-from recipekg.knowledge.rdfio import Lit
+from recipekg.knowledge.rdfio import Lit, quiet_rdflib
 from recipekg.knowledge.terms import PREFIXES, RKG
 
 _FORMATS = {"turtle": "turtle", "ntriples": "nt", "jsonld": "json-ld"}
@@ -29,6 +29,7 @@ def graph(paths: list[Path]):
     from recipekg.knowledge.compiler import compile_graph
 
     triples = read_all(paths)
+    quiet_rdflib()
     g = Graph()
     for prefix, base in PREFIXES.items():
         g.bind(prefix, base)

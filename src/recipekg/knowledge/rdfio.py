@@ -34,12 +34,13 @@ class Triple(NamedTuple):
 
 
 def read_turtle(path: Path) -> list[Triple]:
-    """All triples of one Turtle file; a broken file raises :class:`KBError` at its position."""
+    """All triples of one Turtle file; a broken file raises :class:`KBError` at its position
+    (bytes that are not UTF-8, a quoted triple, a syntax error); a byte-order mark is fine."""
     import pyoxigraph as ox
 
-    data = path.read_bytes()
     try:
-        return [Triple(_term(t.subject), t.predicate.value, _term(t.object))
+        data = _utf8(path, path.read_bytes())
+        return [Triple(_term(t.subject, path, data), t.predicate.value, _term(t.object, path, data))
                 for t in ox.parse(input=data, format=ox.RdfFormat.TURTLE,
                                   base_iri=path.resolve().as_uri())]
     except SyntaxError as exc:
@@ -53,7 +54,25 @@ def read_turtle(path: Path) -> list[Triple]:
         raise KBError(f"cannot read: {exc}", file=str(path), line=1, column=1) from None
 
 
-def _term(term) -> "str | Lit":
+_BOM = b"\xef\xbb\xbf"
+
+
+def _utf8(path: Path, data: bytes) -> bytes:
+    """The file's bytes without a leading byte-order mark; KBError at the first byte that is
+    not UTF-8 (Turtle is UTF-8)."""
+    data = data[len(_BOM):] if data.startswith(_BOM) else data
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise KBError(f"not UTF-8: byte 0x{data[exc.start]:02x} (Turtle files are UTF-8)", file=str(path),
+                      line=line, column=column, source_line=_line(data, line),
+                      suggestions=["save the file as UTF-8"]) from None
+    return data
+
+
+def _term(term, path: Path, data: bytes) -> "str | Lit":
     import pyoxigraph as ox
 
     if isinstance(term, ox.NamedNode):
@@ -62,7 +81,18 @@ def _term(term) -> "str | Lit":
         return "_:" + term.value
     if isinstance(term, ox.Literal):
         return Lit(term.value, term.datatype.value, term.language)
-    raise TypeError(f"unsupported term {term!r}")  # quoted triples are not Turtle 1.1
+    line = next((n for n, text in enumerate(data.decode("utf-8").splitlines(), 1) if "<<" in text), 1)
+    raise KBError("a quoted triple (RDF-star '<< ... >>'): the KB is plain Turtle 1.1", file=str(path),
+                  line=line, column=1, source_line=_line(data, line),
+                  suggestions=["state the triple itself, or describe it with a node of its own"])
+
+
+def quiet_rdflib() -> None:
+    """rdflib logs a traceback for an ill-typed literal it then keeps as a string; the KB
+    checks literals itself (recipekg.knowledge.validate), so that log is noise on stderr."""
+    import logging
+
+    logging.getLogger("rdflib.term").setLevel(logging.CRITICAL)
 
 
 def _line(data: bytes, lineno: int | None) -> str:
@@ -82,7 +112,8 @@ def subject_lines(path: Path) -> dict[str, int]:
     """
     prefixes: dict[str, str] = {}
     found: dict[str, int] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    text = path.read_bytes().decode("utf-8-sig", "replace")  # read_turtle reports bad bytes
+    for number, line in enumerate(text.splitlines(), 1):
         if m := _PREFIX.match(line):
             prefixes[m.group(1) or ""] = m.group(2)
         elif m := _SUBJECT.match(line):

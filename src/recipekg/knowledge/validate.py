@@ -35,7 +35,7 @@ from pathlib import Path
 from recipekg.knowledge.compiler import BOUND_PROPERTIES, Index
 from recipekg.errors import KBError
 from recipekg.knowledge.rdfio import locate
-from recipekg.knowledge.rdfio import Lit, Triple, read_turtle
+from recipekg.knowledge.rdfio import Lit, Triple, quiet_rdflib, read_turtle
 from recipekg.knowledge.terms import BASE, CITO, PROV, RDF, RDFS, RKG, XSD
 
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
@@ -211,28 +211,34 @@ _LEXICAL = {XSD.double: re.compile(_DECIMAL + r"(?:[eE][+-]?[0-9]+)?|[+-]?INF|Na
 
 
 def _literals(triples: list[Triple], constants: set[str]):
+    """Every number well-formed and finite, whatever its property; the numeric properties
+    (and constants' values) typed as numbers."""
     for s, p, o in triples:
-        if p not in _NUMERIC_PROPS and not (p == RKG.value and s in constants):
-            continue
-        if not isinstance(o, Lit) or o.datatype not in _NUMERIC:
+        if isinstance(o, Lit) and o.datatype in _NUMERIC:
+            problem = _bad_number(o)
+            if problem:
+                yield (s, f"{_short(p)} {problem}")
+        elif p in _NUMERIC_PROPS or (p == RKG.value and s in constants):
             shown = o.lexical if isinstance(o, Lit) else _short(o)
             yield (s, f"{_short(p)} must be a typed number (xsd:double), not {shown!r}")
-            continue
-        try:
-            if not _LEXICAL.get(o.datatype, re.compile(r"[+-]?[0-9]+")).fullmatch(o.lexical):
-                raise ValueError(o.lexical)
-            value = float(o.lexical)
-        except ValueError:
-            yield (s, f"{_short(p)} {o.lexical!r} is not a valid {_short(o.datatype)}")
-            continue
-        if not math.isfinite(value):
-            yield (s, f"{_short(p)} must be a finite number, not {o.lexical}")
+
+
+def _bad_number(o: Lit) -> str | None:
+    """What is wrong with a numeric literal (None when nothing is)."""
+    try:
+        if not _LEXICAL.get(o.datatype, re.compile(r"[+-]?[0-9]+")).fullmatch(o.lexical):
+            raise ValueError(o.lexical)
+        value = float(o.lexical)
+    except ValueError:
+        return f"{o.lexical!r} is not a valid {_short(o.datatype)}"
+    return None if math.isfinite(value) else f"must be a finite number, not {o.lexical}"
 
 
 def _shacl(triples: list[Triple], shapes: Path):
     import pyshacl
     from rdflib import Graph, Literal, URIRef
     from rdflib.namespace import SH
+    quiet_rdflib()
 
     data = Graph()
     for s, p, o in triples:
