@@ -274,6 +274,32 @@ def test_serve_starts_a_local_server_and_refuses_a_busy_port(tmp_path):
         proc.wait(timeout=10)
 
 
+def test_loopback_hosts_are_trusted_others_refused_and_no_version_banner(kb):
+    from recipekg.web.app import LOOPBACK_HOSTS, create_app
+
+    client = create_app(kb, trusted_hosts=LOOPBACK_HOSTS).test_client()
+    for host, status in (("127.0.0.1:8000", 200), ("localhost", 200), ("[::1]:8000", 200), ("[::1]", 200),
+                         ("evil.example", 400), ("evil.example:8000", 400), ("[::2]:8000", 400)):
+        response = client.get("/papers", headers={"Host": host})
+        assert response.status_code == status, host
+        assert response.headers["Server"] == "recipekg"
+
+
+def test_serve_on_ipv6_loopback_answers_at_the_url_it_prints():
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "recipekg", "serve", "--host", "::1", "--port", "0"], env=env,
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        line = proc.stderr.readline()
+        url = re.search(r"http://\[::1\]:\d+/", line)
+        assert url, line
+        with urllib.request.urlopen(url.group(0) + "papers", timeout=30) as response:
+            assert response.status == 200 and response.headers["Server"] == "recipekg"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 # ---------------------------------------------------------------------- a real browser
 
 def _browser_or_fail():

@@ -20,7 +20,7 @@ def serve(host, port, extensions):
     """A local, read-only web page: query box, reasons, papers and backlinks, BibTeX to copy."""
     import socket
 
-    from werkzeug.serving import get_sockaddr, make_server, select_address_family
+    from werkzeug.serving import WSGIRequestHandler, get_sockaddr, make_server, select_address_family
 
     from recipekg.web.app import LOOPBACK_HOSTS, create_app
 
@@ -31,7 +31,8 @@ def serve(host, port, extensions):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(get_sockaddr(host, port, family))
         sock.listen(128)
-        server = make_server(host, port, app, threaded=True, fd=sock.fileno())
+        handler = type("Handler", (WSGIRequestHandler,), {"version_string": lambda self: "recipekg"})
+        server = make_server(host, port, app, threaded=True, fd=sock.fileno(), request_handler=handler)
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     finally:

@@ -12,7 +12,9 @@ path from the constraints through the rules to the choices), one page per entity
 
 Safety: every template is autoescaped and no KB text is marked safe; only http(s) URLs
 become links (:func:`is_http_url`); the Content-Security-Policy allows this origin's
-stylesheet and one inline script carrying a per-response nonce, nothing else.
+stylesheet and one inline script carrying a per-response nonce, nothing else. Served on a
+loopback address, a request for any other Host is refused (DNS rebinding); the Server
+header names neither the server nor Python's version.
 """
 
 from __future__ import annotations
@@ -41,6 +43,20 @@ def is_http_url(url) -> bool:
     return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
 
 
+def host_name(host: str) -> str:
+    """A Host header's name, without the port, lower case; IPv6 literals keep their brackets.
+
+    >>> host_name("[::1]:8000"), host_name("LocalHost:80"), host_name("::1"), host_name("127.0.0.1")
+    ('[::1]', 'localhost', '[::1]', '127.0.0.1')
+    """
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[:host.find("]") + 1] if "]" in host else host
+    if host.count(":") > 1:
+        return f"[{host}]"
+    return host.partition(":")[0]
+
+
 def create_app(kb=None, *, extensions=(), trusted_hosts=None):
     """The Flask app over ``kb`` (default: the bundled KB merged with ``extensions``)."""
     from flask import Flask, g, render_template, request
@@ -59,14 +75,15 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None):
     app.jinja_env.tests["http_url"] = is_http_url
     app.jinja_env.filters["short"] = short
     app.jinja_env.filters["role"] = role_text
-    if trusted_hosts:
-        app.config["TRUSTED_HOSTS"] = list(trusted_hosts)
+    trusted = {host_name(h) for h in trusted_hosts or ()}
     graph = CiteGraph(kb.snap)
     app.extensions["recipekg"] = {"kb": kb, "graph": graph}
 
     @app.before_request
     def nonce():
         g.csp_nonce = secrets.token_urlsafe(18)
+        if trusted and host_name(request.headers.get("Host", "")) not in trusted:
+            return "Bad Request: unknown host", 400  # DNS rebinding; werkzeug's check misses [::1]
 
     @app.after_request
     def headers(response):
@@ -74,6 +91,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None):
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Server"] = "recipekg"  # not the server's and Python's versions
         return response
 
     @app.context_processor
