@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 
 INF = math.inf
 # (low, low_inclusive, high, high_inclusive)
@@ -82,3 +83,63 @@ def intersect(a: Interval, b: Interval) -> Interval | None:
     if low > high or (low == high and not (low_inc and high_inc)):
         return None
     return (low, low_inc, high, high_inc)
+
+
+def intersect_all(intervals: list[Interval], new: list[Interval]) -> list[Interval]:
+    """Two sorted lists of disjoint intervals intersected, sorted and disjoint in turn.
+
+    Each interval of ``new`` finds its overlap in ``intervals`` by bisection, and only the two
+    intervals at each end of that overlap can be cut, so a thousand ``rows != ...`` cost a
+    thousand bisections and list copies rather than a million comparisons::
+
+        >>> intersect_all([(-INF, False, 3.0, False), (3.0, False, INF, False)], [(1.0, True, 5.0, True)])
+        [(1.0, True, 3.0, False), (3.0, False, 5.0, True)]
+    """
+    out: list[Interval] = []
+    for b in new:
+        part = intervals[bisect_left(intervals, b[0], key=_high):bisect_right(intervals, b[2], key=_low)]
+        if len(part) <= 4:
+            out.extend(i for a in part if (i := intersect(a, b)) is not None)
+            continue
+        out.extend(i for a in part[:2] if (i := intersect(a, b)) is not None)
+        out.extend(part[2:-2])  # strictly inside b: an interval's neighbours keep it off b's ends
+        out.extend(i for a in part[-2:] if (i := intersect(a, b)) is not None)
+    return out
+
+
+def exclude_points(intervals: list[Interval], points: list[float]) -> list[Interval]:
+    """Sorted disjoint intervals without the given points (sorted, each once): what a run of
+    ``!=`` constraints leaves, in one pass::
+
+        >>> exclude_points([(-INF, False, INF, False), ], [1.0, 2.0])
+        [(-inf, False, 1.0, False), (1.0, False, 2.0, False), (2.0, False, inf, False)]
+        >>> exclude_points([(3.0, True, 3.0, True), (4.0, True, 5.0, True)], [3.0, 5.0])
+        [(4.0, True, 5.0, False)]
+    """
+    out: list[Interval] = []
+    for low, low_inc, high, high_inc in intervals:
+        for p in points[bisect_left(points, low):bisect_right(points, high)]:
+            if low < p:
+                out.append((low, low_inc, p, False))
+            low, low_inc = p, False
+        if low < high or (low == high and low_inc and high_inc):
+            out.append((low, low_inc, high, high_inc))
+    return out
+
+
+def covers(intervals: list[Interval], v: float) -> bool:
+    """Whether sorted disjoint intervals hold ``v`` (by bisection).
+
+    >>> covers([(1.0, True, 2.0, False)], 1.0), covers([(1.0, True, 2.0, False)], 2.0)
+    (True, False)
+    """
+    k = bisect_right(intervals, v, key=_low) - 1
+    return k >= 0 and intersect(intervals[k], (v, True, v, True)) is not None
+
+
+def _low(i: Interval) -> float:
+    return i[0]
+
+
+def _high(i: Interval) -> float:
+    return i[2]

@@ -22,7 +22,7 @@ from recipekg.errors import RangeError, VocabularyError, closest
 from recipekg.names import slug
 from recipekg.query.ast import Constraint, Name, Number, Quantity, String
 from recipekg.reason.derive import derive
-from recipekg.reason.facts import INF, Facts, constraint_json, intersect
+from recipekg.reason.facts import INF, Facts, constraint_json, covers, exclude_points, intersect_all
 
 _UNIT_OF_KIND = {"bytes": "bytes", "duration": "hours", "ratio": "ratio"}
 _UNIT_HINT = {"bytes": "a size such as 80GB", "duration": "a duration such as 12h or 3 days",
@@ -122,8 +122,12 @@ def _examples(dim: dict, snap: dict) -> str:
 
 
 def resolve_constraints(constraints: tuple[Constraint, ...], snap: dict) -> dict[str, Facts]:
-    """Merge the constraints into one :class:`Facts` per canonical dimension."""
+    """Merge the constraints into one :class:`Facts` per canonical dimension.
+
+    A run of numeric ``!=`` is applied in one pass when the next constraint on its dimension
+    (or the end) comes, so thousands of them cost a sort, not a quadratic walk."""
     facts: dict[str, Facts] = {}
+    pending: dict[str, list[tuple[float, Constraint]]] = {}
     for c in constraints:
         dim = resolve_dimension(c.dimension, snap)
         values = [resolve_value(v, dim, snap) for v in c.values]
@@ -131,9 +135,26 @@ def resolve_constraints(constraints: tuple[Constraint, ...], snap: dict) -> dict
         f.constraints.append(_describe(c, dim, values, snap))
         if dim["kind"] == "categorical":
             _merge_categorical(f, c, values)
+        elif c.op == "!=":
+            pending.setdefault(f.dimension, []).append((values[0], c))
         else:
+            _exclude(f, pending.pop(f.dimension, []))
             _merge_numeric(f, c, values)
+    for name, points in pending.items():
+        _exclude(facts[name], points)
     return facts
+
+
+def _exclude(f: Facts, points: list[tuple[float, Constraint]]) -> None:
+    """Apply ``!=`` constraints (value, constraint) to a numeric dimension; the error is at the
+    one that removed the last value, as applying them one by one would report it."""
+    if not points:
+        return
+    before = f.intervals if f.intervals is not None else [(-INF, False, INF, False)]
+    f.intervals = exclude_points(before, sorted({v for v, _ in points}))
+    if not f.intervals:
+        last = next(c for v, c in reversed(points) if covers(before, v))
+        raise RangeError.at(last.pos, f"no value of '{f.dimension}' satisfies all its constraints")
 
 
 def _describe(c: Constraint, dim: dict, values: list, snap: dict) -> dict:
@@ -172,8 +193,7 @@ def _merge_numeric(f: Facts, c: Constraint, values: list[float]) -> None:
                "<=": [(-INF, False, v, True)], ">": [(v, False, INF, False)],
                ">=": [(v, True, INF, False)],
                "!=": [(-INF, False, v, False), (v, False, INF, False)]}[c.op]
-    merged = new if f.intervals is None else [
-        i for a in f.intervals for b in new if (i := intersect(a, b)) is not None]
+    merged = new if f.intervals is None else intersect_all(f.intervals, new)
     if not merged:
         raise RangeError.at(c.pos, f"no value of '{f.dimension}' satisfies all its constraints")
     f.intervals = merged
