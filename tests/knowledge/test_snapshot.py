@@ -141,8 +141,32 @@ def _foreign(path: Path) -> None:
     shutil.copyfile(other, path)
 
 
+def _deep_header(path: Path) -> None:
+    path.write_bytes(b"[" * 100_000 + b"\n" + b"x" * 10)
+
+
+def _symlink_to_dev_zero(path: Path) -> None:
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+
+def _fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _forged_inputs(path: Path) -> None:
+    """A header whose checksum is right but whose fingerprints are not lists of five."""
+    line, _, payload = path.read_bytes().partition(b"\n")
+    header = json.loads(line)
+    header.pop("crc32")
+    header["inputs"] = [1, 2, 3]
+    snapshot._write(str(path), header, payload)
+
+
 @pytest.mark.parametrize("damage", [_truncate, _flip_payload_byte, _other_key, _garbage, _empty,
-                                    _not_a_snapshot, _foreign])
+                                    _not_a_snapshot, _foreign, _deep_header, _symlink_to_dev_zero, _fifo,
+                                    _forged_inputs])
 def test_a_damaged_or_foreign_snapshot_is_rebuilt_never_trusted(data_root, builds, damage):
     reference = _reference(KnowledgeBase.load())
     assert builds["n"] == 1

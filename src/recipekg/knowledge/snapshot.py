@@ -18,9 +18,10 @@ and compared with ``key``: equal (a ``touch``) refreshes the fingerprints, diffe
 A fingerprint taken within :data:`RACY_NS` of the file's own modification time is not
 trusted (a second edit in the same clock tick would keep size and times), as git does.
 
-A truncated, corrupt, tampered, foreign or stale file fails the checks (magic, format,
-length, a CRC-32 over the header's fields and the payload, the payload's own format field,
-the fingerprints or the key) and is rebuilt, never trusted. The payload is plain data:
+A truncated, corrupt, foreign or stale file fails the checks (magic, format, length, a
+CRC-32 over the header's fields and the payload, the payload's own format field, the
+fingerprints or the key) and is rebuilt, never trusted. The CRC detects damage, not
+forgery: whoever can write the user's cache folder can write a file that passes. The payload is plain data:
 loading it executes nothing (marshal of builtin types, no pickle, and it is checked before
 it is decoded). Writes go to a temporary file in the same folder that is renamed over the
 target, so two processes at once each read a whole old file or a whole new one.
@@ -146,25 +147,53 @@ def _trusted(header: dict) -> bool:
     return all(entry[2] < limit and entry[3] < limit for entry in header["inputs"])
 
 
+#: The longest header line read; a real one is a few kilobytes (one fingerprint per input).
+HEADER_LIMIT = 1 << 20
+
+
 def _read(target: str) -> tuple[dict | None, memoryview | bytes]:
-    """The header and payload of a cache file whose bytes are whole and its own."""
+    """The header and payload of a cache file whose bytes are whole and its own. Only a
+    regular file is read (no symlink, FIFO or device: opened without following links and
+    without blocking), only as many bytes as its header announces, and a header nested too
+    deep to parse is damage like any other."""
     import json
 
     try:
-        with open(target, "rb") as f:
-            raw = f.read()
-        end = raw.find(b"\n")
+        raw = _regular_file_bytes(target)
+        if raw is None:
+            return None, b""
+        end = raw.find(b"\n", 0, HEADER_LIMIT)
         header = json.loads(raw[:end])
         payload = memoryview(raw)[end + 1:]  # no copy of a payload that may weigh 50 MB
         if (end >= 0 and isinstance(header, dict) and header.get("magic") == MAGIC
                 and header.get("format") == SNAPSHOT_FORMAT and header.get("codec") == "marshal"
                 and header.get("length") == len(payload) and isinstance(header.get("key"), str)
-                and isinstance(header.get("inputs"), list)
+                and _fingerprint_list(header.get("inputs")) and isinstance(header.get("stamp_ns"), int)
                 and header.pop("crc32", None) == _checksum(header, payload)):
             return header, payload
-    except (OSError, ValueError, UnicodeDecodeError, TypeError):
+    except (OSError, ValueError, UnicodeDecodeError, TypeError, RecursionError):
         pass
     return None, b""
+
+
+def _regular_file_bytes(target: str) -> bytes | None:
+    """The bytes of ``target`` if it is a regular file (not through a symlink), else None."""
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(target, flags)
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return f.read(info.st_size)
+
+
+def _fingerprint_list(inputs) -> bool:
+    """``[[path, size, mtime_ns, ctime_ns, inode], ...]`` as :func:`_fingerprints` writes it."""
+    return isinstance(inputs, list) and all(
+        isinstance(e, list) and len(e) == 5 and isinstance(e[0], str)
+        and all(isinstance(x, int) for x in e[1:]) for e in inputs)
 
 
 def _checksum(header: dict, payload: bytes) -> int:
