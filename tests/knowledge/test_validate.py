@@ -88,6 +88,14 @@ def test_a_good_extension_validates_and_answers(tmp_path):
      "rule:my-rule", "finite"),
     (GOOD_RULE.replace("rkg:strength rkg:weak ;", 'rkg:strength rkg:weak ;\n    rdfs:comment "-INF"^^xsd:float ;'),
      "rule:my-rule", "finite"),
+    (GOOD_RULE.replace("rkg:recommends kb:lightgbm ;", "rkg:recommends kb:lightgbm ;\n    rkg:advisesAgainst kb:lightgbm ;"),
+     "rule:my-rule", "both recommends and advises against"),
+    (GOOD_RULE.replace('"Our own finding', '"Our\\u0000 own finding'), "rule:my-rule", "control character (U+0000)"),
+    (GOOD_RULE + '\nkb:loop-a a rkg:Optimizer ; rdfs:label "Loop A" ; '
+                 '<http://www.w3.org/2004/02/skos/core#broader> kb:loop-b .\n'
+                 'kb:loop-b a rkg:Optimizer ; rdfs:label "Loop B" ; '
+                 '<http://www.w3.org/2004/02/skos/core#broader> kb:loop-a .\n',
+     "kb:loop-a", "skos:broader cycle"),
 ])
 def test_each_kind_of_violation_is_reported_at_its_line(tmp_path, body, needle, message):
     path = write(tmp_path, body)

@@ -36,7 +36,7 @@ from recipekg.knowledge.compiler import BOUND_PROPERTIES, Index
 from recipekg.errors import KBError
 from recipekg.knowledge.rdfio import locate
 from recipekg.knowledge.rdfio import Lit, Triple, quiet_rdflib, read_turtle
-from recipekg.knowledge.terms import BASE, CITO, PROV, RDF, RDFS, RKG, XSD
+from recipekg.knowledge.terms import BASE, CITO, PROV, RDF, RDFS, RKG, SKOS, XSD
 
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
 _NUMERIC_PROPS = {RKG.weight, RKG.rank, *BOUND_PROPERTIES, RKG.minValue, RKG.maxValue, RKG.low, RKG.high, RKG.memoryBytes,
@@ -80,6 +80,7 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     found += [at(s, m) for s, m in _labels(ix)]
     found += [at(s, m) for s, m in _conditions(ix)]
     found += [at(s, m) for s, m in _literals(triples, set(ix.instances(RKG.Constant)))]
+    found += [at(s, m) for s, m in _contradictions(triples, ix)]
     if shapes is not None:
         found += [at(s, m) for s, m in _shacl(triples, shapes)]
     return sorted(set(found))
@@ -221,6 +222,31 @@ def _literals(triples: list[Triple], constants: set[str]):
         elif p in _NUMERIC_PROPS or (p == RKG.value and s in constants):
             shown = o.lexical if isinstance(o, Lit) else _short(o)
             yield (s, f"{_short(p)} must be a typed number (xsd:double), not {shown!r}")
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _contradictions(triples: list[Triple], ix: Index):
+    """A rule for and against one choice, a taxonomy that is its own ancestor, and control
+    characters (NUL, ...) in text: each accepted silently before, each wrong."""
+    for s, p, o in triples:
+        if isinstance(o, Lit) and _CONTROL.search(o.lexical):
+            yield (s, f"{_short(p)} holds a control character (U+{ord(_CONTROL.search(o.lexical)[0]):04X})")
+    for r in ix.instances_of(RKG.Rule):
+        for choice in sorted(set(ix.iris(r, RKG.recommends)) & set(ix.iris(r, RKG.advisesAgainst))):
+            yield (r, f"{_short(r)} both recommends and advises against {_short(choice)}")
+    broader = {s: ix.iris(s, SKOS.broader) for s in ix.spo if ix.iris(s, SKOS.broader)}
+    for s in broader:
+        seen, todo = set(), list(broader[s])
+        while todo:
+            b = todo.pop()
+            if b == s:
+                yield (s, f"skos:broader cycle: {_short(s)} is its own ancestor")
+                break
+            if b not in seen:
+                seen.add(b)
+                todo.extend(broader.get(b, ()))
 
 
 def _bad_number(o: Lit) -> str | None:
