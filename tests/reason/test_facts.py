@@ -4,8 +4,10 @@ constraints build them."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
+from recipekg.errors import RangeError
 from recipekg.reason.facts import INF, covers, exclude_points, intersect, intersect_all
 
 _POINTS = st.integers(-6, 6).map(float)
@@ -65,10 +67,6 @@ def test_excluding_points_at_once_equals_one_not_equal_at_a_time(constraints, po
 
 
 def test_a_contradiction_by_not_equal_is_reported_at_the_constraint_that_empties_the_range(kb):
-    import pytest
-
-    from recipekg.errors import RangeError
-
     statement = "recommend architecture where rows in (10, 20) and rows != 10 and rows != 5 and rows != 20 and rows != 7"
     with pytest.raises(RangeError) as info:
         kb.query(statement)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from recipekg.cite.entries import author_note, container, doi, kind, names, web_kind
+from recipekg.cite.entries import container, doi, kind, names, notes, web_kind
 
 _TYPES = {"inproceedings": "paper-conference", "article": "article-journal", "preprint": "article",
           "blog": "post-weblog", "software": "software", "webpage": "webpage"}
@@ -41,9 +41,9 @@ def csl_item(p: dict) -> dict:
         item["URL"] = p["url"]
     if p.get("accessed"):
         item["accessed"] = {"date-parts": [[int(x) for x in p["accessed"].split("-")]]}
-    notes = _notes(p, item, complete)
-    if notes:
-        item["note"] = "; ".join(notes)
+    extra = notes(p, complete, arxiv="number" not in item)
+    if extra:
+        item["note"] = "; ".join(extra)
     return item
 
 
@@ -54,19 +54,6 @@ def _publisher(p: dict, kind_: str, item: dict) -> None:
             item["number"] = f"arXiv:{p['arxiv']}"
     elif p.get("publisher"):
         item["publisher"] = p["publisher"]
-
-
-def _notes(p: dict, item: dict, complete: bool) -> list[str]:
-    notes = []
-    if p.get("arxiv") and "number" not in item:
-        notes.append(f"arXiv:{p['arxiv']}")
-    if p.get("published_title"):
-        notes.append(f"Published as: {p['published_title']}")
-    if not complete:
-        notes.append("further authors: et al.")
-    if author_note(p):
-        notes.append(author_note(p))
-    return notes
 
 
 def render_csl(bundle) -> str:

@@ -102,6 +102,23 @@ def author_note(p: dict) -> str | None:
     return m.group(1).strip() if m else None
 
 
+def notes(p: dict, complete: bool, *, arxiv: bool = True) -> list[str]:
+    """The free-text notes CSL-JSON and RIS keep: the arXiv id (unless ``arxiv`` is False),
+    the published title, missing authors and the author group.
+
+    >>> notes({"arxiv": "2203.15556", "author_list": []}, complete=False)
+    ['arXiv:2203.15556', 'further authors: et al.']
+    """
+    out = [f"arXiv:{p['arxiv']}"] if arxiv and p.get("arxiv") else []
+    if p.get("published_title"):
+        out.append(f"Published as: {p['published_title']}")
+    if not complete:
+        out.append("further authors: et al.")
+    if author_note(p):
+        out.append(author_note(p))
+    return out
+
+
 def container(p: dict) -> str | None:
     """The proceedings or journal (free-text papers: their venue)."""
     return p.get("booktitle") or p.get("journal") or (

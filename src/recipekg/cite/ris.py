@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from recipekg.cite.entries import author_note, container, doi, kind, names, page_range
+from recipekg.cite.entries import container, doi, kind, names, notes, page_range
 
 _TYPES = {"inproceedings": "CPAPER", "article": "JOUR", "blog": "BLOG", "software": "COMP", "webpage": "ELEC"}
 
@@ -36,20 +36,9 @@ def ris_entry(p: dict) -> str:
                                      ("UR", p.get("url"))) if v]
     if p.get("accessed"):
         tags.append(("Y2", p["accessed"].replace("-", "/")))
-    tags += [("N1", n) for n in _notes(p, complete)]
+    tags += [("N1", n) for n in notes(p, complete)]
     lines = [f"{tag}  - {_one_line(value)}" for tag, value in tags]
     return "\n".join(lines + ["ER  - "])
-
-
-def _notes(p: dict, complete: bool) -> list[str]:
-    notes = [f"arXiv:{p['arxiv']}"] if p.get("arxiv") else []
-    if p.get("published_title"):
-        notes.append(f"Published as: {p['published_title']}")
-    if not complete:
-        notes.append("further authors: et al.")
-    if author_note(p):
-        notes.append(author_note(p))
-    return notes
 
 
 def _one_line(value: str) -> str:

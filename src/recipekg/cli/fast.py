@@ -25,6 +25,7 @@ import os
 import sys
 
 _FORMATS = ("text", "json", "markdown")
+_COMMANDS = ("query", "explain", "plan")  # the commands whose words make one statement
 
 
 def main(prog_name: str | None = None):
@@ -49,10 +50,10 @@ def main(prog_name: str | None = None):
 def query_request(args: list[str]) -> dict | None:
     """The arguments of a ``query``, ``explain`` or ``plan`` call the fast lane answers, or
     None (click decides)."""
-    from recipekg.cli.respond import STATEMENT_COMMANDS, statement_of
+    if not args or args[0] not in _COMMANDS:
+        return None  # checked before importing anything: other commands go to click at once
+    from recipekg.cli.respond import statement_of
 
-    if not args or args[0] not in STATEMENT_COMMANDS:
-        return None
     words, fmt, extensions, no_cache = [], None, [], False
     rest = iter(args[1:])
     for arg in rest:

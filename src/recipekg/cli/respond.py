@@ -43,10 +43,6 @@ def sparql_backend(kb, engine: str | None, endpoint: str | None):
     return SparqlBackend(get_engine(engine, kb.files, endpoint, **options), kb.snap)
 
 
-#: The commands that answer one statement, and what each adds to its words.
-STATEMENT_COMMANDS = ("query", "explain", "plan")
-
-
 def quote_choice(choice: str) -> str:
     """A choice as a statement names it: a bare name, or a quoted label.
 
