@@ -24,7 +24,7 @@ PACKAGE = "recipekg"
 GENERATED = {"recipekg.query._standalone"}
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80
-LEAN = ("recipekg.errors", "recipekg.names", "recipekg.version", "recipekg.knowledge.terms", "recipekg.query", "recipekg.reason", "recipekg.plan",
+LEAN = ("recipekg.errors", "recipekg.names", "recipekg.limits", "recipekg.version", "recipekg.knowledge.terms", "recipekg.query", "recipekg.reason", "recipekg.plan",
         "recipekg.render", "recipekg.knowledge.snapshot", "recipekg.knowledge.resources")
 
 

@@ -13,7 +13,8 @@ index by default, a SPARQL engine with ``--engine``/``--endpoint``.
 
 from __future__ import annotations
 
-from recipekg.errors import QuerySyntaxError, RecipeKGError, UnsupportedStatement, UsageError
+from recipekg.errors import (INTERNAL_ERROR, InternalError, KBError, QuerySyntaxError, RecipeKGError,
+                             UnsupportedStatement, UsageError)
 from recipekg.knowledge.loader import load_files
 from recipekg.query.ast import Explain, Plan, Recommend
 from recipekg.query.parser import parse
@@ -54,7 +55,14 @@ class KnowledgeBase:
         minutes (about 20 s per 100K triples); the snapshot records it (``"shacl": false``
         next to ``"validated"``) and is cached apart from a fully validated one.
         """
-        return cls(*load_files(extensions, use_cache=use_cache, shacl=shacl))
+        try:
+            return cls(*load_files(extensions, use_cache=use_cache, shacl=shacl))
+        except RecipeKGError:
+            raise
+        except OSError as exc:
+            raise KBError(f"cannot read: {exc}", file=getattr(exc, "filename", None)) from None
+        except Exception as exc:
+            raise InternalError(f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}") from exc
 
     @property
     def extensions(self) -> list:
@@ -98,6 +106,8 @@ class KnowledgeBase:
             return work(statements)
         except RecipeKGError as exc:
             raise exc.with_source(text, source) from None
+        except Exception as exc:  # a bug: still one of the project's errors, with its cause chained
+            raise InternalError(f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}") from exc
 
     def stats(self) -> dict:
         from recipekg.knowledge.stats import stats

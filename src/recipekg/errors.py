@@ -32,6 +32,10 @@ __all__ = [
 ]
 
 
+#: What every surface says about a failure that is not the user's (a bug): one line, no traceback.
+INTERNAL_ERROR = "internal error, please report it"
+
+
 class RecipeKGError(Exception):
     """Base of every error recipekg reports to a user.
 

@@ -27,10 +27,10 @@ no_cache_option = click.option("--no-cache", is_flag=True, help="Rebuild the sna
 
 
 def fail(exc: RecipeKGError, fmt: str = "text") -> None:
-    """Report a user error the way the spec says and exit with status 2."""
+    """Report an error the way the spec says and exit with status 2 (1 for a bug)."""
     text, to_stderr = error_output(exc, fmt)
     click.echo(text, err=to_stderr)
-    sys.exit(2)
+    sys.exit(1 if exc.kind == "internal" else 2)
 
 
 def user_errors(fn):

@@ -43,7 +43,9 @@ def main(prog_name: str | None = None):
     except (SystemExit, KeyboardInterrupt):
         raise
     except Exception as exc:  # the catch-all: a bug must still reach the user as one line
-        _echo(f"recipekg: internal error, please report it: {type(exc).__name__}: {exc}", sys.stderr)
+        from recipekg.errors import INTERNAL_ERROR
+
+        _echo(f"recipekg: {INTERNAL_ERROR}: {type(exc).__name__}: {exc}", sys.stderr)
         sys.exit(1)
 
 

@@ -20,7 +20,7 @@ from recipekg.render.answers import render_answers
 def respond(text: str, fmt: str, extensions=(), *, no_cache: bool = False, source: str | None = None,
             engine: str | None = None, endpoint: str | None = None) -> tuple[str, bool, int]:
     """The answers to ``text`` as ``(output, to_stderr, exit status)``: 0 with the answers,
-    2 with the error (JSON on stdout with ``--format json``, else text on stderr)."""
+    2 with the error, 1 for a bug (JSON on stdout with ``--format json``, else text on stderr)."""
     try:
         kb = KnowledgeBase.load(extensions, use_cache=not no_cache)
         backend = sparql_backend(kb, engine, endpoint)
@@ -29,7 +29,12 @@ def respond(text: str, fmt: str, extensions=(), *, no_cache: bool = False, sourc
         from recipekg.render.errors import error_output
 
         out, to_stderr = error_output(exc, fmt)
-        return out, to_stderr, 2
+        return out, to_stderr, exit_status(exc)
+
+
+def exit_status(exc: RecipeKGError) -> int:
+    """2 for the user's errors, 1 for a bug (``InternalError``): the spec's exit statuses."""
+    return 1 if exc.kind == "internal" else 2
 
 
 def sparql_backend(kb, engine: str | None, endpoint: str | None):

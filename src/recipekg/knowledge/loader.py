@@ -11,6 +11,7 @@ import os
 import sys
 
 from recipekg.errors import KBError
+from recipekg.limits import extension_bytes_cap
 from recipekg.knowledge.resources import bundled_paths, shapes_file
 from recipekg.knowledge.snapshot import load_snapshot
 
@@ -32,8 +33,7 @@ def load_files(extensions=(), *, use_cache: bool = True, shacl: bool | None = No
     the query path does not import pathlib)."""
     extensions = [os.fspath(e) for e in extensions]
     for ext in extensions:
-        if not os.path.isfile(ext):
-            raise KBError(f"no such file: {os.path.normpath(ext)}", file=os.path.normpath(ext))
+        check_extension_file(ext)
     files = bundled_paths() + extensions
     if not extensions:
         return load_snapshot(files, build=compile_files, use_cache=use_cache), files
@@ -42,6 +42,20 @@ def load_files(extensions=(), *, use_cache: bool = True, shacl: bool | None = No
     snap = load_snapshot(files, build=validated_build(extensions, shacl=shacl), use_cache=use_cache,
                          variant="" if shacl else "no-shacl")
     return snap, files
+
+
+def check_extension_file(path: str) -> None:
+    """KBError unless ``path`` is a readable regular file within the size cap
+    (:func:`recipekg.limits.extension_bytes_cap`)."""
+    shown = os.path.normpath(path)
+    if not os.path.isfile(path):
+        raise KBError(f"no such file: {shown}", file=shown)
+    if not os.access(path, os.R_OK):
+        raise KBError(f"cannot read {shown}: permission denied", file=shown)
+    size, cap = os.path.getsize(path), extension_bytes_cap(os.environ)
+    if size > cap:
+        raise KBError(f"{shown} is {size / 2**20:.0f} MiB; an extension is at most {cap >> 20} MiB "
+                      f"(split it, or raise RECIPEKG_MAX_EXTENSION_MB)", file=shown)
 
 
 def validated_build(extensions: list, shacl: bool = True):

@@ -81,7 +81,8 @@ def _term(term, path: Path, data: bytes) -> "str | Lit":
         return "_:" + term.value
     if isinstance(term, ox.Literal):
         return Lit(term.value, term.datatype.value, term.language)
-    line = next((n for n, text in enumerate(data.decode("utf-8").splitlines(), 1) if "<<" in text), 1)
+    line = next((n for n, text in enumerate(data.decode("utf-8").splitlines(), 1)
+                 if "<<" in text.split("#", 1)[0]), 1)
     raise KBError("a quoted triple (RDF-star '<< ... >>'): the KB is plain Turtle 1.1", file=str(path),
                   line=line, column=1, source_line=_line(data, line),
                   suggestions=["state the triple itself, or describe it with a node of its own"])
@@ -101,6 +102,7 @@ def _line(data: bytes, lineno: int | None) -> str:
 
 
 _PREFIX = re.compile(r"^\s*@?prefix\s+([A-Za-z][\w.-]*)?:\s*<([^>]*)>", re.I)
+_BASE_LINE = re.compile(r"^\s*@?base\s+<([^>]*)>", re.I)
 _SUBJECT = re.compile(r"^([A-Za-z][\w.-]*)?:((?:[\w.-]|%[0-9A-Fa-f]{2})*)\s|^<([^>]+)>\s")
 
 
@@ -110,14 +112,19 @@ def subject_lines(path: Path) -> dict[str, int]:
     Maps an IRI to the 1-based line where it first appears at the start of a line, which is
     how every file in this project is laid out; messages use it as ``file:line``.
     """
+    from urllib.parse import urljoin
+
     prefixes: dict[str, str] = {}
     found: dict[str, int] = {}
+    base = path.resolve().as_uri()
     text = path.read_bytes().decode("utf-8-sig", "replace")  # read_turtle reports bad bytes
     for number, line in enumerate(text.splitlines(), 1):
         if m := _PREFIX.match(line):
-            prefixes[m.group(1) or ""] = m.group(2)
+            prefixes[m.group(1) or ""] = urljoin(base, m.group(2))
+        elif m := _BASE_LINE.match(line):
+            base = urljoin(base, m.group(1))
         elif m := _SUBJECT.match(line):
-            iri = m.group(3) or prefixes.get(m.group(1) or "", "\0") + m.group(2)
+            iri = urljoin(base, m.group(3)) if m.group(3) else prefixes.get(m.group(1) or "", "\0") + m.group(2)
             found.setdefault(iri, number)
     return found
 

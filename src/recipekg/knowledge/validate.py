@@ -34,6 +34,7 @@ from pathlib import Path
 
 from recipekg.knowledge.compiler import BOUND_PROPERTIES, Index
 from recipekg.errors import KBError
+from recipekg.knowledge.extensions import extension_violations
 from recipekg.knowledge.rdfio import locate
 from recipekg.knowledge.rdfio import Lit, Triple, quiet_rdflib, read_turtle
 from recipekg.knowledge.terms import BASE, CITO, PROV, RDF, RDFS, RKG, SKOS, XSD
@@ -57,40 +58,92 @@ class Violation:
 
 def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation]:
     """All violations of the merged files, sorted by file and line."""
-    triples, found = [], []
+    per_file, found = [], []
     for path in paths:
         try:
-            triples.extend(read_turtle(path))
+            per_file.append((path, read_turtle(path)))
         except KBError as exc:
             found.append(Violation(exc.file or str(path), exc.line or 1,
                                    f"column {exc.column}: {exc.message}"))
     if found:
         return sorted(found)
-    where = locate(paths)
+    triples = [t for _, ts in per_file for t in ts]
+    bundled = _bundled_paths()
+    extensions = [(p, ts) for p, ts in per_file if os.path.abspath(p) not in bundled]
+    where = {**_blank_lines(per_file), **locate(paths)}
+    own_where = {**where, **locate([p for p, _ in extensions])}
     first = (str(paths[0]), 1) if paths else ("<none>", 1)
 
-    def at(iri: str, message: str) -> Violation:
-        file, line = where.get(iri, first)
+    def at(iri: str, message: str, places=where) -> Violation:
+        file, line = places.get(iri, first)
         return Violation(file, line, message)
 
     ix = Index(triples)
+    if extensions:
+        inside = [t for p, ts in per_file if os.path.abspath(p) in bundled for t in ts]
+        found += [at(s, m, own_where) for s, m in
+                  extension_violations(inside, [t for _, ts in extensions for t in ts])]
     found += [at(s, m) for s, m in _structure(triples, ix)]
     found += [at(s, m) for s, m in _provenance(ix)]
     found += [at(s, m) for s, m in _citations(ix, bundled=_bundled_subjects(where))]
     found += [at(s, m) for s, m in _labels(ix)]
     found += [at(s, m) for s, m in _conditions(ix)]
+    found += [at(s, m) for s, m in _formulas(ix)]
     found += [at(s, m) for s, m in _literals(triples, set(ix.instances(RKG.Constant)))]
+    found += [at(s, m) for s, m in _ranges(triples, ix)]
     found += [at(s, m) for s, m in _contradictions(triples, ix)]
     if shapes is not None:
         found += [at(s, m) for s, m in _shacl(triples, shapes)]
     return sorted(set(found))
 
 
+def _bundled_paths() -> set[str]:
+    from recipekg.knowledge.resources import bundled_paths
+
+    return {os.path.abspath(p) for p in bundled_paths()}
+
+
+def _blank_lines(per_file) -> dict[str, tuple[str, int]]:
+    """Each blank node → the file it came from and the first line there that opens one."""
+    out = {}
+    for path, triples in per_file:
+        blanks = {x for t in triples for x in (t.s, t.o) if isinstance(x, str) and x.startswith("_:")}
+        if blanks:
+            text = path.read_bytes().decode("utf-8", "replace").splitlines()
+            line = next((n for n, row in enumerate(text, 1) if "[" in row or "_:" in row), 1)
+            out.update(dict.fromkeys(blanks, (str(path), line)))
+    return out
+
+
+def _formulas(ix: Index):
+    """Every expression parses as arithmetic, assigns its rkg:output, and reads only constants
+    the KB defines (``c_...`` names)."""
+    from recipekg.errors import FormulaError
+    from recipekg.plan.expr import parse_formula
+
+    symbols = {ix.text(c, RKG.symbol) for c in ix.instances(RKG.Constant)}
+    for f in ix.instances_of(RKG.Formula):
+        text = ix.text(f, RKG.expression)
+        if text is None:
+            continue
+        try:
+            parsed = parse_formula(text)
+        except FormulaError as exc:
+            yield (f, f"{_short(f)}: {exc.message}")
+            continue
+        output = ix.text(f, RKG.output)
+        if output is not None and output != parsed.output:
+            yield (f, f"{_short(f)} computes {parsed.output!r} but its rkg:output is {output!r}")
+        for name in sorted(n for n in parsed.names if n.startswith("c_") and n not in symbols):
+            yield (f, f"{_short(f)} reads {name!r}, which no constant of the KB defines (rkg:symbol)")
+
+
 def _structure(triples: list[Triple], ix: Index):
     described = set(ix.spo)
     for s, p, o in triples:
         if s.startswith("_:") or (isinstance(o, str) and o.startswith("_:")):
-            yield (s, f"blank node in '{_short(s)} {_short(p)}': give every node an IRI")
+            shown = "" if s.startswith("_:") else f" in '{_short(s)} {_short(p)}'"
+            yield (s, f"blank node ('[ ... ]' or '_:'){shown}: give every node an IRI")
         elif isinstance(o, str) and o.startswith(BASE) and o not in described and p != RDF.type:
             yield (s, f"{_short(o)} is used by {_short(s)} but never described (misspelled id?)")
     for s in described:
@@ -150,9 +203,7 @@ def _citations(ix: Index, bundled: set[str]):
 
 def _bundled_subjects(where: dict[str, tuple[str, int]]) -> set[str]:
     """The subjects described first in a bundled file (the rest come from extensions)."""
-    from recipekg.knowledge.resources import bundled_paths
-
-    bundled = {os.path.abspath(p) for p in bundled_paths()}
+    bundled = _bundled_paths()
     return {s for s, (file, _) in where.items() if os.path.abspath(file) in bundled}
 
 
@@ -222,6 +273,29 @@ def _literals(triples: list[Triple], constants: set[str]):
         elif p in _NUMERIC_PROPS or (p == RKG.value and s in constants):
             shown = o.lexical if isinstance(o, Lit) else _short(o)
             yield (s, f"{_short(p)} must be a typed number (xsd:double), not {shown!r}")
+
+
+_INTEGER = {XSD.integer, XSD.int, XSD.long}
+_COMPATIBLE = {XSD.double: _NUMERIC, XSD.integer: _INTEGER, XSD.boolean: {XSD.boolean},
+               XSD.anyURI: {XSD.anyURI}, XSD.string: {XSD.string, RDF.term("langString")}}
+
+
+def _ranges(triples: list[Triple], ix: Index):
+    """Every object fits its property's rdfs:range: a literal of a compatible datatype for a
+    datatype range (a number for xsd:double, ...), a node for a class range."""
+    ranges = {p: ix.one(p, RDFS.range) for p in ix.spo if p.startswith(str(RKG)) and ix.one(p, RDFS.range)}
+    for s, p, o in triples:
+        expected = ranges.get(p)
+        if expected is None or p in _NUMERIC_PROPS:  # _literals reports those
+            continue
+        if expected in _COMPATIBLE:
+            if not isinstance(o, Lit) or o.datatype not in _COMPATIBLE[expected]:
+                shown = f"{o.lexical!r} ({_short(o.datatype)})" if isinstance(o, Lit) else _short(o)
+                yield (s, f"{_short(p)} takes {_short(expected)} values, not {shown}")
+            elif expected == XSD.boolean and o.lexical not in ("true", "false", "1", "0"):
+                yield (s, f"{_short(p)} takes true or false, not {o.lexical!r}")
+        elif isinstance(o, Lit) and not expected.startswith(str(XSD)):
+            yield (s, f"{_short(p)} links to a node ({_short(expected)}), not the text {o.lexical!r}")
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

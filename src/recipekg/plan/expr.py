@@ -48,6 +48,10 @@ from recipekg.errors import FormulaError
 #: quantity underflows to 0 or overflows to infinity.
 SCALE = (1e-30, 1e40)
 
+#: The longest formula text accepted: the KB's longest is a few hundred characters; the cap
+#: keeps parsing and evaluating bounded whatever an extension holds (docs/security.md).
+MAX_FORMULA, MAX_DEPTH = 2_000, 100
+
 __all__ = ["Q", "Formula", "parse_formula", "evaluate", "solve", "substitute", "as_q"]
 
 
@@ -193,10 +197,14 @@ def parse_formula(text: str) -> Formula:
     Traceback (most recent call last):
     recipekg.errors.FormulaError: 'x = y if z else 1': a conditional expression is not allowed
     """
+    if len(text) > MAX_FORMULA:
+        raise FormulaError(f"{text[:40]!r}...: {len(text)} characters (a formula has at most {MAX_FORMULA})")
     try:
         tree = ast.parse(text.strip(), mode="exec")
     except SyntaxError as exc:
         raise FormulaError(f"{text!r}: not an expression ({exc.msg})") from None
+    except (RecursionError, MemoryError):
+        raise FormulaError(f"{text[:40]!r}...: nested too deeply") from None
     if (len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign)
             or len(tree.body[0].targets) != 1 or not isinstance(tree.body[0].targets[0], ast.Name)):
         raise FormulaError(f"{text!r}: expected 'output = expression'")
@@ -211,10 +219,13 @@ _WHAT = {ast.Attribute: "attribute access", ast.Subscript: "indexing", ast.List:
          ast.Compare: "a comparison", ast.BoolOp: "a boolean operator", ast.JoinedStr: "an f-string"}
 
 
-def _check(node: ast.AST, text: str, names: set[str]) -> None:
+def _check(node: ast.AST, text: str, names: set[str], depth: int = 0) -> None:
     def refuse(what: str):
         raise FormulaError(f"{text!r}: {what} is not allowed")
 
+    if depth > MAX_DEPTH:
+        refuse(f"nesting deeper than {MAX_DEPTH}")
+    depth += 1
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             refuse(f"the literal {node.value!r}")
@@ -225,12 +236,12 @@ def _check(node: ast.AST, text: str, names: set[str]) -> None:
     elif isinstance(node, ast.BinOp):
         if type(node.op) not in _BINOPS:
             refuse(f"the operator {type(node.op).__name__}")
-        _check(node.left, text, names)
-        _check(node.right, text, names)
+        _check(node.left, text, names, depth)
+        _check(node.right, text, names, depth)
     elif isinstance(node, ast.UnaryOp):
         if not isinstance(node.op, (ast.USub, ast.UAdd)):
             refuse(f"the operator {type(node.op).__name__}")
-        _check(node.operand, text, names)
+        _check(node.operand, text, names, depth)
     elif isinstance(node, ast.Call):
         if isinstance(node.func, ast.Attribute):
             refuse("attribute access")
@@ -241,7 +252,7 @@ def _check(node: ast.AST, text: str, names: set[str]) -> None:
         if len(node.args) not in FUNCTIONS[node.func.id][1]:
             refuse(f"{node.func.id}() with {len(node.args)} arguments")
         for a in node.args:
-            _check(a, text, names)
+            _check(a, text, names, depth)
     else:
         refuse(_WHAT.get(type(node), f"a {type(node).__name__} node"))
 

@@ -40,7 +40,8 @@ with its line, column and length; the caller attaches the source text
 
 from __future__ import annotations
 
-from recipekg.errors import InternalError, RecipeKGError
+from recipekg.errors import InternalError, RecipeKGError, UsageError
+from recipekg.limits import MAX_QUERY_CHARS, MAX_STATEMENTS
 from recipekg.query.ast import Statement
 from recipekg.query.build import AstBuilder
 from recipekg.query.lean import KEYWORDS, STATEMENT_KEYWORDS, lean_parse
@@ -58,11 +59,18 @@ def parse(text: str) -> tuple[Statement, ...]:
     ['plan where gpus = 8', 'explain vit']
     """
     if not isinstance(text, str):
-        raise TypeError(f"parse() needs a str, not {type(text).__name__}")
+        raise UsageError(f"a query is text (str), not {type(text).__name__}")
+    if len(text) > MAX_QUERY_CHARS:
+        raise UsageError(f"the query is too long: {len(text):,} characters (at most {MAX_QUERY_CHARS:,}); "
+                         f"split it into several files or calls")
     statements = lean_parse(text)
-    if statements is not None:
-        return statements
-    return full_parse(text)
+    if statements is None:
+        statements = full_parse(text)
+    if len(statements) > MAX_STATEMENTS:
+        pos = statements[MAX_STATEMENTS].pos
+        raise UsageError(f"too many statements: {len(statements)} (at most {MAX_STATEMENTS} per query text)",
+                         line=pos.line, column=pos.column)
+    return statements
 
 
 def full_parse(text: str) -> tuple[Statement, ...]:

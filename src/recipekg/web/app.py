@@ -61,6 +61,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None):
     """The Flask app over ``kb`` (default: the bundled KB merged with ``extensions``)."""
     from flask import Flask, g, render_template, request
 
+    from recipekg.errors import INTERNAL_ERROR
     from recipekg.cite.graph import CiteGraph
     from recipekg.web import views
     from recipekg.render.sources import role_text
@@ -106,7 +107,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None):
     @app.errorhandler(500)
     def internal_error(_):
         return render_template("not_found.html", what="answer", name=request.full_path.rstrip("?"), suggestions=[],
-                               message="recipekg failed on this request: that is a bug, please report it."), 500
+                               message=f"recipekg: {INTERNAL_ERROR} (this request failed on our side)."), 500
 
     @app.errorhandler(405)
     def read_only(_):

@@ -18,10 +18,10 @@ from recipekg.cite import bundles
 from recipekg.cite.formats import reference, render
 from recipekg.cite.graph import SNAP_KEYS
 from recipekg.errors import RecipeKGError, closest
+from recipekg.limits import MAX_WEB_QUERY_CHARS
 from recipekg.render.errors import error_text
 from recipekg.web.present import answer_view, claim_details, paper_kind
 
-MAX_QUERY = 10_000
 EXAMPLES = (
     "recommend architecture where data = tabular and rows = 30k",
     "recommend architecture where data = images and images between 10k and 50k top 3",
@@ -46,8 +46,8 @@ def index():
     kb, snap = _state()["kb"], _state()["kb"].snap
     q = request.args.get("q", "").strip()
     answers, error = [], None
-    if len(q) > MAX_QUERY:
-        error = f"the query is too long ({len(q)} characters; at most {MAX_QUERY})"
+    if len(q) > MAX_WEB_QUERY_CHARS:
+        error = f"the query is too long ({len(q)} characters; at most {MAX_WEB_QUERY_CHARS})"
     elif q:
         try:
             answers = kb.query(q)

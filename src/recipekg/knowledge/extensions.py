@@ -1,0 +1,121 @@
+"""What an extension may do: add nodes of its own and describe them, nothing more.
+
+An extension file is checked against the bundled KB it is merged with. It may not
+
+- add or change a triple about a bundled node (a rule, a value, a choice, a dimension...);
+- mint an IRI outside the project's instance namespaces (``kb:``, ``rule:``, ``cond:``,
+  ``dim:``, ``paper:``, ``section:``, ``formula:``, ``const:``, ``fact:``, ``citation:``),
+  or an id that is not ``[a-z0-9-]`` (``kb:café``, ``kb:My_Node``);
+- use a relative IRI or an ``@base`` that resolves to a local path;
+- use an ``rkg:`` property or class the ontology does not declare;
+- give a node a name (notation, label, alias), a constant a symbol, or a formula an output
+  that a bundled node already has, so that a query would reach the extension's node
+  instead of the bundled one.
+
+    >>> from recipekg.knowledge.rdfio import Triple, Lit
+    >>> from recipekg.knowledge.terms import RKG, SKOS, RDF, RDFS, KB
+    >>> bundled = [Triple(RKG.DataModality, RDF.type, RDFS.Class),
+    ...            Triple(KB.tabular, RDF.type, RKG.DataModality),
+    ...            Triple(KB.tabular, SKOS.notation, Lit("tabular", "xsd:string"))]
+    >>> ext = [Triple(KB.x, RDF.type, RKG.DataModality),
+    ...        Triple(KB.x, SKOS.notation, Lit("tabular", "xsd:string"))]
+    >>> [m for _, m in extension_violations(bundled, ext)]
+    ["kb:x takes the name 'tabular' of bundled kb:tabular: choose another name"]
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from recipekg.knowledge.rdfio import Lit, Triple
+from recipekg.knowledge.terms import BASE, RDF, RDFS, RKG, SKOS, local_name, shorten
+from recipekg.names import slug
+
+#: The namespaces an extension mints its nodes in (those of the bundled KB).
+INSTANCE_SPACES = ("id", "rule", "cond", "dim", "paper", "section", "formula", "const", "fact", "citation")
+_INSTANCE = re.compile(re.escape(BASE) + r"(?:%s)/[a-z0-9][a-z0-9-]*" % "|".join(INSTANCE_SPACES))
+
+
+def extension_violations(bundled: list[Triple], extension: list[Triple]) -> Iterator[tuple[str, str]]:
+    """``(subject, message)`` for every way ``extension`` would change the bundled KB."""
+    own = set(bundled)
+    subjects = {s for s, _, _ in bundled}
+    declared = {s for s in subjects if s.startswith(str(RKG))}
+    for s, p, o in extension:
+        problem = (_iri_problem(s, declared, subject=True) or _iri_problem(p, declared)
+                   or (isinstance(o, str) and not o.startswith("_:") and _iri_problem(o, declared)))
+        if problem:
+            yield (s, problem)
+        elif s in subjects and (s, p, o) not in own:
+            yield (s, f"{shorten(s)} is a bundled node: an extension adds nodes of its own and "
+                      f"cannot add '{shorten(p)}' to a bundled one")
+    yield from _collisions(bundled, extension)
+
+
+def _iri_problem(iri: str, declared: set[str], subject: bool = False) -> str | None:
+    if iri.startswith("_:"):
+        return None  # blank nodes are reported by validate's structure check
+    if not iri.startswith(("http://", "https://")):
+        return (f"<{iri}> is not an http(s) IRI (a relative IRI or an @base resolves to a local path): "
+                f"use the project's prefixes, e.g. kb:my-node")
+    if iri.startswith(str(RKG)):
+        if iri not in declared:
+            return f"{shorten(iri)} is not a term of the ontology (ontology/recipekg.ttl)"
+        return f"{shorten(iri)} is an ontology term: extensions describe instances only" if subject else None
+    if iri.startswith(BASE):
+        if not _INSTANCE.fullmatch(iri):
+            return (f"<{iri}>: an id is lowercase letters, digits and '-' in one of the project's "
+                    f"namespaces ({', '.join(p + ':' for p in ('kb', 'rule', 'cond', 'dim', 'paper'))} ...)")
+        return None
+    if subject:
+        return f"<{iri}> is outside the project's namespaces: mint extension nodes as kb:, rule:, cond: ..."
+    return None  # another vocabulary's term, or a link to the web (a DOI, a licence)
+
+
+def _names(triples: list[Triple]) -> dict[str, dict[str, set[str]]]:
+    """Node → {"name": ..., "symbol": ..., "output": ...} as queries and plan reach them."""
+    out: dict[str, dict[str, set[str]]] = {}
+    for s, p, o in triples:
+        if not isinstance(o, Lit) or s.startswith("_:"):
+            continue
+        space = {SKOS.notation: "name", SKOS.altLabel: "name", RDFS.label: "name",
+                 RKG.symbol: "symbol", RKG.output: "output"}.get(p)
+        if space:
+            out.setdefault(s, {}).setdefault(space, set()).add(o.lexical if space != "name" else slug(o.lexical))
+    return out
+
+
+def _named_kinds(triples: list[Triple]) -> set[str]:
+    """Nodes that a query reaches by name: dimensions, their values and choices (entities)."""
+    types: dict[str, set[str]] = {}
+    for s, p, o in triples:
+        if p == RDF.type and isinstance(o, str):
+            types.setdefault(s, set()).add(o)
+    return {s for s, ts in types.items()
+            if ts & {RKG.Dimension} or any(t.startswith(str(RKG)) and t not in _UNNAMED for t in ts)}
+
+
+_UNNAMED = {RKG.Rule, RKG.DefaultRule, RKG.ComparisonRule, RKG.Condition, RKG.Paper, RKG.Reference,
+            RKG.Section, RKG.Fact, RKG.ComputeEstimate, RKG.Procedure, RKG.OrderedProcedure,
+            RKG.ScoringModel, RKG.Formula, RKG.Constant, RKG.Strength}
+
+
+def _collisions(bundled: list[Triple], extension: list[Triple]) -> Iterator[tuple[str, str]]:
+    taken: dict[tuple[str, str], str] = {}
+    named = _named_kinds(bundled)
+    for s, spaces in _names(bundled).items():
+        for space, names in spaces.items():
+            if space != "name" or s in named:
+                for name in names | ({local_name(s)} if space == "name" else set()):
+                    taken.setdefault((space, name), s)
+    named_ext = _named_kinds(extension)
+    for s, spaces in sorted(_names(extension).items()):
+        for space, names in sorted(spaces.items()):
+            if space == "name" and s not in named_ext:
+                continue
+            for name in sorted(names | ({local_name(s)} if space == "name" else set())):
+                other = taken.get((space, name))
+                if other and other != s:
+                    what = {"name": "the name", "symbol": "the constant symbol", "output": "the output"}[space]
+                    yield (s, f"{shorten(s)} takes {what} {name!r} of bundled {shorten(other)}: choose another name")

@@ -1,0 +1,30 @@
+"""The caps that keep every request bounded, in one place (docs/security.md lists them).
+
+They are not claims about training runs, so they live here rather than in the KB:
+
+    >>> MAX_QUERY_CHARS, MAX_STATEMENTS
+    (100000, 200)
+    >>> extension_bytes_cap({"RECIPEKG_MAX_EXTENSION_MB": "64"}) == 64 << 20
+    True
+"""
+
+from __future__ import annotations
+
+#: A query text (CLI, file, stdin, Python API) holds at most this many characters...
+MAX_QUERY_CHARS = 100_000
+#: ...and at most this many statements.
+MAX_STATEMENTS = 200
+#: The web page's query box and /?q= take less: a URL is not a file.
+MAX_WEB_QUERY_CHARS = 10_000
+#: An extension file is at most this many MiB (about 2M triples written like the bundled KB;
+#: validating costs about 40 bytes of memory per byte of Turtle). RECIPEKG_MAX_EXTENSION_MB
+#: raises it for a machine with the memory to spare.
+MAX_EXTENSION_MB = 32
+
+
+def extension_bytes_cap(environ) -> int:
+    """The extension size cap in bytes: ``RECIPEKG_MAX_EXTENSION_MB`` if it is a positive
+    whole number, else :data:`MAX_EXTENSION_MB`."""
+    value = environ.get("RECIPEKG_MAX_EXTENSION_MB", "").strip()
+    megabytes = int(value) if value.isdigit() and int(value) > 0 else MAX_EXTENSION_MB
+    return megabytes << 20
