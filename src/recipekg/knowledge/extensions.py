@@ -74,13 +74,13 @@ def _iri_problem(iri: str, declared: set[str], subject: bool = False) -> str | N
 
 
 def _names(triples: list[Triple]) -> dict[str, dict[str, set[str]]]:
-    """Node → {"name": ..., "symbol": ..., "output": ...} as queries and plan reach them."""
+    """Node → {"name": ..., "symbol": ..., "output": ..., "kind": ...} as queries and plan reach them."""
     out: dict[str, dict[str, set[str]]] = {}
     for s, p, o in triples:
         if not isinstance(o, Lit) or s.startswith("_:"):
             continue
         space = {SKOS.notation: "name", SKOS.altLabel: "name", RDFS.label: "name",
-                 RKG.symbol: "symbol", RKG.output: "output"}.get(p)
+                 RKG.symbol: "symbol", RKG.output: "output", RKG.kindName: "kind"}.get(p)
         if space:
             out.setdefault(s, {}).setdefault(space, set()).add(o.lexical if space != "name" else slug(o.lexical))
     return out
@@ -117,5 +117,6 @@ def _collisions(bundled: list[Triple], extension: list[Triple]) -> Iterator[tupl
             for name in sorted(names | ({local_name(s)} if space == "name" else set())):
                 other = taken.get((space, name))
                 if other and other != s:
-                    what = {"name": "the name", "symbol": "the constant symbol", "output": "the output"}[space]
+                    what = {"name": "the name", "symbol": "the constant symbol", "output": "the output",
+                            "kind": "the kind name"}[space]
                     yield (s, f"{shorten(s)} takes {what} {name!r} of bundled {shorten(other)}: choose another name")

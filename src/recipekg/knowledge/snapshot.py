@@ -149,6 +149,8 @@ def _trusted(header: dict) -> bool:
 
 #: The longest header line read; a real one is a few kilobytes (one fingerprint per input).
 HEADER_LIMIT = 1 << 20
+#: A cache file larger than this is not read but rebuilt (a 1M-triple KB compiles to far less).
+MAX_SNAPSHOT_BYTES = 1 << 30
 
 
 def _read(target: str) -> tuple[dict | None, memoryview | bytes]:
@@ -184,7 +186,7 @@ def _regular_file_bytes(target: str) -> bytes | None:
     fd = os.open(target, flags)
     with os.fdopen(fd, "rb") as f:
         info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SNAPSHOT_BYTES:
             return None
         return f.read(info.st_size)
 
@@ -235,7 +237,7 @@ def _write(target: str, header: dict, payload: bytes) -> None:
     folder = os.path.dirname(target)
     tmp = None
     try:
-        os.makedirs(folder, exist_ok=True)
+        os.makedirs(folder, mode=0o700, exist_ok=True)  # the user's own: see docs/security.md
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".snapshot-", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -1,0 +1,118 @@
+"""Fuzzing the whole answering path: statements built from the KB's own vocabulary, mutated
+examples and raw text, through the API and every output format, then a sample through the
+real executable. The only outcomes allowed are an answer (exit 0) or the user's error (exit 2,
+one of recipekg's errors with a position); never a bug (exit 1), a traceback or a hang."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from recipekg.cli.respond import exit_status
+from recipekg.errors import RecipeKGError
+from recipekg.render.answers import render_answers
+from strategies import mutated_queries
+
+FORMATS = ("text", "json", "markdown")
+NUMBERS = ["0", "1", "8", "30k", "1.5M", "7B", "7 billion", "1e-200", "1e400", "80GB", "80Gb", "3.35TB/s",
+           "2 weeks", "14d", "0.4", "40%", "-3", "1_000", "nan", "inf", "9" * 40]
+BY_KIND = {"count": ["1", "8", "64", "30k", "1.5M", "7B", "70B", "1.4T"], "bytes": ["24GB", "80GB", "1TB"],
+           "duration": ["10h", "14d", "2 weeks"], "ratio": ["0.4", "40%"]}
+CONNECT = [" and ", " AND ", "\nand "]
+
+
+@st.composite
+def vocabulary_statements(draw, snap):
+    """A statement a user could type: real kinds, dimensions, values and choices, some wrong."""
+    dims = snap["dimensions"]
+    choices = sorted({n["id"] for n in snap["nodes"].values() if n["kinds"]})
+    head = draw(st.sampled_from(["recommend", "plan", "explain"]))
+    if head == "recommend":
+        text = "recommend " + draw(st.sampled_from(sorted(dict(snap["kinds"])) + ["widget"]))
+    elif head == "explain":
+        text = "explain " + draw(st.sampled_from(choices + ['"8-bit Adam"', "nothing-here"]))
+    else:
+        text = "plan"
+    parts = [draw(st.sampled_from(["params = 7B", "params = 70B and tokens = 2T", "flops = 1e21", "params = 125M",
+                                   "params = 7B and gpus = 8 and hardware = h100"]))] if head == "plan" else []
+    for _ in range(draw(st.integers(0, 4))):
+        name = draw(st.sampled_from(sorted(dims) + ["colour"]))
+        dim = dims.get(name, {})
+        values = sorted(dim.get("values", {})) or BY_KIND.get(dim.get("kind"), NUMBERS)
+        if draw(st.integers(0, 9)) == 0:
+            values = NUMBERS + ["tabular", "h100"]  # now and then, the wrong sort of value
+        ops = ["=", "=", "=", "!=", "in"] if dim.get("values") else ["=", "<", "<=", ">", ">=", "between"]
+        op = draw(st.sampled_from(ops))
+        if op == "in":
+            parts.append(f"{name} in ({', '.join(draw(st.lists(st.sampled_from(values), min_size=1, max_size=3)))})")
+        elif op == "between":
+            parts.append(f"{name} between {draw(st.sampled_from(NUMBERS))} and {draw(st.sampled_from(NUMBERS))}")
+        else:
+            parts.append(f"{name} {op} {draw(st.sampled_from(values))}")
+    if parts:
+        text += " where " + draw(st.sampled_from(CONNECT)).join(parts)
+    if head == "recommend" and draw(st.booleans()):
+        text += f" top {draw(st.integers(0, 30))}"
+    return text
+
+
+def outcome(kb, text: str, fmt: str) -> int:
+    """The exit status the CLI would give, after rendering in ``fmt``."""
+    try:
+        out = render_answers(kb.query(text), fmt)
+    except RecipeKGError as exc:
+        assert exc.kind != "internal", f"{text!r}: {exc}"
+        from recipekg.render.errors import error_output
+
+        error_output(exc, fmt)  # the error renders too
+        return exit_status(exc)
+    assert isinstance(out, str)
+    if fmt == "json":
+        json.loads(out)
+    return 0
+
+
+def test_vocabulary_statements_answer_or_fail_cleanly_in_every_format(kb):
+    @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(vocabulary_statements(kb.snap), st.sampled_from(FORMATS))
+    def check(text, fmt):
+        assert outcome(kb, text, fmt) in (0, 2)
+
+    check()
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(mutated_queries(), st.text(max_size=200)), st.sampled_from(FORMATS))
+def test_mutated_and_raw_text_answer_or_fail_cleanly(kb, text, fmt):
+    assert outcome(kb, text, fmt) in (0, 2)
+
+
+def _executable(args: list[str], stdin: bytes | None = None, env_extra: dict | None = None):
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run([sys.executable, "-m", "recipekg", *args], input=stdin, capture_output=True,
+                          env=env, timeout=60)
+
+
+@pytest.mark.slow
+def test_the_executable_never_prints_a_traceback(kb):
+    """A sample through the real process (fast lane, click, stdin, odd bytes, a strict locale)."""
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(vocabulary_statements(kb.snap), st.sampled_from(FORMATS), st.sampled_from(["arg", "stdin", "ascii"]))
+    def check(text, fmt, how):
+        if how == "arg":
+            done = _executable(["query", text, "--format", fmt])
+        elif how == "stdin":
+            done = _executable(["query", "--format", fmt], stdin=text.encode() + b"\xff\xfe")
+        else:
+            done = _executable(["query", text, "--format", fmt],
+                               env_extra={"LC_ALL": "C", "PYTHONIOENCODING": "ascii:strict"})
+        assert done.returncode in (0, 2), done.stderr
+        assert b"Traceback" not in done.stderr + done.stdout
+
+    check()
