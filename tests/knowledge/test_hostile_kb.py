@@ -47,6 +47,16 @@ def test_loading_it_raises_a_kb_error_at_the_extension(path):
     assert caught.value.file == str(path)
 
 
+def test_a_formula_of_200000_terms_is_refused_not_recursed_into(tmp_path):
+    head = (CORPUS[0].parent / "redefine-value.ttl").read_text(encoding="utf-8").split("\n\n")[0].split("\n", 1)[1]
+    path = tmp_path / "huge.ttl"
+    path.write_text(head + "\n\nformula:huge a rkg:Formula ; rdfs:label \"Huge\" ; rkg:output \"m\" ;\n"
+                    "    prov:wasDerivedFrom kb:reference ;\n"
+                    f"    rkg:expression \"m = {'+'.join(['params'] * 200_000)}\" .\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", "--no-shacl", str(path)])
+    assert result.exit_code == 2 and f"{path}:" in result.output and "at most 2000" in result.output
+
+
 def test_an_oversized_extension_is_refused_before_it_is_read(tmp_path, monkeypatch):
     big = tmp_path / "big.ttl"
     big.write_bytes(b"# padding\n" * 120_000)  # about 1.1 MiB
