@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import recipekg
 from recipekg.knowledge import resources as files
 from recipekg.knowledge import loader, snapshot
+from recipekg.knowledge.shards import materialize
 from recipekg.knowledge.compiler import compile_graph
 from recipekg.errors import KBError, RecipeKGError
 from recipekg.api import KnowledgeBase
@@ -70,13 +71,20 @@ def test_the_snapshot_file_is_a_json_header_and_marshalled_builtins(data_root, b
     raw = _cache_file().read_bytes()
     line, _, payload = raw.partition(b"\n")
     header = json.loads(line)
-    assert header["magic"] == "recipekg-snapshot" and header["codec"] == "marshal"
+    assert header["magic"] == "recipekg-snapshot" and header["codec"] == "marshal-shards"
     assert header["length"] == len(payload)
-    snap = marshal.loads(payload)
+    core, shards = marshal.loads(payload[:header["core"]]), payload[header["core"]:]
+    tables = []
 
     def walk(x):
-        assert type(x) in (dict, list, str, int, float, bool, type(None)), type(x)
-        if type(x) is dict:
+        assert type(x) in (dict, list, tuple, str, int, float, bool, type(None)), type(x)
+        if type(x) is tuple:  # a large container: kind, size, a table of shards
+            assert x[0] in ("map", "list") and type(x[1]) is int
+            tables.append(x)
+            for row in x[2]:
+                offset, length = row[-3], row[-2]
+                walk(marshal.loads(shards[offset:offset + length]))
+        elif type(x) is dict:
             for k, v in x.items():
                 assert type(k) is str
                 walk(v)
@@ -84,8 +92,10 @@ def test_the_snapshot_file_is_a_json_header_and_marshalled_builtins(data_root, b
             for v in x:
                 walk(v)
 
-    walk(snap)
-    assert snap == kb.snap
+    walk(core)
+    assert any(t[0] == "map" for t in tables) and any(t[0] == "list" for t in tables)
+    snap = materialize(kb.snap)
+    assert snap == materialize(KnowledgeBase.load(use_cache=False).snap)
     assert json.loads(json.dumps(snap)) == snap  # nothing JSON could not say either
 
 
@@ -93,7 +103,7 @@ def test_fresh_and_cached_snapshots_are_the_same_data_in_the_same_order(data_roo
     fresh = KnowledgeBase.load(use_cache=False).snap
     KnowledgeBase.load()
     cached = KnowledgeBase.load().snap
-    assert json.dumps(fresh) == json.dumps(cached)
+    assert json.dumps(fresh) == json.dumps(materialize(cached))
 
 
 # ============================================================================ damaged files
@@ -102,10 +112,10 @@ def _truncate(path: Path) -> None:
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
 
 
-def _flip_payload_byte(path: Path) -> None:
+def _flip_core_byte(path: Path) -> None:
     raw = bytearray(path.read_bytes())
-    i = raw.index(b"\n") + 1 + (len(raw) - raw.index(b"\n")) // 2
-    raw[i] ^= 0x40
+    header = json.loads(raw[:raw.index(b"\n")])
+    raw[raw.index(b"\n") + 1 + header["core"] // 2] ^= 0x40
     path.write_bytes(bytes(raw))
 
 
@@ -129,7 +139,7 @@ def _not_a_snapshot(path: Path) -> None:
     line, _, _ = path.read_bytes().partition(b"\n")
     header = json.loads(line)
     header.pop("crc32")
-    snapshot._write(str(path), header, marshal.dumps(["not", "a", "snapshot"]))
+    snapshot._write(str(path), header, marshal.dumps(["not", "a", "snapshot"]), b"")
 
 
 def _foreign(path: Path) -> None:
@@ -161,10 +171,10 @@ def _forged_inputs(path: Path) -> None:
     header = json.loads(line)
     header.pop("crc32")
     header["inputs"] = [1, 2, 3]
-    snapshot._write(str(path), header, payload)
+    snapshot._write(str(path), header, payload[:header["core"]], payload[header["core"]:])
 
 
-@pytest.mark.parametrize("damage", [_truncate, _flip_payload_byte, _other_key, _garbage, _empty,
+@pytest.mark.parametrize("damage", [_truncate, _flip_core_byte, _other_key, _garbage, _empty,
                                     _not_a_snapshot, _foreign, _deep_header, _symlink_to_dev_zero, _fifo,
                                     _forged_inputs])
 def test_a_damaged_or_foreign_snapshot_is_rebuilt_never_trusted(data_root, builds, damage):
@@ -174,6 +184,39 @@ def test_a_damaged_or_foreign_snapshot_is_rebuilt_never_trusted(data_root, build
     before = builds["n"]
     assert _reference(KnowledgeBase.load()) == reference
     assert builds["n"] == before + 1, "the damaged file was trusted"
+    assert _reference(KnowledgeBase.load()) == reference
+    assert builds["n"] == before + 1, "the rebuilt snapshot was not cached"
+
+
+def test_a_damaged_shard_is_rebuilt_when_read_and_the_answer_stays_right(data_root, builds):
+    """Flip one byte in every shard: the first shard a query reads fails its CRC, the snapshot
+    is rebuilt from the Turtle files once, the answer is the same, and the cache is rewritten."""
+    reference = _reference(KnowledgeBase.load())
+    path = _cache_file()
+    raw = bytearray(path.read_bytes())
+    end = raw.index(b"\n")
+    header = json.loads(raw[:end])
+    start = end + 1 + header["core"]
+    core = marshal.loads(bytes(raw[end + 1:start]))
+    rows = []
+
+    def tables(x):
+        if type(x) is tuple:
+            rows.extend(x[2])
+        elif type(x) is dict:
+            for v in x.values():
+                tables(v)
+        elif type(x) is list:
+            for v in x:
+                tables(v)
+
+    tables(core)
+    for row in rows:
+        raw[start + row[-3] + row[-2] // 2] ^= 0x40
+    path.write_bytes(bytes(raw))
+    before = builds["n"]
+    assert _reference(KnowledgeBase.load()) == reference
+    assert builds["n"] == before + 1
     assert _reference(KnowledgeBase.load()) == reference
     assert builds["n"] == before + 1, "the rebuilt snapshot was not cached"
 

@@ -4,10 +4,16 @@ The RDF files stay the source of truth. What the query path needs is compiled on
 caller's ``build``, normally :func:`recipekg.knowledge.loader.compile_files`) and cached as
 one file per set of input files::
 
-    {"magic": "recipekg-snapshot", "format": 2, "codec": "marshal", "key": "<sha256>",
+    {"magic": "recipekg-snapshot", "format": 4, "codec": "marshal-shards", "key": "<sha256>",
      "stamp_ns": t, "inputs": [[path, size, mtime_ns, ctime_ns, inode], ...], "length": n,
-     "crc32": c}
-    <payload: marshal of builtin types (dict, list, str, int, float, bool, None)>
+     "core": c, "crc32": x}
+    <core: marshal of builtin types (dict, list, str, int, float, bool, None, and tuples
+     that mark the large containers)>
+    <shards: the large containers' entries, a marshal blob of at most 32 entries each>
+
+The file is memory-mapped, not read: a query decodes the core (the small parts and one
+table per large container) and then only the shards holding the entries it reads
+(:mod:`recipekg.knowledge.shards`), so its cost does not grow with the KB.
 
 ``key`` is the SHA-256 of the package version, the snapshot format and every input file's
 name and bytes (:func:`input_key`): the content is the key. Reading the bytes of every
@@ -19,12 +25,15 @@ A fingerprint taken within :data:`RACY_NS` of the file's own modification time i
 trusted (a second edit in the same clock tick would keep size and times), as git does.
 
 A truncated, corrupt, foreign or stale file fails the checks (magic, format, length, a
-CRC-32 over the header's fields and the payload, the payload's own format field, the
-fingerprints or the key) and is rebuilt, never trusted. The CRC detects damage, not
-forgery: whoever can write the user's cache folder can write a file that passes. The payload is plain data:
-loading it executes nothing (marshal of builtin types, no pickle, and it is checked before
-it is decoded). Writes go to a temporary file in the same folder that is renamed over the
-target, so two processes at once each read a whole old file or a whole new one.
+CRC-32 over the header's fields and the core, the core's own format field, the fingerprints
+or the key) and is rebuilt, never trusted. Each shard has its own CRC-32 in the core's
+tables, checked when the shard is first read: a damaged shard makes the snapshot rebuild
+itself from the Turtle files (and the cache file be rewritten), and the answer comes from
+the rebuilt data. The CRCs detect damage, not forgery: whoever can write the user's cache
+folder can write a file that passes. The data is plain: loading it executes nothing
+(marshal of builtin types, no pickle, and each part is checked before it is decoded). Writes
+go to a temporary file in the same folder that is renamed over the target, so two processes
+at once each map a whole old file or a whole new one.
 
     >>> from recipekg.knowledge.loader import compile_files
     >>> from recipekg.knowledge.resources import bundled_paths
@@ -42,8 +51,9 @@ import time
 from recipekg.version import __version__
 
 #: The shape of the compiled data (knowledge/compiler.py); a change rebuilds every cached snapshot.
-SNAPSHOT_FORMAT = 3
+SNAPSHOT_FORMAT = 4
 MAGIC = "recipekg-snapshot"
+CODEC = "marshal-shards"
 #: A file modified this close to (or after) the moment its fingerprint was taken is hashed.
 RACY_NS = 2_000_000_000
 _NAME = "snapshot-"
@@ -100,25 +110,35 @@ def load_snapshot(paths, *, build, use_cache: bool = True, variant: str = "") ->
     target = snapshot_path(paths, variant)
     stamp = time.time_ns()
     inputs = _fingerprints(paths)
-    header, payload = _read(target)
+    cached = _read(target)
     key = None
-    if header is not None and header.get("variant", "") == variant:  # else a clash of names
+
+    def rebuild() -> dict:  # a damaged shard, found while answering: build afresh, once
+        return _build_and_cache(build, paths, target, variant, key or input_key(paths), stamp, inputs)
+
+    if cached is not None and cached[0].get("variant", "") == variant:  # else a clash of names
+        header, core, shards = cached
         if inputs is not None and header.get("inputs") == inputs and _trusted(header):
-            snap = _decode(payload)
+            snap = _decode(core, shards, rebuild)
             if snap is not None:
                 return snap
         key = input_key(paths)
-        if header.get("key") == key and (snap := _decode(payload)) is not None:
+        if header.get("key") == key and (snap := _decode(core, shards, rebuild)) is not None:
             fresh = {"stamp_ns": stamp, "inputs": inputs}
             if inputs is not None and _trusted(fresh):  # same content, new fingerprints (touch)
-                _write(target, dict(header, **fresh), payload)
+                _write(target, dict(header, **fresh), bytes(core), bytes(shards))
             return snap
-    key = key or input_key(paths)
+    return _build_and_cache(build, paths, target, variant, key or input_key(paths), stamp, inputs)
+
+
+def _build_and_cache(build, paths: list[str], target: str, variant: str, key: str, stamp: int, inputs) -> dict:
+    from recipekg.knowledge.shards import split
+
     snap = _built(build, paths)
     if inputs is not None and _fingerprints(paths) == inputs:  # unchanged while building
-        payload = marshal.dumps(snap)
-        _write(target, {"magic": MAGIC, "format": SNAPSHOT_FORMAT, "codec": "marshal", "variant": variant,
-                        "key": key, "stamp_ns": stamp, "inputs": inputs}, payload)
+        core, shards = split(snap)
+        _write(target, {"magic": MAGIC, "format": SNAPSHOT_FORMAT, "codec": CODEC, "variant": variant,
+                        "key": key, "stamp_ns": stamp, "inputs": inputs}, marshal.dumps(core), shards)
     return snap
 
 
@@ -153,42 +173,49 @@ HEADER_LIMIT = 1 << 20
 MAX_SNAPSHOT_BYTES = 1 << 30
 
 
-def _read(target: str) -> tuple[dict | None, memoryview | bytes]:
-    """The header and payload of a cache file whose bytes are whole and its own. Only a
-    regular file is read (no symlink, FIFO or device: opened without following links and
-    without blocking), only as many bytes as its header announces, and a header nested too
-    deep to parse is damage like any other."""
+def _read(target: str):
+    """``(header, core, shards)`` of a cache file whose header and core are whole and its own
+    (each shard carries its own CRC, checked when it is read), or None. Only a regular file
+    is opened (no symlink, FIFO or device: opened without following links and without
+    blocking), mapped rather than read, and a header nested too deep to parse is damage like
+    any other."""
     import json
 
     try:
-        raw = _regular_file_bytes(target)
-        if raw is None:
-            return None, b""
-        end = raw.find(b"\n", 0, HEADER_LIMIT)
-        header = json.loads(raw[:end])
-        payload = memoryview(raw)[end + 1:]  # no copy of a payload that may weigh 50 MB
-        if (end >= 0 and isinstance(header, dict) and header.get("magic") == MAGIC
-                and header.get("format") == SNAPSHOT_FORMAT and header.get("codec") == "marshal"
-                and header.get("length") == len(payload) and isinstance(header.get("key"), str)
-                and _fingerprint_list(header.get("inputs")) and isinstance(header.get("stamp_ns"), int)
-                and header.pop("crc32", None) == _checksum(header, payload)):
-            return header, payload
+        mapped = _map_regular_file(target)
+        if mapped is None:
+            return None
+        end = mapped.find(b"\n", 0, HEADER_LIMIT)
+        header = json.loads(mapped[:end]) if end > 0 else None
+        view = memoryview(mapped)
+        if (isinstance(header, dict) and header.get("magic") == MAGIC
+                and header.get("format") == SNAPSHOT_FORMAT and header.get("codec") == CODEC
+                and header.get("length") == len(view) - end - 1 and isinstance(header.get("core"), int)
+                and 0 < header["core"] <= header["length"] and isinstance(header.get("key"), str)
+                and _fingerprint_list(header.get("inputs")) and isinstance(header.get("stamp_ns"), int)):
+            core = view[end + 1:end + 1 + header["core"]]
+            if header.pop("crc32", None) == _checksum(header, core):
+                return header, core, view[end + 1 + header["core"]:]
     except (OSError, ValueError, UnicodeDecodeError, TypeError, RecursionError):
         pass
-    return None, b""
+    return None
 
 
-def _regular_file_bytes(target: str) -> bytes | None:
-    """The bytes of ``target`` if it is a regular file (not through a symlink), else None."""
+def _map_regular_file(target: str):
+    """A read-only memory map of ``target`` if it is a non-empty regular file (not through a
+    symlink) of at most MAX_SNAPSHOT_BYTES, else None."""
+    import mmap
     import stat
 
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(target, flags)
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SNAPSHOT_BYTES:
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or not 0 < info.st_size <= MAX_SNAPSHOT_BYTES:
             return None
-        return f.read(info.st_size)
+        return mmap.mmap(fd, info.st_size, access=mmap.ACCESS_READ)
+    finally:
+        os.close(fd)
 
 
 def _fingerprint_list(inputs) -> bool:
@@ -207,33 +234,31 @@ def _checksum(header: dict, payload: bytes) -> int:
     return crc32(payload, crc32(fields))
 
 
-def _decode(payload) -> dict | None:
-    """The snapshot in ``payload``: builtin data only, checked for its own format field."""
-    import gc
+def _decode(core, shards, rebuild) -> dict | None:
+    """The snapshot: the core decoded (builtin data only, checked for its own format field)
+    and its large containers as views that decode a shard when first read
+    (:mod:`recipekg.knowledge.shards`)."""
+    from recipekg.knowledge.shards import Source, join
 
-    enabled = gc.isenabled()
-    gc.disable()  # millions of new containers would trigger useless collections: twice as fast
     try:
-        snap = marshal.loads(payload)
+        snap = marshal.loads(core)
     except (ValueError, EOFError, TypeError):
         return None
-    finally:
-        if enabled:
-            gc.enable()
     if type(snap) is not dict or snap.get("format") != SNAPSHOT_FORMAT or type(snap.get("rule_index")) is not dict:
         return None
-    return snap
+    return join(snap, Source(shards, rebuild))
 
 
-def _write(target: str, header: dict, payload: bytes) -> None:
+def _write(target: str, header: dict, core: bytes, shards: bytes) -> None:
     """Write atomically: a temporary file in the same folder, then rename over the target."""
     import json
     import tempfile
 
     header = {k: v for k, v in header.items() if k != "crc32"}
-    header["length"] = len(payload)
-    header["crc32"] = _checksum(header, payload)
-    data = b"".join([json.dumps(header, separators=(",", ":")).encode(), b"\n", payload])
+    header["length"] = len(core) + len(shards)
+    header["core"] = len(core)
+    header["crc32"] = _checksum(header, core)
+    data = b"".join([json.dumps(header, separators=(",", ":")).encode(), b"\n", core, shards])
     folder = os.path.dirname(target)
     tmp = None
     try:

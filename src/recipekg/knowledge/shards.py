@@ -1,0 +1,225 @@
+"""Snapshot data split into shards, so that a query decodes only the entries it reads.
+
+:func:`split` turns every large container of the snapshot (a dict with sorted keys, or a
+list) into a *sentinel* plus a run of shards, each a marshal blob of at most
+:data:`PER_SHARD` entries with its own CRC-32. :func:`join` turns the sentinels back into
+read-only views (:class:`LazyMap`, :class:`LazyList`) that decode a shard the first time one
+of its entries is read. The snapshot is canonical data (what JSON gives back: no tuples),
+so a tuple is never data and can mark a sentinel::
+
+    >>> snap = {"nodes": {f"n{i:03}": {"id": i} for i in range(100)}, "format": 4}
+    >>> core, shards = split(snap)
+    >>> core["nodes"][0], len(core["nodes"][2])       # a sentinel: kind, size, shard table
+    ('map', 4)
+    >>> view = join(core, Source(shards))
+    >>> view["nodes"]["n042"], len(view["nodes"]), view["nodes"].decoded   # one shard of four read
+    ({'id': 42}, 100, 1)
+    >>> list(view["nodes"])[:2], view["nodes"] == snap["nodes"]
+    (['n000', 'n001'], True)
+
+A shard whose bytes do not match their CRC is damage: the :class:`Source` asks its
+``rebuild`` callback for the whole snapshot once and every view answers from that instead.
+"""
+
+from __future__ import annotations
+
+import marshal
+from bisect import bisect_right
+from binascii import crc32
+from collections.abc import Mapping, Sequence
+from itertools import islice
+
+#: A container with more entries than this is split; a shard holds at most this many.
+PER_SHARD = 32
+
+
+def split(snap: dict) -> tuple[dict, bytes]:
+    """The snapshot with its large containers replaced by sentinels, and the shards' bytes."""
+    out = bytearray()
+    return _split(snap, out, top=True), bytes(out)
+
+
+def _split(value, out: bytearray, top: bool = False):
+    if isinstance(value, dict):
+        items = {k: _split(v, out) for k, v in value.items()}
+        keys = list(items)
+        if top or len(keys) <= PER_SHARD or keys != sorted(keys) or not all(type(k) is str for k in keys):
+            return items
+        chunks = [keys[i:i + PER_SHARD] for i in range(0, len(keys), PER_SHARD)]
+        table = [(c[0], *_shard({k: items[k] for k in c}, out)) for c in chunks]
+        return ("map", len(keys), table)
+    if isinstance(value, list):
+        items = [_split(v, out) for v in value]
+        if len(items) <= PER_SHARD:
+            return items
+        table = [_shard(items[i:i + PER_SHARD], out) for i in range(0, len(items), PER_SHARD)]
+        return ("list", len(items), table)
+    return value
+
+
+def _shard(data, out: bytearray) -> tuple[int, int, int]:
+    blob = marshal.dumps(data)
+    offset = len(out)
+    out += blob
+    return (offset, len(blob), crc32(blob))
+
+
+class Damaged(Exception):
+    """A shard's bytes do not match their CRC (or do not decode)."""
+
+
+class Source:
+    """The shards' bytes (a memory map of the cache file, or bytes) and what to do on damage:
+    ``rebuild()`` returns the whole snapshot, built afresh, once."""
+
+    def __init__(self, data, rebuild=None) -> None:
+        self.data = data
+        self.rebuild = rebuild
+        self.fresh = None
+
+    def load(self, offset: int, length: int, crc: int):
+        blob = self.data[offset:offset + length]
+        if len(blob) != length or crc32(blob) != crc:
+            raise Damaged(offset)
+        try:
+            return marshal.loads(blob)
+        except (ValueError, EOFError, TypeError):
+            raise Damaged(offset) from None
+
+    def replacement(self, path: tuple):
+        """The container at ``path`` in the rebuilt snapshot (rebuilt on first need)."""
+        if self.rebuild is None:
+            raise Damaged("no way to rebuild")
+        if self.fresh is None:
+            self.fresh = self.rebuild()
+        node = self.fresh
+        for key in path:
+            node = node[key]
+        return node
+
+
+def join(core, source: Source, path: tuple = ()):
+    """``core`` with every sentinel replaced by a lazy view over ``source``."""
+    if type(core) is dict:
+        return {k: join(v, source, path + (k,)) for k, v in core.items()}
+    if type(core) is list:
+        return [join(v, source, path + (i,)) for i, v in enumerate(core)]
+    if type(core) is tuple:
+        return (LazyMap if core[0] == "map" else LazyList)(source, core[1], core[2], path)
+    return core
+
+
+def materialize(value):
+    """``value`` with every lazy view decoded into a plain dict or list (for JSON, or to
+    compare with a fresh build).
+
+    >>> materialize(join(*split({"a": list(range(40))})[:1], Source(split({"a": list(range(40))})[1])))["a"][-1]
+    39
+    """
+    if isinstance(value, (dict, LazyMap)):
+        return {k: materialize(v) for k, v in value.items()}
+    if isinstance(value, (list, LazyList)):
+        return [materialize(v) for v in value]
+    return value
+
+
+class _Lazy:
+    def __init__(self, source: Source, size: int, table: list, path: tuple) -> None:
+        self._source, self._size, self._table, self._path = source, size, table, path
+        self._shards: dict[int, object] = {}
+        self._whole = None  # the rebuilt container, after damage
+
+    @property
+    def decoded(self) -> int:
+        """How many shards have been decoded so far."""
+        return len(self._shards)
+
+    def _shard(self, n: int):
+        shard = self._shards.get(n)
+        if shard is None:
+            offset, length, crc = self._table[n][-3:]
+            try:
+                shard = join(self._source.load(offset, length, crc), self._source, self._path)
+            except Damaged:
+                self._whole = self._source.replacement(self._path)
+                raise
+            self._shards[n] = shard
+        return shard
+
+    def __len__(self) -> int:
+        return self._size
+
+
+class LazyMap(_Lazy, Mapping):
+    """A read-only dict whose entries are decoded a shard at a time."""
+
+    def __getitem__(self, key):
+        if self._whole is not None:
+            return self._whole[key]
+        if type(key) is not str:
+            raise KeyError(key)
+        n = bisect_right(self._firsts(), key) - 1
+        if n < 0:
+            raise KeyError(key)
+        try:
+            return self._shard(n)[key]
+        except Damaged:
+            return self._whole[key]
+
+    def _firsts(self) -> list:
+        firsts = getattr(self, "_first_keys", None)
+        if firsts is None:
+            firsts = self._first_keys = [row[0] for row in self._table]
+        return firsts
+
+    def __iter__(self):
+        done = 0
+        for n in range(len(self._table)):
+            if self._whole is not None:
+                break
+            try:
+                shard = self._shard(n)
+            except Damaged:
+                break
+            yield from shard
+            done += len(shard)
+        if self._whole is not None:  # the rebuilt container holds the same keys in the same order
+            yield from islice(self._whole, done, None)
+
+    def __contains__(self, key) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    def __repr__(self) -> str:
+        return f"<LazyMap of {self._size} entries at {'/'.join(map(str, self._path))}>"
+
+
+class LazyList(_Lazy, Sequence):
+    """A read-only list whose items are decoded a shard at a time."""
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._size))]
+        if self._whole is not None:
+            return self._whole[index]
+        if index < 0:
+            index += self._size
+        if not 0 <= index < self._size:
+            raise IndexError("list index out of range")
+        try:
+            return self._shard(index // PER_SHARD)[index % PER_SHARD]
+        except Damaged:
+            return self._whole[index]
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, (list, LazyList)):
+            return NotImplemented
+        return len(self) == len(other) and list(self) == list(other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"<LazyList of {self._size} items at {'/'.join(map(str, self._path))}>"
