@@ -82,7 +82,7 @@ def test_the_snapshot_file_is_a_json_header_and_marshalled_builtins(data_root, b
             assert x[0] in ("map", "list") and type(x[1]) is int
             tables.append(x)
             for row in x[2]:
-                offset, length = row[-3], row[-2]
+                offset, length = row[-4], row[-3]
                 walk(marshal.loads(shards[offset:offset + length]))
         elif type(x) is dict:
             for k, v in x.items():
@@ -212,7 +212,7 @@ def test_a_damaged_shard_is_rebuilt_when_read_and_the_answer_stays_right(data_ro
 
     tables(core)
     for row in rows:
-        raw[start + row[-3] + row[-2] // 2] ^= 0x40
+        raw[start + row[-4] + row[-3] // 2] ^= 0x40
     path.write_bytes(bytes(raw))
     before = builds["n"]
     assert _reference(KnowledgeBase.load()) == reference

@@ -9,7 +9,7 @@ so a tuple is never data and can mark a sentinel::
 
     >>> snap = {"nodes": {f"n{i:03}": {"id": i} for i in range(100)}, "format": 4}
     >>> core, shards = split(snap)
-    >>> core["nodes"][0], len(core["nodes"][2])       # a sentinel: kind, size, shard table
+    >>> core["nodes"][0], len(core["nodes"][2])       # a sentinel: kind, size, table of shards
     ('map', 4)
     >>> view = join(core, Source(shards))
     >>> view["nodes"]["n042"], len(view["nodes"]), view["nodes"].decoded   # one shard of four read
@@ -57,11 +57,23 @@ def _split(value, out: bytearray, top: bool = False):
     return value
 
 
-def _shard(data, out: bytearray) -> tuple[int, int, int]:
+def _shard(data, out: bytearray) -> tuple[int, int, int, bool]:
+    """Append one shard; its table row ends ``offset, length, crc, nested`` (``nested``: it
+    holds sentinels of its own, so reading it must join them)."""
     blob = marshal.dumps(data)
     offset = len(out)
     out += blob
-    return (offset, len(blob), crc32(blob))
+    return (offset, len(blob), crc32(blob), _nested(data))
+
+
+def _nested(value) -> bool:
+    if type(value) is tuple:
+        return True
+    if type(value) is dict:
+        return any(_nested(v) for v in value.values())
+    if type(value) is list:
+        return any(_nested(v) for v in value)
+    return False
 
 
 class Damaged(Exception):
@@ -78,6 +90,8 @@ class Source:
         self.fresh = None
 
     def load(self, offset: int, length: int, crc: int):
+        if type(offset) is not int or type(length) is not int or not 0 <= offset <= len(self.data):
+            raise Damaged(offset)
         blob = self.data[offset:offset + length]
         if len(blob) != length or crc32(blob) != crc:
             raise Damaged(offset)
@@ -137,12 +151,16 @@ class _Lazy:
     def _shard(self, n: int):
         shard = self._shards.get(n)
         if shard is None:
-            offset, length, crc = self._table[n][-3:]
-            try:
-                shard = join(self._source.load(offset, length, crc), self._source, self._path)
-            except Damaged:
+            try:  # a row of the wrong shape is damage like a wrong CRC
+                offset, length, crc, nested = self._table[n][-4:]
+                shard = self._source.load(offset, length, crc)
+                if nested and type(shard) is list:
+                    shard = [join(v, self._source, self._path + (n * PER_SHARD + i,)) for i, v in enumerate(shard)]
+                elif nested:
+                    shard = join(shard, self._source, self._path)
+            except (Damaged, ValueError, TypeError):
                 self._whole = self._source.replacement(self._path)
-                raise
+                raise Damaged(n) from None
             self._shards[n] = shard
         return shard
 

@@ -51,10 +51,11 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank) -
 
 def _open_dimensions(results: list[dict], given: dict, snap: dict) -> dict[str, list[dict]]:
     """Dimension → the conditions on it that the first results' rules left "not given"."""
-    by_label = {c["label"]: c for c in snap["conditions"].values()}
     out: dict[str, list[dict]] = {}
     for r in results:
         for reason in r["because"] + r["against"]:
+            rule = snap["rules"].get(reason["rule"], {})
+            by_label = {cond["label"]: cond for cond in map(snap["conditions"].get, rule.get("conditions", ())) if cond}
             for c in reason["conditions"]:
                 dim = snap["dimensions"].get(c["dimension"] or "")
                 if c["status"] != NOT_GIVEN or dim is None or dim["name"] in given or _derived(dim):
