@@ -28,8 +28,9 @@ def index_rules(snap: dict) -> dict:
       the rule's value-listing conditions (a query that gives values for one of those
       reaches the rule through ``exact``/``under`` or the rule cannot apply).
 
-    Also ``by_target[iri]``: the rules recommending or advising against ``iri`` (sorted),
-    and ``choices``: every name of a choice (id or alias) -> its IRI, as ``explain`` reads them.
+    Also ``by_target[iri]``: the rules recommending or advising against ``iri`` (sorted);
+    ``choices``: every name of a choice (id or alias) -> its IRI, as ``explain`` reads them;
+    ``by_dimension[dim]``: the rules with a condition on ``dim`` (sorted), as ``plan`` reads them.
     """
     nodes, conditions = snap["nodes"], snap["conditions"]
     kinds: dict[str, dict] = {}
@@ -77,8 +78,13 @@ def index_rules(snap: dict) -> dict:
     for iri, node in nodes.items():
         if node["kinds"]:
             choices[node["id"]] = iri
+    by_dimension: dict[str, set[str]] = defaultdict(set)
+    for iri, rule in snap["rules"].items():
+        for c in rule["conditions"]:
+            if conditions.get(c, {}).get("dimension"):
+                by_dimension[conditions[c]["dimension"]].add(iri)
     return {"kinds": kinds, "by_target": {t: sorted(rs) for t, rs in sorted(by_target.items())},
-            "choices": choices}
+            "choices": choices, "by_dimension": {d: sorted(rs) for d, rs in sorted(by_dimension.items())}}
 
 
 def _add(index: dict, key, pos: int) -> None:

@@ -138,10 +138,9 @@ def feasibility(kb: KBView, inputs: Inputs, params: Q) -> list[dict]:
     snap = kb.snap
     facts = dict(inputs.facts, params=point_facts("params", "count", params))
     out = []
-    for iri, rule in sorted(snap["rules"].items()):
-        dims = {snap["conditions"][c]["dimension"] for c in rule["conditions"]}
-        if not {"params", "hardware"} <= dims:
-            continue
+    by_dimension = snap["rule_index"]["by_dimension"]
+    for iri in sorted(set(by_dimension.get("params", ())) & set(by_dimension.get("hardware", ()))):
+        rule = snap["rules"][iri]
         ev = evaluate_rule(rule, facts, snap)
         if ev["fires"] and ev["match"] == "full":
             out.append({**reason_json(iri, rule, ev, snap),

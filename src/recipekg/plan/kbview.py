@@ -84,10 +84,8 @@ class KBView:
     # ------------------------------------------------------------------ entities, facts, papers
     def iri(self, node_id: str) -> str | None:
         """The IRI of the entity with this id (None when the KB does not have it)."""
-        for iri, node in self.snap["nodes"].items():
-            if node["id"] == node_id and node["kinds"]:
-                return iri
-        return None
+        iri = self.snap["rule_index"]["choices"].get(node_id)
+        return iri if iri is not None and self.snap["nodes"][iri]["id"] == node_id else None
 
     def fact(self, fact_id: str) -> dict | None:
         return next((f for f in self.snap["facts"].values() if f["id"] == fact_id), None)

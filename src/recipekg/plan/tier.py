@@ -128,12 +128,12 @@ def _advice(kb: KBView, iri: str) -> list[dict]:
     snap = kb.snap
     tier_facts = {"tier": Facts("tier", "categorical", values={iri})}
     advice = []
-    for rid, rule in sorted(snap["rules"].items()):
-        if any(snap["conditions"][c]["dimension"] == "tier" for c in rule["conditions"]):
-            ev = evaluate_rule(rule, tier_facts, snap)
-            if ev["fires"]:
-                advice.append({**reason_json(rid, rule, ev, snap),
-                               "recommends": [kb.node_id(x) for x in rule["recommends"]],
-                               "advises_against": [kb.node_id(x) for x in rule["against"]]})
+    for rid in snap["rule_index"]["by_dimension"].get("tier", ()):
+        rule = snap["rules"][rid]
+        ev = evaluate_rule(rule, tier_facts, snap)
+        if ev["fires"]:
+            advice.append({**reason_json(rid, rule, ev, snap),
+                           "recommends": [kb.node_id(x) for x in rule["recommends"]],
+                           "advises_against": [kb.node_id(x) for x in rule["against"]]})
     advice.sort(key=lambda r: (-r["contribution"], r["id"]))
     return advice
