@@ -88,6 +88,7 @@ class Source:
         self.data = data
         self.rebuild = rebuild
         self.fresh = None
+        self.loads = 0  # shards decoded so far, by every view over this source
 
     def load(self, offset: int, length: int, crc: int):
         if type(offset) is not int or type(length) is not int or not 0 <= offset <= len(self.data):
@@ -96,9 +97,11 @@ class Source:
         if len(blob) != length or crc32(blob) != crc:
             raise Damaged(offset)
         try:
-            return marshal.loads(blob)
+            data = marshal.loads(blob)
         except (ValueError, EOFError, TypeError):
             raise Damaged(offset) from None
+        self.loads += 1
+        return data
 
     def replacement(self, path: tuple):
         """The container at ``path`` in the rebuilt snapshot (rebuilt on first need)."""
@@ -142,6 +145,10 @@ class _Lazy:
         self._source, self._size, self._table, self._path = source, size, table, path
         self._shards: dict[int, object] = {}
         self._whole = None  # the rebuilt container, after damage
+
+    @property
+    def source(self) -> Source:
+        return self._source
 
     @property
     def decoded(self) -> int:
