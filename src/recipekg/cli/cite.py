@@ -27,7 +27,6 @@ from recipekg.cli.respond import respond_cite
               help="Citation format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE (atomically).")
 @kb_option
-@user_errors
 def cite(statement, choice, rule, paper, top, fmt, output, extensions):
     """The papers behind a query's answer, a choice, a rule or a paper, each paper once."""
     out, to_stderr, status = respond_cite(fmt, extensions, statement=statement, choice=choice, rule=rule,
