@@ -27,7 +27,7 @@ def test_the_examples_hold_every_kind_of_statement():
 def fast_lane(args: list[str], capsys, monkeypatch) -> tuple[int, str]:
     from recipekg.cli import fast
 
-    assert fast.query_request(args) is not None, "the fast lane should answer this itself"
+    assert fast.fast_request(args) is not None, "the fast lane should answer this itself"
     monkeypatch.setattr(sys, "argv", ["recipekg", *args])
     with pytest.raises(SystemExit) as done:
         fast.main()

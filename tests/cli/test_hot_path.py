@@ -35,11 +35,27 @@ def _env(**extra):
 
 # ============================================================================ imports
 
+# one call of each command of the fast lane (recipekg.cli.lanes.COMMANDS), JSON where it has it
+FAST_CALLS = {
+    "query": ["query", TABULAR, "--format", "json"],
+    "explain": ["explain", "vit", "where", "data", "=", "images", "--format", "json"],
+    "plan": ["plan", "where", "params", "=", "7B", "and", "gpus", "=", "8", "--format", "json"],
+    "cite": ["cite", "--query", TABULAR, "--format", "csl-json"],
+}
+
+
+def test_every_command_of_the_fast_lane_is_checked():
+    from recipekg.cli.lanes import COMMANDS
+
+    assert set(FAST_CALLS) == set(COMMANDS)
+
+
+@pytest.mark.parametrize("command", sorted(FAST_CALLS))
 @pytest.mark.parametrize("entry", ["recipekg.cli.fast", "recipekg.cli.main"])
-def test_a_warm_json_query_imports_nothing_heavy(entry, tmp_path):
+def test_a_warm_json_query_imports_nothing_heavy(entry, command, tmp_path):
     code = f"""
 import json, sys
-sys.argv = ["recipekg", "query", {TABULAR!r}, "--format", "json"]
+sys.argv = ["recipekg", *{FAST_CALLS[command]!r}]
 from {entry} import main
 try:
     main()
@@ -53,9 +69,11 @@ print("HEAVY", json.dumps(heavy), file=sys.stderr)
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["results"], result.stdout
+    answer = json.loads(result.stdout)
+    expected = {"query": "results", "explain": "rules", "plan": "quantities", "cite": 0}[command]
+    assert answer[expected], result.stdout  # an answer, not an error
     heavy = json.loads(result.stderr.rsplit("HEAVY ", 1)[1])
-    assert heavy == [], f"the query path imported {heavy}"
+    assert heavy == [], f"the {command} path imported {heavy}"
 
 
 @pytest.mark.parametrize("query, loaded", [(TABULAR, []),
@@ -76,26 +94,26 @@ print(sorted(m for m in heavy if m in sys.modules))
     assert result.stdout.strip() == repr(loaded)
 
 
-@pytest.mark.parametrize("argv, expected", [
-    (["query", TABULAR, "--format", "json"], "CLICK False False False"),
-    (["explain", "vit", "where", "data", "=", "images", "--format", "json"], "CLICK False False False"),
-    (["plan", "where", "params", "=", "7B", "and", "gpus", "=", "8"], "CLICK False"),  # plan uses dataclasses
-])
-def test_the_fast_lane_does_not_import_click(argv, expected, tmp_path):
+@pytest.mark.parametrize("command", sorted(FAST_CALLS))
+def test_the_fast_lane_does_not_import_click(command, tmp_path):
+    """Nor dataclasses (with inspect) nor pathlib: a fifth of a cold query each."""
     code = f"""
 import sys
-sys.argv = ["recipekg", *{argv!r}]
+sys.argv = ["recipekg", *{FAST_CALLS[command]!r}]
 from recipekg.cli.fast import main
 try:
     main()
-except SystemExit:
-    pass
-print("CLICK", "click" in sys.modules, "dataclasses" in sys.modules, "pathlib" in sys.modules, file=sys.stderr)
+except SystemExit as exc:
+    assert exc.code == 0, exc.code
+heavy = ("click", "rdflib", "pyoxigraph", "networkx", "lark", "flask", "pyshacl")
+print("HEAVY", sorted(m for m in sys.modules if m.split(".")[0] in heavy), file=sys.stderr)
+print("LIGHT", "dataclasses" in sys.modules, "pathlib" in sys.modules, file=sys.stderr)
 """
     env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert expected in result.stderr, result.stderr
+    assert result.returncode == 0, result.stderr
+    assert "HEAVY []" in result.stderr and "LIGHT False False" in result.stderr, result.stderr
 
 
 # ============================================================================ lean parser
@@ -256,91 +274,196 @@ def _run(args, entry, env):
 
 
 def test_fast_lane_recognises_only_what_it_answers():
-    from recipekg.cli.fast import query_request
+    from recipekg.cli.fast import fast_request
 
-    assert query_request(["query", TABULAR]) == {"statement": TABULAR, "fmt": "text", "extensions": [],
-                                                 "no_cache": False}
-    assert query_request(["query", "--format=json", "--kb", "a.ttl", TABULAR, "--no-cache", "--kb=b.ttl"]) == {
-        "statement": TABULAR, "fmt": "json", "extensions": ["a.ttl", "b.ttl"], "no_cache": True}
+    assert fast_request(["query", TABULAR]) == {"answer": "respond", "text": TABULAR, "fmt": "text",
+                                                "extensions": [], "no_cache": False}
+    assert fast_request(["query", "--format=json", "--kb", "a.ttl", TABULAR, "--no-cache", "--kb=b.ttl"]) == {
+        "answer": "respond", "text": TABULAR, "fmt": "json", "extensions": ["a.ttl", "b.ttl"], "no_cache": True}
     for args in (["query"], ["query", "-f", "x.rkg"], ["query", TABULAR, "--engine", "oxigraph"],
                  ["query", TABULAR, "--format", "yaml"], ["query", TABULAR, "--format"],
                  ["query", TABULAR, "--format", "json", "--format", "text"], ["query", TABULAR, TABULAR],
                  ["query", "--help"], ["query", "--", TABULAR], ["query", "-"], ["explain"],
                  ["explain", "--help"], ["plan", "where", "gpus", "=", "-1"], ["summary"],
                  ["query", TABULAR, "--kb", str(REPO)], ["query", TABULAR, "--kb", "--format"], ["--version"],
-                 ["query", TABULAR, "--no-cache", "--no-cache"], ["query", TABULAR, "-h"]):
-        assert query_request(args) is None, args
-    assert query_request(["explain", "8-bit Adam", "where", "prefer", "=", "low-memory", "--format", "json"]) == {
-        "statement": 'explain "8-bit Adam" where prefer = low-memory', "fmt": "json", "extensions": [],
-        "no_cache": False}
-    assert query_request(["plan", "where", "params", "=", "7B"])["statement"] == "plan where params = 7B"
+                 ["query", TABULAR, "--no-cache", "--no-cache"], ["query", TABULAR, "-h"],
+                 ["query", TABULAR, "--no-cache=1"], ["plan", "--format", "bibtex"],
+                 ["cite"], ["cite", TABULAR], ["cite", "--choice", "lightgbm"], ["cite", "--query", TABULAR, "x"],
+                 ["cite", "--query", TABULAR, "--choice", "vit"], ["cite", "--query", TABULAR, "-o", "x.bib"],
+                 ["cite", "-q" + TABULAR], ["cite", "--query", TABULAR, "--format", "json"],
+                 ["cite", "--query", TABULAR, "--no-cache"], ["cite", "--query", TABULAR, "--top", "0"],
+                 ["cite", "--query", TABULAR, "--top", "+2"], ["cite", "--query", TABULAR, "--top", "2.0"],
+                 ["cite", "--query", TABULAR, "--query", TABULAR], ["cite", "--query", "-x"]):
+        assert fast_request(args) is None, args
+    assert fast_request(["explain", "8-bit Adam", "where", "prefer", "=", "low-memory", "--format", "json"]) == {
+        "answer": "respond", "text": 'explain "8-bit Adam" where prefer = low-memory', "fmt": "json",
+        "extensions": [], "no_cache": False}
+    assert fast_request(["plan", "where", "params", "=", "7B"])["text"] == "plan where params = 7B"
+    assert fast_request(["plan"])["text"] == "plan"
+    assert fast_request(["cite", "--top=3", "-q", TABULAR, "--kb", "a.ttl", "--format", "ris"]) == {
+        "answer": "respond_cite", "statement": TABULAR, "top": 3, "fmt": "ris", "extensions": ["a.ttl"]}
+    assert fast_request(["cite", "--query=" + TABULAR]) == {
+        "answer": "respond_cite", "statement": TABULAR, "top": None, "fmt": "text", "extensions": []}
 
 
-@pytest.mark.parametrize("args", [
-    ["query", TABULAR, "--format", "json"],
-    ["query", TABULAR],
-    ["query", "--format=markdown", "recommend fix where symptom = loss-spike; plan where params = 7B"],
-    ["query", "explain vit where data = images and samples = 3000", "--format", "json"],
-    ["query", "recommend architecture where data = tabluar"],
-    ["query", "recommend architecture where data = tabluar", "--format", "json"],
-    ["query", "recomend architecture"],
-    ["query", "# only a comment"],
-    ["query", "# only a comment", "--format", "json"],
-    ["query", TABULAR, "--kb", "missing.ttl"],
-    ["query", TABULAR, "--kb", "missing.ttl", "--format", "json"],
-    ["query", TABULAR, "--no-cache", "--format", "json"],
-    ["query", "plan where gpus = 8 and time < 1 day\n\nrecommend approach where gpus = 1 and time = 12h"],
-    ["explain", "vit", "where", "data", "=", "images", "and", "samples", "=", "3000"],
-    ["explain", "8-bit Adam", "--format", "json"],
-    ["explain", "vitt", "where", "data", "=", "images"],
-    ["explain", 'odd "quoted\\ name', "--format", "json"],
-    ["plan", "where", "params", "=", "7B", "and", "hardware", "=", "h100", "and", "gpus", "=", "8"],
-    ["plan", "--format", "markdown", "where", "params", "=", "70B", "and", "gpu-memory", "=", "80", "GB"],
-    ["plan", "where", "params", "=", "banana"],
-    ["plan"],
-])
-def test_fast_lane_prints_what_the_click_command_prints(args, tmp_path):
+TYPO = "recommend architecture where data = tabluar"
+# (arguments, what they are): the fast lane answers all but the "click" ones itself; both must
+# print the same bytes and exit with the same status
+SAME_BYTES = [
+    (["query", TABULAR, "--format", "json"], "ok"),
+    (["query", TABULAR], "ok"),
+    (["query", "--format=markdown", "recommend fix where symptom = loss-spike; plan where params = 7B"], "ok"),
+    (["query", "explain vit where data = images and samples = 3000", "--format", "json"], "ok"),
+    (["query", TYPO], "unknown name"),
+    (["query", TYPO, "--format", "json"], "unknown name"),
+    (["query", "recomend architecture"], "syntax"),
+    (["query", "recomend architecture", "--format", "json"], "syntax"),
+    (["query", "# only a comment"], "syntax"),
+    (["query", "# only a comment", "--format", "json"], "syntax"),
+    (["query", TABULAR, "--kb", "missing.ttl"], "bad kb"),
+    (["query", TABULAR, "--kb", "missing.ttl", "--format", "json"], "bad kb"),
+    (["query", TABULAR, "--no-cache", "--format", "json"], "ok"),
+    (["query", "plan where gpus = 8 and time < 1 day\n\nrecommend approach where gpus = 1 and time = 12h"], "ok"),
+    (["query", TABULAR, "--format", "yaml"], "click"),
+    (["query", TABULAR, "--format", "json", "--format", "text"], "click"),
+    (["explain", "vit", "where", "data", "=", "images", "and", "samples", "=", "3000"], "ok"),
+    (["explain", "8-bit Adam", "--format", "json"], "ok"),
+    (["explain", "vitt", "where", "data", "=", "images"], "unknown name"),
+    (["explain", "vitt", "where", "data", "=", "images", "--format", "json"], "unknown name"),
+    (["explain", "vit", "where", "data", "images"], "syntax"),
+    (["explain", "vit", "where", "data", "images", "--format", "json"], "syntax"),
+    (["explain", "vit", "--kb", "missing.ttl", "--format", "json"], "bad kb"),
+    (["explain", 'odd "quoted\\ name', "--format", "json"], "ok"),
+    (["explain"], "click"),
+    (["explain", "--format", "json"], "click"),
+    (["plan", "where", "params", "=", "7B", "and", "hardware", "=", "h100", "and", "gpus", "=", "8"], "ok"),
+    (["plan", "--format", "markdown", "where", "params", "=", "70B", "and", "gpu-memory", "=", "80", "GB"], "ok"),
+    (["plan", "where", "params", "=", "banana"], "unknown name"),
+    (["plan", "where", "params", "=", "banana", "--format", "json"], "unknown name"),
+    (["plan", "where", "gpus", "=", "8", "--kb", "missing.ttl"], "bad kb"),
+    (["plan", "where", "gpus", "=", "8", "--kb", "missing.ttl", "--format", "json"], "bad kb"),
+    (["plan", "where", "gpus", "=", "-1", "--format", "json"], "click"),
+    (["plan", "where", "flops", "=", "3"], "unknown name"),
+    (["plan", "where", "params", "7B", "--format", "json"], "syntax"),
+    (["plan"], "ok"),
+    (["plan", "where", "params", "=", "7B", "and", "gpus", "=", "8", "--no-cache", "--format", "json"], "ok"),
+    (["cite", "--query", TABULAR], "ok"),
+    (["cite", "-q", TABULAR, "--top", "1", "--format", "bibtex"], "ok"),
+    (["cite", "--query=" + TABULAR, "--format", "csl-json"], "ok"),
+    (["cite", "--format", "ris", "--query", "plan where params = 7B and gpus = 8"], "ok"),
+    (["cite", "--query", "explain vit where data = images and samples = 3000"], "ok"),
+    (["cite", "--query", "recommend fix where symptom = loss-spike; plan where params = 7B", "--top", "2"], "ok"),
+    (["cite", "--query", TYPO], "unknown name"),
+    (["cite", "--query", TYPO, "--format", "csl-json"], "unknown name"),
+    (["cite", "--query", "explain vitt"], "unknown name"),
+    (["cite", "--query", "recomend architecture"], "syntax"),
+    (["cite", "--query", "# nothing"], "syntax"),
+    (["cite", "--query", ""], "syntax"),
+    (["cite", "--query", TABULAR, "--kb", "missing.ttl"], "bad kb"),
+    (["cite", "--query", TABULAR, "--kb", "missing.ttl", "--format", "csl-json"], "bad kb"),
+    (["cite", "--query", TABULAR, "--format", "json"], "click"),
+    (["cite", "--query", TABULAR, "--top", "0"], "click"),
+    (["cite", "--query", TABULAR, "--top", "02"], "click"),
+    (["cite", "--query", TABULAR, "--top", "two"], "click"),
+    (["cite", "--query", TABULAR, "--choice", "vit"], "click"),
+    (["cite", "--query"], "click"),
+    (["cite"], "click"),
+]
+
+
+@pytest.mark.parametrize("args, what", SAME_BYTES)
+def test_fast_lane_prints_what_the_click_command_prints(args, what, tmp_path):
+    from recipekg.cli.fast import fast_request
+
+    assert (fast_request(args) is not None) == (what != "click")
     env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
     fast = _run(args, "fast", env)
     slow = _run(args, "click", env)
     assert fast == slow
     assert fast[0] in (0, 2)
+    assert fast[1] if fast[0] == 0 else (fast[1] if b'"error"' in fast[1] else fast[2])
 
 
-def test_fast_lane_with_an_extension_prints_what_the_click_command_prints(tmp_path):
+def test_the_byte_comparison_covers_every_command_in_success_and_error():
+    from recipekg.cli.lanes import COMMANDS
+
+    for name in COMMANDS:
+        cases = [(args, what) for args, what in SAME_BYTES if args[0] == name]
+        has_json = "json" in COMMANDS[name].option("--format").choices
+        for what in ("ok", "unknown name", "syntax", "bad kb", "click"):
+            assert any(w == what for _, w in cases), (name, what)
+            if has_json or what == "click":  # cite has no --format json: click refuses it
+                assert any(w == what and "json" in args for args, w in cases), (name, what, "--format json")
+
+
+@pytest.mark.parametrize("command", sorted(FAST_CALLS))
+def test_fast_lane_with_an_extension_prints_what_the_click_command_prints(command, tmp_path):
     ext = tmp_path / "ext.ttl"
     ext.write_text(EXTENSION.format(text="Prefer the synthetic choice."), encoding="utf-8")
     env = _env(RECIPEKG_CACHE_DIR=str(tmp_path / "cache"))
-    args = ["query", "recommend architecture where data = tabular", "--kb", str(ext), "--format", "json"]
-    fast, slow = _run(args, "fast", env), _run(args, "click", env)
+    args = {"query": ["query", "recommend architecture where data = tabular", "--format", "json"],
+            "explain": ["explain", "lightgbm", "where", "data", "=", "tabular", "--format", "json"],
+            "plan": ["plan", "where", "params", "=", "7B"],
+            "cite": ["cite", "--query", "recommend architecture where data = tabular"]}[command]
+    fast, slow = _run(args + ["--kb", str(ext)], "fast", env), _run(args + ["--kb", str(ext)], "click", env)
     assert fast == slow and fast[0] == 0
-    assert b"Prefer the synthetic choice." in fast[1]
+    if command in ("query", "explain"):
+        assert b"Prefer the synthetic choice." in fast[1]
+    if command == "cite":
+        assert b"rule ext-tabular-choice" in fast[1]
     bad = tmp_path / "bad.ttl"
     bad.write_text("@prefix rkg: <https://w3id.org/recipekg/ns#> .\nrkg:x rkg:y", encoding="utf-8")
-    args = ["query", TABULAR, "--kb", str(bad)]
-    fast, slow = _run(args, "fast", env), _run(args, "click", env)
-    assert fast == slow and fast[0] == 2 and b"not valid Turtle" in fast[2]
+    fast, slow = _run(args + ["--kb", str(bad)], "fast", env), _run(args + ["--kb", str(bad)], "click", env)
+    assert fast == slow and fast[0] == 2
+    assert b"not valid Turtle" in (fast[1] if "json" in args else fast[2])
 
 
 from support import EXTENSION  # noqa: E402  (a valid one-rule extension, "{text}" to fill)
 
 
-def test_the_fast_lane_knows_every_option_of_the_query_command():
-    """A new option of `recipekg query` (or a default read from the environment) must be
-    taught to recipekg.cli.fast, or the fast lane would answer without it."""
-    from recipekg.cli.query import query
+def _default(param):
+    return None if "UNSET" in repr(param.default) else param.default  # click 8.2+: a sentinel
 
-    def default(param):
-        return None if "UNSET" in repr(param.default) else param.default  # click 8.2+: a sentinel
 
-    # what the fast lane assumes when an option is not given; it leaves -f, --engine and
-    # --endpoint to click whenever they are given
-    assumed = {"statement": None, "path": None, "extensions": None, "fmt": "text", "no_cache": False,
-               "engine": "native", "endpoint": None}
-    for param in query.params:
+@pytest.mark.parametrize("name", ["query", "explain", "plan", "cite"])
+def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
+    """A new parameter of a command the fast lane answers (or a default read from the
+    environment) must be taught to recipekg.cli.lanes, or deliberately left to click,
+    or the fast lane would answer without it."""
+    import click
+
+    from recipekg.cli.lanes import COMMANDS, COUNT, FILE, FLAG, TEXT
+    from recipekg.cli.main import main
+
+    lane, command = COMMANDS[name], main.commands[name]
+    assert main.context_settings.get("auto_envvar_prefix") is None and command.context_settings == {}
+    seen = set()
+    for param in command.params:
         assert getattr(param, "envvar", None) is None, param.name
-        assert param.name in assumed, f"recipekg.cli.fast does not know --{param.name}"
-        if param.name == "no_cache":
-            assert default(param) in (None, False)  # a flag: unset means off
-        elif param.name != "extensions":
-            assert default(param) == assumed[param.name], param.name
+        seen.add(param.name)
+        if isinstance(param, click.Argument):
+            assert lane.arguments.get(param.name) == param.nargs, f"{name}: argument {param.name}"
+            continue
+        if param.name in lane.to_click:  # left to click when given, its default assumed when not
+            assert (_default(param) or None) == lane.to_click[param.name], f"{name} --{param.name}"
+            continue
+        option = next((o for o in lane.options if o.dest == param.name), None)
+        assert option is not None, f"recipekg.cli.lanes does not know {name} --{param.name}"
+        assert sorted(option.names) == sorted(param.opts + param.secondary_opts), param.name
+        assert option.repeatable == param.multiple, param.name
+        assert (option.kind == FLAG) == param.is_flag, param.name
+        if isinstance(param.type, click.Choice):
+            assert option.choices == tuple(param.type.choices), param.name
+        elif isinstance(param.type, click.IntRange):
+            assert option.kind == COUNT and (param.type.min, param.type.max) == (1, None), param.name
+            assert not param.type.min_open and not param.type.clamp
+        elif isinstance(param.type, click.Path):
+            assert option.kind == FILE and not param.type.dir_okay and not param.type.allow_dash, param.name
+        elif not param.is_flag:
+            assert option.kind == TEXT and param.type is click.STRING, param.name
+        if option.repeatable:
+            assert tuple(option.default) == tuple(_default(param) or ()), param.name
+        else:
+            assert option.default == (_default(param) or (False if param.is_flag else None)), param.name
+    # and nothing the click command does not have
+    assert {o.dest for o in lane.options} | set(lane.to_click) | set(lane.arguments) == seen

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from urllib.parse import quote
 
 from recipekg.cite.entries import (author_note, container, doi, entry_type, how_published, kind, names,
                                    web_kind)
@@ -92,7 +91,13 @@ def _bib_name(n: dict) -> str:
 
 def bib_url(url: str) -> str:
     """A URL for the ``url`` field: kept verbatim except characters that break BibTeX or
-    URLs (braces, backslashes, quotes, spaces, non-ASCII), which are percent-encoded."""
+    URLs (braces, backslashes, quotes, spaces, non-ASCII), which are percent-encoded.
+
+    >>> bib_url("https://example.org/a b{c}")
+    'https://example.org/a%20b%7Bc%7D'
+    """
+    from urllib.parse import quote  # here, not at the top: a cold ``cite`` in text does not need it
+
     return quote(url, safe=":/?#[]@!$&'()*+,;=%~-._")
 
 

@@ -8,13 +8,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import sys
 
 import click
 
 from recipekg.cite.formats import FORMATS as CITE_FORMATS
 from recipekg.cli.common import format_option, kb_option, load_kb, user_errors
-from recipekg.errors import UsageError
+from recipekg.cli.respond import respond_cite
 
 
 @click.command()
@@ -27,35 +27,13 @@ from recipekg.errors import UsageError
               help="Citation format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE (atomically).")
 @kb_option
-@user_errors
 def cite(statement, choice, rule, paper, top, fmt, output, extensions):
     """The papers behind a query's answer, a choice, a rule or a paper, each paper once."""
-    from recipekg.cite import bundles
-    from recipekg.cite.formats import render
-
-    given = [name for name, v in (("--query", statement), ("--choice", choice), ("--rule", rule),
-                                  ("--paper", paper)) if v is not None]
-    if len(given) != 1:
-        raise UsageError("give exactly one of --query, --choice, --rule, --paper"
-                         + (f" (got {', '.join(given)})" if given else ""))
-    if top is not None and statement is None:
-        raise UsageError("--top goes with --query")
-    kb = load_kb(extensions)
-    if statement is not None:
-        bundle = bundles.for_query(kb, statement, top)
-    elif choice is not None:
-        bundle = bundles.for_choice(kb.snap, choice)
-    elif rule is not None:
-        bundle = bundles.for_rule(kb.snap, rule)
-    else:
-        bundle = bundles.for_paper(kb.snap, paper)
-    text = render(bundle, fmt)
-    if output:
-        from recipekg.knowledge.export import write_atomic
-
-        write_atomic(Path(output), text.encode("utf-8"))
-    else:
-        click.echo(text.rstrip("\n"))
+    out, to_stderr, status = respond_cite(fmt, extensions, statement=statement, choice=choice, rule=rule,
+                                          paper=paper, top=top, output=output)
+    if out is not None:
+        click.echo(out, err=to_stderr)
+    sys.exit(status)
 
 
 @click.command()

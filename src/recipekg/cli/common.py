@@ -13,10 +13,9 @@ from pathlib import Path
 
 import click
 
+from recipekg.cli.lanes import FORMATS
 from recipekg.errors import RecipeKGError, UsageError
 from recipekg.render.errors import error_output
-
-FORMATS = ("text", "json", "markdown")
 
 kb_option = click.option("--kb", "extensions", multiple=True, metavar="FILE.ttl",
                          type=click.Path(dir_okay=False),

@@ -1,22 +1,25 @@
-"""The ``recipekg`` executable: a fast lane for ``query "STATEMENT"``, ``explain CHOICE [where ...]``
-and ``plan [where ...]``, click for the rest.
+"""The ``recipekg`` executable: a fast lane for ``query "STATEMENT"``, ``explain CHOICE [where ...]``,
+``plan [where ...]`` and ``cite --query "STATEMENT"``, click for the rest.
 
 Importing click costs more than answering a query (it pulls in ``inspect``, ``typing``,
-``datetime``, ``uuid``, ... : about a third of a cold ``recipekg query``). The commonest call
-of all, a statement on the command line, answered with the native reasoner::
+``datetime``, ``uuid``, ... : about a third of a cold ``recipekg query``). The commonest calls
+of all, a statement on the command line answered with the native reasoner, or the papers
+behind its answer::
 
     recipekg query "recommend architecture where data = tabular and rows = 30k" [--format json]
                    [--kb FILE.ttl ...] [--no-cache]
+    recipekg cite --query "recommend architecture where data = tabular" [--top N] [--format ris]
 
-is therefore recognised here (and likewise ``explain`` and ``plan``, whose words make a
-statement as the click commands make it: :func:`recipekg.cli.respond.statement_of`), with its
-options in any order, and answered by the function
-the click command :func:`recipekg.cli.query.query` calls (:func:`recipekg.cli.respond.respond`):
-same output, same errors, same exit codes (a test runs both on the same arguments and
-compares the bytes).
-Anything else (another command, ``-f``, stdin, ``--engine``, ``--help``, an unknown or
-repeated option, a value click would reject, a non-UTF-8 terminal, shell completion) goes
-to the click command line unchanged: click remains the one definition of the interface.
+are therefore recognised here, with their options in any order, as the table of
+:mod:`recipekg.cli.lanes` describes them (the words of ``explain`` and ``plan`` make a
+statement as the click commands make it: :func:`recipekg.cli.respond.statement_of`), and
+answered by the function the click command calls (:func:`recipekg.cli.respond.respond`,
+:func:`recipekg.cli.respond.respond_cite`): same output, same errors, same exit codes (a
+test runs both on the same arguments and compares the bytes).
+Anything else (another command, ``-f``, stdin, ``--engine``, ``--choice``, ``-o``, ``--help``,
+an unknown or repeated option, a value click would reject, a non-UTF-8 terminal, shell
+completion) goes to the click command line unchanged: click remains the one definition of
+the interface, and a test checks the table against it.
 """
 
 from __future__ import annotations
@@ -24,8 +27,7 @@ from __future__ import annotations
 import os
 import sys
 
-_FORMATS = ("text", "json", "markdown")
-_COMMANDS = ("query", "explain", "plan")  # the commands whose words make one statement
+_COMMANDS = ("query", "explain", "plan", "cite")  # the keys of recipekg.cli.lanes.COMMANDS
 
 
 def main(prog_name: str | None = None):
@@ -34,12 +36,12 @@ def main(prog_name: str | None = None):
     A failure that is not the user's (a bug) ends with exit status 1 and one line asking for
     a report, never a traceback; user errors exit 2 with their message (recipekg.errors)."""
     try:
-        request = query_request(sys.argv[1:])
+        request = fast_request(sys.argv[1:])
         if request is None or not _plain_streams():
             from recipekg.cli.main import main as click_main
 
             return click_main() if prog_name is None else click_main(prog_name=prog_name)
-        sys.exit(run_query(**request))
+        sys.exit(run_request(**request))
     except (SystemExit, KeyboardInterrupt):
         raise
     except Exception as exc:  # the catch-all: a bug must still reach the user as one line
@@ -49,43 +51,23 @@ def main(prog_name: str | None = None):
         sys.exit(1)
 
 
-def query_request(args: list[str]) -> dict | None:
-    """The arguments of a ``query``, ``explain`` or ``plan`` call the fast lane answers, or
-    None (click decides)."""
+def fast_request(args: list[str]) -> dict | None:
+    """The call the fast lane answers for ``args`` — ``answer``, the name of the function of
+    :mod:`recipekg.cli.respond`, and its keyword arguments — or None (click decides)."""
     if not args or args[0] not in _COMMANDS:
         return None  # checked before importing anything: other commands go to click at once
-    from recipekg.cli.respond import statement_of
+    from recipekg.cli.lanes import COMMANDS, read
 
-    words, fmt, extensions, no_cache = [], None, [], False
-    rest = iter(args[1:])
-    for arg in rest:
-        if arg.startswith("-") and arg != "-":
-            name, eq, value = arg.partition("=")
-            if name == "--no-cache" and not eq and not no_cache:
-                no_cache = True
-                continue
-            if name not in ("--format", "--kb"):
-                return None  # -f, --engine, --endpoint, --help, -- ... : click's job
-            if not eq:
-                value = next(rest, None)
-                if value is None or value.startswith("-"):
-                    return None  # click reports the missing value
-            if name == "--format":
-                if fmt is not None or value not in _FORMATS:
-                    return None
-                fmt = value
-            else:
-                if not value or os.path.isdir(value):
-                    return None  # click.Path(dir_okay=False) rejects it
-                extensions.append(value)
-        elif arg != "-":
-            words.append(arg)
-        else:
-            return None
-    statement = statement_of(args[0], words)
-    if statement is None:
-        return None  # stdin or -f (query), no choice (explain): click's job
-    return {"statement": statement, "fmt": fmt or "text", "extensions": extensions, "no_cache": no_cache}
+    command = COMMANDS[args[0]]
+    given = read(command, args[1:])
+    if given is None:
+        return None
+    words = given.pop("words")
+    if args[0] != "cite":
+        from recipekg.cli.respond import statement_of
+
+        given["text"] = statement_of(args[0], words)
+    return {"answer": command.answer, **given}
 
 
 def _plain_streams() -> bool:
@@ -97,12 +79,13 @@ def _plain_streams() -> bool:
     return not any(k.startswith("_") and k.endswith("_COMPLETE") for k in os.environ)
 
 
-def run_query(statement: str, fmt: str, extensions: list[str], no_cache: bool) -> int:
-    """:func:`recipekg.cli.query.query` for a statement given as an argument; the exit status."""
-    from recipekg.cli.respond import respond
+def run_request(answer: str, **kwargs) -> int:
+    """The click command's answer, ``recipekg.cli.respond.<answer>(**kwargs)``, printed; the
+    exit status."""
+    from recipekg.cli import respond
 
     try:
-        out, to_stderr, status = respond(statement, fmt, extensions, no_cache=no_cache)
+        out, to_stderr, status = getattr(respond, answer)(**kwargs)
         _echo(out, sys.stderr if to_stderr else sys.stdout)
         return status
     except (EOFError, KeyboardInterrupt):  # as click's main

@@ -1,11 +1,15 @@
-"""What ``recipekg query``, ``explain`` and ``plan`` print, without click: shared by the click
-commands and the fast lane (:mod:`recipekg.cli.fast`), so the two cannot answer differently.
+"""What ``recipekg query``, ``explain``, ``plan`` and ``cite`` print, without click: shared by
+the click commands and the fast lane (:mod:`recipekg.cli.fast`), so the two cannot answer
+differently.
 
     >>> out, to_stderr, status = respond("recommend fix where symptom = loss-spike top 1", "json")
     >>> status, to_stderr, out.lstrip().startswith("{")
     (0, False, True)
     >>> respond("recommend fix where symptom = loss-spik", "text")[1:]
     (True, 2)
+    >>> print(respond_cite("text", statement="recommend fix where symptom = loss-spike", top=1)[0])
+    ... # doctest: +ELLIPSIS
+    papers behind: recommend fix where symptom = loss-spike — ... paper...
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import re
 
 from recipekg.api import KnowledgeBase
-from recipekg.errors import RecipeKGError
+from recipekg.errors import RecipeKGError, UsageError
 from recipekg.render.answers import render_answers
 
 
@@ -21,10 +25,63 @@ def respond(text: str, fmt: str, extensions=(), *, no_cache: bool = False, sourc
             engine: str | None = None, endpoint: str | None = None) -> tuple[str, bool, int]:
     """The answers to ``text`` as ``(output, to_stderr, exit status)``: 0 with the answers,
     2 with the error, 1 for a bug (JSON on stdout with ``--format json``, else text on stderr)."""
-    try:
+
+    def work():
         kb = KnowledgeBase.load(extensions, use_cache=not no_cache)
         backend = sparql_backend(kb, engine, endpoint)
-        return render_answers(kb.query(text, backend=backend, source=source), fmt), False, 0
+        return render_answers(kb.query(text, backend=backend, source=source), fmt)
+
+    return answered(work, fmt)
+
+
+def respond_cite(fmt: str, extensions=(), *, statement: str | None = None, choice: str | None = None,
+                 rule: str | None = None, paper: str | None = None, top: int | None = None,
+                 output: str | None = None) -> tuple[str | None, bool, int]:
+    """What ``recipekg cite`` prints, as :func:`respond`: the papers behind exactly one of a
+    statement's answers, a choice, a rule or a paper, in the citation format ``fmt``; with
+    ``output``, written to that file instead (the output is then None)."""
+
+    def work():
+        text = _citations(fmt, extensions, statement, choice, rule, paper, top)
+        if output is None:
+            return text.rstrip("\n")
+        from pathlib import Path
+
+        from recipekg.knowledge.export import write_atomic
+
+        write_atomic(Path(output), text.encode("utf-8"))
+        return None
+
+    return answered(work, fmt)
+
+
+def _citations(fmt, extensions, statement, choice, rule, paper, top) -> str:
+    from recipekg.cite import bundles
+    from recipekg.cite.formats import render
+
+    given = [name for name, v in (("--query", statement), ("--choice", choice), ("--rule", rule),
+                                  ("--paper", paper)) if v is not None]
+    if len(given) != 1:
+        raise UsageError("give exactly one of --query, --choice, --rule, --paper"
+                         + (f" (got {', '.join(given)})" if given else ""))
+    if top is not None and statement is None:
+        raise UsageError("--top goes with --query")
+    kb = KnowledgeBase.load(extensions)
+    if statement is not None:
+        bundle = bundles.for_query(kb, statement, top)
+    elif choice is not None:
+        bundle = bundles.for_choice(kb.snap, choice)
+    elif rule is not None:
+        bundle = bundles.for_rule(kb.snap, rule)
+    else:
+        bundle = bundles.for_paper(kb.snap, paper)
+    return render(bundle, fmt)
+
+
+def answered(work, fmt: str) -> tuple[str | None, bool, int]:
+    """``(work(), False, 0)``, or a project error's output as the spec says and its exit status."""
+    try:
+        return work(), False, 0
     except RecipeKGError as exc:
         from recipekg.render.errors import error_output
 

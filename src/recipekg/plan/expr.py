@@ -38,10 +38,15 @@ from __future__ import annotations
 import ast
 import itertools
 import math
-from dataclasses import dataclass
-from typing import Callable, Mapping, Union
 
 from recipekg.errors import FormulaError
+from recipekg.plan.record import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported when planning: annotations only
+    from typing import Callable, Mapping, Union
+
+    Number = Union[int, float, "Q"]
 
 #: The magnitudes plan computes with, inputs and unknowns alike. Not a claim about training
 #: runs: a few products of numbers in this span stay far inside floating point's range, so no
@@ -57,8 +62,9 @@ __all__ = ["Q", "Formula", "parse_formula", "evaluate", "solve", "substitute", "
 
 # ---------------------------------------------------------------------------- values
 
-@dataclass(frozen=True)
-class Q:
+_set = object.__setattr__
+
+class Q(Record):
     """A number with a range: ``value`` is the point estimate, ``low``/``high`` the bounds.
 
     >>> Q.span(100, 200)                # a range without a point: the midpoint stands for it
@@ -70,6 +76,11 @@ class Q:
     value: float
     low: float
     high: float
+
+    def __init__(self, value: float, low: float, high: float) -> None:  # Record's, unrolled: the hot one
+        _set(self, "value", value)
+        _set(self, "low", low)
+        _set(self, "high", high)
 
     @classmethod
     def point(cls, x: float) -> "Q":
@@ -131,9 +142,6 @@ class Q:
         return Q(value, low, high)
 
 
-Number = Union[int, float, Q]
-
-
 def as_q(x: Number) -> Q:
     """A number or a :class:`Q` as a :class:`Q`."""
     if isinstance(x, Q):
@@ -175,8 +183,7 @@ _SYMBOLS = {ast.Add: "+", ast.Sub: "−", ast.Mult: "×", ast.Div: "/", ast.Pow:
 
 # ---------------------------------------------------------------------------- parsing
 
-@dataclass(frozen=True)
-class Formula:
+class Formula(Record):
     """A parsed ``output = expression``: ``names`` are the free names the expression reads."""
 
     text: str

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 
-from dataclasses import dataclass
 
 from recipekg.plan.expr import Q
 from recipekg.plan.figures import qjson, relative_change, rounded, show
@@ -29,6 +28,7 @@ from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.kbview import KBFormula, KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import ACTIVATIONS, ADAM_STATES, GRADIENTS, WEIGHTS, Memory
+from recipekg.plan.record import Record
 from recipekg.reason.answers import reason_json
 from recipekg.reason.scoring import evaluate_rule
 from recipekg.render import numbers as units
@@ -36,8 +36,7 @@ from recipekg.render import numbers as units
 _RANK = {"fits": 0, "may fit": 1, "does not fit": 2}
 
 
-@dataclass(frozen=True)
-class Fit:
+class Fit(Record):
     """The answer's ``fit`` (``json``) and what the memory savings are weighed against: the
     memory per GPU, the GPUs, the FSDP formula and its memory per GPU (None on one GPU)."""
 

@@ -14,10 +14,10 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from recipekg.errors import RangeError
 from recipekg.plan.expr import SCALE, Q
+from recipekg.plan.record import Record
 from recipekg.query.ast import Plan, Position
 from recipekg.reason.facts import Facts
 from recipekg.reason.resolve import facts_of, resolve_dimension
@@ -28,8 +28,7 @@ USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "
         "epochs", "unique-tokens", "optimizer", "precision", "goal", "inference-budget", "tier", "prefer"}
 
 
-@dataclass(frozen=True)
-class Inputs:
+class Inputs(Record):
     """The statement, its constraints by dimension, their facts, and the values plan reads
     (None when not given; numbers as :class:`Q`, names as IRIs)."""
 

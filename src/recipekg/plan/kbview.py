@@ -12,16 +12,14 @@ the names they read, entities, facts, papers and sections.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from recipekg.errors import FormulaError, KBError
 from recipekg.knowledge.terms import RKG, local_name
 from recipekg.plan.expr import Formula, Q, parse_formula
+from recipekg.plan.record import Record
 from recipekg.reason.answers import paper_json, untyped_citation
 
 
-@dataclass
-class KBFormula:
+class KBFormula(Record, frozen=False):
     """A formula of the KB: its IRI, its record in the snapshot and its parsed expression."""
 
     iri: str

@@ -15,13 +15,12 @@ states and activations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from recipekg.plan.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import const_json, const_q
 from recipekg.plan.ledger import Ledger
+from recipekg.plan.record import Record
 from recipekg.render import numbers as units
 
 # The symbols of the reference's memory breakdown (bf16 weights and gradients, Adam states)
@@ -30,8 +29,7 @@ WEIGHTS, GRADIENTS, ADAM_STATES, ACTIVATIONS = ("c_weight_bytes_per_param_bf16",
 _MEMORY_MISMATCH = "memory-breakdown-vs-rule-of-thumb"
 
 
-@dataclass(frozen=True)
-class Memory:
+class Memory(Record):
     """The plan's training memory (the rule of thumb) and the parts of its breakdown: name →
     (bytes per parameter, the KB constants behind it)."""
 

@@ -16,7 +16,6 @@ approach of the KB brings on its own, then all of them together.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from recipekg.plan.expr import Q, solve
 from recipekg.plan.figures import percent, qjson, reduction, round_up, show
@@ -25,6 +24,7 @@ from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import ACTIVATIONS, Memory
+from recipekg.plan.record import Record
 from recipekg.reason.facts import Facts
 from recipekg.reason.recommend import rank
 
@@ -33,8 +33,7 @@ CHECKPOINTING, QUANTIZED_STATES, FSDP, QLORA = ("gradient-checkpointing", "quant
                                                 "fsdp", "qlora")
 
 
-@dataclass(frozen=True)
-class _Weighing:
+class _Weighing(Record):
     """What every saving is weighed against: the plan's params, its memory and the GPUs'."""
 
     kb: KBView

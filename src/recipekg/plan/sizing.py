@@ -19,7 +19,6 @@ third and the ratio; from ``unique-tokens`` and ``epochs``, the token budget.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from recipekg.errors import KBError
 from recipekg.plan.expr import Formula, Q, parse_formula
@@ -27,6 +26,7 @@ from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
 from recipekg.plan.ledger import Ledger
+from recipekg.plan.record import Record
 from recipekg.reason.recommend import rank
 from recipekg.render import numbers as units
 
@@ -38,8 +38,7 @@ _UNITS = {"params": "parameters", "tokens": "tokens", "flops": "FLOPs", "memory"
           "gpu_hours": "GPU-hours", "wall_time": "hours"}
 
 
-@dataclass(frozen=True)
-class Strategy:
+class Strategy(Record):
     """How to size: the approach's IRI, its tokens-per-parameter constant, and its JSON."""
 
     iri: str
@@ -47,8 +46,7 @@ class Strategy:
     json: dict
 
 
-@dataclass(frozen=True)
-class Sizes:
+class Sizes(Record):
     """Params, tokens and FLOPs of the plan; ``from_data``: tokens are unique-tokens × epochs;
     ``table_row``: the row of the reference's FLOPs table with these params and tokens."""
 
@@ -76,8 +74,7 @@ def choose_strategy(kb: KBView, facts: dict) -> Strategy:
                                  "why": why, "because": because})
 
 
-@dataclass(frozen=True)
-class _Formulas:
+class _Formulas(Record):
     flops: KBFormula     # flops from params and tokens
     tokens: KBFormula    # tokens from params and the strategy's ratio
     epochs: KBFormula    # epochs from tokens and unique tokens

@@ -13,8 +13,6 @@ repeated data, memory, fit and what to do about it, hardware rules, time, tier.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from recipekg.plan.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.fit import Fit
@@ -22,10 +20,10 @@ from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Strategy
 from recipekg.plan.timing import Timing
+from recipekg.plan.record import Record
 
 
-@dataclass(frozen=True)
-class Findings:
+class Findings(Record):
     """What the steps after sizing found, for the summary."""
 
     strategy: Strategy

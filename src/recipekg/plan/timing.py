@@ -16,19 +16,17 @@ time: GPU-hours and wall time are recorded as missing, with the reason.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from recipekg.plan.expr import Q, solve
 from recipekg.plan.figures import rounded, round_up, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Sizes
+from recipekg.plan.record import Record
 from recipekg.render import numbers as units
 
 
-@dataclass(frozen=True)
-class Timing:
+class Timing(Record):
     """The hardware time is computed for (given, or the reference table's), and what was
     computed on it (None when it could not be)."""
 

@@ -34,12 +34,15 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> dict:
     facts = facts_of(stmt.constraints, snap)
     rules = [{"side": a.side, "fires": a.ev["fires"], **reason_json(a.rule, a.view, a.ev, snap)}
              for a in backend.naming(iri, facts)]
-    rank_of = lambda kind, trial: (_result_of(iri, kind, trial, snap, backend) or {}).get("rank")  # noqa: E731
     node = snap["nodes"][iri]
-    ranks = {kind: rank_of(kind, facts) for kind in node["kinds"]}
+    # each kind ranked once under the query's facts (the answer and smallest_change both need it)
+    results = {kind: _result_of(iri, kind, facts, snap, backend) or {} for kind in node["kinds"]}
+    ranks = {kind: result.get("rank") for kind, result in results.items()}
+    rank_of = lambda kind, trial: (ranks[kind] if trial is facts  # noqa: E731
+                                   else (_result_of(iri, kind, trial, snap, backend) or {}).get("rank"))
     kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
     rules.sort(key=lambda r: (not r["fires"], r["side"] != "for", -r["contribution"], r["id"]))
-    result = _result_of(iri, kind, facts, snap, backend) or {}
+    result = results[kind]
     return {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
             "choice": {**choice_json(iri, snap), "definition": node["definition"]},
             "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,
