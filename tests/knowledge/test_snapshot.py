@@ -73,7 +73,8 @@ def test_the_snapshot_file_is_a_json_header_and_marshalled_builtins(data_root, b
     header = json.loads(line)
     assert header["magic"] == "recipekg-snapshot" and header["codec"] == "marshal-shards"
     assert header["length"] == len(payload)
-    core, shards = marshal.loads(payload[:header["core"]]), payload[header["core"]:]
+    (paths, core), shards = marshal.loads(payload[:header["core"]]), payload[header["core"]:]
+    assert type(paths) is list and all(type(p) is list for p in paths)
     tables = []
 
     def walk(x):
@@ -197,7 +198,7 @@ def test_a_damaged_shard_is_rebuilt_when_read_and_the_answer_stays_right(data_ro
     end = raw.index(b"\n")
     header = json.loads(raw[:end])
     start = end + 1 + header["core"]
-    core = marshal.loads(bytes(raw[end + 1:start]))
+    _, core = marshal.loads(bytes(raw[end + 1:start]))
     rows = []
 
     def tables(x):
@@ -475,10 +476,10 @@ def test_a_table_row_of_the_wrong_shape_is_damage_not_a_crash(data_root, builds)
     path = _cache_file()
     line, _, payload = path.read_bytes().partition(b"\n")
     header = json.loads(line)
-    core = marshal.loads(payload[:header["core"]])
+    paths, core = marshal.loads(payload[:header["core"]])
     core["nodes"] = ("map", core["nodes"][1], [("a", "b")] * len(core["nodes"][2]))
     header.pop("crc32")
-    snapshot._write(str(path), header, marshal.dumps(core), payload[header["core"]:])
+    snapshot._write(str(path), header, marshal.dumps((paths, core)), payload[header["core"]:])
     before = builds["n"]
     assert _reference(KnowledgeBase.load()) == reference
     assert builds["n"] == before + 1

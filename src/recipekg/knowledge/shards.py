@@ -8,10 +8,10 @@ of its entries is read. The snapshot is canonical data (what JSON gives back: no
 so a tuple is never data and can mark a sentinel::
 
     >>> snap = {"nodes": {f"n{i:03}": {"id": i} for i in range(100)}, "format": 4}
-    >>> core, shards = split(snap)
-    >>> core["nodes"][0], len(core["nodes"][2])       # a sentinel: kind, size, table of shards
-    ('map', 4)
-    >>> view = join(core, Source(shards))
+    >>> (paths, core), shards = split(snap)
+    >>> paths, core["nodes"][0], len(core["nodes"][2])   # where, and a sentinel: kind, table
+    ([['nodes']], 'map', 4)
+    >>> view = join((paths, core), Source(shards))
     >>> view["nodes"]["n042"], len(view["nodes"]), view["nodes"].decoded   # one shard of four read
     ({'id': 42}, 100, 1)
     >>> list(view["nodes"])[:2], view["nodes"] == snap["nodes"]
@@ -33,28 +33,38 @@ from itertools import islice
 PER_SHARD = 32
 
 
-def split(snap: dict) -> tuple[dict, bytes]:
-    """The snapshot with its large containers replaced by sentinels, and the shards' bytes."""
-    out = bytearray()
-    return _split(snap, out, top=True), bytes(out)
+def split(snap: dict) -> tuple[tuple, bytes]:
+    """``(paths, core)``: the snapshot with its large containers replaced by sentinels and
+    where those sentinels are, and the shards' bytes."""
+    out, paths = bytearray(), []
+    core = _split(snap, out, (), paths, top=True)
+    return (paths, core), bytes(out)
 
 
-def _split(value, out: bytearray, top: bool = False):
+def _split(value, out: bytearray, path: tuple, paths: list, top: bool = False):
     if isinstance(value, dict):
-        items = {k: _split(v, out) for k, v in value.items()}
+        items = {k: _split(v, out, path + (k,), paths) for k, v in value.items()}
         keys = list(items)
         if top or len(keys) <= PER_SHARD or keys != sorted(keys) or not all(type(k) is str for k in keys):
             return items
         chunks = [keys[i:i + PER_SHARD] for i in range(0, len(keys), PER_SHARD)]
         table = [(c[0], *_shard({k: items[k] for k in c}, out)) for c in chunks]
-        return ("map", len(keys), table)
+        return _sentinel(("map", len(keys), table), path, paths)
     if isinstance(value, list):
-        items = [_split(v, out) for v in value]
+        items = [_split(v, out, path + (i,), paths) for i, v in enumerate(value)]
         if len(items) <= PER_SHARD:
             return items
         table = [_shard(items[i:i + PER_SHARD], out) for i in range(0, len(items), PER_SHARD)]
-        return ("list", len(items), table)
+        return _sentinel(("list", len(items), table), path, paths)
     return value
+
+
+def _sentinel(sentinel: tuple, path: tuple, paths: list) -> tuple:
+    """Record where ``sentinel`` is; the sentinels below it now live inside its shards."""
+    prefix = list(path)
+    paths[:] = [p for p in paths if p[:len(prefix)] != prefix]
+    paths.append(prefix)
+    return sentinel
 
 
 def _shard(data, out: bytearray) -> tuple[int, int, int, bool]:
@@ -116,21 +126,36 @@ class Source:
 
 
 def join(core, source: Source, path: tuple = ()):
-    """``core`` with every sentinel replaced by a lazy view over ``source``."""
+    """``core`` with every sentinel replaced by a lazy view over ``source``: a ``(paths,
+    data)`` pair from :func:`split` is joined in place along its paths; plain data (a shard
+    holding sentinels) by walking it."""
+    if type(core) is tuple and len(core) == 2 and type(core[0]) is list:
+        paths, data = core
+        for where in paths:
+            parent = data
+            for key in where[:-1]:
+                parent = parent[key]
+            parent[where[-1]] = _view(parent[where[-1]], source, tuple(where))
+        return data
     if type(core) is dict:
         return {k: join(v, source, path + (k,)) for k, v in core.items()}
     if type(core) is list:
         return [join(v, source, path + (i,)) for i, v in enumerate(core)]
     if type(core) is tuple:
-        return (LazyMap if core[0] == "map" else LazyList)(source, core[1], core[2], path)
+        return _view(core, source, path)
     return core
+
+
+def _view(sentinel: tuple, source: Source, path: tuple):
+    return (LazyMap if sentinel[0] == "map" else LazyList)(source, sentinel[1], sentinel[2], path)
 
 
 def materialize(value):
     """``value`` with every lazy view decoded into a plain dict or list (for JSON, or to
     compare with a fresh build).
 
-    >>> materialize(join(*split({"a": list(range(40))})[:1], Source(split({"a": list(range(40))})[1])))["a"][-1]
+    >>> core, shards = split({"a": list(range(40))})
+    >>> materialize(join(core, Source(shards)))["a"][-1]
     39
     """
     if isinstance(value, (dict, LazyMap)):

@@ -4,11 +4,11 @@ The RDF files stay the source of truth. What the query path needs is compiled on
 caller's ``build``, normally :func:`recipekg.knowledge.loader.compile_files`) and cached as
 one file per set of input files::
 
-    {"magic": "recipekg-snapshot", "format": 5, "codec": "marshal-shards", "key": "<sha256>",
+    {"magic": "recipekg-snapshot", "format": 6, "codec": "marshal-shards", "key": "<sha256>",
      "stamp_ns": t, "inputs": [[path, size, mtime_ns, ctime_ns, inode], ...], "length": n,
      "core": c, "crc32": x}
-    <core: marshal of builtin types (dict, list, str, int, float, bool, None, and tuples
-     that mark the large containers)>
+    <core: marshal of (paths, data): builtin types (dict, list, str, int, float, bool,
+     None, and tuples that mark the large containers) and where those tuples are>
     <shards: the large containers' entries, a marshal blob of at most 32 entries each>
 
 The file is memory-mapped, not read: a query decodes the core (the small parts and one
@@ -51,7 +51,7 @@ import time
 from recipekg.version import __version__
 
 #: The shape of the compiled data (knowledge/compiler.py); a change rebuilds every cached snapshot.
-SNAPSHOT_FORMAT = 5
+SNAPSHOT_FORMAT = 6
 MAGIC = "recipekg-snapshot"
 CODEC = "marshal-shards"
 #: A file modified this close to (or after) the moment its fingerprint was taken is hashed.
@@ -241,12 +241,16 @@ def _decode(core, shards, rebuild) -> dict | None:
     from recipekg.knowledge.shards import Source, join
 
     try:
-        snap = marshal.loads(core)
+        paths, snap = marshal.loads(core)
     except (ValueError, EOFError, TypeError):
         return None
-    if type(snap) is not dict or snap.get("format") != SNAPSHOT_FORMAT or type(snap.get("rule_index")) is not dict:
+    if (type(snap) is not dict or snap.get("format") != SNAPSHOT_FORMAT or type(snap.get("rule_index")) is not dict
+            or type(paths) is not list):
         return None
-    return join(snap, Source(shards, rebuild))
+    try:
+        return join((paths, snap), Source(shards, rebuild))
+    except (KeyError, IndexError, TypeError):  # a path that leads nowhere: damage
+        return None
 
 
 def _write(target: str, header: dict, core: bytes, shards: bytes) -> None:
