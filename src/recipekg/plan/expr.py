@@ -341,16 +341,31 @@ def _solve_point(formula: Formula, unknown: str, env: dict[str, float], bracket)
         return math.exp(hi)
     if (flo > 0) == (fhi > 0):
         return None
-    for _ in range(200):  # bisection in log space: ample for full double precision
-        mid = (lo + hi) / 2
-        fm = f(math.exp(mid))
-        if fm == 0:
-            return _tidy(math.exp(mid))
-        if (fm > 0) == (flo > 0):
-            lo, flo = mid, fm
+    return _tidy(math.exp(_illinois(lambda t: f(math.exp(t)), lo, flo, hi, fhi)))
+
+
+def _illinois(g: Callable[[float], float], a: float, ga: float, b: float, gb: float) -> float:
+    """A root of ``g`` in ``[a, b]`` (``ga``, ``gb`` of opposite signs): false position with
+    the Illinois correction, and a bisection step whenever the bracket does not halve, so it
+    never takes more steps than bisection and usually about ten."""
+    side, width = 0, b - a
+    for _ in range(200):
+        if b - a <= 1e-13 * max(1.0, abs(a), abs(b)):
+            break
+        c = (a * gb - b * ga) / (gb - ga)
+        if not a < c < b or (b - a) > width / 2:  # a slow step: bisect instead
+            c, side = (a + b) / 2, 0
+        width = b - a
+        gc = g(c)
+        if gc == 0:
+            return c
+        if (gc > 0) == (gb > 0):
+            b, gb = c, gc
+            ga, side = (ga / 2 if side == -1 else ga), -1
         else:
-            hi = mid
-    return _tidy(math.exp((lo + hi) / 2))
+            a, ga = c, gc
+            gb, side = (gb / 2 if side == 1 else gb), 1
+    return (a + b) / 2
 
 
 def _tidy(x: float) -> float:
