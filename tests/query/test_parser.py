@@ -425,3 +425,33 @@ def test_parser_module_does_not_import_lark():
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_query_text_over_the_size_cap_is_refused_with_a_clear_message():
+    from recipekg.errors import UsageError
+    from recipekg.limits import MAX_QUERY_CHARS
+
+    with pytest.raises(UsageError, match="too long"):
+        parse("plan where params = 7B " + " " * MAX_QUERY_CHARS)
+
+
+def test_more_statements_than_the_cap_are_refused_at_the_first_one_over():
+    from recipekg.errors import UsageError
+    from recipekg.limits import MAX_STATEMENTS
+
+    text = "plan;\n" * (MAX_STATEMENTS + 1)
+    with pytest.raises(UsageError, match="too many statements") as caught:
+        parse(text)
+    assert caught.value.line == MAX_STATEMENTS + 1
+    assert len(parse("plan;\n" * MAX_STATEMENTS)) == MAX_STATEMENTS
+
+
+def test_the_caps_reach_the_command_line_as_exit_2(tmp_path):
+    from click.testing import CliRunner
+
+    from recipekg.cli.main import main
+
+    path = tmp_path / "many.rkg"
+    path.write_text("plan;\n" * 1000, encoding="utf-8")
+    result = CliRunner().invoke(main, ["query", "-f", str(path)])
+    assert result.exit_code == 2 and "too many statements" in result.output and "Traceback" not in result.output
