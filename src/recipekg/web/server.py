@@ -114,7 +114,9 @@ def make_server(app, host: str, port: int, *, server: str = DEFAULT_SERVER, thre
     from werkzeug.serving import WSGIRequestHandler
     from werkzeug.serving import make_server as werkzeug_server
 
-    handler = type("Handler", (WSGIRequestHandler,), {"version_string": lambda self: IDENT})
+    # HTTP/1.1 (keep-alive), as werkzeug chooses for its own handler class when threaded
+    handler = type("Handler", (WSGIRequestHandler,), {"version_string": lambda self: IDENT,
+                                                       "protocol_version": "HTTP/1.1"})
     try:
         impl = werkzeug_server(host, port, app, threaded=True, fd=sock.fileno(), request_handler=handler)
     finally:
