@@ -7,6 +7,8 @@ Tasks:
 - ``prepare``: build (or check) the native snapshot and the N-Triples export the SPARQL
   engines read, so that no later measurement pays for them;
 - ``native``: KB load from the warm snapshot, then the warm query (text in, answer out);
+- ``web``: ``recipekg serve`` in a subprocess per server named, loaded by client threads
+  (:mod:`benchmarks.web`);
 - ``oxigraph`` / ``rdflib``: KB load of the Turtle files into the engine, then the warm
   query through the exported SPARQL (recipekg.sparql.generate / recipekg.sparql.backend), the query text
   turned into SPARQL and the SPARQL parsed by the engine on every call.
@@ -175,6 +177,13 @@ def main() -> None:
         out = prepare(args)
     elif task == "native":
         out = native(args)
+    elif task == "web":
+        import os
+
+        from benchmarks.web import measure
+
+        out = {"web": [measure(server, args["clients"], args["mix_requests"], args["new_requests"], dict(os.environ))
+                       for server in args["servers"]]}
     else:
         out = engine(args, task)
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -256,9 +256,10 @@ def test_kb_text_is_escaped_in_every_page(xss_app):
     assert "&lt;script&gt;window.__xss=1;alert(1)&lt;/script&gt;XSS net" in get(c, "/entity/xss-net")
 
 
-def test_serve_starts_a_local_server_and_refuses_a_busy_port(tmp_path):
+@pytest.mark.parametrize("server", ["waitress", "werkzeug"])
+def test_serve_starts_a_local_server_and_refuses_a_busy_port(server):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "recipekg", "serve", "--port", "0"], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "recipekg", "serve", "--port", "0", "--server", server], env=env,
                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:
         line = proc.stderr.readline()
@@ -267,7 +268,7 @@ def test_serve_starts_a_local_server_and_refuses_a_busy_port(tmp_path):
         with urllib.request.urlopen(url.group(0) + "?q=" + quote(TABULAR), timeout=30) as response:
             assert response.status == 200 and b'data-id="' in response.read()
         port = int(url.group(1))
-        result = CliRunner().invoke(main, ["serve", "--port", str(port)])
+        result = CliRunner().invoke(main, ["serve", "--port", str(port), "--server", server])
         assert result.exit_code == 2 and "cannot listen on 127.0.0.1" in result.output
     finally:
         proc.terminate()

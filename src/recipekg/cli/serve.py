@@ -1,6 +1,11 @@
-"""``recipekg serve``: the local, read-only web page (:mod:`recipekg.web`).
+"""``recipekg serve``: the read-only web page (:mod:`recipekg.web`), for one person or a team.
 
-    $ recipekg serve                       # http://127.0.0.1:8000/
+    $ recipekg serve                                   # http://127.0.0.1:8000/, waitress, 8 threads
+    $ recipekg serve --host 0.0.0.0 --threads 16       # a team's server on the local network
+    $ recipekg serve --server werkzeug                 # Flask's development server
+
+The knowledge base is loaded once, before the server starts, and every thread answers from
+it; the answers to the query box are cached per query text (:mod:`recipekg.web.cache`).
 """
 
 from __future__ import annotations
@@ -14,31 +19,28 @@ from recipekg.errors import UsageError
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (local only by default).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free port).")
+@click.option("--server", "server_name", type=click.Choice(["waitress", "werkzeug"]), default="waitress",
+              show_default=True, help="waitress: a production server with a fixed pool of threads; "
+                                      "werkzeug: Flask's development server, a thread per request.")
+@click.option("--threads", type=click.IntRange(1, 256), default=None,
+              help="Worker threads of the waitress server  [default: 8].")
 @kb_option
 @user_errors
-def serve(host, port, extensions):
-    """A local, read-only web page: query box, reasons, papers and backlinks, BibTeX to copy."""
-    import socket
-
-    from werkzeug.serving import WSGIRequestHandler, get_sockaddr, make_server, select_address_family
-
+def serve(host, port, server_name, threads, extensions):
+    """A read-only web page: query box, reasons, papers and backlinks, BibTeX to copy."""
     from recipekg.web.app import LOOPBACK_HOSTS, create_app
+    from recipekg.web.server import make_server
 
+    if threads is not None and server_name != "waitress":
+        raise UsageError("--threads is for --server waitress (werkzeug starts a thread per request)")
     app = create_app(load_kb(extensions), trusted_hosts=LOOPBACK_HOSTS if host in LOOPBACK_HOSTS else None)
-    family = select_address_family(host, port)
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:  # bind here, so that a busy port is our error (exit 2), not werkzeug's exit 1
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(get_sockaddr(host, port, family))
-        sock.listen(128)
-        handler = type("Handler", (WSGIRequestHandler,), {"version_string": lambda self: "recipekg"})
-        server = make_server(host, port, app, threaded=True, fd=sock.fileno(), request_handler=handler)
+    try:  # a busy port or an unknown address is our error (exit 2), whichever server runs
+        server = make_server(app, host, port, server=server_name, threads=threads)
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    finally:
-        sock.close()  # the server holds its own duplicate of the socket
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"recipekg: serving on http://{shown}:{server.port}/ (Ctrl-C to stop)", err=True)
+    pool = f", {server.threads} threads" if server.threads else ""
+    click.echo(f"recipekg: serving on http://{shown}:{server.port}/ ({server.name}{pool}; Ctrl-C to stop)", err=True)
     if host not in LOOPBACK_HOSTS:
         click.echo(f"recipekg: warning: listening on {host}, reachable from other machines", err=True)
     try:
@@ -46,4 +48,4 @@ def serve(host, port, extensions):
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
+        server.close()

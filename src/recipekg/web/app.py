@@ -57,13 +57,16 @@ def host_name(host: str) -> str:
     return host.partition(":")[0]
 
 
-def create_app(kb=None, *, extensions=(), trusted_hosts=None):
-    """The Flask app over ``kb`` (default: the bundled KB merged with ``extensions``)."""
+def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None):
+    """The Flask app over ``kb`` (default: the bundled KB merged with ``extensions``), loaded
+    once: every request and thread answers from it. ``page_cache``: the answer pages' cache
+    (default: a :class:`~recipekg.web.cache.PageCache` of the default size)."""
     from flask import Flask, g, render_template, request
 
     from recipekg.errors import INTERNAL_ERROR
     from recipekg.cite.graph import CiteGraph
     from recipekg.web import views
+    from recipekg.web.cache import PageCache
     from recipekg.render.sources import role_text
     from recipekg.web.present import short
 
@@ -78,7 +81,8 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None):
     app.jinja_env.filters["role"] = role_text
     trusted = {host_name(h) for h in trusted_hosts or ()}
     graph = CiteGraph(kb.snap)
-    app.extensions["recipekg"] = {"kb": kb, "graph": graph}
+    pages = page_cache if page_cache is not None else PageCache()
+    app.extensions["recipekg"] = {"kb": kb, "graph": graph, "pages": pages}
 
     @app.before_request
     def nonce():

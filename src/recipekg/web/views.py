@@ -12,7 +12,7 @@ builds the app.
 
 from __future__ import annotations
 
-from flask import current_app, render_template, request
+from flask import current_app, g, render_template, request
 
 from recipekg.cite import bundles
 from recipekg.cite.formats import reference, render
@@ -43,8 +43,17 @@ def not_found(what: str, name: str, candidates):
 
 
 def index():
-    kb, snap = _state()["kb"], _state()["kb"].snap
+    """The query box and, for ``?q=``, the answers: from the app's page cache
+    (:mod:`recipekg.web.cache`) when this text was asked before."""
     q = request.args.get("q", "").strip()
+    if len(q) > MAX_WEB_QUERY_CHARS:  # not worth a cache entry
+        return answer_page(q)
+    return _state()["pages"].page(q, getattr(g, "csp_nonce", ""), lambda placeholder: answer_page(q, placeholder))
+
+
+def answer_page(q: str, nonce: str | None = None) -> str:
+    """The front page answering ``q``, its script carrying ``nonce`` (default: the request's)."""
+    kb, snap = _state()["kb"], _state()["kb"].snap
     answers, error = [], None
     if len(q) > MAX_WEB_QUERY_CHARS:
         error = f"the query is too long ({len(q)} characters; at most {MAX_WEB_QUERY_CHARS})"
@@ -56,7 +65,8 @@ def index():
     views = [answer_view(a) for a in answers]
     for v in views:
         v["bibtex"] = render(bundles.for_answers([v["answer"]], snap, v["answer"].get("query", "")), "bibtex")
-    return render_template("index.html", q=q, views=views, error=error, examples=EXAMPLES)
+    extra = {} if nonce is None else {"csp_nonce": nonce}
+    return render_template("index.html", q=q, views=views, error=error, examples=EXAMPLES, **extra)
 
 
 def papers():

@@ -1,0 +1,88 @@
+"""The web page's answer cache: a bounded, thread-safe LRU of pages keyed by query text.
+
+An answer page is a pure function of the query text and the knowledge base, which a running
+app never changes, so the page of a query asked before is served from here instead of parsing,
+reasoning and rendering again. Only the CSP nonce differs between two responses: pages are
+stored with :attr:`PageCache.placeholder` where the nonce goes, and :meth:`PageCache.page`
+puts each response's own nonce there. The placeholder is random per cache, so no query text
+can forge it.
+
+The memory is bounded twice: at most :data:`MAX_ENTRIES` pages and at most :data:`MAX_CHARS`
+characters of pages in all (an answer page is 3 to 40 KB: about 10 MB for 512 of them; a page
+larger than the whole budget is not kept). The least recently used pages go first.
+
+    >>> cache = PageCache(max_entries=2)
+    >>> cache.page("q1", "n1", lambda ph: f"<script nonce='{ph}'>")
+    "<script nonce='n1'>"
+    >>> cache.page("q1", "n2", lambda ph: 1 / 0)  # served from the cache: not rendered again
+    "<script nonce='n2'>"
+    >>> for q in ("q2", "q3"):
+    ...     _ = cache.page(q, "n", lambda ph: q)
+    >>> len(cache), "q1" in cache, cache.hits, cache.misses
+    (2, False, 1, 3)
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+
+MAX_ENTRIES = 512
+MAX_CHARS = 32_000_000
+
+
+class PageCache:
+    """Pages by query text, least recently used evicted first; safe across threads."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES, max_chars: int = MAX_CHARS) -> None:
+        self.max_entries, self.max_chars = max_entries, max_chars
+        self.placeholder = "rkg-nonce-" + secrets.token_hex(16)
+        self._pages: OrderedDict[str, list[str]] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._pages)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._pages
+
+    def keys(self) -> list[str]:
+        """The query texts held, least recently used first."""
+        with self._lock:
+            return list(self._pages)
+
+    @property
+    def chars(self) -> int:
+        """The characters of the pages held."""
+        return self._chars
+
+    def page(self, key: str, nonce: str, render) -> str:
+        """The page for ``key`` with ``nonce`` in place; ``render(placeholder)`` makes it on a
+        miss. Two threads missing the same key at once may both render it (same text)."""
+        with self._lock:
+            parts = self._pages.get(key)
+            if parts is not None:
+                self._pages.move_to_end(key)
+                self.hits += 1
+        if parts is None:
+            parts = render(self.placeholder).split(self.placeholder)
+            self._store(key, parts)
+        return nonce.join(parts)
+
+    def _store(self, key: str, parts: list[str]) -> None:
+        size = sum(map(len, parts))
+        with self._lock:
+            self.misses += 1
+            if size > self.max_chars or self.max_entries < 1:
+                return
+            old = self._pages.pop(key, None)
+            if old is not None:
+                self._chars -= sum(map(len, old))
+            self._pages[key] = parts
+            self._chars += size
+            while len(self._pages) > self.max_entries or self._chars > self.max_chars:
+                _, evicted = self._pages.popitem(last=False)
+                self._chars -= sum(map(len, evicted))
