@@ -236,10 +236,12 @@ def test_7b_on_8_h100_fits_with_fsdp(run_plan, hardware_tsv):
     fit = a["fit"]
     assert fit["memory_per_gpu"]["value"] == cap and fit["gpus"] == 8
     assert fit["replicated"]["verdict"] == "does not fit"                   # 126–140 GB > 80 GB
-    per_gpu = q(a, "memory_per_gpu")
+    per_gpu = q(a, "rule_of_thumb_per_gpu")           # the reference's FSDP rule of thumb
     expected = ((2 + 2 + 8) * 7e9 / 8 + 4 * 7e9, (2 + 2 + 8) * 7e9 / 8 + 8 * 7e9)
     assert (per_gpu["low"], per_gpu["high"]) == pytest.approx(expected)
-    assert fit["verdict"] == "fits" and fit["fits"] is True
+    assert fit["rule_of_thumb"]["verdict"] == "fits"
+    assert fit["verdict"] == "fits" and fit["fits"] is True               # the layout search
+    assert q(a, "memory_per_gpu")["high"] <= cap and fit["layout"]["data_parallel"] == 8
     recs = {r["id"]: r for r in a["recommendations"]}
     assert {"gradient-checkpointing", "quantized-optimizer-states", "fsdp", "qlora"} <= set(recs)
     assert recs["fsdp"]["enough"] is True and recs["gradient-checkpointing"]["enough"] is False
@@ -441,7 +443,7 @@ def test_text_is_readable():
     code, out = cli("query", "plan where params = 7B and hardware = h100 and gpus = 8")
     assert code == 0, out
     for text in ("140B tokens", "5.88e21 FLOPs", "reference table: 5.9e21 FLOPs", "126–140 GB",
-                 "GPU-hours", "fits with FSDP", "hoffmann2022", "Cluster (32+ GPUs), weeks", "days"):
+                 "GPU-hours", "fits with ZeRO stage", "hoffmann2022", "Cluster (32+ GPUs), weeks", "days"):
         assert text in out, text
     code, md = cli("query", "plan where params = 7B and hardware = h100 and gpus = 8", "--format", "markdown")
     assert code == 0 and "| quantity | value |" in md and "`flops = " in md

@@ -43,7 +43,7 @@ RKG = Namespace(BASE + "ns#", """
     powerWatts memoryKind supportsPrecision ComputeTier
     Dimension DimensionKind Categorical Count Duration Bytes Ratio dimensionKind valueClass
     derivedVia minValue maxValue planOnly
-    DataModality Task Goal Preference InferenceBudget Availability Precision Horizon
+    DataModality Task Goal Preference InferenceBudget Availability Precision Horizon RecomputeMode
     Rule Condition recommends advisesAgainst condition strength text section contradicts
     step stepOf Procedure dimension value minInclusive maxExclusive minExclusive maxInclusive
     Strength weight rank wording

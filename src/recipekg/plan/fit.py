@@ -6,15 +6,20 @@ replicated on every GPU or sharded with FSDP; and the hardware's rules on model 
     >>> ledger = Ledger(KBView(snap))
     >>> inputs = read_inputs(parse("plan where params = 7B and hardware = h100 and gpus = 8")[0], snap)
     >>> fit = check_fit(ledger, inputs, inputs.params, training_memory(ledger, inputs, inputs.params))
-    >>> fit.json["replicated"]["verdict"], fit.json["sharded"]["verdict"], fit.json["text"]
+    >>> fit.json["replicated"]["verdict"], fit.json["sharded"]["verdict"], fit.json["rule_of_thumb"]["text"]
     ('does not fit', 'fits', 'fits with FSDP sharding over 8 GPUs')
+    >>> fit.json["fits"], fit.json["layout"]["zero"]
+    (True, 1)
     >>> show(fit.per_gpu, "bytes")
     '38.5–66.5 GB'
     >>> [r["id"] for r in feasibility(ledger.kb, inputs, inputs.params)]
     []
 
 Verdicts compare whole ranges: ``fits`` when even the high end of the need is within the low
-end of the memory, ``may fit`` when only the low end is, else ``does not fit``.
+end of the memory, ``may fit`` when only the low end is, else ``does not fit``. The reference's
+rule of thumb gives the ``replicated`` and ``sharded`` verdicts (kept in ``rule_of_thumb``);
+the answer's own verdict, ``fits`` and ``layout`` come from the layout search
+(:mod:`recipekg.plan.layout`) over the detailed memory model.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from recipekg.plan.expr import Q
 from recipekg.plan.figures import qjson, relative_change, rounded, show
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.kbview import KBFormula, KBView
+from recipekg.plan.layout import search_layout
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import ACTIVATIONS, ADAM_STATES, GRADIENTS, WEIGHTS, Memory
 from recipekg.plan.record import Record
@@ -84,8 +90,8 @@ def check_fit(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory) -> Fit 
     best = replicated
     if fsdp_f is not None and gpus.high >= 2:
         per_gpu, env = ledger.compute(fsdp_f, {"params": params, "gpus": gpus}, memory_overrides(kb, memory))
-        ledger.add("memory_per_gpu", per_gpu, "bytes", formula=fsdp_f, env=env,
-                   label=f"training memory per GPU with FSDP over {show(gpus)} GPUs")
+        ledger.add("rule_of_thumb_per_gpu", per_gpu, "bytes", formula=fsdp_f, env=env,
+                   label=f"training memory per GPU with FSDP over {show(gpus)} GPUs (the reference's rule of thumb)")
         sharded = verdict(per_gpu, cap)
         fit["sharded"] = {**sharded, "need_per_gpu": qjson(per_gpu), "formula": fsdp_f.id,
                           "text": f"FSDP over {show(gpus)} GPUs (weights, gradients and optimizer states "
@@ -97,7 +103,22 @@ def check_fit(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory) -> Fit 
     fit["verdict"] = best["verdict"]
     fit["fits"] = best["verdict"] == "fits"
     fit["text"] = _fit_text(best, "" if best is replicated else f" with FSDP sharding over {show(gpus)} GPUs", cap)
+    _detailed(ledger, inputs, params, fit)
     return Fit(fit, cap, gpus, fsdp_f, per_gpu)
+
+
+def _detailed(ledger: Ledger, inputs: Inputs, params: Q, fit: dict) -> None:
+    """The verdict of the layout search (plan/layout.py) replaces the rule of thumb's, which
+    stays in ``rule_of_thumb``."""
+    found = search_layout(ledger, inputs, params)
+    if found is None:
+        return
+    fit["rule_of_thumb"] = {"verdict": fit["verdict"], "text": fit["text"]}
+    fit.update(verdict="fits" if found["fits"] else "does not fit", fits=found["fits"], text=found["text"],
+               layout=found["layout"] if found["fits"] else None, need_per_gpu=found["memory_per_gpu"])
+    if not found["fits"]:
+        fit["leanest_layout"] = found["layout"]
+        fit["gpus_needed"] = found.get("gpus_needed")
 
 
 def _fit_text(best: dict, how: str, cap: Q) -> str:

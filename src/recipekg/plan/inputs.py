@@ -25,7 +25,9 @@ from recipekg.render import numbers as units
 
 #: Dimensions plan reads; others are reported as not used.
 USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "bandwidth", "mfu",
-        "epochs", "unique-tokens", "optimizer", "precision", "goal", "inference-budget", "tier", "prefer"}
+        "epochs", "unique-tokens", "optimizer", "precision", "goal", "inference-budget", "tier", "prefer",
+        "layers", "hidden", "heads", "seq-length", "micro-batch", "tensor-parallel", "pipeline-parallel", "zero",
+        "recompute"}
 
 
 class Inputs(Record):

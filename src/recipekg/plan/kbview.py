@@ -74,6 +74,13 @@ class KBView:
             raise KBError(f"the KB has no formula for {output} from {', '.join(names)}, which plan needs")
         return found
 
+    def by_id(self, formula_id: str) -> KBFormula:
+        """The formula with this id (``model-states-zero-3``)."""
+        found = next((f for f in self.formulas if f.id == formula_id), None)
+        if found is None:
+            raise KBError(f"the KB has no formula {formula_id}, which plan needs")
+        return found
+
     def find(self, output: str, *names: str) -> KBFormula | None:
         """Like :meth:`formula`, but None when the KB has no such formula."""
         found = [f for f in self.formulas if f.parsed.output == output and set(names) <= f.parsed.names]

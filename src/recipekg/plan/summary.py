@@ -5,8 +5,8 @@ repeated data, memory, fit and what to do about it, hardware rules, time, tier.
     >>> for line in answer["summary"]:
     ...     print(line)
     7B parameters → 140B tokens (20 tokens/param, Chinchilla-optimal training), 5.88e21 FLOPs of training compute
-    training memory: 126–140 GB in all
-    on 8 GPUs of NVIDIA H100 SXM (80 GB each): fits with FSDP sharding over 8 GPUs
+    training memory: 126–140 GB in all by the reference's rule of thumb; model states 112 GB (ZeRO's count)
+    on 8 GPUs of NVIDIA H100 SXM (80 GB each): fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 71 GB of the 80 GB per GPU
     time: 5,850–6,030 GPU-hours on h100 at MFU 0.28 → 30.5–31.4 days on 8 GPUs
     compute tier: Cluster (32+ GPUs), weeks
 """
@@ -45,8 +45,9 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
                      f"effective {show(v['effective_tokens'], 'tokens')} by the reference's formula"
                      + (f", {show(v['effective_tokens_guidance'], 'tokens')} by its 85% guidance"
                         if "effective_tokens_guidance" in v else ""))
-    lines.append(f"training memory: {show(v['memory'], 'bytes')} in all"
-                 + (f" ({kb.label(inputs.optimizer)} optimizer)" if inputs.optimizer else ""))
+    lines.append(f"training memory: {show(v['memory'], 'bytes')} in all by the reference's rule of thumb"
+                 + (f" ({kb.label(inputs.optimizer)} optimizer)" if inputs.optimizer else "")
+                 + (f"; model states {show(v['model_states'], 'bytes')} (ZeRO's count)" if "model_states" in v else ""))
     fit = found.fit.json if found.fit else None
     if fit:
         hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"

@@ -1,0 +1,123 @@
+"""The model's shape and the optimizer's bytes per parameter, as the layout search needs them.
+
+The shape (layers, hidden size, heads) is given in the query or follows from the size by
+the KB's rule of thumb (params ≈ 12 · layers · hidden², GPT-3's aspect ratio and head size),
+which the answer says; the sequence length and micro-batch are given or assumed (GPT-3's
+context, one sequence)::
+
+    >>> from recipekg.plan.inputs import read_inputs
+    >>> from recipekg.plan.kbview import KBView
+    >>> ledger = Ledger(KBView(snap))
+    >>> inputs = read_inputs(parse("plan where params = 175B")[0], snap)
+    >>> s = model_shape(ledger, inputs, inputs.params)
+    >>> round(s.layers.value), round(s.hidden.value), round(s.heads.value), s.seq_length.value
+    (96, 12288, 96, 2048.0)
+    >>> show(optimizer_state_bytes(ledger, inputs)[0], "bytes/param")
+    '8 bytes/param'
+"""
+
+from __future__ import annotations
+
+from recipekg.plan.expr import Q
+from recipekg.plan.figures import show
+from recipekg.plan.inputs import Inputs, facts_q
+from recipekg.plan.kbview import const_q
+from recipekg.plan.ledger import Ledger
+from recipekg.plan.record import Record
+
+#: The query's layout choices the search keeps fixed, by dimension.
+FIXED = {"tensor-parallel": "tensor_parallel", "pipeline-parallel": "pipeline_parallel", "zero": "zero"}
+
+
+class Shape(Record):
+    """Layers, hidden size, heads, sequence length and micro-batch (each a :class:`Q`), and
+    the layout choices the query fixed (``given``)."""
+
+    layers: Q
+    hidden: Q
+    heads: Q
+    seq_length: Q
+    micro_batch: Q
+    given: dict
+    derived: bool
+
+    def heads_divisible_by(self, tp: int) -> bool:
+        """Whether ``tp`` GPUs can split the heads (any degree, for a shape from the rule of thumb)."""
+        heads = self.heads.value
+        return tp == 1 or self.derived or (heads == round(heads) and round(heads) % tp == 0)
+
+
+def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
+    """The shape, recording how each part was found."""
+    kb, facts = ledger.kb, inputs.facts
+    got = {dim: facts_q(facts[dim]) for dim in ("layers", "hidden", "heads", "seq-length", "micro-batch")
+           if dim in facts and facts[dim].intervals}
+    layers, hidden, heads = got.get("layers"), got.get("hidden"), got.get("heads")
+    if layers is None:
+        layers = _derive(ledger, "layers", {"params": params})
+    if hidden is None:
+        hidden = _derive(ledger, "hidden", {"layers": layers})
+    if heads is None:
+        heads = _derive(ledger, "heads", {"hidden": hidden})
+    if not {"layers", "hidden"} <= got.keys():
+        ledger.note("the model's shape comes from its size by a rule of thumb (params ≈ 12 · layers · hidden², "
+                    "GPT-3's 128 hidden units per layer and per head): give layers, hidden and heads for a "
+                    "better activation estimate", kb.constant("c_hidden_per_layer"))
+    seq = got.get("seq-length")
+    if seq is None:
+        seq = const_q(kb.constant("c_default_seq_length"))
+        ledger.note(f"seq-length not given: {show(seq)} tokens assumed (GPT-3's context)",
+                    kb.constant("c_default_seq_length"))
+    micro = got.get("micro-batch")
+    if micro is None:
+        micro = Q.point(1)
+        ledger.note("micro-batch not given: one sequence per GPU per step assumed, the least memory")
+    return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys())
+
+
+UNITS = {"layers": "layers", "hidden": "hidden units", "heads": "heads"}
+
+
+def _derive(ledger: Ledger, output: str, env: dict) -> Q:
+    """A part of the shape by its KB formula, rounded to a whole number (at least 1)."""
+    f = ledger.kb.formula(output, *env)
+    q, used = ledger.compute(f, env)
+    whole = Q.point(max(1, round(q.value)))
+    ledger.add(output, whole, UNITS[output], formula=f, env=used,
+               derivation=f"{f.data['label']}: {show(q)}, rounded to {show(whole)}")
+    return whole
+
+
+def _given(inputs: Inputs, ledger: Ledger) -> dict:
+    out = {}
+    for dim, key in FIXED.items():
+        f = inputs.facts.get(dim)
+        if f is not None and f.intervals:
+            out[key] = int(round(facts_q(f).value))
+    f = inputs.facts.get("recompute")
+    if f is not None and f.values:
+        out["recompute"] = ledger.kb.node_id(next(iter(f.values)))
+    return out
+
+
+def optimizer_state_bytes(ledger: Ledger, inputs: Inputs) -> tuple[Q, list[dict]]:
+    """The optimizer's state in bytes per parameter and the KB constants it rests on: a
+    paper's figure for this optimizer when the KB has one, else its memory multiple times an
+    fp32 value, else Adam's (no optimizer given)."""
+    kb = ledger.kb
+    if inputs.optimizer is None:
+        c = kb.constant("c_adam_state_bytes_per_param")
+        return const_q(c), [c]
+    node = kb.snap["nodes"][inputs.optimizer]
+    for iri in [inputs.optimizer, *node["ancestors"]]:
+        stated = kb.constants_for(iri, "optimizer-state-bytes-per-param")
+        if stated:
+            return const_q(stated[0]), [stated[0]]
+    multiple = next((c for iri in [inputs.optimizer, *node["ancestors"]]
+                     for c in kb.constants_for(iri, "optimizer-state-memory")), None)
+    if multiple is None:
+        c = kb.constant("c_adam_state_bytes_per_param")
+        return const_q(c), [c]
+    f = kb.formula("optimizer_state_bytes_per_param", "optimizer_state_multiple")
+    q, _ = ledger.compute(f, {"optimizer_state_multiple": const_q(multiple)})
+    return q, [multiple, kb.constant("c_fp32_bytes_per_value")]

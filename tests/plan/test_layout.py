@@ -1,0 +1,74 @@
+"""The layout search against published runs and ZeRO's own figures (tests/data/published_fits.json),
+and its behaviour: the query's choices are kept, cheaper layouts are preferred, a run that
+cannot fit says how many GPUs it needs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from support import REPO
+
+TABLE = json.loads((REPO / "tests" / "data" / "published_fits.json").read_text(encoding="utf-8"))
+
+
+def plan(kb, text: str) -> dict:
+    return kb.query(text)[0]
+
+
+def quantity(answer: dict, name: str) -> dict:
+    return next(q for q in answer["quantities"] if q["name"] == name)
+
+
+@pytest.mark.parametrize("run", TABLE["runs"], ids=[r["id"] for r in TABLE["runs"]])
+def test_published_runs_fit_as_they_did(kb, run):
+    answer = plan(kb, run["query"])
+    assert answer["fit"]["fits"] is run["fits"], answer["fit"]["text"]
+    if run["fits"]:
+        layout = answer["fit"]["layout"]
+        gpus = layout["tensor_parallel"] * layout["pipeline_parallel"] * layout["data_parallel"]
+        assert gpus == int(run["query"].split("gpus = ")[1].split()[0])
+        assert quantity(answer, "memory_per_gpu")["high"] <= 80e9
+    else:
+        assert answer["fit"]["layout"] is None and answer["fit"]["gpus_needed"] > 1
+
+
+@pytest.mark.parametrize("stage", ["0", "1", "2", "3"])
+def test_model_states_per_gpu_are_zeros_figure_1(kb, stage):
+    table = TABLE["zero_figure_1"]
+    answer = plan(kb, table["query"].format(stage=stage))
+    got = quantity(answer, "model_states_per_gpu")["value"] / 1e9
+    assert got == pytest.approx(table["model_states_per_gpu_gb"][stage], rel=0.02)
+    assert (answer["fit"]["layout"] or answer["fit"]["leanest_layout"])["zero"] == int(stage)
+
+
+def test_the_querys_layout_choices_are_kept(kb):
+    answer = plan(kb, "plan where params = 13B and hardware = h100 and gpus = 16 and tensor-parallel = 4 "
+                      "and recompute = full")
+    layout = answer["fit"]["layout"]
+    assert layout["tensor_parallel"] == 4 and layout["recompute"] == "full"
+    assert layout["tensor_parallel"] * layout["pipeline_parallel"] * layout["data_parallel"] == 16
+
+
+def test_a_small_model_needs_no_sharding_nor_recomputation(kb):
+    layout = plan(kb, "plan where params = 125M and hardware = a100 and gpus = 8")["fit"]["layout"]
+    assert (layout["zero"], layout["tensor_parallel"], layout["pipeline_parallel"], layout["recompute"]) == \
+        (0, 1, 1, "none")
+
+
+def test_more_memory_never_makes_a_run_need_more(kb):
+    small = plan(kb, "plan where params = 30B and gpus = 16 and gpu-memory = 40GB")["fit"]
+    large = plan(kb, "plan where params = 30B and gpus = 16 and gpu-memory = 80GB")["fit"]
+    assert large["fits"] or not small["fits"]
+    if small["fits"]:
+        assert large["need_per_gpu"]["high"] <= 80e9
+
+
+def test_the_shape_from_size_is_said_and_the_8bit_optimizer_takes_two_bytes(kb):
+    answer = plan(kb, "plan where params = 7B and optimizer = adam-8bit and hardware = h100 and gpus = 8")
+    assert any("rule of thumb" in n["text"] for n in answer["notes"])
+    states = quantity(answer, "optimizer_states")
+    assert states["value"] == pytest.approx(2 * 7e9)
+    assert "dettmers2021" in {s["id"] for s in states["sources"]}
+    assert quantity(answer, "master_weights")["value"] == pytest.approx(4 * 7e9)
