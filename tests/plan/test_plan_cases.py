@@ -19,6 +19,8 @@ def test_plan_case(kb, snap, case):
     q = {x["name"]: x for x in answer["quantities"]}
     for name, (value, tolerance) in case.get("near", {}).items():
         assert q[name]["value"] == pytest.approx(value, rel=tolerance), name
+    for name, value in case.get("covers", {}).items():  # the reference's figure inside the range
+        assert q[name]["low"] <= value <= q[name]["high"], (name, value, q[name]["low"], q[name]["high"])
     for name, (low, high) in case.get("within", {}).items():
         assert low <= q[name]["low"] <= q[name]["high"] <= high, (name, q[name]["low"], q[name]["high"])
     if "strategy" in case:

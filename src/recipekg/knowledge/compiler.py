@@ -394,7 +394,7 @@ def _facts(ix: Index) -> dict:
                     "section": ix.one(f, RKG.section), **_sources(ix, f), "caveat": _caveat(ix, f),
                     "about": ix.iris(f, RKG.appliesTo)}
         for key, prop in (("params", RKG.params), ("tokens", RKG.tokens), ("flops", RKG.flops),
-                          ("gpu_hours", RKG.gpuHours)):
+                          ("gpu_hours", RKG.gpuHours), ("mfu", RKG.mfu)):
             if (value := ix.number(f, prop)) is not None:
                 facts[f][key] = value
         if hw := ix.one(f, RKG.onHardware):

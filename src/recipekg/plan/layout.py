@@ -59,8 +59,7 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q) -> dict | None:
     best = _first_fit(memo, inputs, gpus, shape, cap)
     fits = best is not None
     if best is None:
-        best = min(((memo.layout(c, gpus), c) for c in _candidates(inputs, gpus, shape)),
-                   key=lambda lc: (lc[0]["per_gpu"].value, _cost(lc[1])))[0]
+        best = _lean_best(memo, inputs, gpus, shape)
     _record(ledger, memo, best, params, states, state_constants)
     out = {"fits": fits, "layout": _layout_json(best, shape), "memory_per_gpu": qjson(best["per_gpu"]),
            "capacity": qjson(cap), "text": _text(best, fits, cap)}
@@ -93,19 +92,41 @@ def _cost(c: tuple) -> tuple:
     return (rec == "full", tp * pp, zero, rec == "selective", pp)
 
 
+def _leanest(c: tuple, given: dict) -> tuple:
+    """The layout with ``c``'s parallel degrees that needs the least memory the query allows."""
+    _, tp, pp, _ = c
+    return (given.get("zero", 3), tp, pp, given.get("recompute", "full"))
+
+
 def _first_fit(memo: "_Evaluator", inputs: Inputs, gpus: int, shape: Shape, cap: Q) -> dict | None:
+    """The cheapest layout that fits: each group of parallel degrees is skipped when even its
+    leanest layout does not fit (memory only falls with the ZeRO stage and recomputation)."""
+    hopeless: set = set()
     for c in sorted(_candidates(inputs, gpus, shape), key=_cost):
+        group = (c[1], c[2])
+        if group in hopeless:
+            continue
+        if memo.layout(_leanest(c, shape.given), gpus)["per_gpu"].high > cap.low:
+            hopeless.add(group)
+            continue
         layout = memo.layout(c, gpus)
         if layout["per_gpu"].high <= cap.low:
             return layout
     return None
 
 
+def _lean_best(memo: "_Evaluator", inputs: Inputs, gpus: int, shape: Shape) -> dict:
+    """The layout needing the least memory (the cheapest among equals)."""
+    groups = {(c[1], c[2]): c for c in sorted(_candidates(inputs, gpus, shape), key=_cost, reverse=True)}
+    leanest = {_leanest(c, shape.given) for c in groups.values()}
+    return min((memo.layout(c, gpus) for c in sorted(leanest, key=_cost)), key=lambda l: l["per_gpu"].value)
+
+
 def _gpus_needed(memo: "_Evaluator", inputs: Inputs, gpus: int, shape: Shape, cap: Q) -> int | None:
-    """The fewest GPUs (doubling from the plan's) on which some layout fits."""
+    """The fewest GPUs (doubling from the plan's) on which the leanest layout fits."""
     n = gpus * 2
     while n <= MORE_GPUS_LIMIT:
-        if _first_fit(memo, inputs, n, shape, cap) is not None:
+        if _lean_best(memo, inputs, n, shape)["per_gpu"].high <= cap.low:
             return n
         n *= 2
     return None

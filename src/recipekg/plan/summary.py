@@ -7,8 +7,8 @@ repeated data, memory, fit and what to do about it, hardware rules, time, tier.
     7B parameters → 140B tokens (20 tokens/param, Chinchilla-optimal training), 5.88e21 FLOPs of training compute
     training memory: 126–140 GB in all by the reference's rule of thumb; model states 112 GB (ZeRO's count)
     on 8 GPUs of NVIDIA H100 SXM (80 GB each): fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 71 GB of the 80 GB per GPU
-    time: 5,850–6,030 GPU-hours on h100 at MFU 0.28 → 30.5–31.4 days on 8 GPUs
-    compute tier: Cluster (32+ GPUs), weeks
+    time: 3,840–6,030 GPU-hours on h100 at MFU 0.27–0.43 → 20–31.4 days on 8 GPUs
+    compute tier: Cluster (32+ GPUs), weeks (nearest)
 """
 
 from __future__ import annotations
@@ -76,7 +76,9 @@ def _to_make_it_fit(recs: list[dict]) -> str:
 def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
     if t.gpu_hours is None:
         return "time: " + ledger.entry("gpu_hours")["derivation"]
+    mfu = f"{t.mfu.low:.2f}–{t.mfu.high:.2f}" if t.mfu.is_range and t.mfu.high - t.mfu.low >= 0.01 \
+        else f"{t.mfu.value:.2f}"
     return (f"time: {show(t.gpu_hours, 'GPU-hours')} on {ledger.kb.node_id(t.hardware)} at MFU "
-            f"{t.mfu.value:.2f} → {show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}"
+            f"{mfu} → {show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}"
             + (f"; {show(t.gpus_needed, 'GPUs')} for the {show(inputs.time_budget, 'hours')} budget"
                if t.gpus_needed is not None else ""))

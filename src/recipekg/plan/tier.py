@@ -8,7 +8,7 @@
     >>> sizes = size(ledger, inputs, choose_strategy(ledger.kb, inputs.facts))
     >>> tier = compute_tier(ledger, inputs, sizes.params, train_time(ledger, inputs, sizes))
     >>> tier["id"], tier["basis"], tier["exact"]
-    ('cluster-weeks', 'compute', True)
+    ('cluster-weeks', 'compute', False)
 
 With gpus and a time (given, or the computed wall time) that meet all of a tier's
 conditions, that tier. Otherwise the tier whose GPU and time ranges can hold the plan's

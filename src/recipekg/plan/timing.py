@@ -1,5 +1,6 @@
-"""Time: GPU-hours at an MFU (given, or what the reference's GPU-hours table implies), the
-wall time on the plan's GPUs, and the GPUs a ``time`` budget needs.
+"""Time: GPU-hours at an MFU (given, or the range published runs reached on the GPU, the
+reference's own assumption included), the wall time on the plan's GPUs, and the GPUs a
+``time`` budget needs.
 
     >>> from recipekg.plan.inputs import read_inputs
     >>> from recipekg.plan.kbview import KBView
@@ -8,7 +9,7 @@ wall time on the plan's GPUs, and the GPUs a ``time`` budget needs.
     >>> inputs = read_inputs(parse("plan where params = 1B and hardware = a100 and time = 3 days")[0], snap)
     >>> t = train_time(ledger, inputs, size(ledger, inputs, choose_strategy(ledger.kb, inputs.facts)))
     >>> ledger.kb.node_id(t.hardware), f"{t.mfu.value:.3f}", show(t.gpu_hours, "GPU-hours"), show(t.gpus_needed)
-    ('a100', '0.277', '379–390 GPU-hours', '6')
+    ('a100', '0.488', '190–390 GPU-hours', '3–6')
 
 Without a bf16 peak for the hardware (the reference leaves DGX Spark's open) there is no
 time: GPU-hours and wall time are recorded as missing, with the reason.
@@ -74,7 +75,8 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
 
 
 def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], gpu_f: KBFormula) -> Q | None:
-    """The MFU to plan with: given, or implied by the reference's table (None: no time on ``hw``)."""
+    """The MFU to plan with: given, else the range of published runs on ``hw`` (the reference's
+    table's implied MFU said beside it), else that implied MFU (None: no time on ``hw``)."""
     kb = ledger.kb
     if hw is not None and not kb.peak(hw):
         return None
@@ -82,13 +84,72 @@ def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], gpu_f
         ledger.add("mfu", inputs.mfu, "fraction of bf16 peak", label="mfu", given=True,
                    derivation=inputs.given_text("mfu"))
         return inputs.mfu
-    if not rows:
-        return None
+    points = _published(kb, hw)
+    if not points:
+        return _table_mfu(ledger, hw, rows, gpu_f) if rows else None
+    return _published_mfu(ledger, hw, points, rows)
+
+
+def _published(kb, hw: str | None) -> list[dict]:
+    """The KB's published MFUs on ``hw``, else on every GPU it has them for."""
+    points = sorted((f for f in kb.snap["facts"].values() if "mfu" in f), key=lambda f: (f["mfu"], f["id"]))
+    return [f for f in points if f.get("hardware") == hw] or points
+
+
+def _published_mfu(ledger: Ledger, hw: str | None, points: list[dict], rows: list[dict]) -> Q:
+    """The MFU range: published runs on the GPU and the reference's own assumption (the MFU
+    its GPU-hours table implies); the point is the published runs' median."""
+    kb = ledger.kb
+    implied = _implied(ledger, rows) if rows else []
+    values = [f["mfu"] for f in points]
+    mfu = Q.span(min(values + implied), max(values + implied), median(values))
+    here = all(f.get("hardware") == hw for f in points)
+    where = kb.label(hw) if here and hw else "the GPUs the KB has published runs for"
+    reference = (f"; the reference's own assumption, from its {kb.label(rows[0]['hardware'])} GPU-hours table: "
+                 + ", ".join(f"{units.count(f['params'])} → {v:.3f}" for f, v in zip(rows, implied))
+                 + f" (mean {sum(implied) / len(implied):.3f})") if rows else ""
+    ledger.add("mfu", mfu, "fraction of bf16 peak", label=f"MFU of published training runs on {where}",
+               extra_sources=points + rows[:1],
+               derivation=(f"published runs on {where}: "
+                           + ", ".join(f"{f['label'].removeprefix('Published MFU: ')} {f['mfu']:.3f}" for f in points)
+                           + reference + f"; the published median {mfu.value:.3f}, range {mfu.low:.3f}–{mfu.high:.3f}"),
+               rows=[{"fact": f["id"], "params": f["params"], "flops": f["flops"], "gpu_hours": f["gpu_hours"],
+                      "mfu": rounded(v)} for f, v in zip(rows, implied)],
+               published=[{"fact": f["id"], "mfu": f["mfu"], "hardware": kb.node_id(f["hardware"])} for f in points])
+    if not here and hw is not None:
+        ledger.note(f"the KB has no published MFU for {kb.label(hw)}: the range of the runs it has on other "
+                    f"GPUs is assumed; give mfu = 40% (for example) to plan with your own", *points[:1])
+    ledger.note("the MFU is a range: published runs (their own MFU, or their throughput against the GPU's peak) "
+                "and the reference's own assumption; real runs differ with the model's size, the parallel layout "
+                "and the software; give mfu = 45% (for example) to plan with your own", *points[:1])
+    return mfu
+
+
+def median(values: list[float]) -> float:
+    """The middle value (the mean of the two middle ones for an even count).
+
+    >>> median([0.3, 0.5, 0.4]), median([0.2, 0.4, 0.5, 0.9])
+    (0.4, 0.45)
+    """
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _implied(ledger: Ledger, rows: list[dict]) -> list[float]:
+    """The MFU each row of the reference's GPU-hours table implies."""
+    kb = ledger.kb
+    implied_f = kb.formula("mfu", "gpu_hours", "flops")
+    return [ledger.compute(implied_f, {"flops": Q.point(f["flops"]), "gpu_hours": Q.point(f["gpu_hours"]),
+                                       "bf16_peak": Q.point(kb.peak(f["hardware"]))})[0].value for f in rows]
+
+
+def _table_mfu(ledger: Ledger, hw: str | None, rows: list[dict], gpu_f: KBFormula) -> Q:
+    """The MFU the reference's GPU-hours table implies (when the KB has no published run)."""
+    kb = ledger.kb
     table_hw = rows[0]["hardware"]
     implied_f = kb.formula("mfu", "gpu_hours", "flops")
-    per_row = [(f, ledger.compute(implied_f, {"flops": Q.point(f["flops"]), "gpu_hours": Q.point(f["gpu_hours"]),
-                                              "bf16_peak": Q.point(kb.peak(f["hardware"]))})[0].value)
-               for f in rows]
+    per_row = list(zip(rows, _implied(ledger, rows)))
     values = [v for _, v in per_row]
     mfu = Q.span(min(values), max(values), sum(values) / len(values))
     ledger.add("mfu", mfu, "fraction of bf16 peak", formula=implied_f,
