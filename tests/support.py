@@ -43,3 +43,14 @@ rule:ext-tabular-choice a rkg:Rule ;
     rkg:section sec:data-scale-thresholds--tabular ;
     prov:wasDerivedFrom paper:grinsztajn2022 .
 """
+
+
+def spec_hardware_names(shared: Path) -> list[str]:
+    """The hardware names of the spec's "`plan`, grown" section, in its order, read from the
+    spec itself ("a100 (80GB SXM), a100-40gb, h100 (SXM), ... and dgx-spark")."""
+    import re
+
+    text = (shared / "spec" / "query-language.md").read_text(encoding="utf-8")
+    sentence = text.split("`hardware` names include", 1)[1].split(", each with sourced figures", 1)[0]
+    sentence = re.sub(r"\s*\([^)]*\)", "", " ".join(sentence.split())).replace(" and ", ", ")
+    return [n.strip() for n in sentence.split(",") if n.strip()]

@@ -199,6 +199,16 @@ class _Lazy:
     def __len__(self) -> int:
         return self._size
 
+    def __deepcopy__(self, memo):
+        """A deep copy is plain data (a dict or a list), decoded in full."""
+        from copy import deepcopy
+
+        return deepcopy(materialize(self), memo)
+
+    def __reduce__(self):
+        plain = materialize(self)
+        return (type(plain), (plain,))
+
 
 class LazyMap(_Lazy, Mapping):
     """A read-only dict whose entries are decoded a shard at a time."""

@@ -40,6 +40,7 @@ BASE = "https://w3id.org/recipekg/"
 RKG = Namespace(BASE + "ns#", """
     Entity Architecture ArchitectureFamily Optimizer Approach Technique Fix kindName
     FailureMode symptom Hardware memoryBytes bandwidthBytesPerSecond bf16PeakFlopsPerSecond
+    fp16PeakFlopsPerSecond fp8PeakFlopsPerSecond interconnectBytesPerSecond interconnectKind
     powerWatts memoryKind supportsPrecision ComputeTier
     Dimension DimensionKind Categorical Count Duration Bytes Ratio dimensionKind valueClass
     derivedVia minValue maxValue planOnly

@@ -42,6 +42,7 @@ from recipekg.knowledge.terms import BASE, CITO, PROV, RDF, RDFS, RKG, SKOS, XSD
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
 _NUMERIC_PROPS = {RKG.weight, RKG.rank, *BOUND_PROPERTIES, RKG.minValue, RKG.maxValue, RKG.low, RKG.high, RKG.memoryBytes,
                   RKG.bandwidthBytesPerSecond, RKG.bf16PeakFlopsPerSecond, RKG.powerWatts,
+                  RKG.fp16PeakFlopsPerSecond, RKG.fp8PeakFlopsPerSecond, RKG.interconnectBytesPerSecond,
                   RKG.params, RKG.tokens, RKG.flops, RKG.gpuHours, RKG.mfu, RKG.step, RKG.order}
 _SOURCED = (RKG.Rule, RKG.Formula, RKG.Constant, RKG.Fact, RKG.Hardware)
 

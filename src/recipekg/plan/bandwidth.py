@@ -27,7 +27,7 @@ def bandwidth(ledger: Ledger, hardware: str | None) -> dict | None:
         return None
     kb = ledger.kb
     figures = kb.snap["hardware"].get(hardware, {})
-    peak, bw = figures.get(RKG.bf16PeakFlopsPerSecond), figures.get(RKG.bandwidthBytesPerSecond)
+    peak, bw = kb.peak(hardware), figures.get(RKG.bandwidthBytesPerSecond)
     label = kb.label(hardware)
     out = {"hardware": kb.node_id(hardware), "ridge_intensity": None, "threshold": None,
            "bandwidth_bound": None, "sources": [], "text": ""}

@@ -123,8 +123,17 @@ class KBView:
         return self.snap["nodes"].get(iri, {}).get("id", local_name(iri))
 
     def peak(self, hardware: str | None) -> float | None:
-        """The hardware's bf16 peak in FLOP/s (None when the KB leaves it open)."""
-        return self.snap["hardware"].get(hardware, {}).get(RKG.bf16PeakFlopsPerSecond)
+        """The hardware's dense 16-bit peak in FLOP/s: bf16, or fp16 (FP32 accumulation) on parts
+        without bf16 (V100, T4); None when the KB has neither figure."""
+        figures = self.snap["hardware"].get(hardware, {})
+        return figures.get(RKG.bf16PeakFlopsPerSecond) or figures.get(RKG.fp16PeakFlopsPerSecond)
+
+    def peak_precision(self, hardware: str | None) -> str | None:
+        """Which 16-bit peak :meth:`peak` reads ("bf16" or "fp16"; None without one)."""
+        figures = self.snap["hardware"].get(hardware, {})
+        if figures.get(RKG.bf16PeakFlopsPerSecond):
+            return "bf16"
+        return "fp16" if figures.get(RKG.fp16PeakFlopsPerSecond) else None
 
     def hardware_json(self, hardware: str | None) -> dict | None:
         """The answer's ``hardware``: the KB's figures for it, with their papers."""
@@ -135,6 +144,10 @@ class KBView:
         return {"id": node["id"], "label": node["label"], "memory_bytes": figures.get(RKG.memoryBytes),
                 "bandwidth_bytes_per_second": figures.get(RKG.bandwidthBytesPerSecond),
                 "bf16_peak_flops_per_second": figures.get(RKG.bf16PeakFlopsPerSecond),
+                "fp16_peak_flops_per_second": figures.get(RKG.fp16PeakFlopsPerSecond),
+                "fp8_peak_flops_per_second": figures.get(RKG.fp8PeakFlopsPerSecond),
+                "interconnect_bytes_per_second": figures.get(RKG.interconnectBytesPerSecond),
+                "peak_used": self.peak_precision(hardware),
                 "sources": self.sources(node)}
 
 

@@ -52,6 +52,8 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
     if hw is not None and inputs.hardware is None:
         ledger.note(f"no hardware given: time is for {kb.label(hw)}, the hardware of the reference's table")
     peak = kb.peak(hw) if hw else None
+    if peak is not None and kb.peak_precision(hw) == "fp16":
+        ledger.note(f"{kb.label(hw)} has no bf16 tensor cores: time uses its dense fp16 peak (FP32 accumulation)")
     if mfu is None or peak is None:
         _no_time(ledger, hw, peak, gpu_f, wall_f)
         return Timing(hw)
@@ -170,7 +172,9 @@ def _table_mfu(ledger: Ledger, hw: str | None, rows: list[dict], gpu_f: KBFormul
 def _no_time(ledger: Ledger, hw: str | None, peak: float | None, gpu_f: KBFormula, wall_f: KBFormula) -> None:
     """Record GPU-hours and wall time as missing, and why."""
     kb = ledger.kb
-    why = (f"{kb.label(hw)} has no bf16 peak in the KB (the reference leaves it open), so GPU-hours and "
+    reason = ("the reference leaves it open" if hw and "reference" in kb.snap["nodes"][hw].get("sources", ())
+              else "no vendor figure could be verified; its notes say why")
+    why = (f"{kb.label(hw)} has no bf16 peak in the KB ({reason}), so GPU-hours and "
            f"wall time cannot be computed" if hw and peak is None
            else "no hardware with a bf16 peak to compute time on")
     for name, unit, f in (("gpu_hours", "GPU-hours", gpu_f), ("wall_time", "hours", wall_f)):
