@@ -200,3 +200,13 @@ def test_the_constraint_line_pasted_back_gives_the_same_constraints(kb, query):
     for c in first["constraints"]:
         expected = c["value"] if isinstance(c["value"], str) else pytest.approx(c["value"], rel=1e-12)
         assert values[c["dimension"]] == expected, c
+
+
+def test_between_bounds_of_one_family_may_mix_bits_and_bytes():
+    (stmt,) = parse("plan where gpu-memory between 40Gb and 80GB and bandwidth between 100 Gb/s and 3.35TB/s")
+    mem, bw = stmt.constraints
+    assert [v.unit_kind for v in mem.values] == ["bits", "bytes"]
+    assert resolve_value(mem.values[0], DIMS["gpu-memory"], {}) == 5e9
+    assert [v.unit_kind for v in bw.values] == ["bits/s", "bytes/s"]
+    with pytest.raises(RangeError, match="same kind of unit"):
+        parse("plan where gpu-memory between 40GB and 3 days")
