@@ -14,7 +14,8 @@ REJECTED = json.loads((CASES / "parse_errors.json").read_text(encoding="utf-8"))
 VALID = [c["query"] for c in ACCEPTED] + [c["query"] for c in REJECTED]
 ALPHABET = st.sampled_from(list("ab0123456789kKMGBThdw%_-.eE+=<>!(),;\"\\#\n\t ") +
                            ["where", "and", "top", "between", "in", "recommend", "plan",
-                            "explain", "\n\n", "GB", "days"])
+                            "explain", "\n\n", "GB", "days", "Gb", "/s", " TFLOPS", "TFLOP/s",
+                            " PF-days", " billion", " FLOPs", "years"])
 
 
 @st.composite

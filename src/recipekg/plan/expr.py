@@ -298,29 +298,38 @@ def solve(formula: Formula, unknown: str, env: Mapping[str, Number],
     """The value of input ``unknown`` for which the formula gives ``env[formula.output]``.
 
     The formula must be monotone in ``unknown`` on the (positive) ``bracket``; each end of
-    every range in ``env`` is solved separately, so ranges come back as ranges. ``None``
-    when no value in the bracket gives the target (e.g. it is below an asymptote)::
+    every range in ``env`` is solved separately, so ranges come back as ranges, each bound
+    from the ends that solved. An end with no solution in the bracket (the target is below
+    an asymptote there) makes the high bound infinite, and the point estimate too when the
+    point has none; ``None`` when no end solves at all::
 
         >>> solve(parse_formula("m = a * p / g + b * p"), "g", {"a": 12, "b": 4, "p": 7e9, "m": 8e10}).value
         1.61538461538
         >>> solve(parse_formula("m = a * p / g + b * p"), "g", {"a": 12, "b": 8, "p": 7e9, "m": 5e10}) is None
         True
+        >>> solve(parse_formula("m = a * p / g + b * p"), "g", {"a": 12, "b": Q.span(4, 8), "p": 13e9, "m": 8e10})
+        Q(value=78.0, low=5.57142857143, high=inf)
     """
     bracket = bracket or SCALE
     env = {k: as_q(v) for k, v in env.items()}
     ranged = sorted(k for k, v in env.items() if v.is_range and (k in formula.names or k == formula.output))
     point_env = {k: v.value for k, v in env.items()}
     value = _solve_point(formula, unknown, point_env, bracket)
-    if value is None:
-        return None
-    results = []
+    solved, unsolved = [], False
     for ends in itertools.product(*[(env[k].low, env[k].high) for k in ranged]):
-        corner = dict(point_env, **dict(zip(ranged, ends)))
-        x = _solve_point(formula, unknown, corner, bracket)
+        x = _solve_point(formula, unknown, dict(point_env, **dict(zip(ranged, ends))), bracket)
         if x is None:
-            return Q(value, value, math.inf)  # some end of the ranges has no solution
-        results.append(x)
-    return Q(value, min(results, default=value), max(results, default=value))
+            unsolved = True
+        else:
+            solved.append(x)
+    if value is not None:
+        solved.append(value)
+    if not solved:
+        return None
+    # The bounds come from the ends that solved; an end with no solution leaves the range
+    # open above (and the point estimate too, when the point itself has none).
+    high = math.inf if unsolved or value is None else max(solved)
+    return Q(math.inf if value is None else value, min(solved), high)
 
 
 def _solve_point(formula: Formula, unknown: str, env: dict[str, float], bracket) -> float | None:

@@ -31,10 +31,12 @@ def qjson(q: Q | None) -> dict | None:
     return None if q is None else {"value": rounded(q.value), "low": rounded(q.low), "high": rounded(q.high)}
 
 
-def show(q: Q, unit: str = "") -> str:
-    """A value or range for a derivation: with its unit, or as a bare number."""
+def show(q: Q, unit: str = "", exact: bool = False) -> str:
+    """A value or range for a derivation: with its unit, or as a bare number; ``exact`` for a
+    number the user gave (every digit, not three)."""
     if unit:
-        return units.amount(q.low, q.high, unit) if q.is_range else units.amount(q.value, unit=unit)
+        return (units.amount(q.low, q.high, unit, exact) if q.is_range
+                else units.amount(q.value, unit=unit, exact=exact))
     return units.num(q.value) if not q.is_range else f"{units.num(q.low)}–{units.num(q.high)}"
 
 

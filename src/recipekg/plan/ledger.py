@@ -139,6 +139,10 @@ class Ledger:
             raise RangeError(message, expected=expected)
         raise RangeError.at(self.where, message, expected=expected)
 
+    def given(self, name: str) -> bool:
+        """Whether the quantity was given in the query (shown as given, not rounded)."""
+        return bool((self.entry(name) or {}).get("given"))
+
     def entry(self, name: str) -> dict | None:
         """The recorded quantity with this name (None when there is none)."""
         return next((x for x in self.quantities if x["name"] == name), None)

@@ -43,7 +43,7 @@ from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import training_memory
 from recipekg.plan.savings import recommend
-from recipekg.plan.sizing import choose_strategy, size
+from recipekg.plan.sizing import choose_strategy, follow_ratio, size
 from recipekg.plan.summary import Findings, summary
 from recipekg.plan.tier import compute_tier
 from recipekg.plan.timing import train_time
@@ -63,6 +63,7 @@ def plan(stmt: Plan, snap: dict) -> dict:
     ledger = Ledger(kb, stmt.pos)
     strategy = choose_strategy(kb, inputs.facts)
     sizes = size(ledger, inputs, strategy)
+    strategy = follow_ratio(ledger, strategy, sizes)
     repetition(ledger, inputs, sizes)
     memory = training_memory(ledger, inputs, sizes.params)
     fit = check_fit(ledger, inputs, sizes.params, memory)

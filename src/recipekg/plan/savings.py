@@ -115,7 +115,7 @@ def _fsdp(w: _Weighing, iri: str, fit: Fit, memory: Memory, facts: dict) -> dict
     kb, cap, gpus = w.kb, w.cap, fit.gpus
     need = gpus_for_fsdp(kb, fit, memory, w.params)
     act = kb.q(ACTIVATIONS) * w.params
-    need_text = (f"FSDP fits from about {_gpus_text(need)} GPUs of {show(cap, 'bytes')}" if need is not None
+    need_text = (f"FSDP fits from about {_gpus_text(need, show(cap, 'bytes'))}" if need is not None
                  else f"no number of GPUs is enough with FSDP alone: the activations ({show(act, 'bytes')} "
                       f"by the KB's {show(kb.q(ACTIVATIONS), 'bytes/param')}) are not "
                       f"sharded and exceed {show(cap, 'bytes')} by themselves")
@@ -190,7 +190,11 @@ def low_memory_reasons(snap: dict, facts: dict) -> dict[str, list[dict]]:
     return out
 
 
-def _gpus_text(q: Q) -> str:
+def _gpus_text(q: Q, cap: str) -> str:
+    """How many GPUs FSDP needs, each bound from the end of the activation estimate that gave it."""
     if not math.isfinite(q.high):
-        return f"{q.low:.0f} (at the low end of the activation estimate; no count is enough at its high end)"
-    return f"{q.value:.0f}" if q.low == q.high else f"{q.low:.0f}–{q.high:.0f}"
+        mid = f", {q.value:.0f} at its midpoint" if math.isfinite(q.value) and q.value != q.low else ""
+        return (f"{q.low:.0f} GPUs of {cap} at the low end of the activation estimate{mid}; no count is "
+                f"enough at its high end")
+    count = f"{q.value:.0f}" if q.low == q.high else f"{q.low:.0f}–{q.high:.0f}"
+    return f"{count} GPUs of {cap}"

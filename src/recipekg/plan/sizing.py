@@ -48,13 +48,15 @@ class Strategy(Record):
 
 class Sizes(Record):
     """Params, tokens and FLOPs of the plan; ``from_data``: tokens are unique-tokens × epochs;
-    ``table_row``: the row of the reference's FLOPs table with these params and tokens."""
+    ``table_row``: the row of the reference's FLOPs table with these params and tokens;
+    ``implied``: the tokens-per-parameter ratio follows from numbers the user gave."""
 
     params: Q
     tokens: Q
     flops: Q
     from_data: bool
     table_row: dict | None
+    implied: bool = False     # two of params, tokens, flops given: the ratio is the user's
 
 
 def choose_strategy(kb: KBView, facts: dict) -> Strategy:
@@ -104,7 +106,7 @@ def size(ledger: Ledger, inputs: Inputs, strategy: Strategy) -> Sizes:
         ledger.add("flops", flops, "FLOPs", formula=fs.flops, env=env)
     elif n_given == 3:
         _check_given_flops(ledger, params, tokens, flops, fs.flops)
-    sizes = Sizes(params, tokens, flops, from_data, _table_row(kb, params, tokens))
+    sizes = Sizes(params, tokens, flops, from_data, _table_row(kb, params, tokens), implied=n_given >= 2)
     _show_table_figures(ledger, sizes.table_row)
     _ratio(ledger, strategy, params, tokens, remark=n_given >= 2)
     return sizes
@@ -234,6 +236,69 @@ def _ratio(ledger: Ledger, strategy: Strategy, params: Q, tokens: Q, remark: boo
         ledger.add("tokens_per_param", ratio, "tokens/param", formula=f, env=env)
     if remark:
         _remark_on_ratio(ledger, ratio)
+
+
+def regime(kb: KBView, ratio: Q) -> str | None:
+    """Where a tokens-per-parameter ratio stands against the KB's compute-optimal ratio and
+    inference-optimal range: ``compute-optimal``, ``below-compute-optimal``, ``over-training``
+    (between the two), ``inference-optimal`` or ``beyond-inference-optimal`` (None without a
+    compute-optimal ratio in the KB)."""
+    chin = next(iter(kb.constants_for(kb.iri(COMPUTE_OPTIMAL), "tokens-per-param")), None)
+    inf = next(iter(kb.constants_for(kb.iri(INFERENCE_OPTIMAL), "tokens-per-param")), None)
+    if chin is None:
+        return None
+    if units.grouped(ratio.value, 2) == units.grouped(chin["value"], 2):
+        return "compute-optimal"
+    if ratio.value < chin["value"]:
+        return "below-compute-optimal"
+    if inf is None or ratio.value < inf["low"]:
+        return "over-training"
+    return "inference-optimal" if ratio.value <= inf["high"] else "beyond-inference-optimal"
+
+
+#: What each regime is called (the reference's words: Chinchilla-optimal ~20, inference-optimal
+#: 100-200, over-training "now standard practice for production"), and the KB approach it is.
+_REGIMES = {
+    "compute-optimal": (COMPUTE_OPTIMAL, None, "about the compute-optimal ratio"),
+    "below-compute-optimal": (COMPUTE_OPTIMAL, "Below Chinchilla-optimal (under-trained)",
+                              "fewer tokens per parameter than the compute-optimal {c}: the model is large "
+                              "for its data"),
+    "over-training": (INFERENCE_OPTIMAL, "Over-trained beyond Chinchilla-optimal (short of inference-optimal)",
+                      "more than the compute-optimal {c} tokens per parameter, short of the "
+                      "inference-optimal {inf}"),
+    "inference-optimal": (INFERENCE_OPTIMAL, None, "in the inference-optimal range ({inf}): over-trained on "
+                                                   "purpose, for a model that will be served"),
+    "beyond-inference-optimal": (INFERENCE_OPTIMAL, "Over-training beyond inference-optimal",
+                                 "beyond even the inference-optimal range ({inf}), over-trained past the "
+                                 "reference's rule of thumb"),
+}
+
+
+def follow_ratio(ledger: Ledger, strategy: Strategy, sizes: Sizes) -> Strategy:
+    """The strategy the numbers given imply, when they fix the ratio (two of params, tokens,
+    flops): named by the regime of that ratio, not by the ratio the rules would size with."""
+    kb, ratio = ledger.kb, ledger.values.get("tokens_per_param")
+    kind = regime(kb, ratio) if sizes.implied and ratio is not None else None
+    if kind is None:
+        return strategy
+    approach, label, meaning = _REGIMES[kind]
+    iri = kb.iri(approach) or strategy.iri
+    node = kb.snap["nodes"][iri]
+    chin = kb.constants_for(kb.iri(COMPUTE_OPTIMAL), "tokens-per-param")[0]
+    inf = next(iter(kb.constants_for(kb.iri(INFERENCE_OPTIMAL), "tokens-per-param")), None)
+    inf_text = f"{units.grouped(inf['low'])}–{units.grouped(inf['high'])} tokens/param" if inf else ""
+    given = " and ".join(n + (" (unique-tokens × epochs)" if n == "tokens" and sizes.from_data else "")
+                         for n in ("params", "tokens", "flops") if ledger.given(n))
+    why = (f"{given} given: they imply {show(ratio, 'tokens/param')}, "
+           + meaning.format(c=units.grouped(chin["value"]), inf=inf_text))
+    if iri != strategy.iri and strategy.json["because"]:
+        why += f" (the rules would size by {strategy.json['label']})"
+    ratio_json = {"id": None, "symbol": None, "label": "tokens per parameter implied by the numbers given",
+                  "value": ledger.entry("tokens_per_param")["value"], "low": ledger.entry("tokens_per_param")["low"],
+                  "high": ledger.entry("tokens_per_param")["high"], "unit": "tokens/param"}
+    return Strategy(iri, strategy.ratio, {"id": node["id"], "label": label or node["label"], "regime": kind,
+                                          "implied": True, "tokens_per_param": ratio_json, "why": why,
+                                          "because": []})
 
 
 def _remark_on_ratio(ledger: Ledger, ratio: Q) -> None:

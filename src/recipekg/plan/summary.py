@@ -37,7 +37,8 @@ class Findings(Record):
 def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     """A few lines that answer the user's questions, from the ledger's quantities."""
     kb, v = ledger.kb, ledger.values
-    lines = [f"{show(v['params'], 'parameters')} → {show(v['tokens'], 'tokens')} "
+    lines = [f"{show(v['params'], 'parameters', ledger.given('params'))} → "
+             f"{show(v['tokens'], 'tokens', ledger.given('tokens'))} "
              f"({show(v['tokens_per_param'], 'tokens/param')}, {found.strategy.json['label']}), "
              f"{show(v['flops'], 'FLOPs')} of training compute"]
     if "effective_tokens" in v:

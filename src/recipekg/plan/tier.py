@@ -114,10 +114,10 @@ def _tier_json(ledger: Ledger, params: Q, iri: str, exact: bool, basis: str, tex
     for c in kb.constants_for(iri):
         if c["quantity"] == "max-params-from-scratch" and params.low > c["value"]:
             ledger.note(f"the flowchart puts pretraining of up to {units.count(c['value'])} parameters in the tier "
-                        f"'{node['label']}'; {show(params, 'parameters')} is above that", c, warn=True)
+                        f"'{node['label']}'; {show(params, 'parameters', ledger.given('params'))} is above that", c, warn=True)
         elif c["quantity"] == "min-params-from-scratch" and params.high < c["value"]:
             ledger.note(f"the tier '{node['label']}' is the flowchart's budget for {units.count(c['value'])}+ "
-                        f"models; {show(params, 'parameters')} is smaller", c)
+                        f"models; {show(params, 'parameters', ledger.given('params'))} is smaller", c)
     return {"id": node["id"], "label": node["label"], "iri": iri, "exact": exact, "basis": basis,
             "text": f"{text} '{node['label']}'",
             "section": advice[0]["section"] if advice else None, "advice": advice}

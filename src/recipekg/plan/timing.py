@@ -158,7 +158,7 @@ def _table_mfu(ledger: Ledger, hw: str | None, rows: list[dict], gpu_f: KBFormul
                label="MFU implied by the reference's GPU-hours table",
                extra_sources=[rows[0], kb.snap["nodes"][table_hw]],
                derivation=(f"{implied_f.data['expression']} for each row of the reference's FLOPs table "
-                           f"({kb.label(table_hw)}, bf16 peak {units.num(kb.peak(table_hw))} FLOP/s): "
+                           f"({kb.label(table_hw)}, bf16 peak {units.amount(kb.peak(table_hw), unit='FLOP/s')}): "
                            + ", ".join(f"{units.count(f['params'])} → {v:.3f}" for f, v in per_row)
                            + f"; mean {mfu.value:.3f} (range {mfu.low:.3f}–{mfu.high:.3f})"),
                rows=[{"fact": f["id"], "params": f["params"], "flops": f["flops"],

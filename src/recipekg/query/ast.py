@@ -32,7 +32,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported on the query path; ast.UnitKind still works (below)
     from typing import Literal
 
-    UnitKind = Literal["bytes", "hours", "ratio"]
+    UnitKind = Literal["bytes", "bits", "bytes/s", "bits/s", "hours", "ratio", "flops", "flop/s", "flop"]
 
 #: The operators of a constraint, as they appear in :attr:`Constraint.op`.
 OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "between", "in")
@@ -139,8 +139,12 @@ class Number(_Node):
 class Quantity(_Node):
     """A number with a unit, normalised: ``80GB`` -> ``Quantity(8e10, "bytes", "80GB")``.
 
-    Bytes (GB = 1e9, GiB = 2**30), hours (``3 days`` -> 72.0, a month is 720) or a
-    ratio (``40%`` -> 0.4).
+    Bytes (GB = 1e9, GiB = 2**30), bits (``80Gb``: a capital prefix and a small b), bytes
+    or bits per second (``3.35TB/s``, ``100Gb/s``), hours (``3 days`` -> 72.0, a month is
+    720, a year 8760), a ratio (``40%`` -> 0.4), FLOPs (``5.88e21 FLOPs``, ``10 PF-days``),
+    FLOP/s (``989 TFLOPS``, ``989 TFLOP/s``) or ``flop``, FLOPS in another case
+    (``989 Tflops``), read by its dimension.  Bits stay bits here: the dimension they are
+    given for converts them (:mod:`recipekg.reason.resolve`).
     """
 
     __slots__ = ("value", "unit_kind", "text", "pos",)
@@ -246,7 +250,7 @@ def __getattr__(name: str):
     if name == "UnitKind":  # typing is not imported on the query path
         from typing import Literal
 
-        return Literal["bytes", "hours", "ratio"]
+        return Literal["bytes", "bits", "bytes/s", "bits/s", "hours", "ratio", "flops", "flop/s", "flop"]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -30,6 +30,11 @@ from recipekg.query.literals import number, quantity, unescape
 __all__ = ["AstBuilder", "position"]
 
 
+# Unit kinds that measure the same thing (the dimension converts or checks them): bits and
+# bytes, bits/s and bytes/s, and FLOPs however written.
+_FAMILY = {"bits": "bytes", "bits/s": "bytes/s", "flops": "flop", "flop/s": "flop"}
+
+
 def position(tok) -> Position:
     """The :class:`~recipekg.query.ast.Position` of a token (lark's or the lean one)."""
     return Position(tok.line, tok.column, tok.end_line, tok.end_column, tok.start_pos,
@@ -87,7 +92,7 @@ class AstBuilder:
                 raise RangeError.at(v.pos, "'between' needs two numbers or quantities, "
                                     f"e.g. {dim.text} between 10k and 50k",
                                     expected=["a number", "a quantity (e.g. 80GB, 12h, 40%)"])
-        kinds = {getattr(v, "unit_kind", "count") for v in (low, high)}
+        kinds = {_FAMILY.get(k, k) for k in (getattr(v, "unit_kind", "count") for v in (low, high))}
         if len(kinds) > 1:
             raise RangeError.at(_span(low, high), f"the bounds of '{dim.text} between' must "
                                 "have the same kind of unit (both counts, sizes or durations)")

@@ -34,8 +34,8 @@ KEYWORDS = STATEMENT_KEYWORDS + ("where", "and", "top", "between", "in")
 #: NUMBER.2 and _BLANK_LINE.2), then the longest pattern (so ``<=`` before ``<``).  Only
 #: QUANTITY/NUMBER and the two-character operators can match at the same place.
 TERMINALS = (
-    ("QUANTITY", r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?[ \t]*(?:%|(?ai:[kmgtp]i?b|h|hrs?|hours?|d|days?|w|weeks?|months?|min|mins|minutes?|s|secs?|seconds?))(?![a-zA-Z0-9_.%-])"),
-    ("NUMBER", r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+|[kKMBGT])?(?![a-zA-Z0-9_.%-])"),
+    ("QUANTITY", r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?[ \t]*(?:%|(?ai:[kmgtp]i?b(?:\/s)?|[kmgtp]i?bit(?:\/s)?|[kmgtp]?flop(?:s|\/s)?|(?:pf|petaflop)-days?|bytes?|h|hrs?|hours?|d|days?|w|weeks?|months?|y|yrs?|years?|min|mins|minutes?|s|secs?|seconds?))(?![a-zA-Z0-9_.%-])"),
+    ("NUMBER", r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+|[kKMBGT]|[ \t]*(?ai:thousand|million|billion|trillion))?(?![a-zA-Z0-9_.%-])"),
     ("_BLANK_LINE", r"\n(?:[ \t\f\r\v]*\n)+"),
     ("RECOMMEND", r"(?ai:recommend)(?![a-zA-Z0-9_-])"),
     ("PLAN", r"(?ai:plan)(?![a-zA-Z0-9_-])"),

@@ -9,6 +9,10 @@
     (30000.0, 1500000.0, 2.5e+20)
     >>> quantity(Tok("80 GB")), quantity(Tok("3 days")), quantity(Tok("40%"))
     ((80000000000.0, 'bytes'), (72.0, 'hours'), (0.4, 'ratio'))
+    >>> quantity(Tok("3.35TB/s")), quantity(Tok("80Gb")), quantity(Tok("989 TFLOPS")), quantity(Tok("1 PF-day"))
+    ((3350000000000.0, 'bytes/s'), (80000000000.0, 'bits'), (989000000000000.0, 'flop/s'), (8.64e+19, 'flops'))
+    >>> number(Tok("7 billion")), number(Tok("1.4 trillion")), number(Tok("2 thousand"))
+    (7000000000.0, 1400000000000.0, 2000.0)
     >>> print(unescape(r'8-bit \\"Adam\\"'))
     8-bit "Adam"
 
@@ -25,51 +29,98 @@ import re
 
 from recipekg.errors import RangeError
 
-__all__ = ["SUFFIXES", "UNITS", "NUMBER_PATTERN", "UNIT_HINT", "number", "quantity",
-           "unit_factor", "unescape"]
+__all__ = ["SUFFIXES", "WORDS", "UNITS", "BITS_PER_BYTE", "NUMBER_PATTERN", "UNIT_HINT", "number",
+           "quantity", "unit_factor", "unit_kind", "unescape"]
 
 #: The suffixes of a number and their multipliers: ``30k``, ``1.5M``, ``7B``.
 SUFFIXES = {"k": 10**3, "K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10**12}
 _SUFFIX_EXP = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12}
+#: Numbers in words: ``7 billion``, ``1.4 trillion`` (short scale).
+WORDS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_WORD_RE = re.compile(r"(.*?)[ \t]*([a-zA-Z]+)")
+
+#: A definition, not a claim: a byte is 8 bits (``80Gb`` of memory is 10 GB).
+BITS_PER_BYTE = 8
+
+_PREFIXES = {"k": 3, "m": 6, "g": 9, "t": 12, "p": 15}
+_BINARY = {"ki": 10, "mi": 20, "gi": 30, "ti": 40, "pi": 50}
 
 #: unit (lowercase) -> (kind, factor); the factor is a function of ``Decimal``, so that
 #: ``decimal`` is only imported when a query holds a quantity (see :func:`unit_factor`).
+#: Kinds: ``bytes``, ``bits``, ``bytes/s``, ``bits/s``, ``hours``, ``ratio``, ``flops`` (an
+#: amount of compute), ``flop/s`` (a rate) and ``flop`` (FLOPS written in another case: an
+#: amount or a rate by the dimension it is given for).  :func:`unit_kind` reads the case
+#: that matters: ``Gb`` (a capital prefix, a small b) is gigabits, ``FLOPS`` a rate and
+#: ``FLOPs`` an amount.
 UNITS: dict[str, tuple] = {}
+for _p, _e in _PREFIXES.items():
+    UNITS[_p + "b"] = ("bytes", lambda D, e=_e: D(10) ** e)
+    UNITS[_p + "b/s"] = ("bytes/s", lambda D, e=_e: D(10) ** e)
+    UNITS[_p + "bit"] = ("bits", lambda D, e=_e: D(10) ** e)
+    UNITS[_p + "bit/s"] = ("bits/s", lambda D, e=_e: D(10) ** e)
+    UNITS[_p + "flop"] = ("flops", lambda D, e=_e: D(10) ** e)
+    UNITS[_p + "flops"] = ("flop", lambda D, e=_e: D(10) ** e)
+    UNITS[_p + "flop/s"] = ("flop/s", lambda D, e=_e: D(10) ** e)
+for _p, _e in _BINARY.items():
+    UNITS[_p + "b"] = ("bytes", lambda D, e=_e: D(2) ** e)
+    UNITS[_p + "b/s"] = ("bytes/s", lambda D, e=_e: D(2) ** e)
+    UNITS[_p + "bit"] = ("bits", lambda D, e=_e: D(2) ** e)
+    UNITS[_p + "bit/s"] = ("bits/s", lambda D, e=_e: D(2) ** e)
 for _names, _kind, _factor in [
-    ("kb", "bytes", lambda D: D(10) ** 3), ("mb", "bytes", lambda D: D(10) ** 6),
-    ("gb", "bytes", lambda D: D(10) ** 9), ("tb", "bytes", lambda D: D(10) ** 12),
-    ("pb", "bytes", lambda D: D(10) ** 15),
-    ("kib", "bytes", lambda D: D(2) ** 10), ("mib", "bytes", lambda D: D(2) ** 20),
-    ("gib", "bytes", lambda D: D(2) ** 30), ("tib", "bytes", lambda D: D(2) ** 40),
-    ("pib", "bytes", lambda D: D(2) ** 50),
+    ("flop", "flops", lambda D: D(1)), ("flops", "flop", lambda D: D(1)),
+    ("flop/s", "flop/s", lambda D: D(1)),
+    ("pf-day pf-days petaflop-day petaflop-days", "flops", lambda D: D(10) ** 15 * 86400),
+    ("byte bytes", "bytes", lambda D: D(1)),
     ("s sec secs second seconds", "hours", lambda D: 1 / D(3600)),
     ("min mins minute minutes", "hours", lambda D: 1 / D(60)),
     ("h hr hrs hour hours", "hours", lambda D: D(1)),
     ("d day days", "hours", lambda D: D(24)),
     ("w week weeks", "hours", lambda D: D(168)),
     ("month months", "hours", lambda D: D(720)),
+    ("y yr yrs year years", "hours", lambda D: D(8760)),
     ("%", "ratio", lambda D: D("0.01")),
 ]:
     for _n in _names.split():
         UNITS[_n] = (_kind, _factor)
 _FACTORS: dict = {}
+_BITS_RE = re.compile(r"[KMGTP]i?b(?:/[sS])?")
 
 #: The digits of a number or quantity (no suffix, no unit), as a regular expression.
 NUMBER_PATTERN = r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 _QUANTITY_RE = re.compile(rf"({NUMBER_PATTERN})[ \t]*(.+)")
 
 #: What an error says about suffixes and units.
-UNIT_HINT = ("numbers take a suffix k, K, M, B, G or T (30k, 7B, 1e21); quantities a unit: "
-             "GB, GiB, MB, TB, h, d, w, month, min or %")
+UNIT_HINT = ("numbers take a suffix k, K, M, B, G or T (30k, 7B, 1e21) or a word (7 billion); "
+             "quantities a unit: GB, GiB, MB, TB, Gb (bits), TB/s, GB/s, TFLOPS, TFLOP/s, "
+             "FLOPs, PF-days, h, d, w, month, year, min or %")
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
+
+
+def unit_kind(unit: str) -> str:
+    """The key of :data:`UNITS` for a unit as written, reading the case where it matters.
+
+    >>> unit_kind("GB"), unit_kind("Gb"), unit_kind("gb"), unit_kind("Gb/s"), unit_kind("kB")
+    ('gb', 'gbit', 'gb', 'gbit/s', 'kb')
+    >>> unit_kind("TFLOPS"), unit_kind("TFLOPs"), unit_kind("tflops"), unit_kind("PF-days")
+    ('tflop/s', 'tflop', 'tflops', 'pf-days')
+    """
+    key = unit.lower()
+    if _BITS_RE.fullmatch(unit):   # a capital prefix and a small b: bits (Gb, Tb/s, Gib)
+        head, slash, rest = key.partition("/")
+        return head[:-1] + "bit" + slash + rest
+    if unit.endswith("FLOPS"):     # FLOPS: per second
+        return key[:-1] + "/s"
+    if unit.endswith(("FLOPs", "FLOP")):  # FLOPs: an amount
+        return key.removesuffix("s")
+    return key
 
 
 def unit_factor(unit: str):
     """The unit's kind and its factor as an exact Decimal (computed once per unit).
 
-    >>> unit_factor("gib")
-    ('bytes', Decimal('1073741824'))
+    >>> unit_factor("gib"), unit_factor("tflop")
+    (('bytes', Decimal('1073741824')), ('flops', Decimal('1000000000000')))
     """
     from decimal import Decimal
 
@@ -91,8 +142,11 @@ def _finite(value, tok) -> float:
 
 
 def number(tok) -> float:
-    """``30_000`` -> 30000.0, ``1.5M`` -> 1500000.0, ``2.5e20`` -> 2.5e20."""
+    """``30_000`` -> 30000.0, ``1.5M`` -> 1500000.0, ``2.5e20`` -> 2.5e20, ``7 billion`` -> 7e9."""
     s = tok.value.replace("_", "")
+    if s[-1].isalpha() and s[-1] not in _SUFFIX_EXP:  # a word: 7 billion
+        digits, word = _WORD_RE.fullmatch(s).groups()
+        s = f"{digits}e{WORDS[word.lower()]}"
     if len(s) <= 20:
         # At most 20 digits: Decimal(s) * 10**k is exact (28-digit context) and float() of
         # it is the correctly rounded double, which is what float() of the same decimal
@@ -116,7 +170,7 @@ def quantity(tok) -> tuple[float, str]:
 
     m = _QUANTITY_RE.fullmatch(tok.value)
     assert m, tok.value  # the lexer only makes QUANTITY tokens of this form
-    kind, factor = unit_factor(m.group(2).lower())
+    kind, factor = unit_factor(unit_kind(m.group(2)))
     try:
         return _finite(Decimal(m.group(1).replace("_", "")) * factor, tok), kind
     except (ArithmeticError, InvalidOperation):

@@ -19,7 +19,7 @@ Interval = tuple[float, bool, float, bool]
 # How a numeric dimension's values are measured, for people and programs reading an answer
 # (``"unit"`` of a constraint): the dimension's kind, or its QUDT unit where it has one.
 _UNIT_OF = {"count": "count", "bytes": "bytes", "duration": "hours", "ratio": "fraction"}
-_QUDT_UNITS = {"BYTE-PER-SEC": "bytes/s"}
+_QUDT_UNITS = {"BYTE-PER-SEC": "bytes/s", "FLOP-PER-SEC": "FLOP/s"}
 
 
 class Facts:
@@ -66,7 +66,7 @@ class Facts:
 
 def constraint_json(dim: dict, op: str, value, **more) -> dict:
     """One constraint as answers show it: dimension, operator, value(s) and, for a number,
-    its unit (``count``, ``bytes``, ``hours``, ``fraction``, ``bytes/s``)."""
+    its unit (``count``, ``bytes``, ``hours``, ``fraction``, ``bytes/s``, ``FLOP/s``)."""
     out = {"dimension": dim["name"], "op": op, "value": value}
     unit = _QUDT_UNITS.get(dim.get("unit") or "") or _UNIT_OF.get(dim["kind"])
     if unit:

@@ -21,12 +21,47 @@ import math
 from recipekg.errors import RangeError, VocabularyError, closest
 from recipekg.names import slug
 from recipekg.query.ast import Constraint, Name, Number, Quantity, String
+from recipekg.query.literals import BITS_PER_BYTE
 from recipekg.reason.derive import derive
 from recipekg.reason.facts import INF, Facts, constraint_json, covers, exclude_points, intersect_all
 
-_UNIT_OF_KIND = {"bytes": "bytes", "duration": "hours", "ratio": "ratio"}
+# The quantities each kind of dimension takes (by the unit kind of the parsed quantity) and
+# what one of them is in the dimension's own unit: bits are converted to bytes. A count
+# measured in a unit (QUDT) takes quantities of that unit as well as plain numbers.
+_BYTES = {"bytes": 1, "bits": BITS_PER_BYTE}
+_ACCEPTS = {"bytes": _BYTES, "duration": {"hours": 1}, "ratio": {"ratio": 1}}
+_ACCEPTS_BY_UNIT = {"BYTE-PER-SEC": {"bytes/s": 1, "bits/s": BITS_PER_BYTE},
+                    "FLOP": {"flops": 1, "flop": 1}, "FLOP-PER-SEC": {"flop/s": 1, "flop": 1}}
 _UNIT_HINT = {"bytes": "a size such as 80GB", "duration": "a duration such as 12h or 3 days",
-              "ratio": "a fraction such as 0.4 or 40%", "count": "a number such as 30k or 7B"}
+              "ratio": "a fraction such as 0.4 or 40%", "count": "a number such as 30k or 7B",
+              "BYTE-PER-SEC": "a bandwidth such as 3.35TB/s or 273 GB/s",
+              "FLOP": "a compute budget such as 1e21, 1e21 FLOPs or 10 PF-days",
+              "FLOP-PER-SEC": "a rate such as 989T, 989 TFLOPS or 989 TFLOP/s"}
+_KIND_WORDS = {"bytes": "a size", "bits": "a size in bits", "bytes/s": "a bandwidth",
+               "bits/s": "a bandwidth in bits", "hours": "a duration", "ratio": "a percentage",
+               "flops": "an amount of compute (FLOPs)", "flop/s": "a rate (FLOP/s)", "flop": "FLOPS"}
+_PREFIX_WORDS = {"k": "kilo", "m": "mega", "g": "giga", "t": "tera", "p": "peta",
+                 "ki": "kibi", "mi": "mebi", "gi": "gibi", "ti": "tebi", "pi": "pebi"}
+
+
+def _accepts(dim: dict) -> dict[str, float]:
+    """The unit kinds of quantities ``dim`` takes, each with its divisor into the dim's unit."""
+    if dim["kind"] == "count":
+        return _ACCEPTS_BY_UNIT.get(dim.get("unit") or "", {})
+    return _ACCEPTS.get(dim["kind"], {})
+
+
+def _hint(dim: dict) -> str:
+    return _UNIT_HINT.get(dim.get("unit") or "", _UNIT_HINT[dim["kind"]]) if dim["kind"] == "count" \
+        else _UNIT_HINT[dim["kind"]]
+
+
+def bits_note(value: Quantity) -> str:
+    """What a quantity in bits means: ``80Gb`` -> 'Gb is gigabits'."""
+    unit = value.text.lstrip("0123456789_.eE+- \t")
+    prefix = unit.lower().split("b", 1)[0]
+    per = " per second" if unit.endswith(("/s", "/S")) else ""
+    return f"{unit} is {_PREFIX_WORDS.get(prefix, '')}bits{per}"
 
 
 def facts_of(constraints: tuple[Constraint, ...], snap: dict) -> dict[str, Facts]:
@@ -90,19 +125,20 @@ def resolve_value(value, dim: dict, snap: dict) -> "str | float":
         raise VocabularyError.at(value.pos, f"unknown {dim['name']} '{value.text}'",
                                  expected=[_examples(dim, snap)], suggestions=_suggest(key, dim, snap))
     if isinstance(value, Quantity):
-        if _UNIT_OF_KIND.get(kind) != value.unit_kind:
-            raise RangeError.at(value.pos, f"'{dim['name']}' is {_UNIT_HINT[kind]}, "
-                                           f"not {value.unit_kind} ({value.text})",
-                                expected=[_UNIT_HINT[kind]])
-        number = value.value
+        accepts = _accepts(dim)
+        if value.unit_kind not in accepts:
+            raise RangeError.at(value.pos, f"'{dim['name']}' is {_hint(dim)}, not "
+                                           f"{_KIND_WORDS.get(value.unit_kind, value.unit_kind)} ({value.text})",
+                                expected=[_hint(dim)])
+        number = value.value / accepts[value.unit_kind]
     elif isinstance(value, Number):
         if kind in ("bytes", "duration"):
-            raise RangeError.at(value.pos, f"'{dim['name']}' needs a unit: {_UNIT_HINT[kind]}",
-                                expected=[_UNIT_HINT[kind]])
+            raise RangeError.at(value.pos, f"'{dim['name']}' needs a unit: {_hint(dim)}",
+                                expected=[_hint(dim)])
         number = value.value
     else:
-        raise RangeError.at(value.pos, f"'{dim['name']}' is {_UNIT_HINT[kind]}, not '{value.text}'",
-                                 expected=[_UNIT_HINT[kind]])
+        raise RangeError.at(value.pos, f"'{dim['name']}' is {_hint(dim)}, not '{value.text}'",
+                                 expected=[_hint(dim)])
     low, high = dim.get("min"), dim.get("max")
     if not math.isfinite(number) or (low is not None and number < low) or (high is not None and number > high):
         bounds = f"at least {low:g}" if high is None else f"between {low:g} and {high:g}"
@@ -160,8 +196,11 @@ def _exclude(f: Facts, points: list[tuple[float, Constraint]]) -> None:
 def _describe(c: Constraint, dim: dict, values: list, snap: dict) -> dict:
     shown = [snap["nodes"][v]["id"] if isinstance(v, str) else v for v in values]
     value = shown if c.op in ("between", "in") else shown[0]
+    bits = [v for v in c.values if isinstance(v, Quantity) and v.unit_kind in ("bits", "bits/s")]
+    more = {"given_as": ", ".join(v.text for v in c.values),
+            "note": "; ".join(dict.fromkeys(bits_note(v) for v in bits))} if bits else {}
     return constraint_json(dim, c.op, value,
-                           text=" ".join([c.dimension.text, c.op, ", ".join(v.text for v in c.values)]))
+                           text=" ".join([c.dimension.text, c.op, ", ".join(v.text for v in c.values)]), **more)
 
 
 def _merge_categorical(f: Facts, c: Constraint, values: list[str]) -> None:

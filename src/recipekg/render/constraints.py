@@ -7,6 +7,9 @@
     >>> constraint_line([{"dimension": "gpu-memory", "op": "=", "value": 8e10, "unit": "bytes",
     ...                   "derived_from": "hardware"}])
     'gpu-memory = 80GB (from hardware)'
+    >>> constraint_label({"dimension": "gpu-memory", "op": "=", "value": 1e10, "unit": "bytes",
+    ...                   "given_as": "80Gb", "note": "Gb is gigabits"})
+    'gpu-memory = 10GB (given as 80Gb: Gb is gigabits, 8 bits to a byte)'
 
 Every output (text, Markdown, the web page, explain's suggested queries) writes constraints
 through these two functions.
@@ -30,7 +33,10 @@ def format_constraint(c: dict) -> str:
 
 
 def constraint_label(c: dict) -> str:
-    """:func:`format_constraint`, saying where a derived constraint comes from."""
+    """:func:`format_constraint`, saying where a derived constraint comes from, and how a
+    value given in bits was read."""
+    if c.get("given_as") and c.get("note"):
+        return format_constraint(c) + f" (given as {c['given_as']}: {c['note']}, 8 bits to a byte)"
     return format_constraint(c) + (f" (from {c['derived_from']})" if c.get("derived_from") else "")
 
 

@@ -2,36 +2,63 @@
 
     >>> count(30000), count(1.4e12), count(2.5e20), bytes_(8e10), hours(72), hours(6)
     ('30k', '1.4T', '2.5e20', '80GB', '3 days', '6h')
+
+Estimates are shown to three significant digits; a number the user gave and an exact count
+(of GPUs) are shown as they are (``exact=True``)::
+
+    >>> count(2048), count(2048, exact=True), count(6.738e9, exact=True), grouped(2048, exact=True)
+    ('2.05k', '2048', '6.738B', '2,048')
 """
 
 from __future__ import annotations
 
+import re
 
-def _trim(x: float) -> str:
-    text = f"{x:.3g}"
+
+#: Significant digits of a number shown as given: enough for any value typed in a query
+#: (and few enough to drop float noise such as 3.3500000000000001).
+EXACT_DIGITS = 12
+
+
+def _trim(x: float, exact: bool = False) -> str:
+    text = f"{x:.{EXACT_DIGITS if exact else 3}g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}e{int(exponent)}"
     return text[:-2] if text.endswith(".0") else text
 
 
-def count(x: float) -> str:
-    """A count with k/M/B/T suffixes; exponents beyond a thousand trillion."""
+def _rounded(x: float, exact: bool) -> float:
+    """``x`` as it will be shown, so that the scale is chosen after rounding (999.96B is 1T)."""
+    return x if exact else float(f"{x:.3g}")
+
+
+def count(x: float, exact: bool = False) -> str:
+    """A count with k/M/B/T suffixes; exponents beyond a thousand trillion. ``exact``: every
+    digit, and a whole number below a million that no suffix shortens as plain digits (2048)."""
+    x = _rounded(x, exact)
     ax = abs(x)
     if ax >= 1e15:
-        mantissa, exponent = f"{x:.2g}".split("e")
+        mantissa, exponent = f"{x:.{EXACT_DIGITS if exact else 2}g}".split("e")
         return f"{mantissa}e{int(exponent)}"
     for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
         if ax >= scale:
-            return _trim(x / scale) + suffix
-    return _trim(x)
+            short = _trim(x / scale, exact)
+            if exact and ax < 1e6 and x == int(x) and len(short.replace(".", "").lstrip("-0")) > 3:
+                return str(int(x))
+            return short + suffix
+    return _trim(x, exact)
 
 
-def bytes_(x: float) -> str:
-    for scale, suffix in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB")):
+def bytes_(x: float, exact: bool = False) -> str:
+    x = _rounded(x, exact)
+    for scale, suffix in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
         if abs(x) >= scale:
-            return _trim(x / scale) + suffix
-    return _trim(x) + " bytes"
+            return _trim(x / scale, exact) + suffix
+    return _trim(x, exact) + " bytes"
 
 
-def hours(x: float) -> str:
+def hours(x: float, exact: bool = False) -> str:
     if x >= 720 and x % 720 == 0:
         n = int(x // 720)
         return f"{n} month" + "s" * (n != 1)
@@ -41,23 +68,40 @@ def hours(x: float) -> str:
     if x >= 24 and x % 24 == 0:
         n = int(x // 24)
         return f"{n} day" + "s" * (n != 1)
-    return _trim(x) + "h"
+    return _trim(x, exact) + "h"
 
 
-def ratio(x: float) -> str:
-    return _trim(x * 100) + "%"
+def ratio(x: float, exact: bool = False) -> str:
+    return _trim(x * 100, exact) + "%"
 
 
 def value(x, unit: str | None = None) -> str:
-    """A constraint's value as the query language writes it, by its unit (names pass through).
+    """A constraint's value as the query language writes it, by its unit (names pass through),
+    to every digit: what it prints parses back to the same value.
 
-    >>> value(0.4, "fraction"), value(3.35e12, "bytes/s"), value("tabular")
-    ('40%', '3.35TB/s', 'tabular')
+    >>> value(0.4, "fraction"), value(3.35e12, "bytes/s"), value("tabular"), value(2048), value(2.039e12, "bytes/s")
+    ('40%', '3.35TB/s', 'tabular', '2048', '2.039TB/s')
+    >>> value(9.895e14, "FLOP/s"), value(1.5e10, "bytes"), value(36, "hours"), value(1.4e12)
+    ('989.5TFLOP/s', '15GB', '36h', '1.4T')
     """
     if isinstance(x, str):
         return x
-    return {"bytes": bytes_, "hours": hours, "fraction": ratio,
-            "bytes/s": lambda v: bytes_(v) + "/s"}.get(unit or "count", count)(x)
+    return {"bytes": bytes_, "hours": hours, "fraction": ratio, "bytes/s": bytes_per_second,
+            "FLOP/s": flop_rate}.get(unit or "count", count)(x, exact=True)
+
+
+def bytes_per_second(x: float, exact: bool = False) -> str:
+    """A bandwidth: ``3.35TB/s``."""
+    return bytes_(x, exact) + "/s"
+
+
+def flop_rate(x: float, exact: bool = False) -> str:
+    """A rate of FLOPs: ``989.5TFLOP/s`` (``989.5T FLOP/s`` would not parse back)."""
+    x = _rounded(x, exact)
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale:
+            return _trim(x / scale, exact) + prefix + "FLOP/s"
+    return _trim(x, exact) + "FLOP/s"
 
 
 HOURS_PER_DAY = 24.0
@@ -75,14 +119,16 @@ def sci(x: float) -> str:
     return f"{mantissa}e{int(exponent)}" if exponent != "0" else mantissa
 
 
-def grouped(x: float, digits: int = 3) -> str:
-    """A plain number to ``digits`` significant digits, thousands grouped.
+def grouped(x: float, digits: int = 3, exact: bool = False) -> str:
+    """A plain number to ``digits`` significant digits (``exact``: every digit), thousands grouped.
 
     >>> grouped(19000), grouped(5948.3), grouped(385.2), grouped(0.27749), grouped(1.9e6)
     ('19,000', '5,950', '385', '0.277', '1,900,000')
     """
     if x == 0:
         return "0"
+    if exact:
+        return f"{x:,.{EXACT_DIGITS}g}"
     rounded = float(f"{x:.{digits}g}")
     if abs(rounded) >= 1000:
         return f"{rounded:,.0f}"
@@ -125,7 +171,7 @@ def duration(h: float) -> str:
 
 
 def _bytes_parts(low: float, high: float) -> tuple[str, str, str]:
-    top = max(abs(low), abs(high))
+    top = _rounded(max(abs(low), abs(high)), False)
     for scale, suffix in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB")):
         if top >= scale:
             return _trim(low / scale), _trim(high / scale), suffix
@@ -137,13 +183,16 @@ _AMOUNT = {
     "parameters": (count, " parameters"), "tokens": (count, " tokens"), "FLOPs": (sci, " FLOPs"),
     "GPU-hours": (grouped, " GPU-hours"), "FLOPs/byte": (grouped, " FLOPs/byte"),
     "tokens/param": (grouped, " tokens/param"), "bytes/param": (grouped, " bytes/param"),
-    "GPUs": (grouped, " GPUs"), "epochs": (grouped, " epochs"), "FLOP/s": (count, " FLOP/s"),
-    "bytes/s": (count, " bytes/s"), "fraction of bf16 peak": (grouped, ""),
+    "GPUs": (lambda x: grouped(x, exact=True), " GPUs"), "epochs": (grouped, " epochs"),
+    "fraction of bf16 peak": (grouped, ""),
 }
+#: Units written as a value of the query language, with a space: ``3.35 TB/s``, ``989 TFLOP/s``.
+_SPACED = {"bytes/s": bytes_per_second, "FLOP/s": flop_rate}
 
 
-def amount(low: float, high: float | None = None, unit: str = "") -> str:
-    """A value or a range in plan's units, readable: one unit after a range.
+def amount(low: float, high: float | None = None, unit: str = "", exact: bool = False) -> str:
+    """A value or a range in plan's units, readable: one unit after a range. GPUs are counted
+    exactly; with ``exact`` (a number the user gave) so are parameters and tokens.
 
     >>> amount(1.26e11, 1.4e11, "bytes"), amount(8e10, unit="bytes"), amount(7e11, 1.4e12, "tokens")
     ('126–140 GB', '80 GB', '700B–1.4T tokens')
@@ -151,6 +200,10 @@ def amount(low: float, high: float | None = None, unit: str = "") -> str:
     ('1.2e20 FLOPs', '19,000 GPU-hours', '31 days')
     >>> amount(731.9, 753.2, "hours"), amount(20, 50, "hours")
     ('30.5–31.4 days', '20h – 2.08 days')
+    >>> amount(2048, unit="GPUs"), amount(6.738e9, unit="parameters", exact=True), amount(3.35e12, unit="bytes/s")
+    ('2,048 GPUs', '6.738B parameters', '3.35 TB/s')
+    >>> amount(9.895e14, unit="FLOP/s"), amount(3.12e14, 9.895e14, "FLOP/s")
+    ('989.5 TFLOP/s', '312 TFLOP/s – 989.5 TFLOP/s')
     """
     high = low if high is None else high
     if unit == "bytes":
@@ -164,7 +217,13 @@ def amount(low: float, high: float | None = None, unit: str = "") -> str:
         if wa and wa == wb:
             return f"{na}–{nb} {wa}"
         return f"{a} – {b}"
+    if unit in _SPACED:  # hardware figures: as the KB or the user gives them
+        a, b = (_SPACED[unit](x, True) for x in (low, high))
+        a, b = (re.sub(r"(?<=[0-9])(?=[a-zA-Z])", " ", x, count=1) for x in (a, b))
+        return a if a == b else f"{a} – {b}"
     fmt, word = _AMOUNT.get(unit, (num, f" {unit}" if unit else ""))
+    if exact and unit in ("parameters", "tokens"):
+        fmt = lambda x: count(x, exact=True)  # noqa: E731
     a, b = fmt(low), fmt(high)
     if unit == "GPUs" and a == b == "1":
         word = " GPU"

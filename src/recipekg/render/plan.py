@@ -139,7 +139,7 @@ def _fit(page: _Page, fit: dict | None) -> None:
         return
     hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"
     gpus = fit["gpus"]
-    page.head(f"Fit on {units.grouped(gpus)} × {hw} ({_bytes(fit['memory_per_gpu'])} each"
+    page.head(f"Fit on {units.grouped(gpus, exact=True)} × {hw} ({_bytes(fit['memory_per_gpu'])} each"
               + (f", {_bytes(fit['memory_total'])} in all" if gpus and gpus > 1 else "") + ")")
     page.item(f"verdict: {fit['text']}")
     page.item(fit["replicated"]["text"])
@@ -233,9 +233,10 @@ def quantity_value(q: dict) -> str:
     if unit == "fraction of bf16 peak":
         text = f"{q['value']:.3f}"
         return text + (f" ({q['low']:.3f}–{q['high']:.3f})" if q["low"] != q["high"] else "")
+    exact = bool(q.get("given"))
     if q["low"] is not None and q["high"] is not None and q["low"] != q["high"]:
-        return units.amount(q["low"], q["high"], unit)
-    return units.amount(q["value"], unit=unit)
+        return units.amount(q["low"], q["high"], unit, exact)
+    return units.amount(q["value"], unit=unit, exact=exact)
 
 
 def table_note(q: dict) -> str:

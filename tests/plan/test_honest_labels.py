@@ -1,0 +1,137 @@
+"""Honest labels (issue 12): interval solves take their bounds from the ends that solved,
+counts the user gave are printed as given, and the strategy follows the ratio the numbers imply."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from recipekg.plan import expr
+from recipekg.render.answers import render_answers
+
+FSDP = expr.parse_formula("m = a * p / g + b * p")
+
+
+@pytest.fixture(scope="module")
+def run_plan(kb):
+    cache = {}
+
+    def run(query: str) -> dict:
+        if query not in cache:
+            (cache[query],) = kb.query(query)
+        return cache[query]
+    return run
+
+
+def fsdp(answer: dict) -> dict:
+    (rec,) = [r for r in answer["recommendations"] if r["id"] == "fsdp"]
+    return rec
+
+
+# ------------------------------------------------------------------ interval solves
+
+def test_solve_low_end_is_the_end_that_solved():
+    """13B, 12 bytes/param sharded, 4–8 bytes/param of activations, 80 GB: at 4 bytes/param 6
+    GPUs fit (156e9 / g ≤ 28e9), at 6 it takes 78, at 8 none do. The low end is 6, not 78."""
+    g = expr.solve(FSDP, "g", {"a": 12, "b": expr.Q.span(4, 8), "p": 13e9, "m": 80e9})
+    assert g.low == pytest.approx(156 / 28)
+    assert g.value == pytest.approx(78)
+    assert math.isinf(g.high)
+
+
+def test_solve_when_only_an_end_solves():
+    """15B: only the low end of the activations (4 bytes/param) leaves room; the answer is not
+    'no solution' but 9 GPUs at that end, an unbounded point and high end."""
+    g = expr.solve(FSDP, "g", {"a": 12, "b": expr.Q.span(4, 8), "p": 15e9, "m": 80e9})
+    assert g is not None
+    assert g.low == pytest.approx(180 / 20)
+    assert math.isinf(g.value) and math.isinf(g.high)
+    assert expr.solve(FSDP, "g", {"a": 12, "b": expr.Q.span(6, 8), "p": 15e9, "m": 80e9}) is None
+
+
+def test_solve_ranges_every_end_solved():
+    g = expr.solve(FSDP, "g", {"a": 12, "b": expr.Q.span(1, 2), "p": 10e9, "m": 80e9})
+    assert (g.low, g.high) == (pytest.approx(120 / 70), pytest.approx(120 / 60))
+    assert g.low < g.value < g.high
+
+
+def test_fsdp_gpus_needed_issue_case(run_plan):
+    """The issue's case: 'FSDP fits from about 78 GPUs' where 6 do."""
+    a = run_plan("plan where params = 13B and hardware = a100 and gpus = 8")
+    rec = fsdp(a)
+    assert rec["gpus_needed"]["low"] == 6
+    assert rec["gpus_needed"]["high"] is None          # no count is enough at the high end
+    assert "from about 6 GPUs of 80 GB at the low end" in rec["text"]
+    assert "78" not in rec["text"].split("at the low end")[0]
+    text = render_answers([a], "text")
+    assert "FSDP fits from about 6 GPUs" in text
+
+
+def test_fsdp_gpus_needed_low_end_only(run_plan):
+    rec = fsdp(run_plan("plan where params = 15B and hardware = a100 and gpus = 8"))
+    assert rec["gpus_needed"]["low"] == 9
+    assert "no number of GPUs is enough" not in rec["text"]
+    assert "from about 9 GPUs of 80 GB at the low end" in rec["text"]
+
+
+# ------------------------------------------------------------------ the strategy follows the ratio
+
+@pytest.mark.parametrize("query, regime, label, ratio", [
+    ("plan where params = 7B and tokens = 2T", "beyond-inference-optimal", "Over-training beyond inference-optimal", 2e12 / 7e9),
+    ("plan where params = 7B and flops = 8.4e22", "beyond-inference-optimal", "Over-training beyond inference-optimal", 2e12 / 7e9),
+    ("plan where params = 7B and tokens = 1T", "inference-optimal", "Inference-optimal training", 1e12 / 7e9),
+    ("plan where params = 7B and tokens = 300B", "over-training", "Over-trained beyond Chinchilla-optimal", 300 / 7),
+    ("plan where params = 7B and tokens = 140B", "compute-optimal", "Chinchilla-optimal training", 20.0),
+    ("plan where params = 70B and tokens = 300B", "below-compute-optimal", "Below Chinchilla-optimal", 300 / 70),
+])
+def test_strategy_follows_the_ratio_the_numbers_imply(run_plan, query, regime, label, ratio):
+    a = run_plan(query)
+    s = a["strategy"]
+    assert s["regime"] == regime and s["implied"] is True
+    assert s["label"].startswith(label)
+    assert s["tokens_per_param"]["value"] == pytest.approx(ratio, rel=1e-6)
+    text = render_answers([a], "text")
+    (line,) = [x for x in text.splitlines() if x.startswith("strategy: ")]
+    assert line.startswith(f"strategy: {s['label']} (")
+    if regime != "compute-optimal":
+        assert "Chinchilla-optimal training (20 tokens/param)" not in text
+        assert f"{s['label']})" in next(x for x in text.splitlines() if "parameters →" in x)
+
+
+def test_the_issue_case_says_286_tokens_per_param(run_plan):
+    text = render_answers([run_plan("plan where params = 7B and tokens = 2T")], "text")
+    assert "strategy: Over-training beyond inference-optimal (286 tokens/param)" in text
+    assert "they imply 286 tokens/param" in text and "100–200 tokens/param" in text
+
+
+def test_the_ratio_overrides_the_rules_and_says_so(run_plan):
+    s = run_plan("plan where params = 7B and tokens = 140B and goal = production")["strategy"]
+    assert s["id"] == "chinchilla-optimal-training"
+    assert "the rules would size by Inference-optimal" in s["why"]
+
+
+@pytest.mark.parametrize("query", ["plan where params = 7B", "plan where tokens = 2T", "plan where flops = 1e21",
+                                   "plan where params = 7B and goal = production"])
+def test_one_number_keeps_the_strategy_it_sizes_by(run_plan, query):
+    s = run_plan(query)["strategy"]
+    assert "implied" not in s and s["tokens_per_param"]["id"] is not None
+
+
+# ------------------------------------------------------------------ counts as given
+
+def test_gpu_counts_print_as_given(run_plan):
+    a = run_plan("plan where params = 65B and gpus = 2048 and hardware = a100 and tokens = 1.4T")
+    text = render_answers([a], "text")
+    assert "2,050" not in text and "2.05k" not in text
+    assert "gpus = 2048" in text.splitlines()[1]                     # the constraint echo, parseable
+    assert "on 2,048 GPUs of NVIDIA A100 80GB SXM" in text
+    assert "Fit on 2,048 × NVIDIA A100 80GB SXM" in text
+
+
+def test_given_params_print_as_given_estimates_round(run_plan):
+    a = run_plan("plan where params = 6.738B and hardware = a100")
+    text = render_answers([a], "text")
+    assert "6.738B parameters → 135B tokens" in text                 # given: every digit; computed: 3
+    assert "params = 6.738B" in text.splitlines()[1]
+    assert "bandwidth = 2.039TB/s (from hardware)" in text.splitlines()[1]
