@@ -18,9 +18,12 @@ context, one sequence)::
 
 from __future__ import annotations
 
+import math
+
+from recipekg.errors import RangeError
 from recipekg.plan.expr import Q
 from recipekg.plan.figures import show
-from recipekg.plan.inputs import Inputs, facts_q
+from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import const_q
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.record import Record
@@ -49,9 +52,9 @@ class Shape(Record):
 
 def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
     """The shape, recording how each part was found."""
-    kb, facts = ledger.kb, inputs.facts
-    got = {dim: facts_q(facts[dim]) for dim in ("layers", "hidden", "heads", "seq-length", "micro-batch")
-           if dim in facts and facts[dim].intervals}
+    kb = ledger.kb
+    got = {dim: Q.point(v) for dim in ("layers", "hidden", "heads", "seq-length", "micro-batch")
+           if (v := whole_number(inputs, dim)) is not None}
     layers, hidden, heads = got.get("layers"), got.get("hidden"), got.get("heads")
     if layers is None:
         layers = _derive(ledger, "layers", {"params": params})
@@ -88,12 +91,45 @@ def _derive(ledger: Ledger, output: str, env: dict) -> Q:
     return whole
 
 
+def whole_number(inputs: Inputs, dim: str) -> int | None:
+    """The one whole number the query gives ``dim`` (None when not given); RangeError at the
+    constraint for a range, a bound or a number out of the dimension's bounds.
+
+    >>> from recipekg.plan.inputs import read_inputs
+    >>> whole_number(read_inputs(parse("plan where params = 7B and zero = 3")[0], snap), "zero")
+    3
+    >>> whole_number(read_inputs(parse("plan where params = 7B and layers < 4")[0], snap), "layers")
+    Traceback (most recent call last):
+    recipekg.errors.RangeError: line 1, column 28: plan needs one whole number for 'layers', not a range or a bound
+    expected: layers = 32
+    """
+    f = inputs.facts.get(dim)
+    if f is None or not f.intervals:
+        return None
+    c = inputs.constraints.get(dim)
+    where = c.pos if c is not None else inputs.stmt.pos
+    low, _, high, _ = f.intervals[0]
+    if len(f.intervals) != 1 or low != high or not math.isfinite(low) or low != int(low):
+        raise RangeError.at(where, f"plan needs one whole number for '{dim}', not a range or a bound",
+                            expected=[f"{dim} = {EXAMPLE.get(dim, 8)}"])
+    least, most = BOUNDS.get(dim, (1, 1e9))
+    if not least <= low <= most:
+        raise RangeError.at(where, f"'{dim}' must be between {least:g} and {most:g} to plan, not {low:g}",
+                            expected=[f"{dim} = {EXAMPLE.get(dim, 8)}"])
+    return int(low)
+
+
+#: The whole numbers the layout dimensions take, and an example of each.
+BOUNDS = {"zero": (0, 3), "tensor-parallel": (1, 1e6), "pipeline-parallel": (1, 1e6)}
+EXAMPLE = {"zero": 3, "seq-length": 4096, "micro-batch": 1, "hidden": 4096, "heads": 32, "layers": 32}
+
+
 def _given(inputs: Inputs, ledger: Ledger) -> dict:
     out = {}
     for dim, key in FIXED.items():
-        f = inputs.facts.get(dim)
-        if f is not None and f.intervals:
-            out[key] = int(round(facts_q(f).value))
+        value = whole_number(inputs, dim)
+        if value is not None:
+            out[key] = value
     f = inputs.facts.get("recompute")
     if f is not None and f.values:
         out["recompute"] = ledger.kb.node_id(next(iter(f.values)))
