@@ -27,7 +27,7 @@ from recipekg.render import numbers as units
 USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "bandwidth", "mfu",
         "epochs", "unique-tokens", "optimizer", "precision", "goal", "inference-budget", "tier", "prefer",
         "layers", "hidden", "heads", "seq-length", "micro-batch", "tensor-parallel", "pipeline-parallel", "zero",
-        "recompute"}
+        "recompute", "peak-flops"}
 
 
 class Inputs(Record):
@@ -49,6 +49,7 @@ class Inputs(Record):
     hardware: str | None
     optimizer: str | None
     precision: str | None
+    peak_flops: Q | None = None
 
     def given_text(self, dim: str) -> str:
         """How the query gave ``dim``, as a derivation."""
@@ -77,7 +78,7 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                     flops=number("flops"), unique_tokens=number("unique-tokens"), epochs=number("epochs"),
                     gpus=number("gpus"), mfu=number("mfu"), time_budget=number("time", budget=True),
                     gpu_memory=number("gpu-memory"), hardware=one("hardware"), optimizer=one("optimizer"),
-                    precision=one("precision"))
+                    precision=one("precision"), peak_flops=number("peak-flops"))
     if not (inputs.params or inputs.tokens or inputs.flops) and not (inputs.unique_tokens and inputs.epochs):
         p = stmt.pos
         keyword = Position(p.line, p.column, p.line, p.column + 4, p.start, p.start + 4)

@@ -79,7 +79,7 @@ def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
         return "time: " + ledger.entry("gpu_hours")["derivation"]
     mfu = f"{t.mfu.low:.2f}–{t.mfu.high:.2f}" if t.mfu.is_range and t.mfu.high - t.mfu.low >= 0.01 \
         else f"{t.mfu.value:.2f}"
-    return (f"time: {show(t.gpu_hours, 'GPU-hours')} on {ledger.kb.node_id(t.hardware)} at MFU "
+    return (f"time: {show(t.gpu_hours, 'GPU-hours')} on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'} at MFU "
             f"{mfu} → {show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}"
             + (f"; {show(t.gpus_needed, 'GPUs')} for the {show(inputs.time_budget, 'hours')} budget"
                if t.gpus_needed is not None else ""))

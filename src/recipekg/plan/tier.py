@@ -82,7 +82,7 @@ def _tier_by_compute(ledger: Ledger, params: Q, timing: Timing, situation: str |
         g = max(g0, math.ceil(gh.value / t1) if t1_in else math.floor(gh.value / t1) + 1)
     example = f"{units.grouped(g)} GPUs for {units.duration(gh.value / g)}"
     before = (f"{situation} matches no tier of the flowchart; " if situation else "")
-    hw = kb.label(timing.hardware)
+    hw = kb.label(timing.hardware) if timing.hardware else "your GPU"
     text = (f"{before}by its compute ({show(gh, 'GPU-hours')} on {hw}) it is a job for the tier" if exact else
             f"{before}its compute ({show(gh, 'GPU-hours')} on {hw}) falls between the flowchart's tiers; nearest:")
     out = _tier_json(ledger, params, iri, exact, "compute", text)

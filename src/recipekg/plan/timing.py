@@ -45,14 +45,18 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
                    if "ComputeEstimate" in f["types"] and f.get("gpu_hours") and f.get("flops")
                    and kb.peak(f.get("hardware"))), key=lambda f: (f["params"], f["id"]))
     table_hw = rows[0]["hardware"] if rows else None
-    hw = inputs.hardware or table_hw
+    given_peak = inputs.peak_flops
+    hw = inputs.hardware or (None if given_peak else table_hw)
     gpu_f = kb.formula("gpu_hours", "flops", "mfu")
     wall_f = kb.formula("wall_time", "gpu_hours", "gpus")
     mfu = _mfu(ledger, inputs, hw, rows, gpu_f)
     if hw is not None and inputs.hardware is None:
         ledger.note(f"no hardware given: time is for {kb.label(hw)}, the hardware of the reference's table")
-    peak = kb.peak(hw) if hw else None
-    if peak is not None and kb.peak_precision(hw) == "fp16":
+    peak = given_peak.value if given_peak else (kb.peak(hw) if hw else None)
+    if given_peak:
+        ledger.note(f"time uses the peak given ({units.amount(peak, unit='FLOP/s')})"
+                    + (f" instead of {kb.label(hw)}'s figure" if hw and kb.peak(hw) else ""))
+    elif peak is not None and kb.peak_precision(hw) == "fp16":
         ledger.note(f"{kb.label(hw)} has no bf16 tensor cores: time uses its dense fp16 peak (FP32 accumulation)")
     if mfu is None or peak is None:
         _no_time(ledger, hw, peak, gpu_f, wall_f)
@@ -68,7 +72,8 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
                           "formula_value_on_table_hardware": rounded(on_row_hw.value),
                           "section": kb.section(row), "sources": kb.sources(row)}
     ledger.add("gpu_hours", gpu_hours, "GPU-hours", formula=gpu_f, env=env,
-               extra_sources=[kb.snap["nodes"][hw]], hardware=kb.node_id(hw), **extra)
+               extra_sources=[kb.snap["nodes"][hw]] if hw else [], hardware=kb.node_id(hw) if hw else None,
+               **extra)
     gpus = inputs.gpus or Q.point(1)
     wall, wenv = ledger.compute(wall_f, {"gpu_hours": gpu_hours, "gpus": gpus})
     ledger.add("wall_time", wall, "hours", formula=wall_f, env=wenv)
@@ -80,7 +85,7 @@ def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], gpu_f
     """The MFU to plan with: given, else the range of published runs on ``hw`` (the reference's
     table's implied MFU said beside it), else that implied MFU (None: no time on ``hw``)."""
     kb = ledger.kb
-    if hw is not None and not kb.peak(hw):
+    if hw is not None and not kb.peak(hw) and inputs.peak_flops is None:
         return None
     if inputs.mfu is not None:
         ledger.add("mfu", inputs.mfu, "fraction of bf16 peak", label="mfu", given=True,
