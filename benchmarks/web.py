@@ -26,14 +26,10 @@ import threading
 import time
 from urllib.parse import quote
 
+from recipekg.web.views import EXAMPLES
+
 QUERIES = [
-    "recommend architecture where data = tabular and rows = 30k",
-    "recommend architecture where data = images and images between 10k and 50k top 3",
-    "recommend optimizer where prefer = low-memory",
-    "recommend technique where hardware = dgx-spark",
-    "recommend fix where symptom = loss-spike",
-    "recommend approach where gpus = 1 and time < 1 day",
-    "explain vit where data = images and samples = 3000",
+    *EXAMPLES,  # the front page's examples, then more that people ask
     "explain lightgbm where data = tabular",
     "plan where params = 7B and gpus = 8 and hardware = h100",
     "plan where params = 1B and gpus = 1 and hardware = a100",

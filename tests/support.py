@@ -23,6 +23,16 @@ def subprocess_env(**extra) -> dict:
     return env
 
 
+# The prefixes every extension file written by a test declares (unused ones are harmless).
+TURTLE_PREFIXES = "".join(f"@prefix {name}: <{iri}> .\n" for name, iri in (
+    ("rkg", "https://w3id.org/recipekg/ns#"), ("kb", "https://w3id.org/recipekg/id/"),
+    ("rule", "https://w3id.org/recipekg/rule/"), ("cond", "https://w3id.org/recipekg/cond/"),
+    ("const", "https://w3id.org/recipekg/const/"), ("dim", "https://w3id.org/recipekg/dim/"),
+    ("paper", "https://w3id.org/recipekg/paper/"), ("sec", "https://w3id.org/recipekg/section/"),
+    ("cite", "https://w3id.org/recipekg/citation/"), ("rdfs", "http://www.w3.org/2000/01/rdf-schema#"),
+    ("xsd", "http://www.w3.org/2001/XMLSchema#"), ("prov", "http://www.w3.org/ns/prov#"),
+    ("cito", "http://purl.org/spar/cito/")))
+
 # A valid one-rule extension file; fill "{text}" with the rule text (str.format).
 EXTENSION = """\
 @prefix rkg:  <https://w3id.org/recipekg/ns#> .

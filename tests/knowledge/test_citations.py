@@ -13,7 +13,7 @@ from recipekg.knowledge.provenance import claims
 from recipekg.knowledge.resources import bundled_files
 from recipekg.knowledge.terms import CONST, FACT, FORMULA, KB, RULE
 from recipekg.knowledge.validate import validate
-from support import REPO
+from support import REPO, TURTLE_PREFIXES
 
 ROLES = {"states", "supports", "method", "reference"}
 
@@ -96,17 +96,7 @@ def test_hardware_cites_the_reference_for_its_own_figures(snap):
     assert h100["citations"]["reference"]["role"] == "reference"
 
 
-CITATION = """@prefix rkg: <https://w3id.org/recipekg/ns#> .
-@prefix kb: <https://w3id.org/recipekg/id/> .
-@prefix rule: <https://w3id.org/recipekg/rule/> .
-@prefix cond: <https://w3id.org/recipekg/cond/> .
-@prefix paper: <https://w3id.org/recipekg/paper/> .
-@prefix sec: <https://w3id.org/recipekg/section/> .
-@prefix cite: <https://w3id.org/recipekg/citation/> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix prov: <http://www.w3.org/ns/prov#> .
-@prefix cito: <http://purl.org/spar/cito/> .
-
+CITATION = TURTLE_PREFIXES + """
 rule:ext-rule a rkg:Rule ;
     rdfs:label "Extension rule" ;
     rkg:text "LightGBM for our tables." ;

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from recipekg.cli.main import main
 from recipekg.knowledge.provenance import audit
-from support import REPO
+from support import REPO, TURTLE_PREFIXES
 
 
 def run(*args):
@@ -41,17 +41,7 @@ def test_audit_text_and_json_exit_0():
     assert code == 0 and json.loads(out)["scope"] == "bundled KB"
 
 
-EXTENSION = """@prefix rkg: <https://w3id.org/recipekg/ns#> .
-@prefix kb: <https://w3id.org/recipekg/id/> .
-@prefix rule: <https://w3id.org/recipekg/rule/> .
-@prefix cond: <https://w3id.org/recipekg/cond/> .
-@prefix paper: <https://w3id.org/recipekg/paper/> .
-@prefix sec: <https://w3id.org/recipekg/section/> .
-@prefix cite: <https://w3id.org/recipekg/citation/> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix prov: <http://www.w3.org/ns/prov#> .
-@prefix cito: <http://purl.org/spar/cito/> .
-
+EXTENSION = TURTLE_PREFIXES + """
 rule:ext-typed a rkg:Rule ;
     rdfs:label "Extension: typed" ;
     rkg:text "LightGBM for our tables." ;

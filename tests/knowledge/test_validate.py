@@ -8,19 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from recipekg.cli.main import main
+from support import TURTLE_PREFIXES
 
-PREFIXES = """@prefix rkg: <https://w3id.org/recipekg/ns#> .
-@prefix kb: <https://w3id.org/recipekg/id/> .
-@prefix rule: <https://w3id.org/recipekg/rule/> .
-@prefix cond: <https://w3id.org/recipekg/cond/> .
-@prefix const: <https://w3id.org/recipekg/const/> .
-@prefix dim: <https://w3id.org/recipekg/dim/> .
-@prefix paper: <https://w3id.org/recipekg/paper/> .
-@prefix sec: <https://w3id.org/recipekg/section/> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
-@prefix prov: <http://www.w3.org/ns/prov#> .
-"""
+PREFIXES = TURTLE_PREFIXES
 
 GOOD_RULE = """
 rule:my-rule a rkg:Rule ;

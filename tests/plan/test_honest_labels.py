@@ -13,16 +13,6 @@ from recipekg.render.answers import render_answers
 FSDP = expr.parse_formula("m = a * p / g + b * p")
 
 
-@pytest.fixture(scope="module")
-def run_plan(kb):
-    cache = {}
-
-    def run(query: str) -> dict:
-        if query not in cache:
-            (cache[query],) = kb.query(query)
-        return cache[query]
-    return run
-
 
 def fsdp(answer: dict) -> dict:
     (rec,) = [r for r in answer["recommendations"] if r["id"] == "fsdp"]

@@ -84,3 +84,21 @@ def test_any_gpu_by_its_peak_memory_and_the_published_mfu_range(kb):
     on_a100 = plan(kb, "plan where params = 7B and hardware = a100 and peak-flops = 400T")
     assert quantity(on_a100, "gpu_hours")["value"] == pytest.approx(
         quantity(on_a100, "flops")["value"] / (400e12 * quantity(on_a100, "mfu")["value"] * 3600), rel=1e-6)
+
+
+RESEARCH_ID = {"mfu-korthikanti-22b": "korthikanti-22b", "mfu-korthikanti-175b": "korthikanti-175b",
+               "mfu-korthikanti-530b": "korthikanti-530b", "mfu-korthikanti-1t": "korthikanti-1t",
+               "mfu-mtnlg-530b": "mtnlg-530b-via-palm", "mfu-llama-65b": "llama-65b", "mfu-opt-175b": "opt-175b",
+               "mfu-bloom-176b": "bloom-176b-paper", "mfu-llama31-405b-8192": "llama31-405b-8192gpu-cp1",
+               "mfu-llama31-405b-16384": "llama31-405b-16384gpu-cp1",
+               "mfu-llama31-405b-long-context": "llama31-405b-16384gpu-cp16"}
+
+
+def test_every_published_mfu_is_the_checked_figure(snap):
+    """kb/mfu.ttl against docs/research/mfu-points.json, where each figure's check is recorded."""
+    research = {p["id"]: p for p in json.loads((REPO / "docs" / "research" / "mfu-points.json").read_text("utf-8"))}
+    points = {f["id"]: f for f in snap["facts"].values() if "mfu" in f}
+    assert set(points) == set(RESEARCH_ID)
+    for fid, rid in RESEARCH_ID.items():
+        assert points[fid]["mfu"] == pytest.approx(float(research[rid]["mfu"]), abs=0.0015), fid
+        assert research[rid]["source_key"] in points[fid]["sources"], fid

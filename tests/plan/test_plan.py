@@ -57,16 +57,6 @@ def hardware_tsv(shared):
         return {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
 
 
-@pytest.fixture(scope="module")
-def run_plan(kb):
-    cache = {}
-
-    def run(query: str) -> dict:
-        if query not in cache:
-            (cache[query],) = kb.query(query)
-        return cache[query]
-    return run
-
 
 def q(answer: dict, name: str) -> dict:
     found = [x for x in answer["quantities"] if x["name"] == name]
