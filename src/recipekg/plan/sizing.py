@@ -18,10 +18,8 @@ third and the ratio; from ``unique-tokens`` and ``epochs``, the token budget.
 
 from __future__ import annotations
 
-import ast
-
 from recipekg.errors import KBError
-from recipekg.plan.expr import Formula, Q, parse_formula
+from recipekg.plan.expr import Q, compose
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
@@ -143,7 +141,7 @@ def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q
         params, env = ledger.compute(direct, {"flops": flops})
         ledger.add("params", params, "parameters", formula=direct, env=env)
     else:                                                      # flops(params, ratio × params)
-        composed = _compose(fs.flops.parsed, "tokens", fs.tokens.parsed)
+        composed = compose(fs.flops.parsed, "tokens", fs.tokens.parsed)
         params = ledger.solve(composed, "params", {**kb.constants_in(fs.flops), **kb.constants_in(fs.tokens),
                                             "flops": flops})
         ledger.add("params", params, "parameters", formula=fs.flops, constants=[ratio],
@@ -189,17 +187,6 @@ def _check_given_flops(ledger: Ledger, params: Q, tokens: Q, flops: Q, flops_f: 
     if f"{implied.value:.2g}" != f"{flops.value:.2g}":
         ledger.note(f"the given flops ({show(flops, 'FLOPs')}) differ from 6 × params × tokens "
                     f"({show(implied, 'FLOPs')}); the plan uses the given figure", flops_f.data, warn=True)
-
-
-def _compose(outer: Formula, name: str, inner: Formula) -> Formula:
-    """``outer`` with its input ``name`` replaced by ``inner``'s expression."""
-
-    class Replace(ast.NodeTransformer):
-        def visit_Name(self, node):
-            return inner.body if node.id == name else node
-
-    body = Replace().visit(ast.parse(ast.unparse(outer.body), mode="eval").body)
-    return parse_formula(f"{outer.output} = {ast.unparse(body)}")
 
 
 def _table_row(kb: KBView, params: Q, tokens: Q) -> dict | None:
