@@ -471,3 +471,28 @@ def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
             assert option.default == (_default(param) or (False if param.is_flag else None)), param.name
     # and nothing the click command does not have
     assert {o.dest for o in lane.options} | set(lane.to_click) | set(lane.arguments) == seen
+
+
+_NUMBERISH = ["8 and", "7B and", "8 million", "8 millionaire", "5 min", "5 minutes", "7k hours", "1.5", "1.",
+              "7Bx", "7b", "30k,", "2 in", "3 where", "4 d", "4 days", "9\twhere", "6 w", "6 where", "0.5;",
+              "12 between", "1 top", "5 TB", "5 t", "7 B"]
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(valid_query(), query_like(),
+                 st.lists(st.sampled_from(_WORDS + _NUMBERISH + _PUNCT), min_size=1, max_size=10).map(" ".join)))
+def test_the_hand_scanner_makes_the_terminals_tokens(text):
+    """Whenever the hand scanner answers, its tokens are the terminals' (type, text, place)."""
+    quick = lean.quick_tokens(text)
+    if quick is None:
+        return
+    full = lean.terminal_tokens(text)
+    assert full is not None, text
+    shape = [(t.type, t.value, t.line, t.column, t.start_pos, t.end_pos) for t in quick]
+    assert shape == [(t.type, t.value, t.line, t.column, t.start_pos, t.end_pos) for t in full], text
+
+
+def test_the_hand_scanner_answers_the_examples_of_the_front_page_and_the_benchmark():
+    for text in ("recommend architecture where data = tabular and rows = 30k",
+                 "plan where params = 7B and gpus = 8 and hardware = h100", "explain lightgbm where data = tabular"):
+        assert lean.quick_tokens(text) is not None, text
