@@ -91,7 +91,7 @@ def _given_ratio(kb: KBView, rules: Strategy, given: Q) -> Strategy:
     why = f"tokens-per-param = {show(given)} given" + (": " + _meaning(kb, meaning) if meaning else "")
     if iri != rules.iri or rules.json["because"]:
         why += f" (without it plan would size by {rules.json['label']})"
-    return Strategy(iri, ratio, {"id": node["id"], "label": f"Your ratio: {label or node['label']}",
+    return Strategy(iri, ratio, {"id": node["id"], "label": "Your ratio: " + _lower_first(label or node["label"]),
                                  "regime": kind, "given": True, "tokens_per_param": dict(ratio),
                                  "why": why, "because": []})
 
@@ -299,6 +299,11 @@ _REGIMES = {
                                  "beyond even the inference-optimal range ({inf}), over-trained past the "
                                  "reference's rule of thumb"),
 }
+
+
+def _lower_first(text: str) -> str:
+    """``Over-trained ...`` → ``over-trained ...`` (a name such as ``Chinchilla`` stays)."""
+    return text[:1].lower() + text[1:] if text[1:2].islower() and not text.startswith("Chinchilla") else text
 
 
 def _meaning(kb: KBView, text: str) -> str:

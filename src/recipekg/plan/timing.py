@@ -105,8 +105,8 @@ def _say_peak(ledger: Ledger, inputs: Inputs, hw: str | None, peak: Peak) -> Non
         fact = kb.fact("published-mfu-measured-in-bf16")
         mfu_text = ("at the mfu given, a fraction of the fp8 peak" if inputs.mfu is not None else
                     "the published MFUs were measured in bf16 training, none in fp8, so at the same MFU "
-                    "the time is an optimistic bound; give mfu = 30% (for example) for an fp8 utilisation "
-                    "of your own")
+                    "the time is an optimistic bound; give mfu (a fraction of the fp8 peak) to plan with an "
+                    "fp8 utilisation of your own")
         ledger.note(f"precision = fp8: time uses {kb.label(hw)}'s dense fp8 peak "
                     f"({units.amount(peak.value, unit='FLOP/s')}, {units.grouped(peak.value / kb.peak(hw), 2)}× "
                     f"its bf16 peak); {mfu_text}", kb.snap["nodes"][hw], *([fact] if fact and inputs.mfu is None else []))
