@@ -5,12 +5,14 @@ table (docs/research/published-runs.json), constants and peaks from the KB's ans
 from __future__ import annotations
 
 import json
+from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
 
 from recipekg.cli.main import main
 from recipekg.errors import RangeError
+from recipekg.web.app import create_app
 from support import REPO
 
 ISSUE = "plan where gpus = 64 and hardware = h100 and time = 2 weeks"
@@ -70,6 +72,25 @@ def test_the_issue_example_reads_naturally_as_text():
     assert "split into params and tokens by the strategy" in lines[2]
     assert lines[3].startswith("strategy: ")
     assert any(x.strip().startswith("time: 64 GPUs × 14 days =") for x in lines)
+
+
+def test_the_web_page_says_it_planned_backwards(kb):
+    page = create_app(kb).test_client().get("/?q=" + quote(ISSUE, safe=""))
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert '<p class="backwards">Planned backwards from 64 GPUs × 2 weeks' in html
+
+
+def test_a_time_range_gives_gpu_hours_at_each_end(run_plan):
+    a = run_plan("plan where gpus = 8 and time between 1 week and 2 weeks and hardware = h100")
+    assert ends(a, "gpu_hours") == (8 * WEEK_HOURS, 8 * 1.5 * WEEK_HOURS, 8 * 2 * WEEK_HOURS)
+    assert "1 week to 2 weeks" in a["backwards"]["text"]
+
+
+def test_backwards_on_a_peak_given(run_plan):
+    a = run_plan("plan where peak-flops = 500 TFLOPS and gpus = 8 and time = 1 week and mfu = 50%")
+    assert a["backwards"]["peak"] == "given" and a["backwards"]["hardware"] is None
+    assert quantity(a, "flops")["value"] == pytest.approx(8 * WEEK_HOURS * 3600 * 500e12 * 0.5, rel=1e-6)
 
 
 def test_backwards_needs_a_peak(kb):

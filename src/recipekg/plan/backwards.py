@@ -73,7 +73,7 @@ def plan_backwards(ledger: Ledger, inputs: Inputs) -> Backwards | None:
 def _text(ledger: Ledger, inputs: Inputs, setup: Setup, gpu_hours: Q, flops: Q) -> str:
     """One sentence: planned backwards, from what, at which MFU, to how much compute."""
     kb, peak = ledger.kb, setup.peak
-    given = " and ".join(v.text for v in inputs.constraints["time"].values)
+    given = " to ".join(v.text for v in inputs.constraints["time"].values)
     hours = show(inputs.time_budget, "hours")
     time = given if given.replace(" ", "") == hours.replace(" ", "") else f"{given} ({hours})"
     on = kb.label(setup.hardware) if setup.hardware else "your GPU"
