@@ -216,3 +216,18 @@ def test_fp8_on_a100_warns_and_keeps_bf16(run_plan):
     assert any("no fp8 peak for NVIDIA A100" in w["text"] for w in fp8["warnings"])
     assert quantity(fp8, "gpu_hours")["value"] == quantity(bf16, "gpu_hours")["value"]
     assert quantity(fp8, "gpu_hours")["formula"]["id"] == "gpu-hours"
+
+
+def test_a_ratio_range_backwards_covers_every_split(run_plan):
+    """goal = production sizes by the KB's inference-optimal range: the params and tokens
+    ranges hold every split of every compute in the range at every ratio in it."""
+    a = run_plan(ISSUE + " and goal = production")
+    ratio = constant(a, "params", "c_inference_optimal_tokens_per_param")
+    per_token = constant(a, "tokens", "c_flops_per_param_token")["value"]
+    (p_low, _, p_high), (t_low, _, t_high) = ends(a, "params"), ends(a, "tokens")
+    f_low, _, f_high = ends(a, "flops")
+    for f in (f_low, f_high):
+        for r in (ratio["low"], ratio["high"]):
+            p = (f / (per_token * r)) ** 0.5
+            assert p_low * (1 - 1e-6) <= p <= p_high * (1 + 1e-6)
+            assert t_low * (1 - 1e-6) <= r * p <= t_high * (1 + 1e-6)

@@ -178,11 +178,11 @@ def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q
                    derivation=f"{fs.flops.data['expression']} with {fs.tokens.data['expression']}, "
                               f"solved for params at {show(const_q(ratio), 'tokens/param')}: "
                               f"{show(params, 'parameters')}")
-    if params.is_range and not flops.is_range:   # the ratio's range: tokens = flops / (6 × params)
+    if params.is_range and (const_q(ratio).is_range or not flops.is_range):   # tokens = flops / (6 × params)
         tokens = ledger.solve(fs.flops.parsed, "tokens",
                               {**kb.constants_in(fs.flops), "params": params, "flops": flops})
         _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, "params": params}, tokens, "tokens")
-    else:                 # one ratio, or both ranges: each end of params at the ratio
+    else:                 # one ratio: each end of params at it
         tokens, env = ledger.compute(fs.tokens, {"params": params, **fs.ratio})
         ledger.add("tokens", tokens, "tokens", formula=fs.tokens, env=env)
     return params, tokens
