@@ -129,6 +129,10 @@ class KBView:
         figures = self.snap["hardware"].get(hardware, {})
         return figures.get(RKG.bf16PeakFlopsPerSecond) or figures.get(RKG.fp16PeakFlopsPerSecond)
 
+    def fp8_peak(self, hardware: str | None) -> float | None:
+        """The hardware's dense fp8 peak in FLOP/s (None when the KB has no such figure)."""
+        return self.snap["hardware"].get(hardware, {}).get(RKG.fp8PeakFlopsPerSecond)
+
     def peak_precision(self, hardware: str | None) -> str | None:
         """Which 16-bit peak :meth:`peak` reads ("bf16" or "fp16"; None without one)."""
         figures = self.snap["hardware"].get(hardware, {})
