@@ -86,8 +86,8 @@ def build_server(kb):
 @user_errors
 def mcp(extensions):
     """Serve the knowledge base to LLM agents over the Model Context Protocol (stdio)."""
-    try:
-        from mcp.server import mcpserver  # noqa: F401  (the optional extra)
-    except ImportError:
-        raise UsageError("recipekg mcp needs the MCP SDK: pip install 'recipekg[mcp]'") from None
+    from importlib.util import find_spec
+
+    if find_spec("mcp") is None:  # the optional extra
+        raise UsageError("recipekg mcp needs the MCP SDK: pip install 'recipekg[mcp]'")
     build_server(load_kb(extensions)).run("stdio")
