@@ -107,7 +107,12 @@ def serve(files: list[str], stdin=None, stdout=None) -> None:
 
 
 class Timeout(Exception):
-    """The worker did not answer in time (it has been stopped)."""
+    """The worker did not answer in time (it has been stopped), or, ``busy``, no worker was
+    free in that time."""
+
+    def __init__(self, busy: bool = False) -> None:
+        super().__init__("busy" if busy else "timeout")
+        self.busy = busy
 
 
 class Worker:
@@ -164,16 +169,19 @@ class WorkerPool:
     def __init__(self, files, *, size: int, timeout: float, max_results: int, startup_seconds: float = 120.0):
         self.files, self.timeout, self.max_results = list(files), timeout, max_results
         self.startup_seconds = startup_seconds
-        self._idle: list[Worker] = []
-        self._slots = threading.BoundedSemaphore(size)
+        self.idle: list[Worker] = []
+        self.slots = threading.BoundedSemaphore(size)
         self._lock = threading.Lock()
 
     def run(self, query: str, accept: str) -> tuple[dict, bytes]:
-        if not self._slots.acquire(timeout=self.timeout):
-            raise Timeout
+        if not self.slots.acquire(timeout=self.timeout):
+            raise Timeout(busy=True)
         try:
             with self._lock:
-                worker = self._idle.pop() if self._idle else None
+                worker = self.idle.pop() if self.idle else None
+            if worker is not None and worker.proc.poll() is not None:  # died while idle
+                worker.stop()
+                worker = None
             worker = worker or Worker(self.files, self.startup_seconds)
             try:
                 answer = worker.ask({"query": query, "accept": accept, "max_results": self.max_results},
@@ -182,14 +190,14 @@ class WorkerPool:
                 worker.stop()
                 raise
             with self._lock:
-                self._idle.append(worker)
+                self.idle.append(worker)
             return answer
         finally:
-            self._slots.release()
+            self.slots.release()
 
     def close(self) -> None:
         with self._lock:
-            idle, self._idle = self._idle, []
+            idle, self.idle = self.idle, []
         for worker in idle:
             worker.stop()
 

@@ -88,9 +88,14 @@ def sparql():
     workers = pool()
     try:
         header, body = workers.run(query, request.headers.get("Accept", ""))
-    except Timeout:
+    except Timeout as exc:
+        if exc.busy:
+            return _text(f"every SPARQL worker stayed busy for {workers.timeout:g} seconds: try again later", 503,
+                         **{"Retry-After": "5"})
         return _text(f"the query was stopped after {workers.timeout:g} seconds, this endpoint's time limit",
                      503, **{"X-RecipeKG-Timeout": f"{workers.timeout:g}"})
+    except (OSError, RuntimeError, ValueError) as exc:  # a worker that failed to start or died
+        return _text(f"recipekg: the SPARQL evaluator failed ({exc}); please report it", 500)
     response = Response(body, status=header["status"], content_type=header["type"])
     response.vary.add("Accept")
     if header["truncated"]:
