@@ -21,8 +21,8 @@ MAX_WEB_QUERY_CHARS = 10_000
 SPARQL_TIMEOUT_SECONDS = 10.0
 #: ...returns at most this many solutions or triples (the response says when it cut more)...
 SPARQL_MAX_RESULTS = 10_000
-#: ...and at most this many queries run at once, each in its own worker process (about 50 MB
-#: each for the bundled KB); further queries wait for one, up to the timeout.
+#: ...and at most this many queries run at once, each in its own worker process (60-80 MB
+#: resident for the bundled KB); further queries wait for one, up to the timeout.
 SPARQL_WORKERS = 2
 #: An extension file is at most this many MiB (about 1.6M triples written like the bundled
 #: KB; validating costs about 40 bytes of memory per byte of Turtle, so 2.5 GB at the cap).

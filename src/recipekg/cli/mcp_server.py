@@ -88,6 +88,6 @@ def mcp(extensions):
     """Serve the knowledge base to LLM agents over the Model Context Protocol (stdio)."""
     from importlib.util import find_spec
 
-    if find_spec("mcp") is None:  # the optional extra
-        raise UsageError("recipekg mcp needs the MCP SDK: pip install 'recipekg[mcp]'")
+    if find_spec("mcp") is None or find_spec("mcp.server.mcpserver") is None:  # the optional extra, 2.x
+        raise UsageError("recipekg mcp needs the MCP SDK 2.x: pip install 'recipekg[mcp]'")
     build_server(load_kb(extensions)).run("stdio")
