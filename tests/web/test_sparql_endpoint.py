@@ -109,6 +109,32 @@ def test_updates_are_refused_and_change_nothing(endpoint):
     assert ask["boolean"] is False
 
 
+def test_a_federated_query_is_refused_before_any_request_leaves(endpoint):
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(3)
+    contacted = []
+    threading.Thread(target=lambda: contacted.append(_accept(listener)), daemon=True).start()
+    port = listener.getsockname()[1]
+    for keyword in ("SERVICE", "service silent"):
+        query = f"SELECT * WHERE {{ ?s ?p ?o . {keyword} <http://127.0.0.1:{port}/sparql> {{ ?a ?b ?c }} }}"
+        status, _, body = request(f"{endpoint}?query={quote(query)}")
+        assert status == 400 and b"SERVICE" in body
+    time.sleep(0.5)
+    listener.close()
+    assert contacted in ([], [False])
+
+
+def _accept(listener) -> bool:
+    try:
+        listener.accept()
+        return True
+    except OSError:
+        return False
+
+
 def test_a_malformed_query_is_400_with_the_parser_message(endpoint):
     status, _, body = request(f"{endpoint}?query={quote('SELECT ?x WHERE { ?x ')}")
     assert status == 400 and body.startswith(b"malformed query: ")

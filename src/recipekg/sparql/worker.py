@@ -46,11 +46,32 @@ def is_update(text: str) -> bool:
     return bool(_UPDATE.match(text))
 
 
+_OPAQUE = re.compile("|".join([
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""', r"'''(?:[^'\\]|\\.|'(?!''))*'''",  # long strings
+    r'"(?:[^"\\\n]|\\.)*"', r"'(?:[^'\\\n]|\\.)*'",  # strings
+    r"<[^<>\"{}|^`\\\s]*>", r"#[^\n]*"]))  # IRIs, comments
+_SERVICE = re.compile(r"(?<![\w:?$-])SERVICE(?![\w:.-])", re.IGNORECASE)
+
+
+def is_federated(text: str) -> bool:
+    """Whether ``text`` uses ``SERVICE`` (outside strings, IRIs and comments): pyoxigraph would
+    fetch that URL, so a server would make requests for whoever sends the query.
+
+    >>> is_federated("SELECT * { ?a ?b ?c .SERVICE <http://10.0.0.1/sparql> { ?s ?p ?o } }")
+    True
+    >>> is_federated('SELECT ?service { ?service <http://e/SERVICE> "SERVICE" } # SERVICE')
+    False
+    """
+    return bool(_SERVICE.search(_OPAQUE.sub(" ", text)))
+
+
 def evaluate(store, query: str, accept: str, max_results: int, prefixes: dict | None = None):
     """``(status, media type, body, truncated)`` for ``query`` on ``store``: at most
     ``max_results`` solutions or triples (``truncated`` is True when more were cut), in the
-    media type ``accept`` prefers; 400 for a malformed query or an update, 406 for an
-    ``Accept`` this result cannot meet."""
+    media type ``accept`` prefers; 400 for a malformed query, an update or a federated query
+    (``SERVICE``), 406 for an ``Accept`` this result cannot meet."""
+    if is_federated(query):
+        return 400, TEXT, b"SERVICE (a federated query) is refused: this endpoint queries its own graph only\n", False
     try:
         answer = store.query(query)
     except SyntaxError as exc:
