@@ -105,6 +105,7 @@ def openapi(version: str) -> dict:
     """The OpenAPI document of this recipekg ``version``."""
     page = _query_operation("the front page; with `Accept: application/json`, the JSON answer", post=False)
     page["responses"]["200"]["content"]["text/html"] = {"schema": {"type": "string"}}
+    page["parameters"][0] = {**page["parameters"][0], "required": False}  # without q: the front page
     return {
         "openapi": "3.1.0",
         "info": {"title": "recipekg", "version": version,
