@@ -211,6 +211,26 @@ def test_a_plan_without_hardware_says_what_to_give(client):
     assert not t.find("figure", "memory-bar")
 
 
+@pytest.mark.parametrize("q", ["plan where params = 7B and hardware = h100 and gpus = 8 and tensor-parallel = 3",
+                               "plan where params = 7B and hardware = h100 and time = 7 days",
+                               "plan where params = 7B and hardware = dgx-spark"])
+def test_the_verdict_carries_the_warnings_the_budget_and_why_time_is_missing(client, kb, q):
+    a = answer(kb, q)
+    verdict = tree(page(client, q)).find("div", "plan-verdict")[0]["text"]
+    squash = " ".join(verdict.split())
+    for w in a["warnings"]:
+        assert w["text"] in squash
+    hours, need = quantity(a, "gpu_hours"), next((x for x in a["quantities"] if x["name"] == "gpus_needed"), None)
+    if hours["value"] is None:
+        assert hours["missing"][1:] in squash
+    if need:
+        shown = numbers(squash[squash.index("within the time given"):])
+        assert shown[:2] == [pytest.approx(need["low"], rel=0.02), pytest.approx(need["high"], rel=0.02)]
+    for x in a["feasibility"]:
+        assert x["text"] in squash
+    assert a["warnings"] or hours["value"] is None or need
+
+
 # ---------------------------------------------------------------------- human text, labels
 
 @pytest.mark.parametrize("q", PICTURES + PLANS[:2])

@@ -25,6 +25,8 @@ def plan_view(a: dict) -> dict:
     by_name = {q["name"]: q for q in a["quantities"]}
     fit = a.get("fit")
     return {"verdict": _verdict(a, fit), "time": _time(by_name), "changes": _changes(a, fit),
+            "warnings": [w["text"] for w in a.get("warnings") or []],
+            "feasibility": a.get("feasibility") or [],
             "bar": memory_bar(by_name.get("memory_per_gpu"), fit),
             "layout": _layout_rows(fit)}
 
@@ -42,9 +44,14 @@ def _verdict(a: dict, fit: dict | None) -> dict:
 
 def _time(by_name: dict) -> dict | None:
     hours, wall, mfu = by_name.get("gpu_hours"), by_name.get("wall_time"), by_name.get("mfu")
-    if not hours or hours.get("value") is None:
+    if not hours:
         return None
+    if hours.get("value") is None:
+        return {"missing": hours.get("missing") or hours.get("derivation")}
     out = {"gpu_hours": quantity_value(hours), "wall": quantity_value(wall) if wall else None, "mfu": None}
+    need = by_name.get("gpus_needed")
+    if need and need.get("value") is not None:
+        out["gpus_for_budget"] = quantity_value(need)
     if mfu and mfu.get("value") is not None:
         low, high = mfu["low"], mfu["high"]
         out["mfu"] = (f"{units.ratio(low)}–{units.ratio(high)}" if low != high else units.ratio(mfu["value"]))
