@@ -292,12 +292,18 @@ def test_the_map_links_resolve_and_cover_every_data_type(client, snap):
     assert len(hrefs) > 50
     broken = [h for h in sorted(hrefs) if client.get(h).status_code != 200]
     assert not broken
+    asks = [e["attrs"]["href"] for e in t.find("a", "ask")]
+    assert len(asks) == len([b for b in t.find("section", "tree-branch") if not b["attrs"]["id"].startswith("any-")])
+    for h in asks:                       # each branch's question is answered, with a pick or a question
+        html = client.get(h).get_data(as_text=True)
+        assert 'class="error"' not in html and 'class="result"' in html, h
     branches = {s["attrs"]["id"] for s in t.find("section", "tree-branch")}
     data_rules = {c["values"][0] for r in snap["rules"].values() for c in map(snap["conditions"].get, r["conditions"])
                   if c and c["dimension"] == "data"}
     narrow = {snap["nodes"][v]["id"] for v in data_rules if not any(
         v in snap["nodes"][o].get("ancestors", []) for o in data_rules)}
     assert {f"data-{n}" for n in narrow} <= branches
+    assert {f"tier-{snap['nodes'][t]['id']}" for t in snap["tiers"]} <= branches
 
 
 def test_the_map_holds_every_rule_and_its_choices(client, snap):

@@ -1,11 +1,12 @@
-"""The decision-tree map: every data type, the rules that start from it and the choices they
-lead to, like the reference's flowcharts; then the rules that hold whatever the data. Built
-from the snapshot, so an extension's rules appear in it too.
+"""The decision-tree map, like the reference's flowcharts: every data type, then every compute
+tier, with the rules that start from it and the choices they lead to; then the rules that
+hold whatever the data and the compute. Built from the snapshot, so an extension's rules
+appear in it too.
 
-    >>> tree = decision_tree(snap)
-    >>> [b["id"] for b in tree["branches"]][:3]
-    ['audio', 'graph', 'images']
-    >>> any(r["id"] == "threshold-tabular-under-10k" for b in tree["branches"] for r in b["rules"])
+    >>> data, tier = decision_tree(snap)["trees"]
+    >>> [b["id"] for b in data["branches"]][:3], tier["branches"][0]["label"]
+    (['audio', 'graph', 'images'], 'Single GPU, under 1 day')
+    >>> any(r["id"] == "threshold-tabular-under-10k" for b in data["branches"] for r in b["rules"])
     True
 """
 
@@ -13,38 +14,70 @@ from __future__ import annotations
 
 from recipekg.web.flow import human
 
-DATA = "data"
+#: The dimensions the reference's flowcharts start from: its master flowchart by data type and
+#: its compute budget flowchart (by tier).
+ROOTS = ("data", "tier")
 
 
 def decision_tree(snap: dict) -> dict:
-    """``branches``: one per data type (``id``, ``label``, ``rules``); ``general``: the
-    rules without a data condition, grouped by the kind of choice they lead to."""
-    nodes, conditions = snap["nodes"], snap["conditions"]
-    every = {iri for iri in snap["dimensions"][DATA]["values"].values() if iri in nodes}
-    broader = {a for m in every for a in nodes[m].get("ancestors", [])}
-    modalities = sorted(every - broader, key=lambda iri: nodes[iri]["id"])  # "visual": under images and video
-    by_data: dict[str, list[dict]] = {iri: [] for iri in modalities}
+    """``trees``: one per root dimension (``dimension``, ``label``, ``branches``: one per value,
+    each ``id``, ``label``, ``rules``); ``general``: the rules on none of the roots, grouped by
+    the kind of choice they lead to. Every rule appears at least once."""
+    placed: set[str] = set()
+    trees = []
+    for dim in ROOTS:
+        if dim in snap["dimensions"]:
+            trees.append(_tree(snap, dim, placed))
     general: dict[str, list[dict]] = {}
-    for iri, rule in snap["rules"].items():
-        data = {v for c in rule["conditions"] if c in conditions and conditions[c]["dimension"] == DATA
-                for v in conditions[c]["values"]}
-        entry = _rule(snap, rule)
-        if not data:
-            general.setdefault(_kind(snap, rule), []).append(entry)
-            continue
-        for m in modalities:  # a rule on "visual" belongs to images and to video
-            if data & {m, *nodes[m].get("ancestors", [])}:
-                by_data[m].append(entry)
-    branches = [{"id": nodes[m]["id"], "label": nodes[m]["label"], "rules": sorted(by_data[m], key=_order)}
-                for m in modalities if by_data[m]]
-    return {"branches": branches,
+    for rule in snap["rules"].values():
+        if rule["id"] not in placed:
+            general.setdefault(_kind(snap, rule), []).append(_rule(snap, rule, ()))
+    return {"trees": trees,
             "general": [{"kind": k, "rules": sorted(v, key=_order)} for k, v in sorted(general.items())]}
 
 
-def _rule(snap: dict, rule: dict) -> dict:
+def _tree(snap: dict, dim: str, placed: set) -> dict:
+    """The branches of one root dimension: a rule on a broader value ("visual") is shown under
+    each narrower one (images, video)."""
+    nodes, conditions = snap["nodes"], snap["conditions"]
+    every = {iri for iri in snap["dimensions"][dim]["values"].values() if iri in nodes}
+    broader = {a for m in every for a in nodes[m].get("ancestors", [])}
+    values = sorted(every - broader, key=lambda iri: (_value_order(snap, iri), nodes[iri]["id"]))
+    by_value: dict[str, list[dict]] = {iri: [] for iri in values}
+    for iri, rule in snap["rules"].items():
+        on = {v for c in rule["conditions"] if c in conditions and conditions[c]["dimension"] == dim
+              for v in conditions[c]["values"]}
+        for m in values:
+            if on & {m, *nodes[m].get("ancestors", [])}:
+                by_value[m].append(dict(_rule(snap, rule, ROOTS), iri=iri))
+                placed.add(rule["id"])
+    return {"dimension": dim, "label": snap["dimensions"][dim]["definition"] or dim,
+            "branches": [_branch(snap, dim, nodes[m], by_value[m]) for m in values if by_value[m]]}
+
+
+def _branch(snap: dict, dim: str, node: dict, rules: list[dict]) -> dict:
+    """A value's branch, with the query that asks for the kind of choice most of its rules make."""
+    kinds = [_kind(snap, snap["rules"][r["iri"]]) for r in rules]
+    kind = max(sorted(set(kinds)), key=kinds.count)
+    return {"id": node["id"], "label": node["label"], "rules": sorted(rules, key=_order),
+            "ask": f"recommend {kind} where {dim} = {node['id']}" if kind in snap["kinds"] else None}
+
+
+def _value_order(snap: dict, iri: str) -> tuple:
+    """Compute tiers from the smallest (by the bounds of their conditions); other values by name."""
+    tier = snap["tiers"].get(iri)
+    if not tier:
+        return ()
+    conditions = [snap["conditions"][c] for c in tier["conditions"] if c in snap["conditions"]]
+    return tuple(c["min"] if c["min"] is not None else (c["max"] or 0.0) for c in conditions)
+
+
+def _rule(snap: dict, rule: dict, roots: tuple) -> dict:
+    """A rule as the map shows it: its other conditions (not those on ``roots``), its label,
+    strength and choices."""
     nodes, conditions = snap["nodes"], snap["conditions"]
     when = [conditions[c]["label"] for c in rule["conditions"]
-            if c in conditions and conditions[c]["dimension"] != DATA]
+            if c in conditions and conditions[c]["dimension"] not in roots]
     section = snap["sections"].get(rule["section"], {}).get("path", "")
     bounds = [b for c in rule["conditions"] if c in conditions
               for b in (conditions[c]["min"], conditions[c]["max"]) if b is not None]
