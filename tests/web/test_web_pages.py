@@ -268,6 +268,25 @@ def test_picture_labels_are_whole_and_never_read_the_same(client, kb, q):
         seen[kind].add(visible)
 
 
+def test_labels_alike_but_for_their_end_read_differently_in_the_picture(tmp_path):
+    """Two rules whose labels differ only after the first 60 characters (a cut label would
+    read the same) get boxes that read differently, each with its whole label."""
+    import recipekg
+    from support import EXTENSION
+
+    common = "Extension: tabular data with many categorical columns and few rows"
+    one = EXTENSION.format(text="Trees win on small tables.").replace(
+        "Extension: tabular data -> LightGBM", common + " -> LightGBM")
+    two = one[one.index("rule:ext-tabular-choice"):].replace("ext-tabular-choice", "ext-tabular-twin").replace(
+        "kb:lightgbm", "kb:xgboost").replace("-> LightGBM", "-> XGBoost")
+    path = tmp_path / "twins.ttl"
+    path.write_text(one + two, encoding="utf-8")
+    client = create_app(recipekg.load(extensions=[path])).test_client()
+    t = tree(page(client, "recommend architecture where data = tabular and rows = 30k"))
+    rules = [" ".join(c["text"] for c in Tree.walk(g) if c["tag"] == "tspan") for g in t.find("g", "rule")]
+    assert {common + " → LightGBM", common + " → XGBoost"} <= set(rules), rules
+
+
 # ---------------------------------------------------------------------- the front page
 
 def test_the_front_page_has_an_example_of_every_statement(client, kb, snap):
@@ -330,8 +349,15 @@ Tree.walk = staticmethod(_walk)
 
 # ---------------------------------------------------------------------- a real browser
 
+def no_console_errors(d):
+    """Nothing the page did broke the Content-Security-Policy or failed (Chromium's console)."""
+    severe = [e["message"] for e in d.get_log("browser") if e["level"] == "SEVERE"]
+    assert not severe, severe
+
+
 def screenshot(d, path, name: str):
     """A screenshot of the whole page under ``path``; its file name is printed (pytest -s)."""
+    d.set_window_size(1280, 800)
     height = d.execute_script("return document.documentElement.scrollHeight")
     d.set_window_size(1280, min(max(height, 800), 5000))
     out = path / f"{name}.png"
@@ -363,6 +389,7 @@ def test_browser_plan_page_verdict_bar_layout(chromium_driver, live_server, kb, 
     assert drawn == pytest.approx(bar.rect["width"] * 1000 / 1008 * need / max(need, cap), rel=0.02)
     colours = {s.value_of_css_property("fill") for s in segments}
     assert len(colours) == len(segments)                                # the stylesheet coloured each part
+    no_console_errors(d)
     screenshot(d, tmp_path_factory.mktemp("screens"), "plan-" + ("fits" if a["fit"]["fits"] else "no-fit"))
 
 
@@ -381,6 +408,7 @@ def test_browser_picture_text_stays_inside_its_boxes(chromium_driver, live_serve
                       g.querySelector('text').textContent];
             }).filter(function (x) { return !(x[0] && x[1] && x[2] && x[3]); });""")
         assert not overflow, (q, overflow)
+        no_console_errors(d)
         if i in (0, 1, len(PICTURES) - 1):
             d.find_element(By.CSS_SELECTOR, "figure.flow")
             screenshot(d, shots, f"picture-{i}")
@@ -392,6 +420,7 @@ def test_browser_map_rule_links_open_their_rule(chromium_driver, live_server, sn
 
     d = chromium_driver
     d.get(live_server + "/map")
+    no_console_errors(d)
     screenshot(d, tmp_path_factory.mktemp("screens"), "map")
     d.set_window_size(1280, 1400)
     links = d.find_elements(By.CSS_SELECTOR, "li.tree-rule .rule a")

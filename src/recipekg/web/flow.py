@@ -24,6 +24,7 @@ def flow(constraints: list[dict], labels: list[str], choices: list[tuple], *, to
     items = {"constraint": [(c["dimension"], lab.split(" (from ")[0], lab) for c, lab in zip(constraints, labels)],
              "rule": [(x["id"], human(x["label"] or x["text"]), x["text"] or "") for x in rules.values()],
              "choice": [(cid, label, label) for cid, label, _, _ in choices]}
+    items = {k: distinct(v) for k, v in items.items()}
     heights = {k: [box_height(len(wrap(label, cols[k][1]))) for _, label, _ in v] for k, v in items.items()}
     height = pad + 8 + max((sum(h) + gap * len(h) for h in heights.values()), default=0)
 
@@ -92,6 +93,19 @@ def wrap(text: str, width: float) -> list[str]:
         elif word:
             lines.append(word)
     return lines or [""]
+
+
+def distinct(items: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """Boxes ``(key, label, title)`` whose labels read differently: a label two keys share
+    gets its key added (two rules of an extension may carry the same label).
+
+    >>> [label for _, label, _ in distinct([("a", "Same", ""), ("b", "Same", ""), ("c", "Other", "")])]
+    ['Same (a)', 'Same (b)', 'Other']
+    """
+    counts: dict[str, int] = {}
+    for _, label, _ in items:
+        counts[label] = counts.get(label, 0) + 1
+    return [(key, f"{label} ({key})" if counts[label] > 1 else label, title) for key, label, title in items]
 
 
 def box_height(n_lines: int) -> float:
