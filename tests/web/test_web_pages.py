@@ -189,6 +189,8 @@ def test_the_bar_has_a_text_equivalent(client, kb):
         assert p["label"] in label
     rows = t.find("tr", "part")
     assert [r["attrs"]["data-part"] for r in rows] == [p["name"] for p in parts]
+    for row, p in zip(rows, parts):     # each part links the KB formula it comes from
+        assert f"/formula/{p['formula']}" in {e["attrs"].get("href") for e in Tree.walk(row)}
     assert all(re.search(r"\d", r["text"]) and "GB" in r["text"] for r in rows)
 
 

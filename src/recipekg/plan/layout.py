@@ -213,15 +213,16 @@ def parts_per_gpu(ledger: Ledger, memo: "_Evaluator", best: dict) -> list[dict]:
     """The memory per GPU of a layout in its parts: each model state is the layout's ZeRO
     formula evaluated with the other states' bytes per parameter at 0 (the formulas are sums
     of these terms, each divided by its sharding), then the activations. They add up to the
-    memory per GPU."""
+    memory per GPU; each names the KB formula it comes from."""
     f = memo.formula(ZERO[best["zero"]])
     env = memo.states_env(best["tp"], best["pp"], best["dp"])
     out = []
     for name, sym in STATE_TERMS.items():
         alone = {other: Q.point(0) for other in STATE_TERMS.values() if other != sym}
         q, _ = ledger.compute(f, env, alone)
-        out.append({"name": name, "label": name.replace("_", " "), **qjson(q), "unit": "bytes"})
-    out.append({"name": "activations", "label": "activations", **qjson(best["activations"]), "unit": "bytes"})
+        out.append({"name": name, "label": name.replace("_", " "), **qjson(q), "unit": "bytes", "formula": f.id})
+    out.append({"name": "activations", "label": "activations", **qjson(best["activations"]), "unit": "bytes",
+                "formula": RECOMPUTE[best["recompute"]]})
     return out
 
 

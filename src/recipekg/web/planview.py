@@ -28,6 +28,7 @@ def plan_view(a: dict) -> dict:
             "warnings": [w["text"] for w in a.get("warnings") or []],
             "feasibility": a.get("feasibility") or [],
             "bar": memory_bar(by_name.get("memory_per_gpu"), fit),
+            "formulas": {q["formula"]["id"]: q["formula"]["label"] for q in a["quantities"] if q.get("formula")},
             "layout": _layout_rows(fit)}
 
 
@@ -93,7 +94,7 @@ def memory_bar(q: dict | None, fit: dict | None, width: float = 1000.0) -> dict 
         w = p["value"] * scale
         segments.append({"name": p["name"], "label": p["label"], "value": p["value"], "x": round(x, 2),
                          "w": round(w, 2), "text": units.amount(p["value"], unit="bytes"),
-                         "share": share(p["value"], total)})
+                         "share": share(p["value"], total), "formula": p.get("formula")})
         x += w
     return {"segments": segments, "total": total, "total_text": units.amount(total, unit="bytes"),
             "capacity": cap, "capacity_text": units.amount(cap, unit="bytes"),
