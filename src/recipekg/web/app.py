@@ -70,6 +70,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     from recipekg.web import api, sparql_endpoint, views
     from recipekg.web.cache import PageCache
     from recipekg.render.sources import role_text
+    from recipekg.web.flow import human
     from recipekg.web.present import short
 
     if kb is None:
@@ -80,6 +81,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     app.jinja_env.autoescape = True
     app.jinja_env.tests["http_url"] = is_http_url
     app.jinja_env.filters["short"] = short
+    app.jinja_env.filters["human"] = human
     app.jinja_env.filters["role"] = role_text
     trusted = {host_name(h) for h in trusted_hosts or ()}
     graph = CiteGraph(kb.snap)
