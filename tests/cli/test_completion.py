@@ -1,0 +1,100 @@
+"""Completion: the statement completer against the KB's vocabulary, and the shells' completion
+of the command line run as bash, zsh and fish run it (click's ``_RECIPEKG_COMPLETE``
+protocol, through the console script's fast lane)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from recipekg.cli.completion import Vocabulary, complete
+
+from support import subprocess_env
+
+
+@pytest.fixture(scope="module")
+def vocab(kb):
+    return Vocabulary(kb.snap)
+
+
+def _values(snap, dimension):
+    return set(snap["dimensions"][dimension]["values"])
+
+
+def test_each_place_of_a_statement_offers_what_the_kb_holds_there(kb, vocab):
+    snap = kb.snap
+    assert set(complete("", vocab).words) == {"recommend", "plan", "explain"}
+    assert set(complete("recommend ", vocab).words) == set(snap["kinds"])
+    assert set(complete("explain ", vocab).words) == set(snap["rule_index"]["choices"])
+    assert set(complete("recommend fix where symptom = ", vocab).words) == _values(snap, "symptom")
+    assert set(complete("plan where hardware in (a100, ", vocab).words) == _values(snap, "hardware")
+    dims = set(complete("plan where ", vocab).words)
+    for name, dim in snap["dimensions"].items():
+        assert {name, *dim["aliases"]} <= dims  # every spelling of every dimension
+
+
+def test_a_numeric_dimension_offers_no_names_and_a_constraint_is_followed_by_and(vocab):
+    assert complete("plan where params = ", vocab).words == []
+    assert complete("plan where params = 7 billion ", vocab).words == ["and"]
+    assert complete("plan where time between 1 day ", vocab).words == ["and"]
+    assert complete("recommend optimizer where prefer = low-memory ", vocab).words == ["and", "top"]
+    assert complete("recommend optimizer top 3 ", vocab).words == []
+
+
+def test_the_word_being_typed_is_replaced_and_only_the_current_statement_counts(vocab):
+    found = complete("plan where params = 7B;\nrecommend fix where sym", vocab)
+    assert found == (-3, ["symptom"])
+    assert complete("recommend fix where symptom = loss-spike\n\nexpl", vocab).words == ["explain"]
+    assert complete("REcommend ARCH", vocab).words == ["architecture"]  # keywords and names ignore case
+
+
+def test_after_a_word_that_cannot_be_there_nothing_is_offered(vocab):
+    assert complete("recommend where ", vocab).words == []
+    assert complete("plan top ", vocab).words == []
+
+
+def _complete(shell: str, words: str, cword: int | str):
+    env = subprocess_env(_RECIPEKG_COMPLETE=f"{shell}_complete", COMP_WORDS=words, COMP_CWORD=str(cword))
+    executable = shutil.which("recipekg", path=str(__import__("pathlib").Path(sys.executable).parent))
+    command = [executable] if executable else [sys.executable, "-m", "recipekg"]
+    result = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert result.returncode == 0 and not result.stderr, result.stderr
+    return result.stdout
+
+
+def _bash(words: str, cword: int) -> list[str]:
+    return [line.split(",", 1)[1] for line in _complete("bash", words, cword).splitlines()]
+
+
+def test_bash_completes_commands_options_choices_papers_and_statement_words():
+    assert {"query", "explain", "plan", "shell", "cite"} <= set(_bash("recipekg ", 1))
+    assert _bash("recipekg query --form", 2) == ["--format"]
+    assert "lightgbm" in _bash("recipekg explain lightg", 2)
+    assert _bash("recipekg explain lightgbm where data = tab", 6) == ["table", "tables", "tabular"]
+    assert "h100-pcie" in _bash("recipekg plan where hardware = h10", 5)
+    assert _bash("recipekg plan where params = 7B ", 6) == ["and"]
+    assert _bash("recipekg cite --choice lightg", 3) == ["lightgbm"]
+    assert "grinsztajn2022" in _bash("recipekg paper grinsz", 2)
+    assert "grinsztajn2022" in _bash("recipekg cite --paper grinsz", 3)
+    assert "threshold-tabular-under-10k" in _bash("recipekg cite --rule threshold-tab", 3)
+    assert _bash("recipekg query 'recommend arch", 2) == ["recommend architecture"]
+    assert "json" in _bash("recipekg shell --format ", 3)
+
+
+def test_zsh_and_fish_get_the_same_candidates():
+    zsh = _complete("zsh", "recipekg explain lightgbm where data = tab", 6).splitlines()
+    assert [zsh[i + 1] for i in range(0, len(zsh), 3)] == ["table", "tables", "tabular"]
+    fish = _complete("fish", "recipekg explain lightg", "lightg").splitlines()
+    assert "plain,lightgbm" in fish
+
+
+@pytest.mark.parametrize("shell, marker", [("bash", "complete -o nosort -F _recipekg_completion recipekg"),
+                                           ("zsh", "compdef _recipekg_completion recipekg"),
+                                           ("fish", "complete --no-files --command recipekg")])
+def test_the_activation_script_of_each_shell(shell, marker):
+    env = subprocess_env(_RECIPEKG_COMPLETE=f"{shell}_source")
+    result = subprocess.run([sys.executable, "-m", "recipekg"], env=env, capture_output=True, text=True)
+    assert result.returncode == 0 and marker in result.stdout
