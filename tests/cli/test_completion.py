@@ -28,12 +28,32 @@ def test_each_place_of_a_statement_offers_what_the_kb_holds_there(kb, vocab):
     snap = kb.snap
     assert set(complete("", vocab).words) == {"recommend", "plan", "explain"}
     assert set(complete("recommend ", vocab).words) == set(snap["kinds"])
-    assert set(complete("explain ", vocab).words) == set(snap["rule_index"]["choices"])
-    assert set(complete("recommend fix where symptom = ", vocab).words) == _values(snap, "symptom")
-    assert set(complete("plan where hardware in (a100, ", vocab).words) == _values(snap, "hardware")
+    assert _unquoted(complete("explain ", vocab).words) == set(snap["rule_index"]["choices"])
+    assert _unquoted(complete("recommend fix where symptom = ", vocab).words) == _values(snap, "symptom")
+    assert _unquoted(complete("plan where hardware in (a100, ", vocab).words) == _values(snap, "hardware")
     dims = set(complete("plan where ", vocab).words)
     for name, dim in snap["dimensions"].items():
         assert {name, *dim["aliases"]} <= dims  # every spelling of every dimension
+
+
+def _unquoted(words):
+    return {w.strip('"') for w in words}
+
+
+def test_every_name_offered_parses_and_means_what_it_was_offered_for(kb, vocab):
+    from recipekg.query.parser import parse
+    from recipekg.reason.resolve import resolve_choice, resolve_dimension, resolve_value
+
+    snap = kb.snap
+    for word in complete("explain ", vocab).words:  # '"8-bit-adam"' is quoted: a NAME may not start with a digit
+        statement, = parse(f"explain {word}")
+        assert resolve_choice(statement.choice, snap) == snap["rule_index"]["choices"][word.strip('"')]
+    for dimension in complete("plan where ", vocab).words:
+        for word in complete(f"plan where {dimension} = ", vocab).words:
+            statement, = parse(f"plan where {dimension} = {word}")
+            constraint, = statement.constraints
+            dim = resolve_dimension(constraint.dimension, snap)
+            assert resolve_value(constraint.values[0], dim, snap) == dim["values"][word.strip('"')]
 
 
 def test_a_numeric_dimension_offers_no_names_and_a_constraint_is_followed_by_and(vocab):

@@ -13,6 +13,8 @@ their aliases, values with their aliases, choices), never from a list in Python:
     ['h100', 'h100-80gb']
     >>> complete("recommend fix where symptom = loss-spike ", vocab).words
     ['and', 'top']
+    >>> complete('explain "8-bit-adamw', vocab)  # a name the grammar reads only quoted
+    Completions(start=-12, words=['"8-bit-adamw"'])
 
 This module imports only the standard library (click only inside the callbacks).
 """
@@ -30,6 +32,7 @@ _RESERVED = {"recommend", "plan", "explain", "where", "and", "top", "between", "
 _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|;|\n[ \t\f\r\v]*\n|!=|<=|>=|[=<>(),]|[^\s"#;=<>(),!]+')
 _END = re.compile(r'(?:;|\n[ \t\f\r\v]*\n)\s*\Z')
 _PARTIAL = re.compile(r"[A-Za-z0-9_.%/-]+\Z")
+_BARE = re.compile(r"[a-zA-Z][a-zA-Z0-9_-]*")
 
 
 class Completions(NamedTuple):
@@ -66,11 +69,25 @@ def complete(text: str, vocab: Vocabulary) -> Completions:
     """What may replace the word being typed at the end of ``text`` (the statement so far)."""
     partial = _PARTIAL.search(text)
     partial = partial.group() if partial else ""
-    tokens = [t for t in _TOKEN.findall(text[:len(text) - len(partial)]) if not t.startswith("#")]
+    head = text[:len(text) - len(partial)]
+    quoted = head.endswith('"') and head.count('"') % 2 == 1  # typing a quoted name: the quote goes too
+    tokens = [t for t in _TOKEN.findall(head[:len(head) - quoted]) if not t.startswith("#")]
     cut = max((i for i, t in enumerate(tokens) if t == ";" or t.startswith("\n")), default=-1)
     words = _expected(tokens[cut + 1:], vocab)
     low = partial.lower()
-    return Completions(-len(partial), [w for w in words if w.lower().startswith(low)])
+    return Completions(-len(partial) - quoted, [_name(w) for w in words if w.lower().startswith(low)])
+
+
+def _name(word: str) -> str:
+    """A name as a statement can hold it: bare when the grammar reads it as a NAME, else
+    quoted (``"8-bit-adam"``: a name may not start with a digit).
+
+    >>> _name("vit"), _name("8-bit-adam"), _name("=")
+    ('vit', '"8-bit-adam"', '=')
+    """
+    if _BARE.fullmatch(word) or word in OPERATORS or word in ("(", ")", ","):
+        return word
+    return '"' + word + '"'
 
 
 def ends_input(text: str) -> bool:

@@ -11,6 +11,7 @@ this module, so nothing else pays for prompt_toolkit.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -69,5 +70,8 @@ def interact(session, history: Path, show) -> int:
             continue
         except EOFError:
             break
-        show(session.run(text))
+        try:
+            show(session.run(text))
+        except KeyboardInterrupt:  # Ctrl-C while answering: drop this answer, keep the shell
+            print("interrupted", file=sys.stderr, flush=True)
     return 0

@@ -82,7 +82,7 @@ class Session:
 
     def command(self, line: str) -> Reply:
         """``.help``, ``.format [FORMAT]``, ``.quit``/``.exit``; anything else is an error."""
-        name, *args = line.split()
+        name, *args = line.rstrip(";").split()  # '.format json;' as statements end
         if name in (".quit", ".exit") and not args:
             self.done = True
             return Reply("")
