@@ -86,7 +86,7 @@ def _complete(shell: str, words: str, cword: int | str):
 
 
 def _bash(words: str, cword: int) -> list[str]:
-    return [line.split(",", 1)[1] for line in _complete("bash", words, cword).splitlines()]
+    return [line.split(",", 1)[1] for line in _complete("bash", words, cword).splitlines() if line]
 
 
 def test_bash_completes_commands_options_choices_papers_and_statement_words():
@@ -118,3 +118,10 @@ def test_the_activation_script_of_each_shell(shell, marker):
     env = subprocess_env(_RECIPEKG_COMPLETE=f"{shell}_source")
     result = subprocess.run([sys.executable, "-m", "recipekg"], env=env, capture_output=True, text=True)
     assert result.returncode == 0 and marker in result.stdout
+
+
+def test_a_kb_that_does_not_load_completes_nothing_and_prints_no_error(tmp_path):
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("this is not Turtle")
+    assert _bash(f"recipekg explain --kb {bad} vi", 4) == []
+    assert "vit" in _bash("recipekg explain vi", 2)  # the same words with the bundled KB
