@@ -195,3 +195,13 @@ def test_an_input_ends_where_a_statement_ends(text, ends):
     from recipekg.cli.completion import ends_input
 
     assert ends_input(text) is ends
+
+
+def test_a_piped_line_that_is_not_utf8_is_an_error_at_its_line_and_the_rest_is_answered():
+    result = subprocess.run([sys.executable, "-m", "recipekg", "shell"], capture_output=True, env=subprocess_env(),
+                            input=b"recommend fix where symptom = nan top 1;\nplan where data = caf\xe9;\n"
+                                  b"recommend fix where symptom = loss-spike top 1;\n")
+    assert result.returncode == 2
+    stderr = result.stderr.decode()
+    assert "<stdin>: line 2, column 22: byte 0xe9 is not UTF-8" in stderr and "Traceback" not in stderr
+    assert result.stdout.decode().count("recommend fix where symptom =") == 2

@@ -31,10 +31,12 @@ from typing import NamedTuple
 import click
 
 from recipekg.cli.completion import ends_input
-from recipekg.cli.common import format_option, kb_option, load_kb, no_cache_option, user_errors
+from recipekg.cli.common import format_option, kb_option, load_kb, no_cache_option, user_errors, utf8_text
 from recipekg.cli.lanes import FORMATS
 from recipekg.cli.respond import answered
+from recipekg.errors import RecipeKGError
 from recipekg.render.answers import render_answers
+from recipekg.render.errors import error_output
 
 HELP = """\
 Type a statement and end it with ';' or a blank line (it may span several lines):
@@ -102,10 +104,19 @@ def show(reply: Reply) -> None:
 
 
 def run_lines(session: Session, lines) -> int:
-    """The session fed from ``lines`` (a pipe): each input answered as it ends, the rest at
-    the end. The exit status is the last failure's, 0 when every input was answered."""
+    """The session fed from ``lines`` (a pipe; bytes are read as UTF-8): each input answered
+    as it ends, the rest at the end. The exit status is the last failure's, 0 when every
+    input was answered."""
     status, pending = 0, ""
-    for line in lines:
+    for number, line in enumerate(lines, 1):
+        if isinstance(line, bytes):
+            try:
+                line = utf8_text(line, "<stdin>")
+            except RecipeKGError as exc:  # a byte that is not UTF-8: said, the line dropped
+                exc.line = number
+                show(Reply(error_output(exc, session.fmt)[0], True, 2))
+                status = 2
+                continue
         pending += line if line.endswith("\n") else line + "\n"
         if ends_input(pending):
             reply, pending = session.run(pending), ""
@@ -124,7 +135,7 @@ def start(extensions=(), fmt: str = "text", no_cache: bool = False) -> int:
     """The shell on this terminal (or over stdin when it is not one); the exit status."""
     session = Session(load_kb(extensions, no_cache), fmt)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return run_lines(session, sys.stdin)
+        return run_lines(session, sys.stdin.buffer)
     from recipekg.cli.prompt import interact
 
     click.echo("recipekg shell: end a statement with ';' or a blank line; .help for help, .quit to leave",
@@ -138,5 +149,7 @@ def start(extensions=(), fmt: str = "text", no_cache: bool = False) -> int:
 @no_cache_option
 @user_errors
 def shell(extensions, fmt, no_cache):
-    """Type statements at a prompt: TAB completes names from the KB, history is kept."""
+    """Type statements at a prompt, each ended by ';' or a blank line: TAB completes names
+    from the KB, up/down recall earlier ones, .help lists the shell's commands. From a pipe:
+    the same input, without a prompt."""
     sys.exit(start(extensions, fmt, no_cache))
