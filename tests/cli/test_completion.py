@@ -101,6 +101,7 @@ def test_bash_completes_commands_options_choices_papers_and_statement_words():
     assert "grinsztajn2022" in _bash("recipekg cite --paper grinsz", 3)
     assert "threshold-tabular-under-10k" in _bash("recipekg cite --rule threshold-tab", 3)
     assert _bash("recipekg query 'recommend arch", 2) == ["recommend architecture"]
+    assert _bash("recipekg sparql 'recommend fix where sym", 2) == ["recommend fix where symptom"]
     assert "json" in _bash("recipekg shell --format ", 3)
 
 
