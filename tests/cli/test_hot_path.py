@@ -25,7 +25,7 @@ from recipekg.errors import RecipeKGError
 
 from support import CASES, REPO, subprocess_env  # noqa: E402
 TABULAR = "recommend architecture where data = tabular and rows = 30k"
-HEAVY = ("rdflib", "networkx", "pyoxigraph", "flask", "pyshacl", "lark", "recipekg.sparql.generate",
+HEAVY = ("rdflib", "networkx", "pyoxigraph", "flask", "pyshacl", "lark", "prompt_toolkit", "pandas", "recipekg.sparql.generate",
          "recipekg.sparql.engines", "recipekg.query._standalone", "recipekg.knowledge.compiler", "recipekg.knowledge.rdfio",
          "recipekg.knowledge.validate", "recipekg.cite.graph", "recipekg.plan.syntax")
 #: Beyond HEAVY, on the fast lane (click itself imports them, through inspect)
