@@ -36,12 +36,16 @@ in the plan's :class:`~recipekg.plan.ledger.Ledger` and returns what later steps
 from __future__ import annotations
 
 from recipekg.plan.bandwidth import bandwidth
+from recipekg.plan.expr import Q
 from recipekg.plan.data import repetition
 from recipekg.plan.fit import check_fit, feasibility
 from recipekg.plan.inputs import read_inputs
 from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import training_memory
+from recipekg.plan.methods import read_method
+from recipekg.plan.remedies import remedies
+from recipekg.plan.capacity import largest_models
 from recipekg.plan.savings import recommend
 from recipekg.plan.sizing import choose_strategy, follow_ratio, size
 from recipekg.plan.summary import Findings, summary
@@ -61,13 +65,21 @@ def plan(stmt: Plan, snap: dict) -> dict:
     kb = KBView(snap)
     inputs = read_inputs(stmt, snap)
     ledger = Ledger(kb, stmt.pos)
+    method = read_method(ledger, inputs)
+    largest = None
+    if not (inputs.params or inputs.tokens or inputs.flops or (inputs.unique_tokens and inputs.epochs)):
+        inputs, largest = _by_memory(ledger, inputs, method.id)
     strategy = choose_strategy(kb, inputs.facts)
     sizes = size(ledger, inputs, strategy)
     strategy = follow_ratio(ledger, strategy, sizes)
     repetition(ledger, inputs, sizes)
     memory = training_memory(ledger, inputs, sizes.params)
-    fit = check_fit(ledger, inputs, sizes.params, memory)
-    recommendations = recommend(ledger, inputs, sizes.params, memory, fit)
+    fit = check_fit(ledger, inputs, sizes.params, memory, method)
+    recommendations = recommend(ledger, inputs, sizes.params, memory, fit) if method.trains_all else []
+    if fit is not None and "leanest_layout" in fit.json:
+        detailed = remedies(ledger, inputs, sizes.params, method, fit.json)
+        ids = {r["id"] for r in detailed}
+        recommendations = detailed + [r for r in recommendations if r["id"] not in ids]
     rules = feasibility(kb, inputs, sizes.params)
     timing = train_time(ledger, inputs, sizes)
     tier = compute_tier(ledger, inputs, sizes.params, timing)
@@ -86,7 +98,25 @@ def plan(stmt: Plan, snap: dict) -> dict:
         "strategy": strategy.json,
         "hardware": kb.hardware_json(inputs.hardware),
         "quantities": ledger.quantities,
+        "method": method.id, "largest_models": largest,
         "fit": fit.json if fit else None, "recommendations": recommendations, "feasibility": rules,
         "tier": tier, "bandwidth": bw,
         "notes": ledger.notes, "warnings": ledger.warnings,
     }
+
+
+def _by_memory(ledger: Ledger, inputs, mid: str):
+    """No size given, but a memory limit: plan the largest model that fits for the method, and
+    say how large each method could go."""
+    from recipekg.plan.figures import qjson, show
+    found = largest_models(ledger, inputs)
+    mine = next((x for x in found if x["method"] == mid), None)
+    if mine is None:
+        ledger.out_of_scale(f"too small a memory to plan with: not even a {show(Q.point(1e6), 'parameters')} "
+                            f"model fits for method = {mid}")
+    how = (f"the largest model that fits the memory for method = {mid} (no size given): "
+           + "; ".join(x["text"] for x in found))
+    ledger.note("backwards by memory: " + how)
+    table = [{"method": x["method"], "params": qjson(x["params"]), "memory_per_gpu": qjson(x["memory_per_gpu"]),
+              "text": x["text"]} for x in found]
+    return inputs.with_params(mine["params"], how), table
