@@ -40,7 +40,7 @@ def leanest(ledger: Ledger, inputs: Inputs, params: Q, method: Method, gpus: int
     shape = model_shape(scratch, inputs, params)
     states, _ = optimizer_state_bytes(scratch, inputs)
     gpus = gpus or (int(round(inputs.gpus.value)) if inputs.gpus else 1)
-    return lean_best(Evaluator(scratch, params, shape, states, method), inputs, gpus)
+    return lean_best(Evaluator(scratch, params, shape, states, method, inputs), inputs, gpus)
 
 
 def largest_params(ledger: Ledger, inputs: Inputs, mid: str, method: Method | None = None) -> dict | None:

@@ -46,13 +46,19 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | No
     """``{"fits", "layout", "text", ...}`` for the plan's GPUs (None without a GPU memory);
     records the model states, activations and memory per GPU of the layout found."""
     cap = inputs.gpu_memory
-    if cap is None:
+    method = method or read_method(ledger, inputs)
+    if cap is None and method.state_formula is None:
         return None
     gpus = int(round(inputs.gpus.value)) if inputs.gpus else 1
-    method = method or read_method(ledger, inputs)
     shape = model_shape(ledger, inputs, params)
     states, state_constants = optimizer_state_bytes(ledger, inputs)
-    memo = _Evaluator(ledger, params, shape, states, method)
+    memo = _Evaluator(ledger, params, shape, states, method, inputs)
+    if cap is None:             # no memory to fit in: the method's memory on the plan's GPUs, leanest
+        best = lean_best(memo, inputs, gpus)
+        if best is not None:
+            from recipekg.plan.method_record import record_method
+            record_method(ledger, memo, best, inputs)
+        return None
     if not any(True for _ in _candidates(inputs, gpus, shape, method)):
         given = ", ".join(f"{k.replace('_', '-')} = {v}" for k, v in shape.given.items())
         ledger.note(f"no layout of {gpus:,} GPUs has {given}: the degrees must divide the GPUs "
@@ -149,8 +155,10 @@ class Evaluator:
     """The KB's formulas evaluated once per distinct input (the search asks many times), for
     the plan's method."""
 
-    def __init__(self, ledger: Ledger, params: Q, shape: Shape, states: Q, method: Method) -> None:
+    def __init__(self, ledger: Ledger, params: Q, shape: Shape, states: Q, method: Method,
+                 inputs: Inputs | None = None) -> None:
         self.ledger, self.params, self.shape, self.states, self.method = ledger, params, shape, states, method
+        self.inputs = inputs
         self.adapters = adapter_params(ledger, method, shape)
         self.kv = kv_cache(ledger, shape)[0] if method.id == "inference" else None
         self.seen: dict = {}

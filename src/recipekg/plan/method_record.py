@@ -23,6 +23,7 @@ from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import const_q
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.methods import describe_method, kv_cache
+from recipekg.plan.shape import optimizer_state_bytes
 from recipekg.knowledge.terms import RKG
 
 
@@ -68,6 +69,11 @@ def _times(ledger: Ledger, name: str, per: Q, count: Q, what: str, label: str, c
     return q
 
 
+def _state_constants(ledger: Ledger, memo) -> list:
+    """The KB constants behind the optimizer's bytes per parameter."""
+    return optimizer_state_bytes(Ledger(ledger.kb, ledger.where), memo.inputs)[1]
+
+
 def _adapters(ledger: Ledger, memo) -> None:
     """LoRA / QLoRA: the adapters, the frozen base, the adapters' gradients and states."""
     kb, method = ledger.kb, memo.method
@@ -81,9 +87,8 @@ def _adapters(ledger: Ledger, memo) -> None:
     grad = kb.constant("c_gradient_bytes_per_param_bf16")
     _times(ledger, "gradients", const_q(grad), memo.adapters, "adapter parameters",
            "gradients (the adapters' only)", [grad])
-    states_consts = [kb.constant("c_adam_state_bytes_per_param")]
     _times(ledger, "optimizer_states", memo.states, memo.adapters, "adapter parameters",
-           "optimizer states (the adapters' only)", states_consts)
+           "optimizer states (the adapters' only)", _state_constants(ledger, memo))
     whole, env = _whole(memo)
     ledger.add("model_states", whole, "bytes", formula=memo.states_formula(0), env=env,
                label="model states (whole model): frozen base and trained adapters")
@@ -98,7 +103,7 @@ def _offload(ledger: Ledger, memo) -> None:
     grad, master = kb.constant("c_gradient_bytes_per_param_bf16"), kb.constant("c_master_weight_bytes_per_param")
     _times(ledger, "gradients", const_q(grad), memo.params, "parameters", "gradients (16-bit, on the CPU)", [grad])
     _times(ledger, "optimizer_states", memo.states, memo.params, "parameters", "optimizer states (on the CPU)",
-           [kb.constant("c_adam_state_bytes_per_param")])
+           _state_constants(ledger, memo))
     f = memo.formula("offloaded-states")
     cpu, env = ledger.compute(f, {"params": memo.params, "optimizer_state_bytes_per_param": memo.states})
     ledger.add("cpu_memory", cpu, "bytes", formula=f, env=env, constants=[master])

@@ -19,12 +19,16 @@ range).
 The steps, in order, each a module of this package; each records its quantities and notes
 in the plan's :class:`~recipekg.plan.ledger.Ledger` and returns what later steps need:
 
-1. :mod:`~recipekg.plan.inputs`: the statement's values, checked;
+1. :mod:`~recipekg.plan.inputs`: the statement's values, checked; :mod:`~recipekg.plan.methods`:
+   the method (pretrain, full-fine-tune, lora, qlora, inference) and offload; without a size,
+   :mod:`~recipekg.plan.capacity` takes the largest model the memory holds (backwards by memory);
 2. :mod:`~recipekg.plan.sizing`: the strategy, then params, tokens and FLOPs (one or two
    given, the rest by the strategy's ratio) → :class:`~recipekg.plan.sizing.Sizes`;
 3. :mod:`~recipekg.plan.data`: epochs and effective tokens of repeated data;
 4. :mod:`~recipekg.plan.memory`: training memory and its breakdown → ``Memory``;
-5. :mod:`~recipekg.plan.fit`: fit on the GPUs, replicated and FSDP-sharded → ``Fit``;
+5. :mod:`~recipekg.plan.fit`: fit on the GPUs, replicated and FSDP-sharded → ``Fit``, then the
+   method's layout search (:mod:`~recipekg.plan.layout`); :mod:`~recipekg.plan.remedies`: what
+   would make it fit, from the detailed model;
    :mod:`~recipekg.plan.savings`: what each memory saving brings when it does not fit;
    the hardware's model-size rules;
 6. :mod:`~recipekg.plan.timing`: MFU, GPU-hours, wall time, GPUs for a time budget → ``Timing``;
@@ -45,6 +49,7 @@ from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import training_memory
 from recipekg.plan.methods import read_method
 from recipekg.plan.remedies import remedies
+from recipekg.plan.layout import search_layout
 from recipekg.plan.capacity import largest_models
 from recipekg.plan.savings import recommend
 from recipekg.plan.sizing import choose_strategy, follow_ratio, size
@@ -75,7 +80,10 @@ def plan(stmt: Plan, snap: dict) -> dict:
     repetition(ledger, inputs, sizes)
     memory = training_memory(ledger, inputs, sizes.params)
     fit = check_fit(ledger, inputs, sizes.params, memory, method)
-    recommendations = recommend(ledger, inputs, sizes.params, memory, fit) if method.trains_all else []
+    if fit is None and not method.trains_all:
+        search_layout(ledger, inputs, sizes.params, method)
+    recommendations = recommend(ledger, inputs, sizes.params, memory, fit) \
+        if method.trains_all and not method.offload else []
     if fit is not None and "leanest_layout" in fit.json:
         detailed = remedies(ledger, inputs, sizes.params, method, fit.json)
         ids = {r["id"] for r in detailed}
@@ -89,12 +97,13 @@ def plan(stmt: Plan, snap: dict) -> dict:
         ledger.note("not used by plan: " + ", ".join(unused))
     first = {n: i for i, n in enumerate(_FIRST)}
     ledger.quantities.sort(key=lambda q: first.get(q["name"], len(first)))
-    found = Findings(strategy, fit, recommendations, rules, timing, tier)
+    found = Findings(strategy, fit, recommendations, rules, timing, tier, method.id)
     return {
         "statement": "plan", "query": stmt.text.strip(),
         "constraints": [c for c in constraints_json(inputs.facts)
                         if not (c["dimension"] == "tier" and c.get("derived_from"))],
-        "summary": summary(ledger, inputs, found),
+        "summary": (["backwards by memory (no size given): the largest model for each method — "
+                     + "; ".join(x["text"] for x in largest)] if largest else []) + summary(ledger, inputs, found),
         "strategy": strategy.json,
         "hardware": kb.hardware_json(inputs.hardware),
         "quantities": ledger.quantities,
@@ -116,7 +125,8 @@ def _by_memory(ledger: Ledger, inputs, mid: str):
                             f"model fits for method = {mid}")
     how = (f"the largest model that fits the memory for method = {mid} (no size given): "
            + "; ".join(x["text"] for x in found))
-    ledger.note("backwards by memory: " + how)
+    ledger.note(f"params not given: the plan is for the largest model the memory holds for method = {mid} "
+                f"(the answer's largest_models gives every method's)")
     table = [{"method": x["method"], "params": qjson(x["params"]), "memory_per_gpu": qjson(x["memory_per_gpu"]),
               "text": x["text"]} for x in found]
     return inputs.with_params(mine["params"], how), table

@@ -32,6 +32,7 @@ class Findings(Record):
     feasibility: list[dict]
     timing: Timing
     tier: dict | None
+    method: str = "pretrain"
 
 
 def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
@@ -47,7 +48,7 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
                      + (f", {show(v['effective_tokens_guidance'], 'tokens')} by its 85% guidance"
                         if "effective_tokens_guidance" in v else ""))
     fit = found.fit.json if found.fit else None
-    method = (fit or {}).get("method", "pretrain")
+    method = found.method
     if method in ("pretrain", "full-fine-tune"):
         lines.append(f"training memory: {show(v['memory'], 'bytes')} in all by the reference's rule of thumb"
                      + (f" ({kb.label(inputs.optimizer)} optimizer)" if inputs.optimizer else "")
