@@ -95,7 +95,8 @@ def _candidates(inputs: Inputs, gpus: int, shape: Shape, method: Method):
             if gpus % (tp * pp) or not shape.heads_divisible_by(tp):
                 continue
             for zero in [given["zero"]] if "zero" in given and method.trains_all else method.zero_stages:
-                for rec in [given["recompute"]] if "recompute" in given else method.recompute_modes:
+                for rec in [given["recompute"]] if "recompute" in given and method.id != "inference" \
+                        else method.recompute_modes:
                     yield (zero, tp, pp, rec)
 
 
@@ -108,7 +109,8 @@ def _leanest(c: tuple, given: dict, method: Method) -> tuple:
     """The layout with ``c``'s parallel degrees that needs the least memory the query allows."""
     _, tp, pp, _ = c
     zero = given["zero"] if "zero" in given and method.trains_all else method.zero_stages[-1]
-    return (zero, tp, pp, given.get("recompute", method.recompute_modes[-1]))
+    rec = given["recompute"] if "recompute" in given and method.id != "inference" else method.recompute_modes[-1]
+    return (zero, tp, pp, rec)
 
 
 def first_fit(memo: "_Evaluator", inputs: Inputs, gpus: int, cap: Q) -> dict | None:

@@ -146,7 +146,9 @@ def adapter_params(ledger: Ledger, method: Method, shape) -> Q | None:
 def kv_heads(shape) -> Q:
     """The shape's key-value heads: ``kv_heads`` where the shape has them, else every head."""
     got = getattr(shape, "kv_heads", None)
-    return got if got is not None else shape.heads
+    if got is None:
+        return shape.heads
+    return got if isinstance(got, Q) else Q.point(float(got))
 
 
 def kv_cache(ledger: Ledger, shape) -> tuple[Q, dict]:
@@ -171,7 +173,7 @@ def states_env(method: Method, params: Q, states: Q, adapters: Q | None, tp: int
 def describe_method(method: Method, shape) -> str:
     """What the answer says it assumed for the method."""
     if method.id == "inference":
-        kvh = getattr(shape, "kv_heads", None)
+        kvh = kv_heads(shape) if getattr(shape, "kv_heads", None) is not None else None
         heads = (f"{show(kvh)} key-value heads" if kvh is not None else
                  f"key-value heads = heads ({show(shape.heads)}; give kv-heads for a GQA/MQA model)")
         return (f"method = inference: weights at {show(method.weight_bytes, 'bytes/param')}, a 16-bit KV cache of "
