@@ -164,7 +164,8 @@ def test_the_answer_says_what_it_assumed(run_plan):
     assert "method = inference" in notes and "key-value heads = heads" in notes and "2,048 tokens" in notes
     assert "1 sequence" in notes and "bf16" in notes
     lora = run_plan("plan where params = 7B and method = qlora and gpu-memory = 24GB")
-    assert "rank 64" in " ".join(n["text"] for n in lora["notes"])
+    lora_notes = " ".join(n["text"] for n in lora["notes"])
+    assert "rank 64" in lora_notes and "size pretraining a model of this size" in lora_notes
 
 
 def cli(*args):

@@ -74,6 +74,9 @@ def plan(stmt: Plan, snap: dict) -> dict:
     largest = None
     if not (inputs.params or inputs.tokens or inputs.flops or (inputs.unique_tokens and inputs.epochs)):
         inputs, largest = _by_memory(ledger, inputs, method.id)
+    if method.id in ("full-fine-tune", "lora", "qlora") and inputs.tokens is None and inputs.flops is None:
+        ledger.note(f"method = {method.id}: the tokens, FLOPs and GPU-hours below size pretraining a model of this "
+                    f"size; give tokens = 1B (for example) for the fine-tuning run's own")
     strategy = choose_strategy(kb, inputs.facts)
     sizes = size(ledger, inputs, strategy)
     strategy = follow_ratio(ledger, strategy, sizes)
