@@ -106,8 +106,8 @@ def read_method(ledger: Ledger, inputs: Inputs, mid: str | None = None) -> Metho
         c = kb.constant(ADAPTERS[mid][2])
         rank = Q.point(given) if given is not None else const_q(c)
         if given is None:
-            note(f"lora-rank not given: rank {show(rank)} assumed, the {mid.upper() if mid == 'qlora' else 'LoRA'} "
-                 f"paper's", c)
+            whose = "the QLoRA authors' training script's" if mid == "qlora" else "the LoRA paper's (GPT-3 figures)"
+            note(f"lora-rank not given: rank {show(rank)} assumed, {whose}", c)
     weight_bytes, consts = _weight_bytes(ledger, inputs, mid, note)
     return Method(mid, offload, rank, weight_bytes, tuple(consts))
 
