@@ -68,7 +68,7 @@ def verdict(need: Q, cap: Q) -> dict:
                      "factor_low": rounded(need.low / cap.high), "factor_high": rounded(need.high / cap.low)}}
 
 
-def check_fit(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory) -> Fit | None:
+def check_fit(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory, method=None) -> Fit | None:
     """Whether the plan fits, replicated and (on 2+ GPUs) sharded; None without a memory size."""
     cap = inputs.gpu_memory
     if cap is None:
@@ -103,17 +103,22 @@ def check_fit(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory) -> Fit 
     fit["verdict"] = best["verdict"]
     fit["fits"] = best["verdict"] == "fits"
     fit["text"] = _fit_text(best, "" if best is replicated else f" with FSDP sharding over {show(gpus)} GPUs", cap)
-    _detailed(ledger, inputs, params, fit)
+    _detailed(ledger, inputs, params, fit, method)
     return Fit(fit, cap, gpus, fsdp_f, per_gpu)
 
 
-def _detailed(ledger: Ledger, inputs: Inputs, params: Q, fit: dict) -> None:
+def _detailed(ledger: Ledger, inputs: Inputs, params: Q, fit: dict, method=None) -> None:
     """The verdict of the layout search (plan/layout.py) replaces the rule of thumb's, which
-    stays in ``rule_of_thumb``."""
-    found = search_layout(ledger, inputs, params)
+    stays in ``rule_of_thumb`` (the reference's, for training every weight)."""
+    found = search_layout(ledger, inputs, params, method)
     if found is None:
         return
     fit["rule_of_thumb"] = {"verdict": fit["verdict"], "text": fit["text"]}
+    if method is not None:
+        fit["method"] = method.id
+        if not method.trains_all:
+            fit["rule_of_thumb"]["text"] += f" (for training every weight, not method = {method.id})"
+            fit["replicated"]["text"] += f" (the reference's rule of thumb for training every weight, not {method.id})"
     fit.update(verdict="fits" if found["fits"] else "does not fit", fits=found["fits"], text=found["text"],
                layout=found["layout"] if found["fits"] else None, need_per_gpu=found["memory_per_gpu"])
     if not found["fits"]:

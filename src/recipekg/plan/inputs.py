@@ -7,8 +7,8 @@
     'given in the query (gpus = 8)'
     >>> read_inputs(parse("plan where gpus = 8")[0], snap)
     Traceback (most recent call last):
-    recipekg.errors.RangeError: line 1, column 1: nothing to plan from: give a model size, a token count, a compute budget, or GPUs, a time and the hardware
-    expected: params = 7B, tokens = 140B, flops = 1e21, unique-tokens = 50B and epochs = 4 or gpus = 64 and time = 2 weeks and hardware = h100
+    recipekg.errors.RangeError: line 1, column 1: nothing to plan from: give a model size, a token count, a compute budget, GPUs with a time and the hardware, or the memory to fit in
+    expected: params = 7B, tokens = 140B, flops = 1e21, unique-tokens = 50B and epochs = 4, gpus = 64 and time = 2 weeks and hardware = h100 or hardware = h100
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from recipekg.render import numbers as units
 USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "bandwidth", "mfu",
         "epochs", "unique-tokens", "optimizer", "precision", "goal", "inference-budget", "tier", "prefer",
         "layers", "hidden", "heads", "seq-length", "micro-batch", "tensor-parallel", "pipeline-parallel", "zero",
-        "recompute", "peak-flops", "tokens-per-param"}
+        "recompute", "peak-flops", "tokens-per-param", "method", "lora-rank", "offload", "pretrained"}
 
 
 class Inputs(Record):
@@ -51,6 +51,11 @@ class Inputs(Record):
     precision: str | None
     peak_flops: Q | None = None
     tokens_per_param: Q | None = None
+    bandwidth: Q | None = None
+    method: str | None = None
+    offload: str | None = None
+    pretrained: str | None = None
+    params_from: str | None = None
 
     @property
     def backwards(self) -> bool:
@@ -58,8 +63,15 @@ class Inputs(Record):
         return (not (self.params or self.tokens or self.flops or (self.unique_tokens and self.epochs))
                 and bool(self.gpus and self.time_budget and (self.hardware or self.peak_flops)))
 
+    def with_params(self, params: Q, how: str) -> "Inputs":
+        """The same inputs with ``params`` set (a size found by memory, ``how``, not given)."""
+        new = {"params": params, "params_from": how}
+        return Inputs(**{f: new[f] if f in new else getattr(self, f) for f in self.fields})
+
     def given_text(self, dim: str) -> str:
         """How the query gave ``dim``, as a derivation."""
+        if dim == "params" and self.params_from:
+            return self.params_from
         c = self.constraints[dim]
         return f"given in the query ({c.dimension.text} {c.op} {' and '.join(v.text for v in c.values)})"
 
@@ -85,17 +97,18 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                     flops=number("flops"), unique_tokens=number("unique-tokens"), epochs=number("epochs"),
                     gpus=number("gpus"), mfu=number("mfu"), time_budget=number("time", budget=True),
                     gpu_memory=number("gpu-memory"), hardware=one("hardware"), optimizer=one("optimizer"),
-                    precision=one("precision"), peak_flops=number("peak-flops"),
-                    tokens_per_param=number("tokens-per-param"))
-    if not (inputs.params or inputs.tokens or inputs.flops or inputs.backwards) \
+                    precision=one("precision"), peak_flops=number("peak-flops"), bandwidth=number("bandwidth"),
+                    tokens_per_param=number("tokens-per-param"), method=one("method"), offload=one("offload"),
+                    pretrained=one("pretrained"))
+    if not (inputs.params or inputs.tokens or inputs.flops or inputs.backwards or inputs.gpu_memory) \
             and not (inputs.unique_tokens and inputs.epochs):
         p = stmt.pos
         keyword = Position(p.line, p.column, p.line, p.column + 4, p.start, p.start + 4)
         raise RangeError.at(keyword, "nothing to plan from: give a model size, a token count, a compute budget, "
-                                     "or GPUs, a time and the hardware",
+                                     "GPUs with a time and the hardware, or the memory to fit in",
                             expected=["params = 7B", "tokens = 140B", "flops = 1e21",
                                       "unique-tokens = 50B and epochs = 4",
-                                      "gpus = 64 and time = 2 weeks and hardware = h100"])
+                                      "gpus = 64 and time = 2 weeks and hardware = h100", "hardware = h100"])
     return inputs
 
 

@@ -36,6 +36,7 @@ from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import const_q
 from recipekg.plan.ledger import Ledger
+from recipekg.plan.methods import Method, adapter_params, kv_cache, read_method, states_env
 from recipekg.plan.shape import Shape, model_shape, optimizer_state_bytes
 
 ZERO = {0: "model-states-zero-0", 1: "model-states-zero-1", 2: "model-states-zero-2", 3: "model-states-zero-3"}
@@ -45,37 +46,48 @@ TENSOR_PARALLEL = (1, 2, 4, 8)
 MORE_GPUS_LIMIT = 1 << 17
 
 
-def search_layout(ledger: Ledger, inputs: Inputs, params: Q) -> dict | None:
+def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | None = None) -> dict | None:
     """``{"fits", "layout", "text", ...}`` for the plan's GPUs (None without a GPU memory);
     records the model states, activations and memory per GPU of the layout found."""
     cap = inputs.gpu_memory
-    if cap is None:
+    method = method or read_method(ledger, inputs)
+    if cap is None and method.state_formula is None:
         return None
     gpus = int(round(inputs.gpus.value)) if inputs.gpus else 1
     shape = model_shape(ledger, inputs, params)
     states, state_constants = optimizer_state_bytes(ledger, inputs)
-    memo = _Evaluator(ledger, params, shape, states)
-    if not any(True for _ in _candidates(inputs, gpus, shape)):
+    memo = _Evaluator(ledger, params, shape, states, method, inputs)
+    if cap is None:             # no memory to fit in: the method's memory on the plan's GPUs, leanest
+        best = lean_best(memo, inputs, gpus)
+        if best is not None:
+            from recipekg.plan.method_record import record_method
+            record_method(ledger, memo, best, inputs)
+        return None
+    if not any(True for _ in _candidates(inputs, gpus, shape, method)):
         given = ", ".join(f"{k.replace('_', '-')} = {v}" for k, v in shape.given.items())
         ledger.note(f"no layout of {gpus:,} GPUs has {given}: the degrees must divide the GPUs "
                     f"(and tensor parallelism the heads); no layout was checked", warn=True)
         return None
-    best = _first_fit(memo, inputs, gpus, shape, cap)
+    best = first_fit(memo, inputs, gpus, cap)
     fits = best is not None
     if best is None:
-        best = _lean_best(memo, inputs, gpus, shape)
-    _record(ledger, memo, best, params, states, state_constants)
-    out = {"fits": fits, "layout": _layout_json(best, shape), "memory_per_gpu": qjson(best["per_gpu"]),
+        best = lean_best(memo, inputs, gpus)
+    if method.state_formula is None:
+        _record(ledger, memo, best, params, states, state_constants)
+    else:
+        from recipekg.plan.method_record import record_method
+        record_method(ledger, memo, best, inputs)
+    out = {"fits": fits, "layout": _layout_json(best, shape, method), "memory_per_gpu": qjson(best["per_gpu"]),
            "capacity": qjson(cap), "text": _text(best, fits, cap)}
     if not fits:
-        need = _gpus_needed(memo, inputs, gpus, shape, cap)
+        need = _gpus_needed(memo, inputs, gpus, cap)
         out["gpus_needed"] = need
         out["text"] += (f"; it would fit on {need:,} GPUs" if need else
                         f"; not even {MORE_GPUS_LIMIT:,} GPUs would hold it")
     return out
 
 
-def _candidates(inputs: Inputs, gpus: int, shape: Shape):
+def _candidates(inputs: Inputs, gpus: int, shape: Shape, method: Method):
     """Every layout the query allows: (zero, tp, pp, recompute)."""
     given = shape.given
     tps = [given["tensor_parallel"]] if "tensor_parallel" in given else \
@@ -86,8 +98,9 @@ def _candidates(inputs: Inputs, gpus: int, shape: Shape):
         for pp in pps:
             if gpus % (tp * pp) or not shape.heads_divisible_by(tp):
                 continue
-            for zero in [given["zero"]] if "zero" in given else ZERO:
-                for rec in [given["recompute"]] if "recompute" in given else RECOMPUTE:
+            for zero in [given["zero"]] if "zero" in given and method.trains_all else method.zero_stages:
+                for rec in [given["recompute"]] if "recompute" in given and method.id != "inference" \
+                        else method.recompute_modes:
                     yield (zero, tp, pp, rec)
 
 
@@ -96,21 +109,24 @@ def _cost(c: tuple) -> tuple:
     return (rec == "full", tp * pp, zero, rec == "selective", pp)
 
 
-def _leanest(c: tuple, given: dict) -> tuple:
+def _leanest(c: tuple, given: dict, method: Method) -> tuple:
     """The layout with ``c``'s parallel degrees that needs the least memory the query allows."""
     _, tp, pp, _ = c
-    return (given.get("zero", 3), tp, pp, given.get("recompute", "full"))
+    zero = given["zero"] if "zero" in given and method.trains_all else method.zero_stages[-1]
+    rec = given["recompute"] if "recompute" in given and method.id != "inference" else method.recompute_modes[-1]
+    return (zero, tp, pp, rec)
 
 
-def _first_fit(memo: "_Evaluator", inputs: Inputs, gpus: int, shape: Shape, cap: Q) -> dict | None:
+def first_fit(memo: "_Evaluator", inputs: Inputs, gpus: int, cap: Q) -> dict | None:
     """The cheapest layout that fits: each group of parallel degrees is skipped when even its
     leanest layout does not fit (memory only falls with the ZeRO stage and recomputation)."""
     hopeless: set = set()
-    for c in sorted(_candidates(inputs, gpus, shape), key=_cost):
+    shape, method = memo.shape, memo.method
+    for c in sorted(_candidates(inputs, gpus, shape, method), key=_cost):
         group = (c[1], c[2])
         if group in hopeless:
             continue
-        if memo.layout(_leanest(c, shape.given), gpus)["per_gpu"].high > cap.low:
+        if memo.layout(_leanest(c, shape.given, method), gpus)["per_gpu"].high > cap.low:
             hopeless.add(group)
             continue
         layout = memo.layout(c, gpus)
@@ -119,48 +135,67 @@ def _first_fit(memo: "_Evaluator", inputs: Inputs, gpus: int, shape: Shape, cap:
     return None
 
 
-def _lean_best(memo: "_Evaluator", inputs: Inputs, gpus: int, shape: Shape) -> dict:
-    """The layout needing the least memory (the cheapest among equals)."""
-    groups = {(c[1], c[2]): c for c in sorted(_candidates(inputs, gpus, shape), key=_cost, reverse=True)}
-    leanest = {_leanest(c, shape.given) for c in groups.values()}
+def lean_best(memo: "_Evaluator", inputs: Inputs, gpus: int) -> dict | None:
+    """The layout needing the least memory (the cheapest among equals); None when no layout
+    of ``gpus`` GPUs has the query's degrees."""
+    shape, method = memo.shape, memo.method
+    groups = {(c[1], c[2]): c for c in sorted(_candidates(inputs, gpus, shape, method), key=_cost, reverse=True)}
+    leanest = {_leanest(c, shape.given, method) for c in groups.values()}
+    if not leanest:
+        return None
     return min((memo.layout(c, gpus) for c in sorted(leanest, key=_cost)), key=lambda l: l["per_gpu"].value)
 
 
-def _gpus_needed(memo: "_Evaluator", inputs: Inputs, gpus: int, shape: Shape, cap: Q) -> int | None:
+def _gpus_needed(memo: "_Evaluator", inputs: Inputs, gpus: int, cap: Q) -> int | None:
     """The fewest GPUs (doubling from the plan's) on which the leanest layout fits."""
     n = gpus * 2
     while n <= MORE_GPUS_LIMIT:
-        if _lean_best(memo, inputs, n, shape)["per_gpu"].high <= cap.low:
+        best = lean_best(memo, inputs, n)
+        if best is not None and best["per_gpu"].high <= cap.low:
             return n
         n *= 2
     return None
 
 
-class _Evaluator:
-    """The KB's formulas evaluated once per distinct input (the search asks many times)."""
+class Evaluator:
+    """The KB's formulas evaluated once per distinct input (the search asks many times), for
+    the plan's method."""
 
-    def __init__(self, ledger: Ledger, params: Q, shape: Shape, states: Q) -> None:
-        self.ledger, self.params, self.shape, self.states = ledger, params, shape, states
+    def __init__(self, ledger: Ledger, params: Q, shape: Shape, states: Q, method: Method,
+                 inputs: Inputs | None = None) -> None:
+        self.ledger, self.params, self.shape, self.states, self.method = ledger, params, shape, states, method
+        self.inputs = inputs
+        self.adapters = adapter_params(ledger, method, shape)
+        self.kv = kv_cache(ledger, shape)[0] if method.id == "inference" else None
         self.seen: dict = {}
 
     def formula(self, fid: str):
         return self.ledger.kb.by_id(fid)
 
+    def states_formula(self, zero: int):
+        return self.formula(self.method.state_formula or ZERO[zero])
+
     def states_per_gpu(self, zero: int, tp: int, pp: int, dp: int) -> Q:
         key = ("states", zero, tp, pp, dp)
         if key not in self.seen:
-            self.seen[key], _ = self.ledger.compute(self.formula(ZERO[zero]), self.states_env(tp, pp, dp))
+            self.seen[key], _ = self.ledger.compute(self.states_formula(zero), self.states_env(tp, pp, dp))
         return self.seen[key]
 
-    def activations_per_gpu(self, rec: str, tp: int) -> Q:
-        key = ("activations", rec, tp)
+    def activations_per_gpu(self, rec: str, tp: int, pp: int = 1) -> Q:
+        """Activations per GPU; at inference, the GPU's share of the KV cache instead."""
+        key = ("activations", rec, tp, pp if self.kv is not None else 1)
         if key not in self.seen:
-            self.seen[key], _ = self.ledger.compute(self.formula(RECOMPUTE[rec]), self.activation_env(tp))
+            if self.kv is not None:
+                f = self.formula("inference-memory-per-gpu")
+                env = {"model_states_per_gpu": Q.point(0), "kv_cache": self.kv,
+                       "tensor_parallel": Q.point(tp), "pipeline_parallel": Q.point(pp)}
+                self.seen[key], _ = self.ledger.compute(f, env)
+            else:
+                self.seen[key], _ = self.ledger.compute(self.formula(RECOMPUTE[rec]), self.activation_env(tp))
         return self.seen[key]
 
     def states_env(self, tp: int, pp: int, dp: int) -> dict:
-        return {"params": self.params, "optimizer_state_bytes_per_param": self.states,
-                "tensor_parallel": Q.point(tp), "pipeline_parallel": Q.point(pp), "data_parallel": Q.point(dp)}
+        return states_env(self.method, self.params, self.states, self.adapters, tp, pp, dp)
 
     def activation_env(self, tp: int) -> dict:
         s = self.shape
@@ -171,9 +206,13 @@ class _Evaluator:
         zero, tp, pp, rec = c
         gpus = gpus or tp * pp
         dp = max(1, gpus // (tp * pp))
-        states, acts = self.states_per_gpu(zero, tp, pp, dp), self.activations_per_gpu(rec, tp)
+        states, acts = self.states_per_gpu(zero, tp, pp, dp), self.activations_per_gpu(rec, tp, pp)
         return {"zero": zero, "tp": tp, "pp": pp, "dp": dp, "recompute": rec, "states": states,
+                "method": self.method.id, "offload": self.method.offload,
                 "activations": acts, "per_gpu": states + acts}
+
+
+_Evaluator = Evaluator
 
 
 def _record(ledger: Ledger, memo: _Evaluator, best: dict, params: Q, states: Q, state_constants: list) -> None:
@@ -226,10 +265,10 @@ def parts_per_gpu(ledger: Ledger, memo: "_Evaluator", best: dict) -> list[dict]:
     return out
 
 
-def _layout_json(best: dict, shape: Shape) -> dict:
+def _layout_json(best: dict, shape: Shape, method: Method) -> dict:
     return {"zero": best["zero"], "tensor_parallel": best["tp"], "pipeline_parallel": best["pp"],
             "data_parallel": best["dp"], "recompute": best["recompute"],
-            "micro_batch": int(round(shape.micro_batch.value)), "offload": "none"}
+            "micro_batch": int(round(shape.micro_batch.value)), "offload": "cpu" if method.offload else "none"}
 
 
 def describe(layout: dict) -> str:
@@ -238,15 +277,24 @@ def describe(layout: dict) -> str:
     >>> describe({"zero": 3, "tp": 8, "pp": 1, "dp": 256, "recompute": "selective"})
     'ZeRO stage 3 over 256 data-parallel groups, tensor parallel 8, selective recomputation'
     """
-    parts = [f"ZeRO stage {layout['zero']} over {layout['dp']:,} data-parallel "
-             f"{'groups' if layout['tp'] * layout['pp'] > 1 else 'GPUs'}" if layout["dp"] > 1
-             else "no data parallelism"]
+    unit = 'groups' if layout['tp'] * layout['pp'] > 1 else 'GPUs'
+    method = layout.get("method", "pretrain")
+    if layout["dp"] <= 1:
+        parts = ["no data parallelism"]
+    elif method in ("pretrain", "full-fine-tune"):
+        parts = [f"ZeRO stage {layout['zero']} over {layout['dp']:,} data-parallel {unit}"]
+    else:
+        parts = [f"a copy of the {'weights' if method == 'inference' else 'frozen base'} on each of "
+                 f"{layout['dp']:,} data-parallel {unit}"]
+    if layout.get("offload"):
+        parts.append("optimizer offloaded to the CPU")
     if layout["tp"] > 1:
         parts.append(f"tensor parallel {layout['tp']}")
     if layout["pp"] > 1:
         parts.append(f"pipeline parallel {layout['pp']}")
-    parts.append({"none": "no recomputation", "selective": "selective recomputation",
-                  "full": "full recomputation"}[layout["recompute"]])
+    if method != "inference":
+        parts.append({"none": "no recomputation", "selective": "selective recomputation",
+                      "full": "full recomputation"}[layout["recompute"]])
     return ", ".join(parts)
 
 

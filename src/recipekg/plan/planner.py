@@ -19,14 +19,19 @@ range).
 The steps, in order, each a module of this package; each records its quantities and notes
 in the plan's :class:`~recipekg.plan.ledger.Ledger` and returns what later steps need:
 
-1. :mod:`~recipekg.plan.inputs`: the statement's values, checked;
+1. :mod:`~recipekg.plan.inputs`: the statement's values, checked; :mod:`~recipekg.plan.methods`:
+   the method (pretrain, full-fine-tune, lora, qlora, inference) and offload; without a size
+   (and without GPUs and a time to plan backwards from), :mod:`~recipekg.plan.capacity` takes
+   the largest model the memory holds (backwards by memory);
 2. :mod:`~recipekg.plan.sizing`: the strategy (or the ``tokens-per-param`` given);
    :mod:`~recipekg.plan.backwards`: with only GPUs, a time and a peak, the compute they give
    at the MFU; then params, tokens and FLOPs (one or two given, the rest by the strategy's
    ratio) → :class:`~recipekg.plan.sizing.Sizes`;
 3. :mod:`~recipekg.plan.data`: epochs and effective tokens of repeated data;
 4. :mod:`~recipekg.plan.memory`: training memory and its breakdown → ``Memory``;
-5. :mod:`~recipekg.plan.fit`: fit on the GPUs, replicated and FSDP-sharded → ``Fit``;
+5. :mod:`~recipekg.plan.fit`: fit on the GPUs, replicated and FSDP-sharded → ``Fit``, then the
+   method's layout search (:mod:`~recipekg.plan.layout`); :mod:`~recipekg.plan.remedies`: what
+   would make it fit, from the detailed model;
    :mod:`~recipekg.plan.savings`: what each memory saving brings when it does not fit;
    the hardware's model-size rules;
 6. :mod:`~recipekg.plan.timing`: MFU, GPU-hours, wall time, GPUs for a time budget → ``Timing``;
@@ -39,12 +44,17 @@ from __future__ import annotations
 
 from recipekg.plan.backwards import plan_backwards
 from recipekg.plan.bandwidth import bandwidth
+from recipekg.plan.expr import Q
 from recipekg.plan.data import repetition
 from recipekg.plan.fit import check_fit, feasibility
 from recipekg.plan.inputs import read_inputs
 from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import training_memory
+from recipekg.plan.methods import read_method
+from recipekg.plan.remedies import remedies
+from recipekg.plan.layout import search_layout
+from recipekg.plan.capacity import largest_models
 from recipekg.plan.savings import recommend
 from recipekg.plan.sizing import choose_strategy, follow_ratio, size
 from recipekg.plan.summary import Findings, summary
@@ -64,14 +74,29 @@ def plan(stmt: Plan, snap: dict) -> dict:
     kb = KBView(snap)
     inputs = read_inputs(stmt, snap)
     ledger = Ledger(kb, stmt.pos)
+    method = read_method(ledger, inputs)
+    largest = None
+    if not (inputs.params or inputs.tokens or inputs.flops or (inputs.unique_tokens and inputs.epochs)
+            or inputs.backwards):
+        inputs, largest = _by_memory(ledger, inputs, method.id)
+    if method.id in ("full-fine-tune", "lora", "qlora") and inputs.tokens is None and inputs.flops is None:
+        ledger.note(f"method = {method.id}: the tokens, FLOPs and GPU-hours below size pretraining a model of this "
+                    f"size; give tokens = 1B (for example) for the fine-tuning run's own")
     strategy = choose_strategy(kb, inputs.facts, inputs.tokens_per_param)
     back = plan_backwards(ledger, inputs)
     sizes = size(ledger, inputs, strategy, back.flops if back else None)
     strategy = follow_ratio(ledger, strategy, sizes)
     repetition(ledger, inputs, sizes)
     memory = training_memory(ledger, inputs, sizes.params)
-    fit = check_fit(ledger, inputs, sizes.params, memory)
-    recommendations = recommend(ledger, inputs, sizes.params, memory, fit)
+    fit = check_fit(ledger, inputs, sizes.params, memory, method)
+    if fit is None and not method.trains_all:
+        search_layout(ledger, inputs, sizes.params, method)
+    recommendations = recommend(ledger, inputs, sizes.params, memory, fit) \
+        if method.trains_all and not method.offload else []
+    if fit is not None and "leanest_layout" in fit.json:
+        detailed = remedies(ledger, inputs, sizes.params, method, fit.json)
+        ids = {r["id"] for r in detailed}
+        recommendations = detailed + [r for r in recommendations if r["id"] not in ids]
     rules = feasibility(kb, inputs, sizes.params)
     timing = back.timing if back else train_time(ledger, inputs, sizes)
     tier = compute_tier(ledger, inputs, sizes.params, timing)
@@ -81,16 +106,36 @@ def plan(stmt: Plan, snap: dict) -> dict:
         ledger.note("not used by plan: " + ", ".join(unused))
     first = {n: i for i, n in enumerate(_FIRST)}
     ledger.quantities.sort(key=lambda q: first.get(q["name"], len(first)))
-    found = Findings(strategy, fit, recommendations, rules, timing, tier)
+    found = Findings(strategy, fit, recommendations, rules, timing, tier, method.id)
     return {
         "statement": "plan", "query": stmt.text.strip(),
         "constraints": [c for c in constraints_json(inputs.facts)
                         if not (c["dimension"] == "tier" and c.get("derived_from"))],
-        "summary": summary(ledger, inputs, found),
+        "summary": (["backwards by memory (no size given): the largest model for each method — "
+                     + "; ".join(x["text"] for x in largest)] if largest else []) + summary(ledger, inputs, found),
         "strategy": strategy.json, "backwards": timing.backwards,
         "hardware": kb.hardware_json(inputs.hardware),
         "quantities": ledger.quantities,
+        "method": method.id, "largest_models": largest,
         "fit": fit.json if fit else None, "recommendations": recommendations, "feasibility": rules,
         "tier": tier, "bandwidth": bw,
         "notes": ledger.notes, "warnings": ledger.warnings,
     }
+
+
+def _by_memory(ledger: Ledger, inputs, mid: str):
+    """No size given, but a memory limit: plan the largest model that fits for the method, and
+    say how large each method could go."""
+    from recipekg.plan.figures import qjson, show
+    found = largest_models(ledger, inputs)
+    mine = next((x for x in found if x["method"] == mid), None)
+    if mine is None:
+        ledger.out_of_scale(f"too small a memory to plan with: not even a {show(Q.point(1e6), 'parameters')} "
+                            f"model fits for method = {mid}")
+    how = (f"the largest model that fits the memory for method = {mid} (no size given): "
+           + "; ".join(x["text"] for x in found))
+    ledger.note(f"params not given: the plan is for the largest model the memory holds for method = {mid} "
+                f"(the answer's largest_models gives every method's)")
+    table = [{"method": x["method"], "params": qjson(x["params"]), "memory_per_gpu": qjson(x["memory_per_gpu"]),
+              "text": x["text"]} for x in found]
+    return inputs.with_params(mine["params"], how), table

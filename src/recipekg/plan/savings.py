@@ -138,8 +138,8 @@ def _qlora(ledger: Ledger, w: _Weighing, iri: str, f: KBFormula) -> dict:
     v = verdict(base, w.cap)["verdict"]
     return w.rec(iri, f"only for fine-tuning a pretrained model, not for pretraining: the frozen base in "
                       f"4 bits takes {show(base, 'bytes')} ({v} in {show(w.cap, 'bytes')}); the "
-                      f"adapters, their optimizer states and the activations come on top, and the KB has no "
-                      f"figure for them",
+                      f"adapters, their optimizer states and the activations come on top: plan with "
+                      f"method = qlora for the whole figure",
                  constants=[kb.constant(n) for n in sorted(f.parsed.names) if n in kb.by_symbol],
                  formula=f.id, base_weight_memory=qjson(base), base_fits=v == "fits", applies_to="fine-tuning")
 

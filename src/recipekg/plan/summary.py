@@ -32,6 +32,7 @@ class Findings(Record):
     feasibility: list[dict]
     timing: Timing
     tier: dict | None
+    method: str = "pretrain"
 
 
 def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
@@ -49,10 +50,20 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
                      f"effective {show(v['effective_tokens'], 'tokens')} by the reference's formula"
                      + (f", {show(v['effective_tokens_guidance'], 'tokens')} by its 85% guidance"
                         if "effective_tokens_guidance" in v else ""))
-    lines.append(f"training memory: {show(v['memory'], 'bytes')} in all by the reference's rule of thumb"
-                 + (f" ({kb.label(inputs.optimizer)} optimizer)" if inputs.optimizer else "")
-                 + (f"; model states {show(v['model_states'], 'bytes')} (ZeRO's count)" if "model_states" in v else ""))
     fit = found.fit.json if found.fit else None
+    method = found.method
+    if method in ("pretrain", "full-fine-tune"):
+        lines.append(f"training memory: {show(v['memory'], 'bytes')} in all by the reference's rule of thumb"
+                     + (f" ({kb.label(inputs.optimizer)} optimizer)" if inputs.optimizer else "")
+                     + (f"; model states {show(v['model_states'], 'bytes')} (ZeRO's count"
+                        + (", optimizer on the CPU" if "cpu_memory" in v else "") + ")" if "model_states" in v else ""))
+    elif "model_states" in v:
+        lines.append(f"method = {method}: model states {show(v['model_states'], 'bytes')}"
+                     + (f" ({show(v['adapter_params'], 'parameters')} of adapters trained on the frozen base)"
+                        if "adapter_params" in v else " (the weights)")
+                     + (f", KV cache {show(v['kv_cache'], 'bytes')}" if "kv_cache" in v else "")
+                     + (f"; decode at most {show(v['decode_tokens_per_second'], 'tokens/s')} (memory bandwidth)"
+                        if "decode_tokens_per_second" in v else ""))
     if fit:
         hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"
         lines.append(f"on {show(inputs.gpus or Q.point(1), 'GPUs')} of {hw} ({show(inputs.gpu_memory, 'bytes')} "

@@ -1,0 +1,153 @@
+"""The quantities of the layout found for a method other than ZeRO's full training: LoRA and
+QLoRA (frozen base, adapters), ZeRO-Offload (optimizer on the CPU) and inference (weights,
+KV cache, the decode bound). Each is a KB formula of ``kb/methods.ttl`` or a constant times a
+count, with its sources::
+
+    >>> from recipekg.plan.inputs import read_inputs
+    >>> from recipekg.plan.kbview import KBView
+    >>> from recipekg.plan.layout import search_layout
+    >>> ledger = Ledger(KBView(snap))
+    >>> q = "plan where params = 7B and method = inference and hardware = rtx-4090 and seq-length = 4096"
+    >>> found = search_layout(ledger, read_inputs(parse(q)[0], snap), Q.point(7e9))
+    >>> found["fits"], show(ledger.values["weights"], "bytes"), show(ledger.values["kv_cache"], "bytes")
+    (True, '14 GB', '2.28 GB')
+    >>> show(ledger.values["decode_tokens_per_second"], "tokens/s")
+    '61.9 tokens/s'
+"""
+
+from __future__ import annotations
+
+from recipekg.plan.expr import Q
+from recipekg.plan.figures import show
+from recipekg.plan.inputs import Inputs
+from recipekg.plan.kbview import const_q
+from recipekg.plan.ledger import Ledger
+from recipekg.plan.methods import describe_method, kv_cache
+from recipekg.plan.shape import optimizer_state_bytes
+from recipekg.knowledge.terms import RKG
+
+
+def record_method(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
+    """Record the quantities of ``best`` (a layout of :class:`~recipekg.plan.layout.Evaluator`)."""
+    method = memo.method
+    ledger.note(describe_method(method, memo.shape))
+    if method.id == "inference":
+        _inference(ledger, memo, best, inputs)
+        return
+    if method.offload:
+        _offload(ledger, memo)
+    else:
+        _adapters(ledger, memo)
+    _per_gpu(ledger, memo, best)
+    f = memo.formula({"none": "activations-no-recompute", "selective": "activations-selective-recompute",
+                      "full": "activations-full-recompute"}[best["recompute"]])
+    q, env = ledger.compute(f, memo.activation_env(best["tp"]))
+    ledger.add("activations", q, "bytes", formula=f, env=env, label="activations per GPU")
+    f = ledger.kb.formula("memory_per_gpu", "model_states_per_gpu", "activations_per_gpu")
+    q, env = ledger.compute(f, {"model_states_per_gpu": best["states"], "activations_per_gpu": best["activations"]})
+    ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env)
+
+
+def _whole(memo, adapters: Q | None = None) -> tuple[Q, dict]:
+    """The method's model-states formula on one GPU (``adapters`` in place of the adapters)."""
+    env = memo.states_env(1, 1, 1)
+    if adapters is not None:
+        env["adapter_params"] = adapters
+    return memo.ledger.compute(memo.states_formula(0), env)
+
+
+def _per_gpu(ledger: Ledger, memo, best: dict) -> None:
+    f = memo.states_formula(best["zero"])
+    q, env = ledger.compute(f, memo.states_env(best["tp"], best["pp"], best["dp"]))
+    ledger.add("model_states_per_gpu", q, "bytes", formula=f, env=env)
+
+
+def _times(ledger: Ledger, name: str, per: Q, count: Q, what: str, label: str, constants: list) -> Q:
+    q = per * count
+    ledger.add(name, q, "bytes", label=label, constants=constants,
+               derivation=f"{show(per, 'bytes/param')} × {show(count, what)} = {show(q, 'bytes')}")
+    return q
+
+
+def _state_constants(ledger: Ledger, memo) -> list:
+    """The KB constants behind the optimizer's bytes per parameter."""
+    return optimizer_state_bytes(Ledger(ledger.kb, ledger.where), memo.inputs)[1]
+
+
+def _adapters(ledger: Ledger, memo) -> None:
+    """LoRA / QLoRA: the adapters, the frozen base, the adapters' gradients and states."""
+    kb, method = ledger.kb, memo.method
+    f = memo.formula("lora-adapter-params" if method.id == "lora" else "qlora-adapter-params")
+    q, env = ledger.compute(f, {"lora_rank": method.rank, "hidden": memo.shape.hidden, "layers": memo.shape.layers})
+    ledger.add("adapter_params", q, "parameters", formula=f, env=env)
+    frozen, env = _whole(memo, Q.point(0))
+    ledger.add("weights", frozen, "bytes", formula=memo.states_formula(0), env=env,
+               label=f"frozen base weights ({'4-bit NF4 with its constants' if method.id == 'qlora' else 'bf16'})",
+               derivation=f"the model-states formula without adapters: {show(frozen, 'bytes')}")
+    grad = kb.constant("c_gradient_bytes_per_param_bf16")
+    _times(ledger, "gradients", const_q(grad), memo.adapters, "adapter parameters",
+           "gradients (the adapters' only)", [grad])
+    _times(ledger, "optimizer_states", memo.states, memo.adapters, "adapter parameters",
+           "optimizer states (the adapters' only)", _state_constants(ledger, memo))
+    whole, env = _whole(memo)
+    ledger.add("model_states", whole, "bytes", formula=memo.states_formula(0), env=env,
+               label="model states (whole model): frozen base and trained adapters")
+
+
+def _offload(ledger: Ledger, memo) -> None:
+    """ZeRO-Offload: the 16-bit weights on the GPU, the rest in CPU memory."""
+    kb = ledger.kb
+    weights, env = _whole(memo)
+    ledger.add("weights", weights, "bytes", formula=memo.states_formula(0), env=env,
+               label="weights (16-bit, on the GPU)")
+    grad, master = kb.constant("c_gradient_bytes_per_param_bf16"), kb.constant("c_master_weight_bytes_per_param")
+    _times(ledger, "gradients", const_q(grad), memo.params, "parameters", "gradients (16-bit, on the CPU)", [grad])
+    _times(ledger, "optimizer_states", memo.states, memo.params, "parameters", "optimizer states (on the CPU)",
+           _state_constants(ledger, memo))
+    f = memo.formula("offloaded-states")
+    cpu, env = ledger.compute(f, {"params": memo.params, "optimizer_state_bytes_per_param": memo.states})
+    ledger.add("cpu_memory", cpu, "bytes", formula=f, env=env, constants=[master])
+    ledger.add("model_states", weights + cpu, "bytes", label="model states (whole model, GPU and CPU)",
+               derivation=f"{show(weights, 'bytes')} on the GPUs + {show(cpu, 'bytes')} on the CPUs")
+    ledger.note(f"offload = cpu: {show(cpu, 'bytes')} of gradients, fp32 master weights and optimizer states "
+                f"live in CPU memory, one copy over all the hosts; the KB has no host-memory figure to check "
+                f"it against", memo.formula("offloaded-states").data)
+
+
+def _inference(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
+    """Inference: the weights, the KV cache, the memory per GPU and the decode bound."""
+    kb, method, shape = ledger.kb, memo.method, memo.shape
+    weights, env = _whole(memo)
+    ledger.add("weights", weights, "bytes", formula=memo.states_formula(0), env=env, constants=list(method.weight_constants))
+    ledger.add("model_states", weights, "bytes", label="model states (the weights only: no gradients or "
+               "optimizer states at inference)", derivation=f"the weights, {show(weights, 'bytes')}")
+    kv, env = kv_cache(ledger, shape)
+    ledger.add("kv_cache", kv, "bytes", formula=memo.formula("kv-cache"), env=env)
+    _per_gpu(ledger, memo, best)
+    f = memo.formula("inference-memory-per-gpu")
+    q, env = ledger.compute(f, {"model_states_per_gpu": best["states"], "kv_cache": kv,
+                                "tensor_parallel": Q.point(best["tp"]), "pipeline_parallel": Q.point(best["pp"])})
+    ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env)
+    ledger.note("inference: no gradients, optimizer states or stored activations; the training figures above "
+                "(tokens, FLOPs, GPU-hours) describe training such a model, not serving it")
+    bw, source = _bandwidth(kb, inputs)
+    if bw is None:
+        ledger.note("no bandwidth for the GPU: add hardware or bandwidth = 3.35TB/s for the decode-speed bound")
+        return
+    f = memo.formula("decode-tokens-per-second")
+    q, env = ledger.compute(f, {"micro_batch": shape.micro_batch, "tensor_parallel": Q.point(best["tp"]),
+                                "bandwidth": bw, "weights": weights, "kv_cache": kv})
+    ledger.add("decode_tokens_per_second", q, "tokens/s", formula=f, env=env,
+               extra_sources=[source] if source else [],
+               label="decode speed, upper bound from memory bandwidth")
+
+
+def _bandwidth(kb, inputs: Inputs) -> tuple[Q | None, dict | None]:
+    """The memory bandwidth per GPU: the query's, else the hardware's figure."""
+    if inputs.bandwidth is not None and "bandwidth" in inputs.constraints:
+        return inputs.bandwidth, None
+    if inputs.hardware is None:
+        return inputs.bandwidth, None
+    value = kb.snap["hardware"].get(inputs.hardware, {}).get(RKG.bandwidthBytesPerSecond)
+    return (Q.point(value), kb.snap["nodes"][inputs.hardware]) if value else (None, None)
+

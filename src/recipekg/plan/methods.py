@@ -1,0 +1,185 @@
+"""What a plan sizes the memory for (``method``), and the memory each method keeps per GPU.
+
+``pretrain`` and ``full-fine-tune`` train every weight (ZeRO's model states, with
+``offload = cpu`` only the 16-bit weights on the GPU); ``lora`` and ``qlora`` freeze the base
+(16-bit or 4-bit) and train adapters whose size follows from ``lora-rank`` (the paper's rank
+when not given) and the model's shape; ``inference`` keeps the weights at the plan's precision
+and a KV cache. Every formula is ``kb/methods.ttl``'s, read by id::
+
+    >>> from recipekg.plan.inputs import read_inputs
+    >>> from recipekg.plan.kbview import KBView
+    >>> ledger = Ledger(KBView(snap))
+    >>> m = read_method(ledger, read_inputs(parse("plan where params = 65B and method = qlora")[0], snap))
+    >>> m.id, m.rank.value, m.trains_all, m.state_formula
+    ('qlora', 64.0, False, 'model-states-qlora')
+    >>> m = read_method(ledger, read_inputs(parse("plan where params = 7B and pretrained = yes")[0], snap))
+    >>> m.id, m.zero_stages, m.recompute_modes
+    ('full-fine-tune', (0, 1, 2, 3), ('none', 'selective', 'full'))
+    >>> m = read_method(ledger, read_inputs(parse("plan where params = 7B and method = inference and precision = int4")[0], snap))
+    >>> m.id, m.weight_bytes.value, m.zero_stages, m.recompute_modes
+    ('inference', 0.5, (0,), ('none',))
+"""
+
+from __future__ import annotations
+
+from recipekg.plan.expr import Q
+from recipekg.plan.figures import show
+from recipekg.plan.inputs import Inputs
+from recipekg.plan.kbview import const_q
+from recipekg.plan.ledger import Ledger
+from recipekg.plan.record import Record
+from recipekg.plan.shape import whole_number
+
+TRAINS_ALL = ("pretrain", "full-fine-tune")
+#: adapter method → (its adapter-count formula, its model-states formula, its default rank)
+ADAPTERS = {"lora": ("lora-adapter-params", "model-states-lora", "c_lora_default_rank"),
+            "qlora": ("qlora-adapter-params", "model-states-qlora", "c_qlora_default_rank")}
+#: precision → the constant of its bits (or bytes) per weight at inference
+WEIGHT_BITS = {"int8": "c_int8_weight_bits", "int4": "c_int4_weight_bits"}
+WEIGHT_BYTES = {"bf16": "c_weight_bytes_per_param_bf16", "fp16": "c_weight_bytes_per_param_bf16",
+                "fp32": "c_fp32_bytes_per_value"}
+METHODS = ("pretrain", "full-fine-tune", "lora", "qlora", "inference")
+
+
+class Method(Record):
+    """The method, whether the optimizer is offloaded, the adapters' rank and, for inference,
+    the bytes per weight with the constants behind them."""
+
+    id: str
+    offload: bool = False
+    rank: Q | None = None
+    weight_bytes: Q | None = None
+    weight_constants: tuple = ()
+
+    @property
+    def trains_all(self) -> bool:
+        return self.id in TRAINS_ALL
+
+    @property
+    def state_formula(self) -> str | None:
+        """The model-states formula (None: ZeRO's, by stage)."""
+        if self.id in ADAPTERS:
+            return ADAPTERS[self.id][1]
+        if self.id == "inference":
+            return "inference-weights"
+        return "model-states-offload" if self.offload else None
+
+    @property
+    def zero_stages(self) -> tuple:
+        """The ZeRO stages the layout search tries: frozen or served weights are not sharded,
+        and ZeRO-Offload builds on stage 2."""
+        if not self.trains_all:
+            return (0,)
+        return (2,) if self.offload else (0, 1, 2, 3)
+
+    @property
+    def recompute_modes(self) -> tuple:
+        return ("none",) if self.id == "inference" else ("none", "selective", "full")
+
+
+def method_id(kb, inputs: Inputs) -> str:
+    """The method's id: the query's, else full-fine-tune for ``pretrained = yes``, else pretrain."""
+    if inputs.method is not None:
+        return kb.node_id(inputs.method)
+    if inputs.pretrained is not None and kb.node_id(inputs.pretrained) == "yes":
+        return "full-fine-tune"
+    return "pretrain"
+
+
+def read_method(ledger: Ledger, inputs: Inputs, mid: str | None = None) -> Method:
+    """The plan's method (or ``mid``), noting what was assumed."""
+    kb = ledger.kb
+    quiet = mid is not None
+    mid = mid or method_id(kb, inputs)
+    note = (lambda *a, **k: None) if quiet else ledger.note
+    if not quiet and inputs.method is None and mid == "full-fine-tune":
+        note("pretrained = yes: the memory is a full fine-tune's (method = full-fine-tune; method = lora or "
+             "qlora trains adapters instead)")
+    offload = inputs.offload is not None and kb.node_id(inputs.offload) == "cpu"
+    if offload and mid not in TRAINS_ALL:
+        note(f"offload = cpu is not used with method = {mid}: ZeRO-Offload moves the optimizer of a "
+             f"run that trains every weight", warn=True)
+        offload = False
+    rank = None
+    if mid in ADAPTERS:
+        given = whole_number(inputs, "lora-rank")
+        c = kb.constant(ADAPTERS[mid][2])
+        rank = Q.point(given) if given is not None else const_q(c)
+        if given is None:
+            whose = "the QLoRA authors' training script's" if mid == "qlora" else "the LoRA paper's (GPT-3 figures)"
+            note(f"lora-rank not given: rank {show(rank)} assumed, {whose}", c)
+    weight_bytes, consts = _weight_bytes(ledger, inputs, mid, note)
+    return Method(mid, offload, rank, weight_bytes, tuple(consts))
+
+
+def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | None, list]:
+    """Bytes per weight at inference, by the plan's precision (bf16 when none is given)."""
+    kb = ledger.kb
+    pid = kb.node_id(inputs.precision) if inputs.precision else None
+    if mid != "inference":
+        if pid in WEIGHT_BITS:
+            note(f"precision = {pid} is for weights at inference (method = inference); training here keeps "
+                 f"16-bit weights", warn=True)
+        return None, []
+    if pid in WEIGHT_BITS:
+        c = kb.constant(WEIGHT_BITS[pid])
+        q, _ = ledger.compute(kb.by_id("weight-bytes-from-bits"), {"weight_bits_per_param": const_q(c)})
+        return q, [c]
+    if pid not in WEIGHT_BYTES:
+        note(("precision not given" if pid is None else f"the KB has no inference figure for precision = {pid}")
+             + ": weights in bf16 (2 bytes each) assumed; precision = int8 or int4 for quantized weights",
+             kb.constant("c_weight_bytes_per_param_bf16"))
+        pid = "bf16"
+    c = kb.constant(WEIGHT_BYTES[pid])
+    return const_q(c), [c]
+
+
+def adapter_params(ledger: Ledger, method: Method, shape) -> Q | None:
+    """The adapters' parameter count (None for a method without adapters)."""
+    if method.id not in ADAPTERS:
+        return None
+    q, _ = ledger.compute(ledger.kb.by_id(ADAPTERS[method.id][0]),
+                          {"lora_rank": method.rank, "hidden": shape.hidden, "layers": shape.layers})
+    return q
+
+
+def kv_heads(shape) -> Q:
+    """The shape's key-value heads: ``kv_heads`` where the shape has them, else every head."""
+    got = getattr(shape, "kv_heads", None)
+    if got is None:
+        return shape.heads
+    return got if isinstance(got, Q) else Q.point(float(got))
+
+
+def kv_cache(ledger: Ledger, shape) -> tuple[Q, dict]:
+    """The KV cache of the plan's sequences (and the names it was computed from)."""
+    f = ledger.kb.by_id("kv-cache")
+    return ledger.compute(f, {"layers": shape.layers, "kv_heads": kv_heads(shape), "hidden": shape.hidden,
+                              "heads": shape.heads, "seq_length": shape.seq_length,
+                              "micro_batch": shape.micro_batch})
+
+
+def states_env(method: Method, params: Q, states: Q, adapters: Q | None, tp: int, pp: int, dp: int) -> dict:
+    """What a model-states formula reads, for this method and layout."""
+    env = {"params": params, "optimizer_state_bytes_per_param": states, "tensor_parallel": Q.point(tp),
+           "pipeline_parallel": Q.point(pp), "data_parallel": Q.point(dp)}
+    if adapters is not None:
+        env["adapter_params"] = adapters
+    if method.weight_bytes is not None:
+        env["weight_bytes_per_param"] = method.weight_bytes
+    return env
+
+
+def describe_method(method: Method, shape) -> str:
+    """What the answer says it assumed for the method."""
+    if method.id == "inference":
+        kvh = kv_heads(shape) if getattr(shape, "kv_heads", None) is not None else None
+        heads = (f"{show(kvh)} key-value heads" if kvh is not None else
+                 f"key-value heads = heads ({show(shape.heads)}; give kv-heads for a GQA/MQA model)")
+        return (f"method = inference: weights at {show(method.weight_bytes, 'bytes/param')}, a 16-bit KV cache of "
+                f"{show(shape.seq_length)} tokens × {show(shape.micro_batch)} sequence(s), {heads}")
+    if method.id in ADAPTERS:
+        return (f"method = {method.id}: frozen base in {'4-bit NF4' if method.id == 'qlora' else 'bf16'}, "
+                f"rank {show(method.rank)} adapters trained, activations as for training")
+    return (f"method = {method.id}: every weight trained"
+            + ("; optimizer states, fp32 master weights and gradients offloaded to the CPU" if method.offload else ""))

@@ -1,0 +1,191 @@
+"""plan's methods (pretrain, full-fine-tune, lora, qlora, inference), offload, lora-rank, int8/int4
+weights, backwards by memory and what would make a run fit, against published figures where
+the papers give them."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from recipekg.cli.main import main
+from recipekg.plan.expr import Q
+from recipekg.plan.kbview import KBView
+from recipekg.plan.ledger import Ledger
+from recipekg.plan.methods import kv_cache
+
+
+def q(answer: dict, name: str) -> dict:
+    found = [x for x in answer["quantities"] if x["name"] == name]
+    assert found, f"no quantity {name!r} in {[x['name'] for x in answer['quantities']]}"
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def hardware_tsv(shared):
+    with open(shared / "reference" / "hardware.tsv", encoding="utf-8") as f:
+        return {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
+
+
+# Published figures, each with its source. Shapes are the published configurations
+# (docs/research/model-shapes.json). "check" names what the answer must show.
+PUBLISHED = [
+    {"what": "QLoRA fine-tunes a 65B model on one 48 GB GPU",
+     "source": "Dettmers et al. 2023 (QLoRA), abstract: 'finetune a 65B parameter model on a single 48GB GPU'",
+     "query": "plan where params = 65.2B and method = qlora and gpu-memory = 48GB and layers = 80 and hidden = 8192 "
+              "and heads = 64",
+     "check": ("fits", True)},
+    {"what": "LoRA on GPT-3 175B: 350 GB of training VRAM",
+     "source": "Hu et al. 2021 (LoRA), Section 4.2: 'we reduce the VRAM consumption during training from 1.2TB "
+               "to 350GB' (r = 4, Wq and Wv)",
+     "query": "plan where params = 175B and method = lora and layers = 96 and hidden = 12288 and heads = 96 "
+              "and gpu-memory = 80GB and gpus = 8",
+     "check": ("model_states", 350e9)},
+    {"what": "KV cache of OPT-13B: 800 KB per token, 1.6 GB for 2,048 tokens",
+     "source": "Kwon et al. 2023 (vLLM), Section 3: '2 (key and value vectors) x 5120 (hidden state size) x 40 "
+               "(number of layers) x 2 (bytes per FP16)' = 800 KB; 'as much as 1.6 GB' per 2,048-token request",
+     "query": "plan where params = 13B and method = inference and layers = 40 and hidden = 5120 and heads = 40 "
+              "and seq-length = 2048 and gpu-memory = 80GB",
+     "check": ("kv_cache", 800 * 1024 * 2048)},
+]
+
+
+@pytest.mark.parametrize("case", PUBLISHED, ids=[c["what"] for c in PUBLISHED])
+def test_published_figures(run_plan, case):
+    a = run_plan(case["query"])
+    name, expected = case["check"]
+    if name == "fits":
+        assert a["fit"]["fits"] is expected, a["fit"]["text"]
+    else:
+        assert q(a, name)["value"] == pytest.approx(expected, rel=0.01)
+
+
+def test_opt13b_kv_cache_rounds_to_the_papers_1_6_gb(run_plan):
+    a = run_plan(PUBLISHED[2]["query"])
+    assert round(q(a, "kv_cache")["value"] / 2**30, 1) == 1.6          # the paper's GB of 2^30 bytes
+
+
+def test_lora_adapters_of_gpt3_at_rank_4(run_plan):
+    """r·(d + k) per adapted matrix, Wq and Wv in each of 96 layers of width 12,288 (Hu et al.)."""
+    a = run_plan(PUBLISHED[1]["query"])
+    assert q(a, "adapter_params")["value"] == pytest.approx(4 * 2 * (12288 + 12288) * 96)
+    assert "rank 4" in " ".join(n["text"] for n in a["notes"])
+
+
+def test_kv_cache_counts_kv_heads_when_the_shape_has_them(snap):
+    """Llama 2 70B / Llama 3 70B (80 layers, 64 heads, 8 KV heads, hidden 8192): 327,680 bytes per token in
+    fp16 (the per-token figure of a public KV-cache calculation, daddaops/dadops-blog-code
+    load-testing-ai-apis/kv_cache_math.py); multi-head attention would cache 8 times as much."""
+    class GQAShape:                     # the attribute the `models` branch's Shape adds
+        layers, hidden, heads, kv_heads = Q.point(80), Q.point(8192), Q.point(64), Q.point(8)
+        seq_length, micro_batch = Q.point(1), Q.point(1)
+
+    class MHAShape(GQAShape):
+        kv_heads = None
+
+    ledger = Ledger(KBView(snap))
+    assert kv_cache(ledger, GQAShape)[0].value == pytest.approx(327_680)
+    assert kv_cache(ledger, MHAShape)[0].value == pytest.approx(8 * 327_680)
+
+
+def test_7b_inference_in_bf16_fits_a_24gb_gpu(run_plan):
+    a = run_plan("plan where params = 7B and method = inference and gpu-memory = 24GB")
+    assert a["fit"]["fits"] and a["method"] == "inference"
+    assert q(a, "weights")["value"] == pytest.approx(7e9 * 2)
+    names = {x["name"] for x in a["quantities"]}
+    assert "kv_cache" in names and not {"gradients", "optimizer_states", "activations"} & names
+
+
+def test_70b_in_bf16_does_not_fit_one_80gb_gpu_but_int4_does(run_plan):
+    bf16 = run_plan("plan where params = 70B and method = inference and hardware = h100")
+    int4 = run_plan("plan where params = 70B and method = inference and hardware = h100 and precision = int4")
+    assert not bf16["fit"]["fits"] and int4["fit"]["fits"]
+    assert q(int4, "weights")["value"] == pytest.approx(70e9 * 4 / 8)
+    remedy = {r["id"]: r for r in bf16["recommendations"]}
+    assert remedy["int4"]["enough"] and remedy["more-gpus"]["gpus_needed"] == 2
+
+
+def test_decode_bound_is_bandwidth_over_bytes_per_token(run_plan, hardware_tsv):
+    a = run_plan("plan where params = 7B and method = inference and hardware = h100 and layers = 32 and "
+                 "hidden = 4096 and heads = 32 and seq-length = 4096")
+    bandwidth = float(hardware_tsv["h100-sxm"]["bandwidth_GBps"]) * 1e9
+    per_token = 7e9 * 2 + 2 * 2 * 32 * 4096 * 4096      # bf16 weights + fp16 K and V of 4,096 tokens
+    assert q(a, "decode_tokens_per_second")["value"] == pytest.approx(bandwidth / per_token, rel=1e-3)
+
+
+def test_full_fine_tune_has_the_training_memory(run_plan):
+    pre = run_plan("plan where params = 7B and hardware = h100 and gpus = 8")
+    fine = run_plan("plan where params = 7B and hardware = h100 and gpus = 8 and pretrained = yes")
+    assert fine["method"] == "full-fine-tune" and pre["method"] == "pretrain"
+    assert q(fine, "memory_per_gpu")["value"] == q(pre, "memory_per_gpu")["value"]
+    assert "pretrained" not in " ".join(n["text"] for n in fine["notes"] if n["text"].startswith("not used"))
+
+
+def test_qlora_base_is_nf4_with_its_constants(run_plan):
+    a = run_plan(PUBLISHED[0]["query"])
+    assert q(a, "weights")["value"] == pytest.approx(65.2e9 * (4 + 0.127) / 8)   # QLoRA, Section 3
+    lora = run_plan(PUBLISHED[0]["query"].replace("qlora", "lora"))
+    assert not lora["fit"]["fits"]                       # the 16-bit frozen base alone is 130 GB
+
+
+def test_lora_rank_changes_the_adapters(run_plan):
+    base = "plan where params = 7B and method = lora and gpu-memory = 80GB and layers = 32 and hidden = 4096"
+    r8, r64 = run_plan(base + " and lora-rank = 8"), run_plan(base + " and lora-rank = 64")
+    assert q(r64, "adapter_params")["value"] == pytest.approx(8 * q(r8, "adapter_params")["value"])
+
+
+def test_offload_keeps_only_the_16_bit_weights_on_the_gpu(run_plan):
+    a = run_plan("plan where params = 13B and hardware = a100 and offload = cpu")
+    assert a["fit"]["layout"]["offload"] == "cpu"
+    assert q(a, "model_states_per_gpu")["value"] == pytest.approx(13e9 * 2)
+    assert q(a, "cpu_memory")["value"] == pytest.approx(13e9 * (2 + 4 + 8))   # ZeRO: fp16 grads, fp32 Adam
+    plain = run_plan("plan where params = 13B and hardware = a100")
+    assert not plain["fit"]["fits"] and a["fit"]["fits"]
+    assert {r["id"] for r in plain["recommendations"]} >= {"offload", "lora", "qlora", "more-gpus", "smaller-model"}
+
+
+def test_backwards_by_memory_gives_the_largest_model_per_method(run_plan):
+    a = run_plan("plan where hardware = rtx-4090")
+    sizes = {x["method"]: x["params"]["value"] for x in a["largest_models"]}
+    assert set(sizes) == {"pretrain", "full-fine-tune", "lora", "qlora", "inference"}
+    assert sizes["pretrain"] < sizes["lora"] < sizes["qlora"] and sizes["inference"] < sizes["qlora"]
+    assert q(a, "params")["value"] == sizes["pretrain"]
+    for method, p in sizes.items():
+        at = run_plan(f"plan where params = {p:.6g} and method = {method} and hardware = rtx-4090")
+        over = run_plan(f"plan where params = {p * 1.05:.6g} and method = {method} and hardware = rtx-4090")
+        assert at["fit"]["fits"] and not over["fit"]["fits"], method
+
+
+def test_the_answer_says_what_it_assumed(run_plan):
+    a = run_plan("plan where params = 7B and method = inference and gpu-memory = 24GB")
+    notes = " ".join(n["text"] for n in a["notes"])
+    assert "method = inference" in notes and "key-value heads = heads" in notes and "2,048 tokens" in notes
+    assert "1 sequence" in notes and "bf16" in notes
+    lora = run_plan("plan where params = 7B and method = qlora and gpu-memory = 24GB")
+    lora_notes = " ".join(n["text"] for n in lora["notes"])
+    assert "rank 64" in lora_notes and "size pretraining a model of this size" in lora_notes
+
+
+def cli(*args):
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("query,words,suggestion", [
+    ("plan where params = 7B and method = lorra", "unknown method 'lorra'", "'lora'"),
+    ("plan where params = 7B and offload = cpuu", "unknown offload 'cpuu'", "'cpu'"),
+    ("plan where params = 7B and precision = int3", "unknown precision 'int3'", "'int4'"),
+])
+def test_bad_values_exit_2_with_suggestions(query, words, suggestion):
+    code, out = cli("query", query)
+    assert code == 2 and words in out and suggestion in out and "^" in out
+    code, out = cli("query", query, "--format", "json")
+    err = json.loads(out)["error"]
+    assert code == 2 and err["line"] == 1 and suggestion.strip("'") in err["suggestions"]
+
+
+def test_lora_rank_must_be_a_whole_number_of_at_least_1():
+    code, out = cli("query", "plan where params = 7B and method = lora and lora-rank = 0.5")
+    assert code == 2 and "lora-rank" in out
