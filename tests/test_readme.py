@@ -33,7 +33,11 @@ NOT_RUN = {
     "recipekg query --endpoint": "needs a SPARQL server (tests/sparql runs it against Virtuoso)",
     "recipekg load --endpoint": "needs a SPARQL server (tests/sparql runs it against Virtuoso)",
     ".venv/bin/python -m benchmarks": "takes minutes (tests/test_benchmarks.py covers the benchmark code)",
+    "pip install 'recipekg[mcp]'": "installs a package: the test environment has the dev extras, which include mcp",
 }
+#: Where the README's commands reach a running ``recipekg serve``: the test serves on a free
+#: port and points them there.
+README_SERVER = "127.0.0.1:8000"
 
 
 def shell_commands(text: str) -> list[str]:
@@ -98,8 +102,35 @@ def test_every_readme_command_is_run_or_said_why_not():
     assert set(SESSIONS) <= {command for command, _ in examples(README)}
 
 
+@pytest.fixture(scope="module")
+def served(workdir):
+    """``recipekg serve`` on a free port, for the commands that talk to the README's server."""
+    port = _free_port()
+    server = subprocess.Popen(["recipekg", "serve", "--port", str(port)], cwd=workdir, env=_env(workdir),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert _front_page(server, port)[0] == 200
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _front_page(server, port: int) -> tuple[int | None, str]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+                return response.status, response.read().decode()
+        except OSError:
+            time.sleep(0.3)
+    return None, server.stderr.read() if server.poll() is not None else ""
+
+
 @pytest.mark.parametrize("command", [c for c in RUN if not c.startswith("recipekg serve")])
-def test_a_readme_command_exits_0(command, workdir):
+def test_a_readme_command_exits_0(command, workdir, request):
+    if README_SERVER in command:
+        command = command.replace(README_SERVER, request.getfixturevalue("served"))
     result = subprocess.run(["bash", "-c", command], cwd=workdir, env=_env(workdir), capture_output=True,
                             text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, f"{command}\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
@@ -117,15 +148,8 @@ def test_a_readme_serve_command_serves_the_page(command, workdir):
     server = subprocess.Popen(["bash", "-c", f"exec {command.split('#')[0]} --port {port}"], cwd=workdir,
                               env=_env(workdir), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline, status = time.monotonic() + 60, None
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
-                    status, page = response.status, response.read().decode()
-                break
-            except OSError:
-                time.sleep(0.3)
-        assert status == 200 and "recipekg" in page, server.stderr.read() if server.poll() is not None else ""
+        status, page = _front_page(server, port)
+        assert status == 200 and "recipekg" in page, page
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -143,11 +167,11 @@ def test_a_readme_example_prints_what_it_shows(command, shown, workdir):
         at = output.index(line, at) + 1
 
 
-def test_the_readme_python_runs(tmp_path):
+def test_the_readme_python_runs(served):
     blocks = re.findall(r"^```python\n(.*?)^```", README, flags=re.M | re.S)
     assert blocks
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})
+        exec(compile(block.replace(README_SERVER, served), "README.md", "exec"), {})
 
 
 def test_the_readme_shows_shell_completion_for_every_shell_it_names():
