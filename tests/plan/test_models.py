@@ -139,3 +139,13 @@ def test_active_params_plan_cannot_use_exit_2_at_the_constraint(query, column, w
 def test_read_inputs_refuses_active_params_above_params(snap):
     with pytest.raises(RangeError, match="cannot exceed"):
         read_inputs(parse("plan where params = 7B and active-params = 8B")[0], snap)
+
+
+def test_a_plan_with_a_model_keeps_its_clear_refusal_in_sparql(snap):
+    from recipekg.errors import UnsupportedStatement
+    from recipekg.sparql.generate import to_sparql
+
+    with pytest.raises(UnsupportedStatement, match="plan has no SPARQL form"):
+        to_sparql(parse("plan where model = mixtral-8x7b and gpus = 8")[0], snap)
+    code, out = cli("sparql", "plan where model = llama-2-70b")
+    assert code == 2 and "plan has no SPARQL form" in out, out
