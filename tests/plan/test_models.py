@@ -149,3 +149,10 @@ def test_a_plan_with_a_model_keeps_its_clear_refusal_in_sparql(snap):
         to_sparql(parse("plan where model = mixtral-8x7b and gpus = 8")[0], snap)
     code, out = cli("sparql", "plan where model = llama-2-70b")
     assert code == 2 and "plan has no SPARQL form" in out, out
+
+
+def test_a_family_is_not_read_by_plan_and_two_configurations_are_refused(run_plan):
+    a = run_plan("plan where architecture in (cnn, transformer) and params = 7B")
+    assert any(n["text"] == "not used by plan: architecture" for n in a["notes"])
+    code, out = cli("query", "plan where model in (llama-2-7b, llama-2-13b)")
+    assert code == 2 and "plan takes one architecture" in out and "column 12" in out

@@ -78,7 +78,9 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
     def one(dim: str) -> str | None:
         return _one(dim, stmt, constraints, facts)
 
-    model, params, from_model, active = _model_values(stmt, constraints, snap, one("architecture"),
+    named = (facts["architecture"].values or set()) if "architecture" in facts else set()
+    arch = one("architecture") if named & set(snap.get("models", {})) else None  # a family: not read
+    model, params, from_model, active = _model_values(stmt, constraints, snap, arch,
                                                       number("params"), number("active-params"))
     inputs = Inputs(stmt, constraints, facts, params=params, tokens=number("tokens"),
                     flops=number("flops"), unique_tokens=number("unique-tokens"), epochs=number("epochs"),
