@@ -130,6 +130,7 @@ def compile_graph(triples: Iterable[Triple]) -> dict:
     snap["formulas"] = _formulas(ix)
     snap["facts"] = _facts(ix)
     snap["hardware"] = _hardware(ix)
+    snap["models"] = _models(ix)
     snap["scoring"] = {"unconstrained_factor": ix.number(RKG.scoring, RKG.unconstrainedFactor),
                        "partly_credit": ix.number(RKG.scoring, RKG.partlyCredit),
                        "default_support": ix.number(RKG.scoring, RKG.defaultSupport)}
@@ -171,6 +172,22 @@ def _hardware(ix: Index) -> dict:
     return {h: {p: float(o[0].lexical) for p, o in ix.spo[h].items()
                 if o and isinstance(o[0], Lit) and o[0].datatype in _NUMERIC}
             for h in ix.instances(RKG.Hardware)}
+
+
+#: A model configuration's figures: snapshot key -> property.
+MODEL_FIGURES = {"layers": RKG.layers, "hidden": RKG.hiddenSize, "heads": RKG.attentionHeads,
+                 "kv_heads": RKG.kvHeads, "vocab": RKG.vocabSize, "ffn_hidden": RKG.ffnHidden,
+                 "ffn_matrices": RKG.ffnMatrices, "experts": RKG.experts,
+                 "experts_per_token": RKG.expertsPerToken, "seq_length": RKG.contextLength,
+                 "params": RKG.params, "active_params": RKG.activeParams}
+
+
+def _models(ix: Index) -> dict:
+    """Named model configurations: their figures (None where the KB has none), family and sources."""
+    return {m: {"id": ix.text(m, SKOS.notation) or local_name(m), "label": ix.text(m, RDFS.label),
+                "family": ix.iris(m, SKOS.broader), **{k: ix.number(m, p) for k, p in MODEL_FIGURES.items()},
+                **_sources(ix, m), "caveat": ix.text(m, RDFS.comment)}
+            for m in ix.instances(RKG.ModelConfiguration)}
 
 
 def _sources(ix: Index, s: str) -> dict:

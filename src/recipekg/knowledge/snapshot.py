@@ -4,7 +4,7 @@ The RDF files stay the source of truth. What the query path needs is compiled on
 caller's ``build``, normally :func:`recipekg.knowledge.loader.compile_files`) and cached as
 one file per set of input files::
 
-    {"magic": "recipekg-snapshot", "format": 6, "codec": "marshal-shards", "key": "<sha256>",
+    {"magic": "recipekg-snapshot", "format": 7, "codec": "marshal-shards", "key": "<sha256>",
      "stamp_ns": t, "inputs": [[path, size, mtime_ns, ctime_ns, inode], ...], "length": n,
      "core": c, "crc32": x}
     <core: marshal of (paths, data): builtin types (dict, list, str, int, float, bool,
@@ -51,7 +51,7 @@ import time
 from recipekg.version import __version__
 
 #: The shape of the compiled data (knowledge/compiler.py); a change rebuilds every cached snapshot.
-SNAPSHOT_FORMAT = 9
+SNAPSHOT_FORMAT = 10
 MAGIC = "recipekg-snapshot"
 CODEC = "marshal-shards"
 #: A file modified this close to (or after) the moment its fingerprint was taken is hashed.

@@ -42,6 +42,8 @@ RKG = Namespace(BASE + "ns#", """
     FailureMode symptom Hardware memoryBytes bandwidthBytesPerSecond bf16PeakFlopsPerSecond
     fp16PeakFlopsPerSecond fp8PeakFlopsPerSecond interconnectBytesPerSecond interconnectKind
     powerWatts memoryKind supportsPrecision ComputeTier
+    ModelConfiguration layers hiddenSize attentionHeads kvHeads vocabSize ffnHidden ffnMatrices experts
+    expertsPerToken contextLength activeParams
     Dimension DimensionKind Categorical Count Duration Bytes Ratio dimensionKind valueClass
     derivedVia minValue maxValue planOnly
     DataModality Task Goal Preference InferenceBudget Availability Precision Horizon RecomputeMode

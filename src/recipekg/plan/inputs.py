@@ -27,7 +27,8 @@ from recipekg.render import numbers as units
 USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "bandwidth", "mfu",
         "epochs", "unique-tokens", "optimizer", "precision", "goal", "inference-budget", "tier", "prefer",
         "layers", "hidden", "heads", "seq-length", "micro-batch", "tensor-parallel", "pipeline-parallel", "zero",
-        "recompute", "peak-flops", "tokens-per-param", "method", "lora-rank", "offload", "pretrained"}
+        "recompute", "peak-flops", "tokens-per-param", "method", "lora-rank", "offload", "pretrained",
+        "kv-heads", "vocab", "active-params"}
 
 
 class Inputs(Record):
@@ -56,6 +57,9 @@ class Inputs(Record):
     offload: str | None = None
     pretrained: str | None = None
     params_from: str | None = None
+    model: dict | None = None          # the named model configuration (``model = llama-2-70b``)
+    active_params: Q | None = None     # parameters used per token (given, or the configuration's)
+    params_from_model: bool = False    # params are the configuration's, not the query's
 
     @property
     def backwards(self) -> bool:
@@ -76,8 +80,9 @@ class Inputs(Record):
         return f"given in the query ({c.dimension.text} {c.op} {' and '.join(v.text for v in c.values)})"
 
     def unused(self) -> list[str]:
-        """The dimensions of the query plan does not read."""
-        return sorted(d for d in self.constraints if d not in USED)
+        """The dimensions of the query plan does not read (``architecture`` unless it names a
+        model configuration)."""
+        return sorted(d for d in self.constraints if d not in USED and not (d == "architecture" and self.model))
 
 
 def read_inputs(stmt: Plan, snap: dict) -> Inputs:
@@ -93,13 +98,18 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
     def one(dim: str) -> str | None:
         return _one(dim, stmt, constraints, facts)
 
-    inputs = Inputs(stmt, constraints, facts, params=number("params"), tokens=number("tokens"),
+    named = (facts["architecture"].values or set()) if "architecture" in facts else set()
+    arch = one("architecture") if named & set(snap.get("models", {})) else None  # a family: not read
+    model, params, from_model, active = _model_values(stmt, constraints, snap, arch,
+                                                      number("params"), number("active-params"))
+    inputs = Inputs(stmt, constraints, facts, params=params, tokens=number("tokens"),
                     flops=number("flops"), unique_tokens=number("unique-tokens"), epochs=number("epochs"),
                     gpus=number("gpus"), mfu=number("mfu"), time_budget=number("time", budget=True),
                     gpu_memory=number("gpu-memory"), hardware=one("hardware"), optimizer=one("optimizer"),
                     precision=one("precision"), peak_flops=number("peak-flops"), bandwidth=number("bandwidth"),
                     tokens_per_param=number("tokens-per-param"), method=one("method"), offload=one("offload"),
-                    pretrained=one("pretrained"))
+                    pretrained=one("pretrained"), model=model,
+                    active_params=active, params_from_model=from_model)
     if not (inputs.params or inputs.tokens or inputs.flops or inputs.backwards or inputs.gpu_memory) \
             and not (inputs.unique_tokens and inputs.epochs):
         p = stmt.pos
@@ -110,6 +120,31 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                                       "unique-tokens = 50B and epochs = 4",
                                       "gpus = 64 and time = 2 weeks and hardware = h100", "hardware = h100"])
     return inputs
+
+
+def _model_values(stmt: Plan, constraints: dict, snap: dict, arch: str | None, params: Q | None,
+                  active: Q | None) -> tuple[dict | None, Q | None, bool, Q | None]:
+    """The named model configuration (None unless ``architecture`` names one), the params (the
+    query's, else the configuration's), whether they are the configuration's, and the active
+    params (the query's, else the configuration's); :class:`RangeError` for active params plan
+    cannot use."""
+    model = snap.get("models", {}).get(arch) if arch else None
+    from_model = model is not None and params is None and bool(model.get("params"))
+    if from_model:
+        params = Q.point(model["params"])
+    if active is None and model is not None and model.get("active_params"):
+        active = Q.point(model["active_params"])
+    if active is not None:
+        c = constraints.get("active-params")
+        where = c.pos if c is not None else stmt.pos
+        if params is None:
+            raise RangeError.at(where, "active-params needs params, the total: memory counts every parameter",
+                                expected=["params = 47B and active-params = 13B", "model = mixtral-8x7b"])
+        if active.high > params.low:
+            raise RangeError.at(where, f"active-params ({units.num(active.high)}) cannot exceed params "
+                                       f"({units.num(params.low)}): a token uses at most every parameter",
+                                expected=["active-params <= params"])
+    return model, params, from_model, active
 
 
 def _number(dim: str, stmt: Plan, constraints: dict, facts: dict, *, budget: bool = False) -> Q | None:

@@ -1,9 +1,12 @@
 """The model's shape and the optimizer's bytes per parameter, as the layout search needs them.
 
-The shape (layers, hidden size, heads) is given in the query or follows from the size by
+The shape (layers, hidden size, heads, key-value heads, vocabulary) is given in the query,
+or is a named model configuration's (``model = llama-2-70b``), or follows from the size by
 the KB's rule of thumb (params ≈ 12 · layers · hidden², GPT-3's aspect ratio and head size),
-which the answer says; the sequence length and micro-batch are given or assumed (GPT-3's
-context, one sequence)::
+which the answer says; key-value heads default to the heads (multi-head attention), the
+vocabulary stays unknown without a configuration or ``vocab``; the sequence length and
+micro-batch are given, the configuration's context, or assumed (GPT-3's context, one
+sequence)::
 
     >>> from recipekg.plan.inputs import read_inputs
     >>> from recipekg.plan.kbview import KBView
@@ -12,8 +15,14 @@ context, one sequence)::
     >>> s = model_shape(ledger, inputs, inputs.params)
     >>> round(s.layers.value), round(s.hidden.value), round(s.heads.value), s.seq_length.value
     (96, 12288, 96, 2048.0)
+    >>> s.kv_heads.value, s.vocab
+    (96.0, None)
     >>> show(optimizer_state_bytes(ledger, inputs)[0], "bytes/param")
     '8 bytes/param'
+    >>> inputs = read_inputs(parse("plan where model = llama-2-70b and gpus = 8")[0], snap)
+    >>> s = model_shape(Ledger(KBView(snap)), inputs, inputs.params)
+    >>> [round(q.value) for q in (s.layers, s.hidden, s.heads, s.kv_heads, s.vocab, s.seq_length)]
+    [80, 8192, 64, 8, 32000, 4096]
 """
 
 from __future__ import annotations
@@ -33,8 +42,10 @@ FIXED = {"tensor-parallel": "tensor_parallel", "pipeline-parallel": "pipeline_pa
 
 
 class Shape(Record):
-    """Layers, hidden size, heads, sequence length and micro-batch (each a :class:`Q`), and
-    the layout choices the query fixed (``given``)."""
+    """Layers, hidden size, heads, sequence length and micro-batch (each a :class:`Q`), the
+    layout choices the query fixed (``given``), whether the shape is the rule of thumb's
+    (``derived``), the key-value heads (a :class:`Q`; the heads unless given or known) and the
+    vocabulary (a :class:`Q`, None when unknown)."""
 
     layers: Q
     hidden: Q
@@ -43,6 +54,8 @@ class Shape(Record):
     micro_batch: Q
     given: dict
     derived: bool
+    kv_heads: Q | None = None
+    vocab: Q | None = None
 
     def heads_divisible_by(self, tp: int) -> bool:
         """Whether ``tp`` GPUs can split the heads (any degree, for a shape from the rule of thumb)."""
@@ -50,11 +63,16 @@ class Shape(Record):
         return tp == 1 or self.derived or (heads == round(heads) and round(heads) % tp == 0)
 
 
+#: The shape's dimensions, and the model configuration's key for each.
+SHAPE = {"layers": "layers", "hidden": "hidden", "heads": "heads", "kv-heads": "kv_heads", "vocab": "vocab",
+         "seq-length": "seq_length"}
+
+
 def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
     """The shape, recording how each part was found."""
     kb = ledger.kb
-    got = {dim: Q.point(v) for dim in ("layers", "hidden", "heads", "seq-length", "micro-batch")
-           if (v := whole_number(inputs, dim)) is not None}
+    got = {dim: Q.point(v) for dim in (*SHAPE, "micro-batch") if (v := whole_number(inputs, dim)) is not None}
+    _from_model(ledger, inputs.model, got)
     layers, hidden, heads = got.get("layers"), got.get("hidden"), got.get("heads")
     if layers is None:
         layers = _derive(ledger, "layers", {"params": params})
@@ -62,6 +80,10 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
         hidden = _derive(ledger, "hidden", {"layers": layers})
     if heads is None:
         heads = _derive(ledger, "heads", {"hidden": hidden})
+    kv_heads = got.get("kv-heads")
+    if kv_heads is None:
+        kv_heads = heads
+        ledger.note(f"kv-heads not given: {show(heads)}, as many as the heads (multi-head attention) assumed")
     if not {"layers", "hidden"} <= got.keys():
         ledger.note("the model's shape comes from its size by a rule of thumb (params ≈ 12 · layers · hidden², "
                     "GPT-3's 128 hidden units per layer and per head): give layers, hidden and heads for a "
@@ -75,10 +97,27 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
     if micro is None:
         micro = Q.point(1)
         ledger.note("micro-batch not given: one sequence per GPU per step assumed, the least memory")
-    return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys())
+    return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys(),
+                 kv_heads=kv_heads, vocab=got.get("vocab"))
 
 
-UNITS = {"layers": "layers", "hidden": "hidden units", "heads": "heads"}
+def _from_model(ledger: Ledger, model: dict | None, got: dict) -> None:
+    """The parts of the shape the query leaves out, from the named model configuration (``got``
+    is updated), recorded as quantities citing the configuration's sources."""
+    if model is None:
+        return
+    taken = []
+    for dim, key in SHAPE.items():
+        if dim not in got and model.get(key):
+            got[dim] = Q.point(model[key])
+            taken.append(f"{dim} = {show(got[dim], exact=True)}")
+            ledger.add(key, got[dim], UNITS.get(dim, "tokens" if dim == "seq-length" else ""), label=dim,
+                       given=True, extra_sources=[model], derivation=f"{model['label']}'s configuration")
+    if taken:
+        ledger.note(f"the model's shape is {model['label']}'s (model = {model['id']}): " + ", ".join(taken), model)
+
+
+UNITS = {"layers": "layers", "hidden": "hidden units", "heads": "heads", "kv-heads": "heads", "vocab": "tokens"}
 
 
 def _derive(ledger: Ledger, output: str, env: dict) -> Q:
@@ -121,7 +160,8 @@ def whole_number(inputs: Inputs, dim: str) -> int | None:
 
 #: The whole numbers the layout dimensions take, and an example of each.
 BOUNDS = {"zero": (0, 3), "tensor-parallel": (1, 1e6), "pipeline-parallel": (1, 1e6)}
-EXAMPLE = {"zero": 3, "seq-length": 4096, "micro-batch": 1, "hidden": 4096, "heads": 32, "layers": 32}
+EXAMPLE = {"zero": 3, "seq-length": 4096, "micro-batch": 1, "hidden": 4096, "heads": 32, "layers": 32, "kv-heads": 8,
+           "vocab": 32000}
 
 
 def _given(inputs: Inputs, ledger: Ledger) -> dict:

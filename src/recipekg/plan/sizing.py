@@ -33,7 +33,7 @@ COMPUTE_OPTIMAL = "chinchilla-optimal-training"
 GIVEN_RATIO = "tokens_per_param"   # the name formula:tokens-from-ratio reads a ratio the query gives by
 INFERENCE_OPTIMAL = "inference-optimal-training"
 
-_UNITS = {"params": "parameters", "tokens": "tokens", "flops": "FLOPs", "memory": "bytes",
+_UNITS = {"params": "parameters", "active_params": "parameters", "tokens": "tokens", "flops": "FLOPs", "memory": "bytes",
           "gpu_hours": "GPU-hours", "wall_time": "hours"}
 
 
@@ -105,7 +105,8 @@ def size(ledger: Ledger, inputs: Inputs, strategy: Strategy, budget: Q | None = 
     """Params, tokens and FLOPs, recorded in the ledger with the tokens-per-parameter ratio;
     ``budget``: the FLOPs planning backwards found (already recorded)."""
     kb = ledger.kb
-    fs = _Formulas(kb.formula("flops", "params", "tokens"),
+    moe = inputs.active_params is not None
+    fs = _Formulas(kb.formula("flops", "active_params" if moe else "params", "tokens"),
                    kb.formula("tokens", "params", strategy.ratio["symbol"]),
                    kb.formula("epochs", "tokens", "unique_tokens"),
                    {strategy.ratio["symbol"]: const_q(strategy.ratio)})
@@ -123,14 +124,15 @@ def size(ledger: Ledger, inputs: Inputs, strategy: Strategy, budget: Q | None = 
     if params is None and tokens is None:                         # a compute budget only
         params, tokens = _from_flops(ledger, flops, strategy.ratio, fs)
     elif tokens is None:                                           # params (and maybe flops)
-        tokens = _tokens_from_params(ledger, params, flops, fs)
+        tokens = _tokens_from_params(ledger, params, flops, fs, inputs.active_params)
     elif params is None:                                           # tokens (and maybe flops)
         params = _params_from_tokens(ledger, tokens, flops, strategy.ratio, fs)
+    per_token = {"active_params": inputs.active_params} if moe else {"params": params}
     if flops is None:
-        flops, env = ledger.compute(fs.flops, {"params": params, "tokens": tokens})
+        flops, env = ledger.compute(fs.flops, {**per_token, "tokens": tokens})
         ledger.add("flops", flops, "FLOPs", formula=fs.flops, env=env)
     elif n_given == 3:
-        _check_given_flops(ledger, params, tokens, flops, fs.flops)
+        _check_given_flops(ledger, per_token, tokens, flops, fs.flops)
     sizes = Sizes(params, tokens, flops, from_data, _table_row(kb, params, tokens), implied=n_given >= 2)
     _show_table_figures(ledger, sizes.table_row)
     _ratio(ledger, strategy, params, tokens, remark=n_given >= 2)
@@ -138,9 +140,22 @@ def size(ledger: Ledger, inputs: Inputs, strategy: Strategy, budget: Q | None = 
 
 
 def _record_given(ledger: Ledger, inputs: Inputs, tokens: Q | None, from_data: bool, epochs_f: KBFormula) -> None:
-    if inputs.params is not None:
+    model = inputs.model
+    if inputs.params_from_model:
+        ledger.add("params", inputs.params, "parameters", label="params", given=True, extra_sources=[model],
+                   derivation=f"the published size of {model['label']} (model = {model['id']})")
+    elif inputs.params is not None:
         ledger.add("params", inputs.params, "parameters", label="params", given=True,
                    derivation=inputs.given_text("params"))
+    if inputs.active_params is not None:
+        from_model = "active-params" not in inputs.constraints
+        ledger.add("active_params", inputs.active_params, "parameters", label="active params", given=True,
+                   extra_sources=[model] if from_model else [],
+                   derivation=(f"the active parameters of {model['label']} (model = {model['id']})" if from_model
+                               else inputs.given_text("active-params")))
+        ledger.note(f"mixture of experts: FLOPs and time count the {show(inputs.active_params, 'parameters')} "
+                    f"a token uses, memory all {show(inputs.params, 'parameters')}; the tokens-per-parameter "
+                    f"ratio is taken over all of them", ledger.kb.formula("flops", "active_params", "tokens").data)
     if tokens is not None and from_data:
         ledger.add("tokens", tokens, "tokens", formula=epochs_f, given=True,
                    derivation=f"{epochs_f.data['expression']}, solved for tokens: "
@@ -186,14 +201,14 @@ def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q
     return params, tokens
 
 
-def _tokens_from_params(ledger: Ledger, params: Q, flops: Q | None, fs: _Formulas) -> Q:
+def _tokens_from_params(ledger: Ledger, params: Q, flops: Q | None, fs: _Formulas, active: Q | None = None) -> Q:
     if flops is None:
         tokens, env = ledger.compute(fs.tokens, {"params": params, **fs.ratio})
         ledger.add("tokens", tokens, "tokens", formula=fs.tokens, env=env)
         return tokens
-    tokens = ledger.solve(fs.flops.parsed, "tokens",
-                          {**ledger.kb.constants_in(fs.flops), "params": params, "flops": flops})
-    _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, "params": params}, tokens, "tokens")
+    per_token = {"active_params": active} if active is not None else {"params": params}
+    tokens = ledger.solve(fs.flops.parsed, "tokens", {**ledger.kb.constants_in(fs.flops), **per_token, "flops": flops})
+    _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, **per_token}, tokens, "tokens")
     return tokens
 
 
@@ -209,10 +224,11 @@ def _params_from_tokens(ledger: Ledger, tokens: Q, flops: Q | None, ratio: dict,
     return params
 
 
-def _check_given_flops(ledger: Ledger, params: Q, tokens: Q, flops: Q, flops_f: KBFormula) -> None:
-    implied, _ = ledger.compute(flops_f, {"params": params, "tokens": tokens})
+def _check_given_flops(ledger: Ledger, per_token: dict, tokens: Q, flops: Q, flops_f: KBFormula) -> None:
+    implied, _ = ledger.compute(flops_f, {**per_token, "tokens": tokens})
     if f"{implied.value:.2g}" != f"{flops.value:.2g}":
-        ledger.note(f"the given flops ({show(flops, 'FLOPs')}) differ from 6 × params × tokens "
+        counted = "active params" if "active_params" in per_token else "params"
+        ledger.note(f"the given flops ({show(flops, 'FLOPs')}) differ from 6 × {counted} × tokens "
                     f"({show(implied, 'FLOPs')}); the plan uses the given figure", flops_f.data, warn=True)
 
 

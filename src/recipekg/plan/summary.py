@@ -39,12 +39,13 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     """A few lines that answer the user's questions, from the ledger's quantities."""
     kb, v = ledger.kb, ledger.values
     back = found.timing.backwards
-    lines = [f"{show(v['params'], 'parameters', ledger.given('params'))} → "
+    lines = [f"{show(v['params'], 'parameters', ledger.given('params'))}{_which_model(inputs, v)} → "
              f"{show(v['tokens'], 'tokens', ledger.given('tokens'))} "
              f"({show(v['tokens_per_param'], 'tokens/param')}, {found.strategy.json['label']}), "
              f"{show(v['flops'], 'FLOPs')} of training compute"
              + (f" from {show(inputs.gpus, 'GPUs')} × {show(inputs.time_budget, 'hours')}, planned backwards"
-                if back else "")]
+                if back else "")
+             + (f" (from the {show(v['active_params'], 'active parameters', True)})" if "active_params" in v else "")]
     if "effective_tokens" in v:
         lines.append(f"repeated data: {show(v['epochs'], 'epochs') if 'epochs' in v else ''} "
                      f"effective {show(v['effective_tokens'], 'tokens')} by the reference's formula"
@@ -76,6 +77,11 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     if found.tier:
         lines.append(f"compute tier: {found.tier['label']}" + ("" if found.tier["exact"] else " (nearest)"))
     return lines
+
+
+def _which_model(inputs: Inputs, v: dict) -> str:
+    """`` (Llama 2 70B)`` when the parameters are a named configuration's."""
+    return f" ({inputs.model['label']})" if inputs.params_from_model else ""
 
 
 def _to_make_it_fit(recs: list[dict]) -> str:

@@ -1,0 +1,158 @@
+"""`plan` with a named model configuration (``model = llama-2-70b``) and with a mixture of
+experts (``active-params``, or Mixtral's): params and shape come from the configuration and
+the answer says so; FLOPs and time count the active parameters, memory the total."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from recipekg.cli.main import main
+from recipekg.errors import RangeError
+from recipekg.plan.inputs import read_inputs
+from recipekg.plan.kbview import KBView
+from recipekg.plan.ledger import Ledger
+from recipekg.plan.shape import model_shape
+from recipekg.query.parser import parse
+
+
+def q(answer: dict, name: str) -> dict:
+    return next(x for x in answer["quantities"] if x["name"] == name)
+
+
+def config(snap, model_id: str) -> dict:
+    return next(m for m in snap["models"].values() if m["id"] == model_id)
+
+
+def notes(answer: dict) -> str:
+    return "\n".join(n["text"] for n in answer["notes"] + answer["warnings"])
+
+
+def test_llama_2_70b_gives_its_size_and_shape(run_plan, snap):
+    a = run_plan("plan where model = llama-2-70b and hardware = a100 and gpus = 8")
+    m = config(snap, "llama-2-70b")
+    assert 6.5e10 <= q(a, "params")["value"] <= 7.5e10 and q(a, "params")["value"] == m["params"]
+    for name in ("layers", "hidden", "heads", "kv_heads", "vocab"):
+        assert q(a, name)["value"] == m[name], name
+    assert (q(a, "layers")["value"], q(a, "kv_heads")["value"]) == (80, 8)  # the GQA model of Llama 2
+    assert "Llama 2 70B" in q(a, "params")["derivation"] and q(a, "params")["sources"]
+    assert "Llama 2 70B" in a["summary"][0]
+    assert "the model's shape is Llama 2 70B's" in notes(a)
+    assert "rule of thumb (params" not in notes(a) and "kv-heads not given" not in notes(a)
+    assert "architecture" not in " ".join(n["text"] for n in a["notes"] if n["text"].startswith("not used"))
+
+
+def test_the_query_s_own_numbers_win_over_the_configuration_s(run_plan, snap):
+    a = run_plan("plan where model = llama-2-70b and params = 65B and layers = 60 and hardware = a100 and gpus = 8")
+    assert q(a, "params")["value"] == 65e9 and "given in the query" in q(a, "params")["derivation"]
+    assert q(a, "hidden")["value"] == config(snap, "llama-2-70b")["hidden"]
+    assert "layers = 60" not in notes(a) and "layers = 80" not in notes(a)
+
+
+def test_the_configuration_s_context_is_the_sequence_length(snap, kb):
+    inputs = read_inputs(parse("plan where model = mixtral-8x7b and gpus = 8")[0], snap)
+    shape = model_shape(Ledger(KBView(snap)), inputs, inputs.params)
+    assert shape.seq_length.value == config(snap, "mixtral-8x7b")["seq_length"]
+    inputs = read_inputs(parse("plan where model = llama-3-1-405b and gpus = 8")[0], snap)  # none recorded
+    ledger = Ledger(KBView(snap))
+    shape = model_shape(ledger, inputs, inputs.params)
+    assert "seq-length not given" in " ".join(n["text"] for n in ledger.notes)
+
+
+def test_kv_heads_default_to_the_heads_and_the_answer_says_so(snap):
+    inputs = read_inputs(parse("plan where params = 7B and gpus = 8")[0], snap)
+    ledger = Ledger(KBView(snap))
+    shape = model_shape(ledger, inputs, inputs.params)
+    assert shape.kv_heads.value == shape.heads.value and shape.vocab is None
+    assert any("kv-heads not given" in n["text"] for n in ledger.notes)
+    inputs = read_inputs(parse("plan where params = 7B and gpus = 8 and kv-heads = 8 and vocab = 32000")[0], snap)
+    ledger = Ledger(KBView(snap))
+    shape = model_shape(ledger, inputs, inputs.params)
+    assert (shape.kv_heads.value, shape.vocab.value) == (8, 32000)
+    assert not any("kv-heads not given" in n["text"] for n in ledger.notes)
+
+
+def test_mixtral_counts_active_params_for_flops_and_total_for_memory(run_plan, snap):
+    a = run_plan("plan where model = mixtral-8x7b and hardware = h100 and gpus = 64")
+    m = config(snap, "mixtral-8x7b")
+    assert 1.2e10 <= m["active_params"] <= 1.4e10 and 4.5e10 <= m["params"] <= 4.9e10
+    six = next(c for c in snap["constants"].values() if c["symbol"] == "c_flops_per_param_token")["value"]
+    tokens = q(a, "tokens")["value"]
+    assert q(a, "flops")["value"] == pytest.approx(six * m["active_params"] * tokens, rel=1e-3)
+    assert q(a, "flops")["formula"]["id"] == "training-flops-active"
+    assert q(a, "active_params")["value"] == m["active_params"] and q(a, "params")["value"] == m["params"]
+    per_param = next(c for c in snap["constants"].values() if c["symbol"] == "c_training_bytes_per_param")
+    assert q(a, "memory")["low"] == pytest.approx(per_param["low"] * m["params"], rel=1e-3)
+    assert "active parameters" in a["summary"][0] and "mixture of experts" in notes(a)
+
+
+def test_a_mixture_of_experts_costs_its_active_share_of_a_dense_model(run_plan):
+    dense = run_plan("plan where params = 47B and tokens = 1T and hardware = h100 and gpus = 64")
+    moe = run_plan("plan where params = 47B and active-params = 13B and tokens = 1T and hardware = h100 and gpus = 64")
+    for name in ("flops", "gpu_hours"):
+        assert q(moe, name)["value"] / q(dense, name)["value"] == pytest.approx(13 / 47, rel=1e-2), name
+    for name in ("memory", "model_states"):
+        assert q(moe, name)["value"] == q(dense, name)["value"], name
+    assert moe["fit"]["layout"] == dense["fit"]["layout"]
+
+
+def test_given_flops_solve_tokens_through_the_active_params(run_plan):
+    a = run_plan("plan where params = 47B and active-params = 13B and flops = 7.8e22")
+    assert q(a, "tokens")["value"] == pytest.approx(1e12, rel=1e-3)
+
+
+def test_recommend_with_a_configuration_holds_its_family_s_rules(kb):
+    (by_model,) = kb.query("recommend optimizer where model = llama-2-70b")
+    (by_family,) = kb.query("recommend optimizer where architecture = llama")
+    assert [r["id"] for r in by_model["results"]] == [r["id"] for r in by_family["results"]]
+    soap = next(r for r in by_model["results"] if r["id"] == "soap")
+    assert any("decoder" in r["text"] for r in soap["because"])  # a rule on decoders holds for Llama 2 70B
+
+
+def test_a_quoted_dotted_name_reaches_llama_3_1(kb):
+    (a,) = kb.query('plan where model = "llama-3.1-405b" and hardware = h100 and gpus = 1024')
+    assert q(a, "params")["value"] == 405e9 and q(a, "layers")["value"] == 126
+
+
+def cli(*args):
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_a_misspelled_model_gets_the_closest_names_and_exit_2():
+    code, out = cli("query", "plan where model = lama-2-70b and gpus = 8")
+    assert code == 2 and "line 1, column 20" in out
+    assert "did you mean" in out and "'llama-2-70b'" in out.split("did you mean")[1]
+
+
+@pytest.mark.parametrize("query,column,words", [
+    ("plan where active-params = 13B and tokens = 1T", 12, "active-params needs params"),
+    ("plan where params = 7B and active-params = 13B", 28, "cannot exceed params"),
+    ("plan where model = llama-2-70b and active-params = 80B", 36, "cannot exceed params"),
+    ("plan where model = llama-2-70b and gpus = 8 and hardware = h100 and kv-heads < 8", 69, "one whole number for 'kv-heads'"),
+])
+def test_active_params_plan_cannot_use_exit_2_at_the_constraint(query, column, words):
+    code, out = cli("query", query)
+    assert code == 2 and f"column {column}" in out and words in out, out
+
+
+def test_read_inputs_refuses_active_params_above_params(snap):
+    with pytest.raises(RangeError, match="cannot exceed"):
+        read_inputs(parse("plan where params = 7B and active-params = 8B")[0], snap)
+
+
+def test_a_plan_with_a_model_keeps_its_clear_refusal_in_sparql(snap):
+    from recipekg.errors import UnsupportedStatement
+    from recipekg.sparql.generate import to_sparql
+
+    with pytest.raises(UnsupportedStatement, match="plan has no SPARQL form"):
+        to_sparql(parse("plan where model = mixtral-8x7b and gpus = 8")[0], snap)
+    code, out = cli("sparql", "plan where model = llama-2-70b")
+    assert code == 2 and "plan has no SPARQL form" in out, out
+
+
+def test_a_family_is_not_read_by_plan_and_two_configurations_are_refused(run_plan):
+    a = run_plan("plan where architecture in (cnn, transformer) and params = 7B")
+    assert any(n["text"] == "not used by plan: architecture" for n in a["notes"])
+    code, out = cli("query", "plan where model in (llama-2-7b, llama-2-13b)")
+    assert code == 2 and "plan takes one architecture" in out and "column 12" in out
