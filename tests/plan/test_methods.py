@@ -161,7 +161,7 @@ def test_backwards_by_memory_gives_the_largest_model_per_method(run_plan):
 def test_the_answer_says_what_it_assumed(run_plan):
     a = run_plan("plan where params = 7B and method = inference and gpu-memory = 24GB")
     notes = " ".join(n["text"] for n in a["notes"])
-    assert "method = inference" in notes and "key-value heads = heads" in notes and "2,048 tokens" in notes
+    assert "method = inference" in notes and "kv-heads not given" in notes and "2,048 tokens" in notes
     assert "1 sequence" in notes and "bf16" in notes
     lora = run_plan("plan where params = 7B and method = qlora and gpu-memory = 24GB")
     lora_notes = " ".join(n["text"] for n in lora["notes"])
@@ -189,3 +189,13 @@ def test_bad_values_exit_2_with_suggestions(query, words, suggestion):
 def test_lora_rank_must_be_a_whole_number_of_at_least_1():
     code, out = cli("query", "plan where params = 7B and method = lora and lora-rank = 0.5")
     assert code == 2 and "lora-rank" in out
+
+
+def test_a_named_gqa_model_caches_its_key_value_heads_only(run_plan):
+    """Llama 2 70B (80 layers, 8 key-value heads of 128): 2 tensors × 2 bytes × 80 × 8 × 128 =
+    327,680 bytes per token, an eighth of the same model's cache with every head cached."""
+    gqa = run_plan("plan where model = llama-2-70b and method = inference and hardware = h100 and seq-length = 1000")
+    mha = run_plan("plan where model = llama-2-70b and method = inference and hardware = h100 and seq-length = 1000"
+                   " and kv-heads = 64")
+    assert q(gqa, "kv_cache")["value"] == pytest.approx(327_680 * 1000)
+    assert q(mha, "kv_cache")["value"] == pytest.approx(8 * q(gqa, "kv_cache")["value"])

@@ -127,6 +127,14 @@ def test_the_verdict_says_how_long_with_the_mfu_range(client, kb, q):
     assert "wall-clock" in verdict
 
 
+def test_an_inference_plan_says_how_fast_it_decodes_not_how_long_training_takes(client, kb):
+    q = "plan where params = 70B and method = inference and hardware = h100 and precision = int4"
+    verdict = tree(page(client, q)).find("div", "plan-verdict")[0]["text"]
+    decode = quantity(answer(kb, q), "decode_tokens_per_second")
+    assert "How fast" in verdict and "How long" not in verdict and "GPU-hours" not in verdict
+    assert numbers(verdict[verdict.index("How fast"):])[0] == pytest.approx(decode["value"], rel=5e-3)
+
+
 def test_what_to_change_links_the_plan_on_the_gpus_that_fit(client, kb):
     q = PLANS[1]
     a = answer(kb, q)

@@ -46,6 +46,10 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
              + (f" from {show(inputs.gpus, 'GPUs')} × {show(inputs.time_budget, 'hours')}, planned backwards"
                 if back else "")
              + (f" (from the {show(v['active_params'], 'active parameters', True)})" if "active_params" in v else "")]
+    if found.method == "inference":  # serving: the training figures stay in the quantities, not here
+        lines = [f"{show(v['params'], 'parameters', ledger.given('params'))}{_which_model(inputs, v)} served "
+                 f"(method = inference; the tokens, FLOPs and GPU-hours listed below are those of "
+                 f"training a model this size)"]
     if "effective_tokens" in v:
         lines.append(f"repeated data: {show(v['epochs'], 'epochs') if 'epochs' in v else ''} "
                      f"effective {show(v['effective_tokens'], 'tokens')} by the reference's formula"
@@ -73,6 +77,8 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
         lines.append(_to_make_it_fit(found.recommendations))
     if found.feasibility:
         lines.append(f"on {kb.label(inputs.hardware)}: " + "; ".join(r["label"] for r in found.feasibility))
+    if found.method == "inference":
+        return lines
     lines.append(_time_line(ledger, inputs, found.timing))
     if found.tier:
         lines.append(f"compute tier: {found.tier['label']}" + ("" if found.tier["exact"] else " (nearest)"))

@@ -24,7 +24,7 @@ def plan_view(a: dict) -> dict:
     memory), ``layout`` (rows of the layout table; None without a layout)."""
     by_name = {q["name"]: q for q in a["quantities"]}
     fit = a.get("fit")
-    return {"verdict": _verdict(a, fit), "time": _time(by_name), "changes": _changes(a, fit),
+    return {"verdict": _verdict(a, fit), "time": _time(by_name, a.get("method")), "changes": _changes(a, fit),
             "warnings": [w["text"] for w in a.get("warnings") or []],
             "feasibility": a.get("feasibility") or [],
             "bar": memory_bar(by_name.get("memory_per_gpu"), fit),
@@ -43,7 +43,11 @@ def _verdict(a: dict, fit: dict | None) -> dict:
     return {"fits": fit["fits"], "headline": head + where, "text": fit["text"]}
 
 
-def _time(by_name: dict) -> dict | None:
+def _time(by_name: dict, method: str | None = None) -> dict | None:
+    """How long training takes; for ``method = inference``, how fast decoding can go."""
+    decode = by_name.get("decode_tokens_per_second")
+    if method == "inference":
+        return {"decode": quantity_value(decode)} if decode and decode.get("value") is not None else None
     hours, wall, mfu = by_name.get("gpu_hours"), by_name.get("wall_time"), by_name.get("mfu")
     if not hours:
         return None
