@@ -79,7 +79,11 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
         lines.append(f"on {kb.label(inputs.hardware)}: " + "; ".join(r["label"] for r in found.feasibility))
     if found.method == "inference":
         return lines
-    lines.append(_time_line(ledger, inputs, found.timing))
+    time = _time_line(ledger, inputs, found.timing)
+    if found.method in ("full-fine-tune", "lora", "qlora") and inputs.tokens is None and inputs.flops is None:
+        lines.append("pretraining a model this size (give tokens = 1B, say, for the fine-tuning run's own) " + time)
+        return lines
+    lines.append(time)
     if found.tier:
         lines.append(f"compute tier: {found.tier['label']}" + ("" if found.tier["exact"] else " (nearest)"))
     return lines
