@@ -1,26 +1,3 @@
-{# The side panel: the word list (recipekg vocab), and the query box's completion, which reads
-   the same document from /api/vocab. Included by index.html. #}
-<ul id="q-complete" class="complete" role="listbox" aria-label="completions" hidden></ul>
-<aside class="vocab" id="vocab" aria-label="Words you can use">
-  <h2>Words you can use</h2>
-  <p class="hint">Every dimension with an example; open one for its values. <code>recipekg vocab</code> prints the same list.</p>
-  {% for d in vocab.dimensions %}
-  <details class="vocab-dim" id="vocab-{{ d.name }}">
-    <summary><code>{{ d.name }}</code>{% if d.plan_only %} <span class="muted">(plan)</span>{% endif %}</summary>
-    <p>{{ d.definition }}{% if d.aliases %} Also: {% for a in d.aliases %}<code>{{ a }}</code>{% if not loop.last %}, {% endif %}{% endfor %}.{% endif %}</p>
-    <p>Example: <code>{{ d.example }}</code></p>
-    {% if d.unit and d.kind != 'categorical' %}<p class="muted">A number in {{ d.unit }}{% if d.derived_from %}; derived from the {{ d.derived_from }} when not given{% endif %}.</p>{% endif %}
-    {% if d.get('values') %}<ul class="vocab-values">{% for v in d.get('values') %}
-      <li><code>{{ v.id }}</code> {{ v.label }}{% if v.broader %} <span class="muted">(in {{ v.broader | join(', ') }})</span>{% endif %}{% if v.no_advice %} <span class="no-advice">no advice in the reference</span>{% endif %}</li>{% endfor %}
-    </ul>{% endif %}
-  </details>
-  {% endfor %}
-  <details class="vocab-dim" id="vocab-choices">
-    <summary>choices (for <code>explain</code>)</summary>
-    {% for k in vocab.kinds %}<p><strong>{{ k.kind }}</strong>: {% for c in k.choices %}<code>{{ c.id }}</code>{% if not loop.last %}, {% endif %}{% endfor %}</p>{% endfor %}
-  </details>
-</aside>
-<script nonce="{{ csp_nonce }}">
 // Completion for the query box: the word being typed is completed from /api/vocab (the JSON of
 // `recipekg vocab`), by what comes before it: a statement, a kind, a choice, a dimension, a value.
 (function () {
@@ -87,7 +64,6 @@
     if (e.key === "ArrowDown") { e.preventDefault(); mark((active + 1) % items.length); }
     else if (e.key === "ArrowUp") { e.preventDefault(); mark((active + items.length - 1) % items.length); }
     else if ((e.key === "Tab" || e.key === "Enter") && active >= 0) { e.preventDefault(); choose(items[active]); }
-    else if (e.key === "Escape") { close(); }
+    else if (e.key === "Escape") { e.preventDefault(); close(); }  // a search box would clear its text
   });
 })();
-</script>
