@@ -120,12 +120,15 @@ def test_cli_unknown_dimension_is_exit_2_with_a_suggestion():
 # ------------------------------------------------------------------ the forgiving language
 
 @pytest.mark.parametrize("query,dimension,value,given_as", [
-    ("recommend optimizer where prefer = low memory", "prefer", "low-memory", None),
-    ("recommend optimizer where prefer = Low Memory", "prefer", "low-memory", None),
-    ("recommend architecture where data = images and task = object detection", "task", "object-detection", None),
+    ("recommend optimizer where prefer = low-memory", "prefer", "low-memory", None),
+    ("recommend optimizer where prefer = low memory", "prefer", "low-memory", "low memory"),
+    ("recommend optimizer where prefer = Low Memory", "prefer", "low-memory", "low memory"),
+    ("recommend architecture where data = images and task = object detection", "task", "object-detection",
+     "object detection"),
     ("recommend architecture where data = images and task = semantic segmentation", "task", "segmentation",
      "semantic segmentation"),
-    ("recommend fix where symptom = slow convergence", "symptom", "slow-convergence", None),
+    ("recommend fix where symptom = slow convergence", "symptom", "slow-convergence", "slow convergence"),
+    ("recommend fix where symptom = Slow-Convergence", "symptom", "slow-convergence", None),
     ("recommend fix where symptom = loss plateau", "symptom", "slow-convergence", "loss plateau"),
     ("recommend optimizer where prefer = memory", "prefer", "low-memory", "memory"),
 ])

@@ -195,7 +195,8 @@ def _meaning(name: str, dim_name: str, snap: dict | None) -> str:
 
 def _examples(dim: dict, snap: dict) -> str:
     ids = sorted({snap["nodes"][v]["id"] for v in dim["values"].values()})
-    return f"{dim['name']} is one of {', '.join(ids[:8])}" + (" ..." if len(ids) > 8 else "")
+    more = f" ... (all {len(ids)}: recipekg vocab {dim['name']})" if len(ids) > 8 else ""
+    return f"{dim['name']} is one of {', '.join(ids[:8])}{more}"
 
 
 def resolve_constraints(constraints: tuple[Constraint, ...], snap: dict) -> dict[str, Facts]:
@@ -248,12 +249,13 @@ def _describe(c: Constraint, dim: dict, values: list, snap: dict) -> dict:
 
 def _understood(c: Constraint, dim: dict, values: list[str], snap: dict) -> dict:
     """What a categorical constraint was read as, when that is not plain: ``given_as`` the
-    words typed when they are not the values' names (``low memory``, ``detection``), and
+    words typed when they are not the values' names (``low memory``, ``detection``; case
+    aside), and
     ``no_advice`` for each value the reference gives no advice for, with the nearest advice
     it has (labelled, never used in its place)."""
     out: dict = {}
     ids = [snap["nodes"][v]["id"] for v in values]
-    if [slug(v.text) for v in c.values] != ids:
+    if [v.text for v in c.values] != ids:
         out["given_as"] = ", ".join(v.text for v in c.values)
     gaps = [no_advice(v, snap) for v in values if c.op in ("=", "in") and snap["nodes"][v].get("no_advice")]
     if gaps:
