@@ -250,9 +250,8 @@ def _describe(c: Constraint, dim: dict, values: list, snap: dict) -> dict:
 def _understood(c: Constraint, dim: dict, values: list[str], snap: dict) -> dict:
     """What a categorical constraint was read as, when that is not plain: ``given_as`` the
     words typed when they are not the values' names (``low memory``, ``detection``; case
-    aside), and
-    ``no_advice`` for each value the reference gives no advice for, with the nearest advice
-    it has (labelled, never used in its place)."""
+    aside), and ``no_advice`` for each value the reference gives no advice for, with the
+    nearest advice it has (labelled, never used in its place)."""
     out: dict = {}
     ids = [snap["nodes"][v]["id"] for v in values]
     if [v.text for v in c.values] != ids:
