@@ -1,6 +1,6 @@
 """Every statement of every example file in queries/, in every format, on every surface: the
-Python API, the click command, the executable's fast lane and the web page. Each answers (exit
-0), and the surfaces agree with each other."""
+Python API, the click command, the executable's fast lane, the web page, its JSON API and the
+agent tools of ``recipekg mcp``. Each answers (exit 0), and the surfaces agree with each other."""
 
 from __future__ import annotations
 
@@ -62,3 +62,16 @@ def test_the_web_page_shows_every_statement(kb, web, statement):
     for answer in kb.query(statement):
         for result in answer.get("results", [])[:3]:
             assert escape(result["label"], quote=False) in page or escape(result["label"]) in page, result["label"]
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_the_json_api_and_the_agent_tools_answer_every_statement_as_the_cli(kb, web, statement):
+    from recipekg.agent import AgentTools
+
+    expected = render_answers(kb.query(statement), "json")
+    for response in (web.get("/api/query", query_string={"q": statement}),
+                     web.post("/api/query", json={"q": statement}),
+                     web.get("/", query_string={"q": statement}, headers={"Accept": "application/json"})):
+        assert response.status_code == 200
+        assert response.get_data(as_text=True) == expected + "\n"
+    assert AgentTools(kb).query(statement) == expected

@@ -16,6 +16,7 @@ from __future__ import annotations
 from recipekg.errors import (INTERNAL_ERROR, InternalError, KBError, QuerySyntaxError, RecipeKGError,
                              UnsupportedStatement, UsageError)
 from recipekg.knowledge.loader import load_files
+from recipekg.notebook import Answer, Answers
 from recipekg.query.ast import Explain, Plan, Recommend
 from recipekg.query.parser import parse
 from recipekg.reason.backend import Backend
@@ -70,13 +71,15 @@ class KnowledgeBase:
 
         return self.files[len(bundled_paths()):]
 
-    def query(self, text: str, *, backend: Backend | None = None, source: str | None = None) -> list[dict]:
-        """Answers to every statement of ``text``, in order, all parsed first.
+    def query(self, text: str, *, backend: Backend | None = None, source: str | None = None) -> "Answers":
+        """Answers to every statement of ``text``, in order, all parsed first: a list of
+        :class:`recipekg.notebook.Answer` (dicts that a notebook shows as HTML).
 
         An error carries its position in ``text`` (and ``source``, the file it came from);
         a text without any statement is an error too ("nothing to answer").
         """
-        return self._about(text, source, lambda statements: [answer(s, self.snap, backend) for s in statements])
+        return self._about(text, source, lambda statements: Answers(Answer(answer(s, self.snap, backend))
+                                                                    for s in statements))
 
     def to_sparql(self, text: str, *, source: str | None = None) -> str:
         """The SPARQL 1.1 query of the one ``recommend`` or ``explain`` statement in ``text``.

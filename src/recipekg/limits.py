@@ -2,8 +2,8 @@
 
 They are not claims about training runs, so they live here rather than in the KB:
 
-    >>> MAX_QUERY_CHARS, MAX_STATEMENTS
-    (100000, 200)
+    >>> MAX_QUERY_CHARS, MAX_STATEMENTS, SPARQL_MAX_RESULTS
+    (100000, 200, 10000)
     >>> extension_bytes_cap({"RECIPEKG_MAX_EXTENSION_MB": "64"}) == 64 << 20
     True
 """
@@ -16,6 +16,14 @@ MAX_QUERY_CHARS = 100_000
 MAX_STATEMENTS = 200
 #: The web page's query box and /?q= take less: a URL is not a file.
 MAX_WEB_QUERY_CHARS = 10_000
+#: The /sparql endpoint (``recipekg serve``): a query runs at most this many seconds (then its
+#: worker process is stopped and the response, 503, says so; ``serve --sparql-timeout``)...
+SPARQL_TIMEOUT_SECONDS = 10.0
+#: ...returns at most this many solutions or triples (the response says when it cut more)...
+SPARQL_MAX_RESULTS = 10_000
+#: ...and at most this many queries run at once, each in its own worker process (60-80 MB
+#: resident for the bundled KB); further queries wait for one, up to the timeout.
+SPARQL_WORKERS = 2
 #: An extension file is at most this many MiB (about 1.6M triples written like the bundled
 #: KB; validating costs about 40 bytes of memory per byte of Turtle, so 2.5 GB at the cap).
 #: RECIPEKG_MAX_EXTENSION_MB raises it for a machine with the memory to spare.

@@ -6,14 +6,27 @@
 
 from __future__ import annotations
 
-import re
-
-_NOT_NAME = re.compile(r"[^a-z0-9_]+")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def slug(text: str) -> str:
-    """How a label becomes a query name: ``"8-bit Adam"`` → ``8-bit-adam``."""
-    return _NOT_NAME.sub("-", text.lower()).strip("-")
+    """How a label becomes a query name: ``"8-bit Adam"`` → ``8-bit-adam``: lower case, every
+    run of other characters than ``[a-z0-9_]`` one hyphen, none at either end.
+
+    >>> slug("  Mixture-of-Experts (MoE)! "), slug("Ünïcode_ok")
+    ('mixture-of-experts-moe', 'n-code_ok')
+    """
+    out: list[str] = []
+    gap = False
+    for ch in text.lower():
+        if ch in _NAME_CHARS:
+            if gap and out:
+                out.append("-")
+            out.append(ch)
+            gap = False
+        else:
+            gap = True
+    return "".join(out)
 
 
 def edits(a: str, b: str) -> int:

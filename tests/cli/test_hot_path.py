@@ -1,7 +1,8 @@
 """The lean hot path answers exactly as the full machinery does.
 
 - ``recipekg query ... --format json`` imports neither rdflib, networkx, pyoxigraph, flask,
-  pyshacl, lark nor the SPARQL modules (checked in a fresh interpreter);
+  pyshacl, lark, the SPARQL modules nor :mod:`ast` (the formulas come parsed in the snapshot;
+  checked in a fresh interpreter);
 - the lean parser (recipekg.query.lean.lean_parse) gives the generated LALR parser's
   statements whenever it answers, and leaves every error to it;
 - the fast lane of the executable (recipekg.cli.fast) prints the bytes the click command
@@ -24,9 +25,11 @@ from recipekg.errors import RecipeKGError
 
 from support import CASES, REPO, subprocess_env  # noqa: E402
 TABULAR = "recommend architecture where data = tabular and rows = 30k"
-HEAVY = ("rdflib", "networkx", "pyoxigraph", "flask", "pyshacl", "lark", "recipekg.sparql.generate",
+HEAVY = ("rdflib", "networkx", "pyoxigraph", "flask", "pyshacl", "lark", "prompt_toolkit", "pandas", "recipekg.sparql.generate",
          "recipekg.sparql.engines", "recipekg.query._standalone", "recipekg.knowledge.compiler", "recipekg.knowledge.rdfio",
-         "recipekg.knowledge.validate", "recipekg.cite.graph")
+         "recipekg.knowledge.validate", "recipekg.cite.graph", "recipekg.plan.syntax")
+#: Beyond HEAVY, on the fast lane (click itself imports them, through inspect)
+FAST_ONLY = ("ast", "inspect", "typing")
 
 
 def _env(**extra):
@@ -61,7 +64,8 @@ try:
     main()
 except SystemExit as exc:
     assert exc.code in (0, None), exc.code
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in {HEAVY!r} or m in {HEAVY!r})
+banned = {HEAVY!r} + ({FAST_ONLY!r} if {entry!r} == "recipekg.cli.fast" else ())
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in banned or m in banned)
 print("HEAVY", json.dumps(heavy), file=sys.stderr)
 """
     # the first run builds the snapshot (pyoxigraph); check a fresh interpreter on a warm cache
@@ -467,3 +471,28 @@ def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
             assert option.default == (_default(param) or (False if param.is_flag else None)), param.name
     # and nothing the click command does not have
     assert {o.dest for o in lane.options} | set(lane.to_click) | set(lane.arguments) == seen
+
+
+_NUMBERISH = ["8 and", "7B and", "8 million", "8 millionaire", "5 min", "5 minutes", "7k hours", "1.5", "1.",
+              "7Bx", "7b", "30k,", "2 in", "3 where", "4 d", "4 days", "9\twhere", "6 w", "6 where", "0.5;",
+              "12 between", "1 top", "5 TB", "5 t", "7 B"]
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(valid_query(), query_like(),
+                 st.lists(st.sampled_from(_WORDS + _NUMBERISH + _PUNCT), min_size=1, max_size=10).map(" ".join)))
+def test_the_hand_scanner_makes_the_terminals_tokens(text):
+    """Whenever the hand scanner answers, its tokens are the terminals' (type, text, place)."""
+    quick = lean.quick_tokens(text)
+    if quick is None:
+        return
+    full = lean.terminal_tokens(text)
+    assert full is not None, text
+    shape = [(t.type, t.value, t.line, t.column, t.start_pos, t.end_pos) for t in quick]
+    assert shape == [(t.type, t.value, t.line, t.column, t.start_pos, t.end_pos) for t in full], text
+
+
+def test_the_hand_scanner_answers_the_examples_of_the_front_page_and_the_benchmark():
+    for text in ("recommend architecture where data = tabular and rows = 30k",
+                 "plan where params = 7B and gpus = 8 and hardware = h100", "explain lightgbm where data = tabular"):
+        assert lean.quick_tokens(text) is not None, text

@@ -66,11 +66,12 @@ def _reference(kb) -> list:
 
 # ============================================================================ plain data
 
-def test_the_snapshot_file_is_a_json_header_and_marshalled_builtins(data_root, builds):
+def test_the_snapshot_file_is_a_header_and_marshalled_builtins(data_root, builds):
     kb = KnowledgeBase.load()
     raw = _cache_file().read_bytes()
-    line, _, payload = raw.partition(b"\n")
-    header = json.loads(line)
+    assert raw.startswith(snapshot.FILE_PREFIX)
+    header, start = snapshot.read_header(raw)
+    payload = raw[start:]
     assert header["magic"] == "recipekg-snapshot" and header["codec"] == "marshal-shards"
     assert header["length"] == len(payload)
     (paths, core), shards = marshal.loads(payload[:header["core"]]), payload[header["core"]:]
@@ -115,16 +116,16 @@ def _truncate(path: Path) -> None:
 
 def _flip_core_byte(path: Path) -> None:
     raw = bytearray(path.read_bytes())
-    header = json.loads(raw[:raw.index(b"\n")])
-    raw[raw.index(b"\n") + 1 + header["core"] // 2] ^= 0x40
+    header, start = snapshot.read_header(raw)
+    raw[start + header["core"] // 2] ^= 0x40
     path.write_bytes(bytes(raw))
 
 
 def _other_key(path: Path) -> None:
-    line, _, payload = path.read_bytes().partition(b"\n")
-    header = json.loads(line)
+    raw = path.read_bytes()
+    header, start = snapshot.read_header(raw)
     header["key"] = "0" * 64
-    path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
+    path.write_bytes(snapshot.header_bytes(header) + raw[start:])
 
 
 def _garbage(path: Path) -> None:
@@ -137,8 +138,7 @@ def _empty(path: Path) -> None:
 
 def _not_a_snapshot(path: Path) -> None:
     """A well-formed file whose payload is some other data (the checksum is right)."""
-    line, _, _ = path.read_bytes().partition(b"\n")
-    header = json.loads(line)
+    header, _ = snapshot.read_header(path.read_bytes())
     header.pop("crc32")
     snapshot._write(str(path), header, marshal.dumps(["not", "a", "snapshot"]), b"")
 
@@ -153,7 +153,13 @@ def _foreign(path: Path) -> None:
 
 
 def _deep_header(path: Path) -> None:
-    path.write_bytes(b"[" * 100_000 + b"\n" + b"x" * 10)
+    """A header nested 100,000 lists deep (marshal's own limit refuses it)."""
+    blob = b"[\x01\x00\x00\x00" * 100_000 + b"N"
+    path.write_bytes(snapshot.FILE_PREFIX + len(blob).to_bytes(4, "big") + blob + b"x" * 10)
+
+
+def _header_longer_than_the_file(path: Path) -> None:
+    path.write_bytes(snapshot.FILE_PREFIX + (1 << 19).to_bytes(4, "big") + b"x" * 10)
 
 
 def _symlink_to_dev_zero(path: Path) -> None:
@@ -168,8 +174,9 @@ def _fifo(path: Path) -> None:
 
 def _forged_inputs(path: Path) -> None:
     """A header whose checksum is right but whose fingerprints are not lists of five."""
-    line, _, payload = path.read_bytes().partition(b"\n")
-    header = json.loads(line)
+    raw = path.read_bytes()
+    header, start = snapshot.read_header(raw)
+    payload = raw[start:]
     header.pop("crc32")
     header["inputs"] = [1, 2, 3]
     snapshot._write(str(path), header, payload[:header["core"]], payload[header["core"]:])
@@ -177,7 +184,7 @@ def _forged_inputs(path: Path) -> None:
 
 @pytest.mark.parametrize("damage", [_truncate, _flip_core_byte, _other_key, _garbage, _empty,
                                     _not_a_snapshot, _foreign, _deep_header, _symlink_to_dev_zero, _fifo,
-                                    _forged_inputs])
+                                    _forged_inputs, _header_longer_than_the_file])
 def test_a_damaged_or_foreign_snapshot_is_rebuilt_never_trusted(data_root, builds, damage):
     reference = _reference(KnowledgeBase.load())
     assert builds["n"] == 1
@@ -195,10 +202,9 @@ def test_a_damaged_shard_is_rebuilt_when_read_and_the_answer_stays_right(data_ro
     reference = _reference(KnowledgeBase.load())
     path = _cache_file()
     raw = bytearray(path.read_bytes())
-    end = raw.index(b"\n")
-    header = json.loads(raw[:end])
-    start = end + 1 + header["core"]
-    _, core = marshal.loads(bytes(raw[end + 1:start]))
+    header, end = snapshot.read_header(raw)
+    start = end + header["core"]
+    _, core = marshal.loads(bytes(raw[end:start]))
     rows = []
 
     def tables(x):
@@ -474,8 +480,9 @@ def test_a_table_row_of_the_wrong_shape_is_damage_not_a_crash(data_root, builds)
     forged or foreign file): the snapshot is rebuilt, the answer unchanged."""
     reference = _reference(KnowledgeBase.load())
     path = _cache_file()
-    line, _, payload = path.read_bytes().partition(b"\n")
-    header = json.loads(line)
+    raw = path.read_bytes()
+    header, start = snapshot.read_header(raw)
+    payload = raw[start:]
     paths, core = marshal.loads(payload[:header["core"]])
     core["nodes"] = ("map", core["nodes"][1], [("a", "b")] * len(core["nodes"][2]))
     header.pop("crc32")

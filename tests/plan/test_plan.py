@@ -469,6 +469,35 @@ def test_expr_refuses_anything_but_arithmetic(text):
         expr.parse_formula(text)
 
 
+_LEAF = st.one_of(st.sampled_from(["a", "b", "c"]), st.integers(1, 9), st.floats(0.5, 4, allow_nan=False))
+_TREE = st.recursive(_LEAF, lambda t: st.one_of(
+    st.tuples(st.sampled_from(["+", "-", "*", "/"]), t, t).map(list),
+    st.tuples(st.just("neg"), t).map(list),
+    st.tuples(st.sampled_from(["min", "max"]), t, t).map(list)), max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TREE)
+def test_a_tree_printed_and_read_again_computes_the_same(tree):
+    """The snapshot's trees, the text ``unparse`` shows for them and the parse of that text
+    agree: the same value for the same inputs (so a composed formula's text is what it computes)."""
+    env = {"a": 1.5, "b": -2.0, "c": 3.0}
+    again = expr.parse_formula("y = " + expr.unparse(tree))
+    try:
+        want = expr.evaluate(expr.Formula("", "y", tree, frozenset(env)), env).value
+    except FormulaError:
+        with pytest.raises(FormulaError):
+            expr.evaluate(again, env)
+        return
+    assert expr.evaluate(again, env).value == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def test_the_snapshot_holds_every_formula_parsed(snap):
+    for record in snap["formulas"].values():
+        if record["expression"]:
+            assert expr.formula_of(record) == expr.parse_formula(record["expression"])
+
+
 def test_expr_intervals_and_solve():
     f = expr.parse_formula("memory = (c + w) * params / g + a * params")
     r = expr.evaluate(f, {"c": expr.Q.span(18, 20), "w": 2, "params": 1e9, "g": 2, "a": expr.Q.span(4, 8)})

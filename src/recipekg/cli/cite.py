@@ -13,15 +13,16 @@ import sys
 import click
 
 from recipekg.cite.formats import FORMATS as CITE_FORMATS
+from recipekg.cli.completion import complete_choice, complete_paper, complete_rule, complete_statement
 from recipekg.cli.common import format_option, kb_option, load_kb, user_errors
 from recipekg.cli.respond import respond_cite
 
 
 @click.command()
-@click.option("-q", "--query", "statement", metavar="STATEMENT", help="The papers behind this query's answer.")
-@click.option("--choice", metavar="ID", help="The papers a choice rests on (e.g. lightgbm, \"8-bit Adam\").")
-@click.option("--rule", metavar="ID", help="The papers behind one rule.")
-@click.option("--paper", metavar="ID", help="One paper of the bibliography.")
+@click.option("-q", "--query", "statement", metavar="STATEMENT", shell_complete=complete_statement, help="The papers behind this query's answer.")
+@click.option("--choice", metavar="ID", shell_complete=complete_choice, help="The papers a choice rests on (e.g. lightgbm, \"8-bit Adam\").")
+@click.option("--rule", metavar="ID", shell_complete=complete_rule, help="The papers behind one rule.")
+@click.option("--paper", metavar="ID", shell_complete=complete_paper, help="One paper of the bibliography.")
 @click.option("--top", type=click.IntRange(min=1), help="With --query: only the first N results of each answer.")
 @click.option("--format", "fmt", type=click.Choice(CITE_FORMATS), default="text", show_default=True,
               help="Citation format.")
@@ -56,7 +57,7 @@ def papers(extensions, fmt):
 
 
 @click.command()
-@click.argument("paper_id", metavar="ID")
+@click.argument("paper_id", metavar="ID", shell_complete=complete_paper)
 @kb_option
 @format_option
 @user_errors

@@ -59,7 +59,8 @@ def statement_text(statement: str | None, path: str | None) -> tuple[str, str | 
         return statement, None
     if path in (None, "-"):
         if path is None and sys.stdin.isatty():
-            raise UsageError("no statement: pass one in quotes, use -f FILE, or pipe statements in")
+            raise UsageError("no statement: pass one in quotes, use -f FILE, pipe statements in, "
+                             "or type them at the prompt of `recipekg shell`")
         return utf8_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
     try:
         data = Path(path).read_bytes()

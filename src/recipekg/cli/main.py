@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import click
 
-from recipekg.cli import audit, cite, knowledge, query, serve, sparql
+from recipekg.cli import audit, cite, knowledge, mcp_server, query, serve, shell, sparql
 from recipekg.version import __version__
 
 
@@ -25,5 +25,6 @@ def main():
 
 for command in (query.query, query.explain, query.plan, knowledge.validate, knowledge.stats, knowledge.vocab,
                 knowledge.export,
-                cite.cite, cite.papers, cite.paper, audit.audit, sparql.sparql, sparql.load, serve.serve):
+                cite.cite, cite.papers, cite.paper, audit.audit, sparql.sparql, sparql.load, serve.serve,
+                mcp_server.mcp, shell.shell):
     main.add_command(command)

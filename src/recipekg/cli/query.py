@@ -11,6 +11,7 @@ import sys
 
 import click
 
+from recipekg.cli.completion import complete_choice, complete_statement, complete_words
 from recipekg.cli.common import format_option, kb_option, no_cache_option, statement_text, user_errors
 from recipekg.cli.respond import respond, statement_of
 
@@ -23,8 +24,12 @@ def _print(text: str, fmt: str, extensions, no_cache: bool, source: str | None =
     sys.exit(status)
 
 
+def _terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 @click.command()
-@click.argument("statement", required=False)
+@click.argument("statement", required=False, shell_complete=complete_statement)
 @click.option("-f", "--file", "path", type=click.Path(dir_okay=False, allow_dash=True),
               help="Read statements from FILE ('-' for stdin).")
 @kb_option
@@ -35,14 +40,19 @@ def _print(text: str, fmt: str, extensions, no_cache: bool, source: str | None =
 @click.option("--endpoint", metavar="URL", help="Answer with the exported SPARQL on this SPARQL 1.1 endpoint.")
 @user_errors
 def query(statement, path, extensions, fmt, no_cache, engine="native", endpoint=None):
-    """Answer STATEMENT(s): recommend, plan or explain. Without STATEMENT or -f, read stdin."""
+    """Answer STATEMENT(s): recommend, plan or explain. Without STATEMENT or -f, read stdin
+    (on a terminal: start `recipekg shell`)."""
+    if statement is None and path is None and engine == "native" and not endpoint and _terminal():
+        from recipekg.cli.shell import start
+
+        sys.exit(start(extensions, fmt, no_cache))
     text, source = statement_text(statement, path)
     _print(text, fmt, extensions, no_cache, source, engine, endpoint)
 
 
 @click.command()
-@click.argument("choice")
-@click.argument("constraints", nargs=-1)
+@click.argument("choice", shell_complete=complete_choice)
+@click.argument("constraints", nargs=-1, shell_complete=complete_words("explain"))
 @kb_option
 @format_option
 @no_cache_option
@@ -53,7 +63,7 @@ def explain(choice, constraints, extensions, fmt, no_cache):
 
 
 @click.command()
-@click.argument("constraints", nargs=-1)
+@click.argument("constraints", nargs=-1, shell_complete=complete_words("plan"))
 @kb_option
 @format_option
 @no_cache_option

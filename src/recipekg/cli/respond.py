@@ -14,7 +14,6 @@ differently.
 
 from __future__ import annotations
 
-import re
 
 from recipekg.api import KnowledgeBase
 from recipekg.errors import RecipeKGError, UsageError
@@ -111,7 +110,7 @@ def quote_choice(choice: str) -> str:
     >>> quote_choice("8-bit Adam"), quote_choice("vit")
     ('"8-bit Adam"', 'vit')
     """
-    if re.fullmatch(r"[A-Za-z][\w-]*", choice):
+    if choice[:1].isascii() and choice[:1].isalpha() and all(c.isalnum() or c in "_-" for c in choice[1:]):
         return choice
     return '"' + choice.replace("\\", "\\\\").replace('"', '\\"') + '"'
 

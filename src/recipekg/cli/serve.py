@@ -3,6 +3,7 @@
     $ recipekg serve                                   # http://127.0.0.1:8000/, waitress, 8 threads
     $ recipekg serve --host 0.0.0.0 --threads 16       # a team's server on the local network
     $ recipekg serve --server werkzeug                 # Flask's development server
+    $ recipekg serve --cors https://notebook.example.org   # let that origin's pages call /api, /sparql
 
 The knowledge base is loaded once, before the server starts, and every thread answers from
 it; the answers to the query box are cached per query text (:mod:`recipekg.web.cache`).
@@ -10,10 +11,13 @@ it; the answers to the query box are cached per query text (:mod:`recipekg.web.c
 
 from __future__ import annotations
 
+import re
+
 import click
 
 from recipekg.cli.common import kb_option, load_kb, user_errors
 from recipekg.errors import UsageError
+from recipekg.limits import SPARQL_TIMEOUT_SECONDS
 
 
 @click.command()
@@ -24,16 +28,26 @@ from recipekg.errors import UsageError
                                       "werkzeug: Flask's development server, a thread per request.")
 @click.option("--threads", type=click.IntRange(1, 256), default=None,
               help="Worker threads of the waitress server  [default: 8].")
+@click.option("--cors", "cors", multiple=True, metavar="ORIGIN",
+              help="Let pages from ORIGIN (https://example.org, or *) call /api and /sparql; repeatable. "
+                   "Off by default.")
+@click.option("--sparql-timeout", type=click.FloatRange(0.1, 3600), default=SPARQL_TIMEOUT_SECONDS,
+              show_default=True, help="Seconds a /sparql query may run before it is stopped.")
 @kb_option
 @user_errors
-def serve(host, port, server_name, threads, extensions):
+def serve(host, port, server_name, threads, cors, sparql_timeout, extensions):
     """A read-only web page: query box, reasons, papers and backlinks, BibTeX to copy."""
     from recipekg.web.app import LOOPBACK_HOSTS, create_app
     from recipekg.web.server import make_server
 
     if threads is not None and server_name != "waitress":
         raise UsageError("--threads is for --server waitress (werkzeug starts a thread per request)")
-    app = create_app(load_kb(extensions), trusted_hosts=LOOPBACK_HOSTS if host in LOOPBACK_HOSTS else None)
+    for origin in cors:
+        if origin != "*" and not re.fullmatch(r"https?://[^/\s]+", origin):
+            raise UsageError(f"--cors takes an origin such as https://example.org (scheme and host, no path) "
+                             f"or *, not {origin!r}")
+    app = create_app(load_kb(extensions), trusted_hosts=LOOPBACK_HOSTS if host in LOOPBACK_HOSTS else None,
+                     cors_origins=cors, sparql={"timeout": sparql_timeout})
     try:  # a busy port or an unknown address is our error (exit 2), whichever server runs
         server = make_server(app, host, port, server=server_name, threads=threads)
     except OSError as exc:
@@ -49,3 +63,5 @@ def serve(host, port, server_name, threads, extensions):
         pass
     finally:
         server.close()
+        if app.extensions["recipekg"].get("sparql") is not None:
+            app.extensions["recipekg"]["sparql"].close()  # stop the /sparql worker processes

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import click
 
+from recipekg.cli.completion import complete_statement
 from recipekg.cli.common import kb_option, load_kb, no_cache_option, statement_text, user_errors
 
 
 @click.command()
-@click.argument("statement", required=False)
+@click.argument("statement", required=False, shell_complete=complete_statement)
 @click.option("-f", "--file", "path", type=click.Path(dir_okay=False, allow_dash=True),
               help="Read the statement from FILE ('-' for stdin).")
 @kb_option

@@ -21,10 +21,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
+from recipekg.errors import FormulaError
 from recipekg.knowledge.rdfio import Lit, Triple
 from recipekg.knowledge.rule_index import index_rules
 from recipekg.knowledge.terms import CITO, DCTERMS, PROV, QUDT, RDF, RDFS, RKG, SKOS, XSD, local_name
 from recipekg.names import slug
+from recipekg.plan.syntax import read_formula
 
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
 _KIND_NAMES = {RKG.Categorical: "categorical", RKG.Count: "count", RKG.Duration: "duration",
@@ -384,10 +386,23 @@ def _constants(ix: Index) -> dict:
 def _formulas(ix: Index) -> dict:
     return {f: {"id": local_name(f), "label": ix.text(f, RDFS.label),
                 "expression": ix.text(f, RKG.expression), "output": ix.text(f, RKG.output),
+                **_parsed(ix.text(f, RKG.expression)),
                 "constants": ix.iris(f, RKG.usesConstant),
                 "text": ix.text(f, RKG.text) or ix.text(f, RDFS.comment),
                 "section": ix.one(f, RKG.section), **_sources(ix, f), "caveat": _caveat(ix, f)}
             for f in ix.instances(RKG.Formula)}
+
+
+def _parsed(expression: str | None) -> dict:
+    """What the formula computes, its tree and names (:mod:`recipekg.plan.syntax`), so that planning
+    never parses; a formula that does not parse keeps its error, which plan reports."""
+    if expression is None:
+        return {"computes": None, "tree": None, "names": []}
+    try:
+        output, tree, names = read_formula(expression)
+    except FormulaError as exc:
+        return {"computes": None, "tree": None, "names": [], "error": exc.message}
+    return {"computes": output, "tree": tree, "names": names}
 
 
 def _facts(ix: Index) -> dict:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import marshal
 from bisect import bisect_right
 from binascii import crc32
-from collections.abc import Mapping, Sequence
+from collections.abc import ItemsView, Mapping, Sequence, ValuesView
 from itertools import islice
 
 #: A container with more entries than this is split; a shard holds at most this many.
@@ -47,43 +47,44 @@ def _split(value, out: bytearray, path: tuple, paths: list, top: bool = False):
         keys = list(items)
         if top or len(keys) <= PER_SHARD or keys != sorted(keys) or not all(type(k) is str for k in keys):
             return items
+        below = _take_below(path, paths)
         chunks = [keys[i:i + PER_SHARD] for i in range(0, len(keys), PER_SHARD)]
-        table = [(c[0], *_shard({k: items[k] for k in c}, out)) for c in chunks]
+        table = [(c[0], *_shard({k: items[k] for k in c}, out, [p for p in below if p[0] in c]))
+                 for c in chunks]
         return _sentinel(("map", len(keys), table), path, paths)
     if isinstance(value, list):
         items = [_split(v, out, path + (i,), paths) for i, v in enumerate(value)]
         if len(items) <= PER_SHARD:
             return items
-        table = [_shard(items[i:i + PER_SHARD], out) for i in range(0, len(items), PER_SHARD)]
+        below = _take_below(path, paths)
+        table = [_shard(items[i:i + PER_SHARD], out, [[p[0] - i, *p[1:]] for p in below if i <= p[0] < i + PER_SHARD])
+                 for i in range(0, len(items), PER_SHARD)]
         return _sentinel(("list", len(items), table), path, paths)
     return value
 
 
+def _take_below(path: tuple, paths: list) -> list:
+    """Remove from ``paths`` the sentinels below ``path`` (about to move into its shards) and
+    return where they are relative to it."""
+    prefix, n = list(path), len(path)
+    below = [p[n:] for p in paths if p[:n] == prefix]
+    paths[:] = [p for p in paths if p[:n] != prefix]
+    return below
+
+
 def _sentinel(sentinel: tuple, path: tuple, paths: list) -> tuple:
-    """Record where ``sentinel`` is; the sentinels below it now live inside its shards."""
-    prefix = list(path)
-    paths[:] = [p for p in paths if p[:len(prefix)] != prefix]
-    paths.append(prefix)
+    """Record where ``sentinel`` is."""
+    paths.append(list(path))
     return sentinel
 
 
-def _shard(data, out: bytearray) -> tuple[int, int, int, bool]:
-    """Append one shard; its table row ends ``offset, length, crc, nested`` (``nested``: it
-    holds sentinels of its own, so reading it must join them)."""
+def _shard(data, out: bytearray, nested: list) -> tuple[int, int, int, list]:
+    """Append one shard; its table row ends ``offset, length, crc, nested`` (``nested``: where
+    the sentinels of its own are, so that reading it joins them without walking it)."""
     blob = marshal.dumps(data)
     offset = len(out)
     out += blob
-    return (offset, len(blob), crc32(blob), _nested(data))
-
-
-def _nested(value) -> bool:
-    if type(value) is tuple:
-        return True
-    if type(value) is dict:
-        return any(_nested(v) for v in value.values())
-    if type(value) is list:
-        return any(_nested(v) for v in value)
-    return False
+    return (offset, len(blob), crc32(blob), nested)
 
 
 class Damaged(Exception):
@@ -125,25 +126,23 @@ class Source:
         return node
 
 
-def join(core, source: Source, path: tuple = ()):
-    """``core`` with every sentinel replaced by a lazy view over ``source``: a ``(paths,
-    data)`` pair from :func:`split` is joined in place along its paths; plain data (a shard
-    holding sentinels) by walking it."""
-    if type(core) is tuple and len(core) == 2 and type(core[0]) is list:
-        paths, data = core
-        for where in paths:
-            parent = data
-            for key in where[:-1]:
-                parent = parent[key]
-            parent[where[-1]] = _view(parent[where[-1]], source, tuple(where))
-        return data
-    if type(core) is dict:
-        return {k: join(v, source, path + (k,)) for k, v in core.items()}
-    if type(core) is list:
-        return [join(v, source, path + (i,)) for i, v in enumerate(core)]
-    if type(core) is tuple:
-        return _view(core, source, path)
-    return core
+def join(core: tuple, source: Source):
+    """The snapshot of a ``(paths, data)`` pair from :func:`split`, each sentinel replaced,
+    in place along its path, by a lazy view over ``source``."""
+    paths, data = core
+    return _place(data, paths, source, ())
+
+
+def _place(data, paths: list, source: Source, base: tuple, first: int = 0):
+    """``data`` with the sentinels at ``paths`` replaced by views (whose own path is ``base``
+    followed by the sentinel's, its first index shifted by ``first`` in a list shard)."""
+    for where in paths:
+        parent = data
+        for key in where[:-1]:
+            parent = parent[key]
+        head = where[0] + first if first else where[0]
+        parent[where[-1]] = _view(parent[where[-1]], source, (*base, head, *where[1:]))
+    return data
 
 
 def _view(sentinel: tuple, source: Source, path: tuple):
@@ -170,6 +169,7 @@ class _Lazy:
         self._source, self._size, self._table, self._path = source, size, table, path
         self._shards: dict[int, object] = {}
         self._whole = None  # the rebuilt container, after damage
+        self._seen: dict = {}  # a map's entries of the shards decoded so far, for look-ups
 
     @property
     def source(self) -> Source:
@@ -186,11 +186,9 @@ class _Lazy:
             try:  # a row of the wrong shape is damage like a wrong CRC
                 offset, length, crc, nested = self._table[n][-4:]
                 shard = self._source.load(offset, length, crc)
-                if nested and type(shard) is list:
-                    shard = [join(v, self._source, self._path + (n * PER_SHARD + i,)) for i, v in enumerate(shard)]
-                elif nested:
-                    shard = join(shard, self._source, self._path)
-            except (Damaged, ValueError, TypeError):
+                first = n * PER_SHARD if type(shard) is list else 0
+                shard = _place(shard, nested, self._source, self._path, first)
+            except (Damaged, ValueError, TypeError, KeyError, IndexError):
                 self._whole = self._source.replacement(self._path)
                 raise Damaged(n) from None
             self._shards[n] = shard
@@ -214,6 +212,10 @@ class LazyMap(_Lazy, Mapping):
     """A read-only dict whose entries are decoded a shard at a time."""
 
     def __getitem__(self, key):
+        try:
+            return self._seen[key]
+        except (KeyError, TypeError):
+            pass
         if self._whole is not None:
             return self._whole[key]
         if type(key) is not str:
@@ -222,17 +224,20 @@ class LazyMap(_Lazy, Mapping):
         if n < 0:
             raise KeyError(key)
         try:
-            return self._shard(n)[key]
+            shard = self._shard(n)
         except Damaged:
             return self._whole[key]
+        self._seen.update(shard)
+        return shard[key]
 
-    def _firsts(self) -> list:
-        firsts = getattr(self, "_first_keys", None)
-        if firsts is None:
-            firsts = self._first_keys = [row[0] for row in self._table]
-        return firsts
+    def items(self):
+        return _Items(self)
 
-    def __iter__(self):
+    def values(self):
+        return _Values(self)
+
+    def _shard_dicts(self):
+        """The decoded shards in order (then the rebuilt container's rest, after damage)."""
         done = 0
         for n in range(len(self._table)):
             if self._whole is not None:
@@ -241,10 +246,20 @@ class LazyMap(_Lazy, Mapping):
                 shard = self._shard(n)
             except Damaged:
                 break
-            yield from shard
+            yield shard
             done += len(shard)
-        if self._whole is not None:  # the rebuilt container holds the same keys in the same order
-            yield from islice(self._whole, done, None)
+        if self._whole is not None:
+            yield {k: self._whole[k] for k in islice(self._whole, done, None)}
+
+    def _firsts(self) -> list:
+        firsts = getattr(self, "_first_keys", None)
+        if firsts is None:
+            firsts = self._first_keys = [row[0] for row in self._table]
+        return firsts
+
+    def __iter__(self):  # the rebuilt container holds the same keys in the same order
+        for shard in self._shard_dicts():
+            yield from shard
 
     def __contains__(self, key) -> bool:
         try:
@@ -255,6 +270,22 @@ class LazyMap(_Lazy, Mapping):
 
     def __repr__(self) -> str:
         return f"<LazyMap of {self._size} entries at {'/'.join(map(str, self._path))}>"
+
+
+class _Items(ItemsView):
+    """A lazy map's items, a shard at a time (not a look-up per key, as Mapping's)."""
+
+    def __iter__(self):
+        for shard in self._mapping._shard_dicts():
+            yield from shard.items()
+
+
+class _Values(ValuesView):
+    """A lazy map's values, a shard at a time."""
+
+    def __iter__(self):
+        for shard in self._mapping._shard_dicts():
+            yield from shard.values()
 
 
 class LazyList(_Lazy, Sequence):

@@ -1,8 +1,9 @@
 """A small, safe evaluator for the KB's formulas (``rkg:expression "out = ..."``).
 
-Expressions are parsed with Python's :mod:`ast` and only arithmetic is allowed: numbers,
-names, ``+ - * / **``, unary minus, parentheses and the functions ``exp``, ``sqrt``,
-``min`` and ``max``. Nothing is ever passed to ``eval``::
+Expressions are read by :mod:`recipekg.plan.syntax` (only arithmetic: numbers, names,
+``+ - * / **``, unary minus, parentheses and the functions ``exp``, ``sqrt``, ``min`` and
+``max``; nothing is ever passed to ``eval``) when the snapshot is compiled; planning
+evaluates the trees it stored, without importing :mod:`ast`::
 
     >>> f = parse_formula("flops = c_flops_per_param_token * params * tokens")
     >>> f.output, sorted(f.names)
@@ -35,7 +36,6 @@ a formula that is not arithmetic is a broken KB)::
 
 from __future__ import annotations
 
-import ast
 import itertools
 import math
 
@@ -53,11 +53,8 @@ if TYPE_CHECKING:  # typing is not imported when planning: annotations only
 #: quantity underflows to 0 or overflows to infinity.
 SCALE = (1e-30, 1e40)
 
-#: The longest formula text accepted: the KB's longest is a few hundred characters; the cap
-#: keeps parsing and evaluating bounded whatever an extension holds (docs/security.md).
-MAX_FORMULA, MAX_DEPTH = 2_000, 100
-
-__all__ = ["Q", "Formula", "parse_formula", "evaluate", "solve", "substitute", "as_q"]
+__all__ = ["Q", "Formula", "parse_formula", "formula_of", "compose", "evaluate", "solve", "substitute",
+           "unparse", "as_q"]
 
 
 # ---------------------------------------------------------------------------- values
@@ -168,100 +165,69 @@ def _qmax(*args: Q) -> Q:
     return Q(max(a.value for a in args), max(a.low for a in args), max(a.high for a in args))
 
 
-#: The functions an expression may call, with how many arguments.
-FUNCTIONS: dict[str, tuple[Callable[..., Q], range]] = {
-    "exp": (_monotone(math.exp), range(1, 2)),
-    "sqrt": (_monotone(math.sqrt), range(1, 2)),
-    "min": (_qmin, range(2, 16)),
-    "max": (_qmax, range(2, 16)),
+#: The functions an expression may call (:data:`recipekg.plan.syntax.ARITY` says with how
+#: many arguments).
+FUNCTIONS: dict[str, Callable[..., Q]] = {
+    "exp": _monotone(math.exp), "sqrt": _monotone(math.sqrt), "min": _qmin, "max": _qmax,
 }
 
-_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-           ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b}
-_SYMBOLS = {ast.Add: "+", ast.Sub: "−", ast.Mult: "×", ast.Div: "/", ast.Pow: "^"}
+_BINOPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+           "/": lambda a, b: a / b, "^": lambda a, b: a ** b}
+_SYMBOLS = {"+": "+", "-": "−", "*": "×", "/": "/", "^": "^"}
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}
 
 
-# ---------------------------------------------------------------------------- parsing
+# ---------------------------------------------------------------------------- formulas
 
 class Formula(Record):
-    """A parsed ``output = expression``: ``names`` are the free names the expression reads."""
+    """A parsed ``output = expression``: ``body`` is its tree (:mod:`recipekg.plan.syntax`),
+    ``names`` the free names the expression reads."""
 
     text: str
     output: str
-    body: ast.expr
+    body: object
     names: frozenset[str]
 
 
 def parse_formula(text: str) -> Formula:
-    """Parse ``"out = arithmetic"``; raise :class:`FormulaError` for anything else.
+    """Parse ``"out = arithmetic"``; raise :class:`FormulaError` for anything else (this
+    imports :mod:`ast`: planning reads the trees the snapshot stored, :func:`formula_of`).
 
     >>> parse_formula("tokens = c_chinchilla_tokens_per_param * params").output
     'tokens'
-    >>> parse_formula("x = [1, 2]")
-    Traceback (most recent call last):
-    recipekg.errors.FormulaError: 'x = [1, 2]': a list is not allowed
-    >>> parse_formula("x = y if z else 1")
-    Traceback (most recent call last):
-    recipekg.errors.FormulaError: 'x = y if z else 1': a conditional expression is not allowed
     """
-    if len(text) > MAX_FORMULA:
-        raise FormulaError(f"{text[:40]!r}...: {len(text)} characters (a formula has at most {MAX_FORMULA})")
-    try:
-        tree = ast.parse(text.strip(), mode="exec")
-    except SyntaxError as exc:
-        raise FormulaError(f"{text!r}: not an expression ({exc.msg})") from None
-    except (RecursionError, MemoryError):
-        raise FormulaError(f"{text[:40]!r}...: nested too deeply") from None
-    if (len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign)
-            or len(tree.body[0].targets) != 1 or not isinstance(tree.body[0].targets[0], ast.Name)):
-        raise FormulaError(f"{text!r}: expected 'output = expression'")
-    assign = tree.body[0]
-    names: set[str] = set()
-    _check(assign.value, text, names)
-    return Formula(text, assign.targets[0].id, assign.value, frozenset(names))
+    from recipekg.plan.syntax import read_formula
+
+    output, body, names = read_formula(text)
+    return Formula(text, output, body, frozenset(names))
 
 
-_WHAT = {ast.Attribute: "attribute access", ast.Subscript: "indexing", ast.List: "a list",
-         ast.Tuple: "a tuple", ast.Dict: "a dict", ast.Lambda: "a lambda", ast.IfExp: "a conditional expression",
-         ast.Compare: "a comparison", ast.BoolOp: "a boolean operator", ast.JoinedStr: "an f-string"}
+def formula_of(record: dict) -> Formula:
+    """The formula a snapshot record holds (``expression``, and what it ``computes``, the
+    ``tree`` and the ``names`` the compiler read from it, or the ``error`` it found).
+
+    >>> formula_of({"expression": "y = 2 * x", "computes": "y", "tree": ["*", 2, "x"], "names": ["x"]}).names
+    frozenset({'x'})
+    """
+    if record.get("error"):
+        raise FormulaError(record["error"])
+    return Formula(record["expression"], record["computes"], record["tree"], frozenset(record["names"]))
 
 
-def _check(node: ast.AST, text: str, names: set[str], depth: int = 0) -> None:
-    def refuse(what: str):
-        raise FormulaError(f"{text!r}: {what} is not allowed")
+def compose(outer: Formula, name: str, inner: Formula) -> Formula:
+    """``outer`` with its input ``name`` replaced by ``inner``'s expression.
 
-    if depth > MAX_DEPTH:
-        refuse(f"nesting deeper than {MAX_DEPTH}")
-    depth += 1
-    if isinstance(node, ast.Constant):
-        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            refuse(f"the literal {node.value!r}")
-    elif isinstance(node, ast.Name):
-        if node.id.startswith("_"):
-            refuse(f"the name {node.id!r}")
-        names.add(node.id)
-    elif isinstance(node, ast.BinOp):
-        if type(node.op) not in _BINOPS:
-            refuse(f"the operator {type(node.op).__name__}")
-        _check(node.left, text, names, depth)
-        _check(node.right, text, names, depth)
-    elif isinstance(node, ast.UnaryOp):
-        if not isinstance(node.op, (ast.USub, ast.UAdd)):
-            refuse(f"the operator {type(node.op).__name__}")
-        _check(node.operand, text, names, depth)
-    elif isinstance(node, ast.Call):
-        if isinstance(node.func, ast.Attribute):
-            refuse("attribute access")
-        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
-            refuse(f"calling {ast.unparse(node.func)!r} (only {', '.join(sorted(FUNCTIONS))})")
-        if node.keywords or not node.args or any(isinstance(a, ast.Starred) for a in node.args):
-            refuse("keyword or starred arguments")
-        if len(node.args) not in FUNCTIONS[node.func.id][1]:
-            refuse(f"{node.func.id}() with {len(node.args)} arguments")
-        for a in node.args:
-            _check(a, text, names, depth)
-    else:
-        refuse(_WHAT.get(type(node), f"a {type(node).__name__} node"))
+    >>> compose(parse_formula("f = 6 * p / t"), "t", parse_formula("t = 20 * p")).text
+    'f = 6 * p / (20 * p)'
+    """
+    def put(node):
+        if node == name and type(node) is str:
+            return inner.body
+        return [node[0], *map(put, node[1:])] if type(node) is list else node
+
+    body = put(outer.body)
+    names = (outer.names - {name}) | inner.names if name in outer.names else outer.names
+    return Formula(f"{outer.output} = {unparse(body)}", outer.output, body, names)
 
 
 # ---------------------------------------------------------------------------- evaluation
@@ -274,23 +240,53 @@ def evaluate(formula: Formula, env: Mapping[str, Number]) -> Q:
     return _eval(formula.body, {k: as_q(v) for k, v in env.items() if k in formula.names})
 
 
-def _eval(node: ast.expr, env: dict[str, Q]) -> Q:
-    if isinstance(node, ast.Constant):
-        return Q.point(float(node.value))
-    if isinstance(node, ast.Name):
-        return env[node.id]
-    if isinstance(node, ast.BinOp):
-        left, right = _eval(node.left, env), _eval(node.right, env)
+def _eval(node, env: dict[str, Q]) -> Q:
+    kind = type(node)
+    if kind is str:
+        return env[node]
+    if kind is not list:
+        return Q.point(float(node))
+    op = node[0]
+    if op in _BINOPS:
+        left, right = _eval(node[1], env), _eval(node[2], env)
         try:
-            return _BINOPS[type(node.op)](left, right)
+            return _BINOPS[op](left, right)
         except ZeroDivisionError:
             raise FormulaError("division by zero") from None
-    if isinstance(node, ast.UnaryOp):
-        operand = _eval(node.operand, env)
-        return -operand if isinstance(node.op, ast.USub) else operand
-    if isinstance(node, ast.Call):
-        return FUNCTIONS[node.func.id][0](*(_eval(a, env) for a in node.args))
-    raise FormulaError(f"cannot evaluate {ast.dump(node)}")  # unreachable after parse_formula()
+    if op == "neg":
+        return -_eval(node[1], env)
+    if op == "pos":
+        return _eval(node[1], env)
+    return FUNCTIONS[op](*(_eval(a, env) for a in node[1:]))
+
+
+def _point(node, env: dict[str, float]) -> float:
+    """:func:`_eval` of points, in floats: the same operations in the same order (``a / b`` is
+    ``a × (1 / b)`` as in :class:`Q`), the same errors, without a :class:`Q` per step."""
+    kind = type(node)
+    if kind is str:
+        return env[node]
+    if kind is not list:
+        return float(node)
+    op = node[0]
+    if op == "neg":
+        return -_point(node[1], env)
+    if op == "pos":
+        return _point(node[1], env)
+    if op not in _BINOPS:
+        return FUNCTIONS[op](*(Q.point(_point(a, env)) for a in node[1:])).value
+    a, b = _point(node[1], env), _point(node[2], env)
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a + -b
+    if op == "*":
+        return a * b
+    if op == "/":
+        if b == 0:
+            raise FormulaError("division by a range that includes zero")
+        return a * (1 / b)
+    return (Q.point(a) ** Q.point(b)).value
 
 
 def solve(formula: Formula, unknown: str, env: Mapping[str, Number],
@@ -335,9 +331,11 @@ def solve(formula: Formula, unknown: str, env: Mapping[str, Number],
 def _solve_point(formula: Formula, unknown: str, env: dict[str, float], bracket) -> float | None:
     target = env[formula.output]
 
+    bound = {k: float(v) for k, v in env.items() if k in formula.names}
+
     def f(x: float) -> float:
-        return _eval(formula.body, {k: Q.point(v) for k, v in dict(env, **{unknown: x}).items()
-                                    if k in formula.names}).value - target
+        bound[unknown] = x
+        return _point(formula.body, bound) - target
 
     lo, hi = math.log(bracket[0]), math.log(bracket[1])
     try:
@@ -386,19 +384,32 @@ def _tidy(x: float) -> float:
 
 def substitute(formula: Formula, env: Mapping[str, Number], fmt: Callable[[Q], str]) -> str:
     """The expression with each name replaced by ``fmt`` of its value (× for *, − for -)."""
+    return _show(formula.body, lambda name: fmt(as_q(env[name])), lambda x: fmt(Q.point(float(x))), _SYMBOLS)
 
-    def show(node: ast.expr, parent_prec: int = 0) -> str:
-        if isinstance(node, ast.Constant):
-            return fmt(Q.point(float(node.value)))
-        if isinstance(node, ast.Name):
-            return fmt(as_q(env[node.id]))
-        if isinstance(node, ast.UnaryOp):
-            return ("−" if isinstance(node.op, ast.USub) else "+") + show(node.operand, 4)
-        if isinstance(node, ast.Call):
-            return f"{node.func.id}(" + ", ".join(show(a) for a in node.args) + ")"
-        prec = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.Pow: 3}[type(node.op)]
-        right_prec = prec + (0 if isinstance(node.op, (ast.Add, ast.Mult)) else 1)
-        text = f"{show(node.left, prec)} {_SYMBOLS[type(node.op)]} {show(node.right, right_prec)}"
-        return f"({text})" if prec < parent_prec else text
 
-    return show(formula.body)
+def unparse(tree) -> str:
+    """A tree as the formula text it came from (up to spacing and parentheses).
+
+    >>> unparse(["-", "a", ["-", "b", ["neg", "c"]]])
+    'a - (b - -c)'
+    """
+    return _show(tree, str, repr, {op: op if op != "^" else "**" for op in _SYMBOLS})
+
+
+def _show(node, name: Callable, number: Callable, symbols: dict, parent_prec: int = 0) -> str:
+    kind = type(node)
+    if kind is str:
+        return name(node)
+    if kind is not list:
+        return number(node)
+    op = node[0]
+    if op in ("neg", "pos"):
+        text = (symbols["-"] if op == "neg" else "+") + _show(node[1], name, number, symbols, 4)
+        return f"({text})" if parent_prec >= 3 else text
+    if op not in _PRECEDENCE:
+        return f"{op}(" + ", ".join(_show(a, name, number, symbols) for a in node[1:]) + ")"
+    prec = _PRECEDENCE[op]
+    right_prec = prec + (0 if op in ("+", "*") else 1)
+    text = (f"{_show(node[1], name, number, symbols, prec)} {symbols[op]} "
+            f"{_show(node[2], name, number, symbols, right_prec)}")
+    return f"({text})" if prec < parent_prec else text

@@ -33,7 +33,14 @@ def qjson(q: Q | None) -> dict | None:
 
 def show(q: Q, unit: str = "", exact: bool = False) -> str:
     """A value or range for a derivation: with its unit, or as a bare number; ``exact`` for a
-    number the user gave (every digit, not three)."""
+    number the user gave (every digit, not three). A whole number below a million without a
+    unit (a count: GPUs, layers, a degree of parallelism) is shown with every digit.
+
+    >>> show(Q.point(16384)), show(Q.point(20)), show(Q.point(7e9)), show(Q.point(0.277))
+    ('16,384', '20', '7B', '0.277')
+    """
+    if not unit and not q.is_range and math.isfinite(q.value) and q.value == int(q.value) and abs(q.value) < 1e6:
+        return f"{int(q.value):,}"
     if unit:
         return (units.amount(q.low, q.high, unit, exact) if q.is_range
                 else units.amount(q.value, unit=unit, exact=exact))

@@ -7,8 +7,8 @@
     'given in the query (gpus = 8)'
     >>> read_inputs(parse("plan where gpus = 8")[0], snap)
     Traceback (most recent call last):
-    recipekg.errors.RangeError: line 1, column 1: nothing to plan from: give a model size, a token count or a compute budget
-    expected: params = 7B, tokens = 140B, flops = 1e21 or unique-tokens = 50B and epochs = 4
+    recipekg.errors.RangeError: line 1, column 1: nothing to plan from: give a model size, a token count, a compute budget, or GPUs, a time and the hardware
+    expected: params = 7B, tokens = 140B, flops = 1e21, unique-tokens = 50B and epochs = 4 or gpus = 64 and time = 2 weeks and hardware = h100
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from recipekg.render import numbers as units
 USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "bandwidth", "mfu",
         "epochs", "unique-tokens", "optimizer", "precision", "goal", "inference-budget", "tier", "prefer",
         "layers", "hidden", "heads", "seq-length", "micro-batch", "tensor-parallel", "pipeline-parallel", "zero",
-        "recompute", "peak-flops"}
+        "recompute", "peak-flops", "tokens-per-param"}
 
 
 class Inputs(Record):
@@ -50,6 +50,13 @@ class Inputs(Record):
     optimizer: str | None
     precision: str | None
     peak_flops: Q | None = None
+    tokens_per_param: Q | None = None
+
+    @property
+    def backwards(self) -> bool:
+        """Nothing to size from but GPUs, a time and a peak: plan from the compute they give."""
+        return (not (self.params or self.tokens or self.flops or (self.unique_tokens and self.epochs))
+                and bool(self.gpus and self.time_budget and (self.hardware or self.peak_flops)))
 
     def given_text(self, dim: str) -> str:
         """How the query gave ``dim``, as a derivation."""
@@ -78,13 +85,17 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                     flops=number("flops"), unique_tokens=number("unique-tokens"), epochs=number("epochs"),
                     gpus=number("gpus"), mfu=number("mfu"), time_budget=number("time", budget=True),
                     gpu_memory=number("gpu-memory"), hardware=one("hardware"), optimizer=one("optimizer"),
-                    precision=one("precision"), peak_flops=number("peak-flops"))
-    if not (inputs.params or inputs.tokens or inputs.flops) and not (inputs.unique_tokens and inputs.epochs):
+                    precision=one("precision"), peak_flops=number("peak-flops"),
+                    tokens_per_param=number("tokens-per-param"))
+    if not (inputs.params or inputs.tokens or inputs.flops or inputs.backwards) \
+            and not (inputs.unique_tokens and inputs.epochs):
         p = stmt.pos
         keyword = Position(p.line, p.column, p.line, p.column + 4, p.start, p.start + 4)
-        raise RangeError.at(keyword, "nothing to plan from: give a model size, a token count or a compute budget",
+        raise RangeError.at(keyword, "nothing to plan from: give a model size, a token count, a compute budget, "
+                                     "or GPUs, a time and the hardware",
                             expected=["params = 7B", "tokens = 140B", "flops = 1e21",
-                                      "unique-tokens = 50B and epochs = 4"])
+                                      "unique-tokens = 50B and epochs = 4",
+                                      "gpus = 64 and time = 2 weeks and hardware = h100"])
     return inputs
 
 

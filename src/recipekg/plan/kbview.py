@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from recipekg.errors import FormulaError, KBError
 from recipekg.knowledge.terms import RKG, local_name
-from recipekg.plan.expr import Formula, Q, parse_formula
+from recipekg.plan.expr import Formula, Q, formula_of
 from recipekg.plan.record import Record
 from recipekg.reason.answers import paper_json, untyped_citation
 
@@ -32,7 +32,8 @@ class KBFormula(Record, frozen=False):
 
 
 class KBView:
-    """Look-ups into the snapshot; every formula is parsed once, here."""
+    """Look-ups into the snapshot; every formula is read once, here (from the tree the
+    snapshot's compiler parsed)."""
 
     def __init__(self, snap: dict):
         self.snap = snap
@@ -42,7 +43,7 @@ class KBView:
             if not f["expression"]:
                 continue
             try:
-                self.formulas.append(KBFormula(iri, f, parse_formula(f["expression"])))
+                self.formulas.append(KBFormula(iri, f, formula_of(f)))
             except FormulaError as exc:
                 raise FormulaError(f"formula {f['id']}: {exc}") from None
 
@@ -127,6 +128,10 @@ class KBView:
         without bf16 (V100, T4); None when the KB has neither figure."""
         figures = self.snap["hardware"].get(hardware, {})
         return figures.get(RKG.bf16PeakFlopsPerSecond) or figures.get(RKG.fp16PeakFlopsPerSecond)
+
+    def fp8_peak(self, hardware: str | None) -> float | None:
+        """The hardware's dense fp8 peak in FLOP/s (None when the KB has no such figure)."""
+        return self.snap["hardware"].get(hardware, {}).get(RKG.fp8PeakFlopsPerSecond)
 
     def peak_precision(self, hardware: str | None) -> str | None:
         """Which 16-bit peak :meth:`peak` reads ("bf16" or "fp16"; None without one)."""

@@ -18,6 +18,10 @@ it, and keeps the cheapest layout whose high estimate fits in the low end of the
     (True, 1, 'none')
     >>> found["text"]
     'fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 71 GB of the 80 GB per GPU'
+    >>> parts = ledger.entry("memory_per_gpu")["per_gpu_parts"]
+    >>> [(p["name"], show(Q.point(p["value"]), "bytes")) for p in parts]  # doctest: +NORMALIZE_WHITESPACE
+    [('weights', '14 GB'), ('gradients', '14 GB'), ('master_weights', '3.5 GB'),
+     ('optimizer_states', '7 GB'), ('activations', '32.5 GB')]
 
 "Cheapest" is our ordering, from the costs the papers give: full recomputation (a third more
 compute) is avoided first, then model parallelism (communication in every layer), then higher
@@ -196,7 +200,30 @@ def _record(ledger: Ledger, memo: _Evaluator, best: dict, params: Q, states: Q, 
     ledger.add("activations", q, "bytes", formula=f, env=env, label="activations per GPU")
     f = kb.formula("memory_per_gpu", "model_states_per_gpu", "activations_per_gpu")
     q, env = ledger.compute(f, {"model_states_per_gpu": best["states"], "activations_per_gpu": best["activations"]})
-    ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env)
+    ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env, per_gpu_parts=parts_per_gpu(ledger, memo, best))
+
+
+# The terms of the ZeRO formulas (kb/memory-model.ttl), each a number of bytes per parameter
+STATE_TERMS = {"weights": "c_weight_bytes_per_param_bf16", "gradients": "c_gradient_bytes_per_param_bf16",
+               "master_weights": "c_master_weight_bytes_per_param",
+               "optimizer_states": "optimizer_state_bytes_per_param"}
+
+
+def parts_per_gpu(ledger: Ledger, memo: "_Evaluator", best: dict) -> list[dict]:
+    """The memory per GPU of a layout in its parts: each model state is the layout's ZeRO
+    formula evaluated with the other states' bytes per parameter at 0 (the formulas are sums
+    of these terms, each divided by its sharding), then the activations. They add up to the
+    memory per GPU; each names the KB formula it comes from."""
+    f = memo.formula(ZERO[best["zero"]])
+    env = memo.states_env(best["tp"], best["pp"], best["dp"])
+    out = []
+    for name, sym in STATE_TERMS.items():
+        alone = {other: Q.point(0) for other in STATE_TERMS.values() if other != sym}
+        q, _ = ledger.compute(f, env, alone)
+        out.append({"name": name, "label": name.replace("_", " "), **qjson(q), "unit": "bytes", "formula": f.id})
+    out.append({"name": "activations", "label": "activations", **qjson(best["activations"]), "unit": "bytes",
+                "formula": RECOMPUTE[best["recompute"]]})
+    return out
 
 
 def _layout_json(best: dict, shape: Shape) -> dict:

@@ -20,8 +20,10 @@ The steps, in order, each a module of this package; each records its quantities 
 in the plan's :class:`~recipekg.plan.ledger.Ledger` and returns what later steps need:
 
 1. :mod:`~recipekg.plan.inputs`: the statement's values, checked;
-2. :mod:`~recipekg.plan.sizing`: the strategy, then params, tokens and FLOPs (one or two
-   given, the rest by the strategy's ratio) → :class:`~recipekg.plan.sizing.Sizes`;
+2. :mod:`~recipekg.plan.sizing`: the strategy (or the ``tokens-per-param`` given);
+   :mod:`~recipekg.plan.backwards`: with only GPUs, a time and a peak, the compute they give
+   at the MFU; then params, tokens and FLOPs (one or two given, the rest by the strategy's
+   ratio) → :class:`~recipekg.plan.sizing.Sizes`;
 3. :mod:`~recipekg.plan.data`: epochs and effective tokens of repeated data;
 4. :mod:`~recipekg.plan.memory`: training memory and its breakdown → ``Memory``;
 5. :mod:`~recipekg.plan.fit`: fit on the GPUs, replicated and FSDP-sharded → ``Fit``;
@@ -35,6 +37,7 @@ in the plan's :class:`~recipekg.plan.ledger.Ledger` and returns what later steps
 
 from __future__ import annotations
 
+from recipekg.plan.backwards import plan_backwards
 from recipekg.plan.bandwidth import bandwidth
 from recipekg.plan.data import repetition
 from recipekg.plan.fit import check_fit, feasibility
@@ -61,15 +64,16 @@ def plan(stmt: Plan, snap: dict) -> dict:
     kb = KBView(snap)
     inputs = read_inputs(stmt, snap)
     ledger = Ledger(kb, stmt.pos)
-    strategy = choose_strategy(kb, inputs.facts)
-    sizes = size(ledger, inputs, strategy)
+    strategy = choose_strategy(kb, inputs.facts, inputs.tokens_per_param)
+    back = plan_backwards(ledger, inputs)
+    sizes = size(ledger, inputs, strategy, back.flops if back else None)
     strategy = follow_ratio(ledger, strategy, sizes)
     repetition(ledger, inputs, sizes)
     memory = training_memory(ledger, inputs, sizes.params)
     fit = check_fit(ledger, inputs, sizes.params, memory)
     recommendations = recommend(ledger, inputs, sizes.params, memory, fit)
     rules = feasibility(kb, inputs, sizes.params)
-    timing = train_time(ledger, inputs, sizes)
+    timing = back.timing if back else train_time(ledger, inputs, sizes)
     tier = compute_tier(ledger, inputs, sizes.params, timing)
     bw = bandwidth(ledger, inputs.hardware)
     unused = inputs.unused()
@@ -83,7 +87,7 @@ def plan(stmt: Plan, snap: dict) -> dict:
         "constraints": [c for c in constraints_json(inputs.facts)
                         if not (c["dimension"] == "tier" and c.get("derived_from"))],
         "summary": summary(ledger, inputs, found),
-        "strategy": strategy.json,
+        "strategy": strategy.json, "backwards": timing.backwards,
         "hardware": kb.hardware_json(inputs.hardware),
         "quantities": ledger.quantities,
         "fit": fit.json if fit else None, "recommendations": recommendations, "feasibility": rules,

@@ -18,10 +18,8 @@ third and the ratio; from ``unique-tokens`` and ``epochs``, the token budget.
 
 from __future__ import annotations
 
-import ast
-
 from recipekg.errors import KBError
-from recipekg.plan.expr import Formula, Q, parse_formula
+from recipekg.plan.expr import Q, compose
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
@@ -32,6 +30,7 @@ from recipekg.render import numbers as units
 
 # KB ids plan refers to by name (ids, not numbers: what the KB says about them is read from it)
 COMPUTE_OPTIMAL = "chinchilla-optimal-training"
+GIVEN_RATIO = "tokens_per_param"   # the name formula:tokens-from-ratio reads a ratio the query gives by
 INFERENCE_OPTIMAL = "inference-optimal-training"
 
 _UNITS = {"params": "parameters", "tokens": "tokens", "flops": "FLOPs", "memory": "bytes",
@@ -59,8 +58,9 @@ class Sizes(Record):
     implied: bool = False     # two of params, tokens, flops given: the ratio is the user's
 
 
-def choose_strategy(kb: KBView, facts: dict) -> Strategy:
-    """Compute-optimal (Chinchilla) unless the KB's rules rank inference-optimal first."""
+def choose_strategy(kb: KBView, facts: dict, given: Q | None = None) -> Strategy:
+    """Compute-optimal (Chinchilla) unless the KB's rules rank inference-optimal first; the
+    ratio ``given`` (``tokens-per-param = 100``) instead, named by where it stands."""
     candidates = [iri for iri in (kb.iri(COMPUTE_OPTIMAL), kb.iri(INFERENCE_OPTIMAL))
                   if iri and kb.constants_for(iri, "tokens-per-param")]
     if not candidates:
@@ -72,28 +72,53 @@ def choose_strategy(kb: KBView, facts: dict) -> Strategy:
     node = kb.snap["nodes"][iri]
     why = ("; ".join(r["text"] for r in because) if because else
            "no goal given: compute-optimal sizing, the reference's default scaling law")
-    return Strategy(iri, ratio, {"id": node["id"], "label": node["label"], "tokens_per_param": const_json(ratio),
-                                 "why": why, "because": because})
+    strategy = Strategy(iri, ratio, {"id": node["id"], "label": node["label"], "tokens_per_param": const_json(ratio),
+                                     "why": why, "because": because})
+    return strategy if given is None else _given_ratio(kb, strategy, given)
+
+
+def _given_ratio(kb: KBView, rules: Strategy, given: Q) -> Strategy:
+    """The strategy of a ratio the query gives, named by the regime it falls in."""
+    kind = regime(kb, given)
+    approach, label, meaning = _REGIMES[kind] if kind else (None, None, "")
+    iri = (kb.iri(approach) if approach else None) or rules.iri
+    node = kb.snap["nodes"][iri]
+    ratio = {"id": None, "symbol": GIVEN_RATIO, "label": "tokens per parameter given in the query",
+             "value": given.value, "low": given.low if given.is_range else None,
+             "high": given.high if given.is_range else None, "unit": "tokens/param"}
+    why = f"tokens-per-param = {show(given)} given" + (": " + _meaning(kb, meaning) if meaning else "")
+    if iri != rules.iri or rules.json["because"]:
+        why += f" (without it plan would size by {rules.json['label']})"
+    return Strategy(iri, ratio, {"id": node["id"], "label": "Your ratio: " + _lower_first(label or node["label"]),
+                                 "regime": kind, "given": True, "tokens_per_param": dict(ratio),
+                                 "why": why, "because": []})
 
 
 class _Formulas(Record):
     flops: KBFormula     # flops from params and tokens
     tokens: KBFormula    # tokens from params and the strategy's ratio
     epochs: KBFormula    # epochs from tokens and unique tokens
+    ratio: dict          # the strategy's ratio by the name fs.tokens reads it
 
 
-def size(ledger: Ledger, inputs: Inputs, strategy: Strategy) -> Sizes:
-    """Params, tokens and FLOPs, recorded in the ledger with the tokens-per-parameter ratio."""
+def size(ledger: Ledger, inputs: Inputs, strategy: Strategy, budget: Q | None = None) -> Sizes:
+    """Params, tokens and FLOPs, recorded in the ledger with the tokens-per-parameter ratio;
+    ``budget``: the FLOPs planning backwards found (already recorded)."""
     kb = ledger.kb
     fs = _Formulas(kb.formula("flops", "params", "tokens"),
                    kb.formula("tokens", "params", strategy.ratio["symbol"]),
-                   kb.formula("epochs", "tokens", "unique_tokens"))
-    params, tokens, flops = inputs.params, inputs.tokens, inputs.flops
+                   kb.formula("epochs", "tokens", "unique_tokens"),
+                   {strategy.ratio["symbol"]: const_q(strategy.ratio)})
+    params, tokens, flops = inputs.params, inputs.tokens, inputs.flops or budget
     from_data = tokens is None and inputs.unique_tokens is not None and inputs.epochs is not None
     if from_data:
         tokens = ledger.solve(fs.epochs.parsed, "tokens",
                               {"epochs": inputs.epochs, "unique_tokens": inputs.unique_tokens})
     n_given = sum(x is not None for x in (params, tokens, flops))
+    if n_given >= 2 and inputs.tokens_per_param is not None:
+        fixed = [n for n, x in (("params", params), ("tokens", tokens), ("flops", flops)) if x is not None]
+        ledger.note(f"tokens-per-param = {show(inputs.tokens_per_param)} not used: the {' and '.join(fixed)} "
+                    f"given fix the ratio", warn=True)
     _record_given(ledger, inputs, tokens, from_data, fs.epochs)
     if params is None and tokens is None:                         # a compute budget only
         params, tokens = _from_flops(ledger, flops, strategy.ratio, fs)
@@ -143,27 +168,27 @@ def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q
         params, env = ledger.compute(direct, {"flops": flops})
         ledger.add("params", params, "parameters", formula=direct, env=env)
     else:                                                      # flops(params, ratio × params)
-        composed = _compose(fs.flops.parsed, "tokens", fs.tokens.parsed)
+        composed = compose(fs.flops.parsed, "tokens", fs.tokens.parsed)
         params = ledger.solve(composed, "params", {**kb.constants_in(fs.flops), **kb.constants_in(fs.tokens),
-                                            "flops": flops})
+                                                   **fs.ratio, "flops": flops})
         ledger.add("params", params, "parameters", formula=fs.flops, constants=[ratio],
                    extra_sources=[fs.tokens.data],
                    derivation=f"{fs.flops.data['expression']} with {fs.tokens.data['expression']}, "
                               f"solved for params at {show(const_q(ratio), 'tokens/param')}: "
                               f"{show(params, 'parameters')}")
-    if params.is_range:   # params and tokens move together: tokens = flops / (6 × params)
+    if params.is_range and (const_q(ratio).is_range or not flops.is_range):   # tokens = flops / (6 × params)
         tokens = ledger.solve(fs.flops.parsed, "tokens",
                               {**kb.constants_in(fs.flops), "params": params, "flops": flops})
         _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, "params": params}, tokens, "tokens")
-    else:
-        tokens, env = ledger.compute(fs.tokens, {"params": params})
+    else:                 # one ratio: each end of params at it
+        tokens, env = ledger.compute(fs.tokens, {"params": params, **fs.ratio})
         ledger.add("tokens", tokens, "tokens", formula=fs.tokens, env=env)
     return params, tokens
 
 
 def _tokens_from_params(ledger: Ledger, params: Q, flops: Q | None, fs: _Formulas) -> Q:
     if flops is None:
-        tokens, env = ledger.compute(fs.tokens, {"params": params})
+        tokens, env = ledger.compute(fs.tokens, {"params": params, **fs.ratio})
         ledger.add("tokens", tokens, "tokens", formula=fs.tokens, env=env)
         return tokens
     tokens = ledger.solve(fs.flops.parsed, "tokens",
@@ -175,7 +200,7 @@ def _tokens_from_params(ledger: Ledger, params: Q, flops: Q | None, fs: _Formula
 def _params_from_tokens(ledger: Ledger, tokens: Q, flops: Q | None, ratio: dict, fs: _Formulas) -> Q:
     kb = ledger.kb
     if flops is None:
-        params = ledger.solve(fs.tokens.parsed, "params", {**kb.constants_in(fs.tokens), "tokens": tokens})
+        params = ledger.solve(fs.tokens.parsed, "params", {**kb.constants_in(fs.tokens), **fs.ratio, "tokens": tokens})
         _add_solved(ledger, "params", fs.tokens, "params", {"tokens": tokens, ratio["symbol"]: const_q(ratio)},
                     params, "parameters")
         return params
@@ -189,17 +214,6 @@ def _check_given_flops(ledger: Ledger, params: Q, tokens: Q, flops: Q, flops_f: 
     if f"{implied.value:.2g}" != f"{flops.value:.2g}":
         ledger.note(f"the given flops ({show(flops, 'FLOPs')}) differ from 6 × params × tokens "
                     f"({show(implied, 'FLOPs')}); the plan uses the given figure", flops_f.data, warn=True)
-
-
-def _compose(outer: Formula, name: str, inner: Formula) -> Formula:
-    """``outer`` with its input ``name`` replaced by ``inner``'s expression."""
-
-    class Replace(ast.NodeTransformer):
-        def visit_Name(self, node):
-            return inner.body if node.id == name else node
-
-    body = Replace().visit(ast.parse(ast.unparse(outer.body), mode="eval").body)
-    return parse_formula(f"{outer.output} = {ast.unparse(body)}")
 
 
 def _table_row(kb: KBView, params: Q, tokens: Q) -> dict | None:
@@ -272,6 +286,19 @@ _REGIMES = {
                                  "beyond even the inference-optimal range ({inf}), over-trained past the "
                                  "reference's rule of thumb"),
 }
+
+
+def _lower_first(text: str) -> str:
+    """``Over-trained ...`` → ``over-trained ...`` (a name such as ``Chinchilla`` stays)."""
+    return text[:1].lower() + text[1:] if text[1:2].islower() and not text.startswith("Chinchilla") else text
+
+
+def _meaning(kb: KBView, text: str) -> str:
+    """A regime's meaning with the KB's compute- and inference-optimal ratios filled in."""
+    chin = kb.constants_for(kb.iri(COMPUTE_OPTIMAL), "tokens-per-param")[0]
+    inf = next(iter(kb.constants_for(kb.iri(INFERENCE_OPTIMAL), "tokens-per-param")), None)
+    inf_text = f"{units.grouped(inf['low'])}–{units.grouped(inf['high'])} tokens/param" if inf else ""
+    return text.format(c=units.grouped(chin["value"]), inf=inf_text)
 
 
 def follow_ratio(ledger: Ledger, strategy: Strategy, sizes: Sizes) -> Strategy:

@@ -37,10 +37,13 @@ class Findings(Record):
 def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     """A few lines that answer the user's questions, from the ledger's quantities."""
     kb, v = ledger.kb, ledger.values
+    back = found.timing.backwards
     lines = [f"{show(v['params'], 'parameters', ledger.given('params'))} → "
              f"{show(v['tokens'], 'tokens', ledger.given('tokens'))} "
              f"({show(v['tokens_per_param'], 'tokens/param')}, {found.strategy.json['label']}), "
-             f"{show(v['flops'], 'FLOPs')} of training compute"]
+             f"{show(v['flops'], 'FLOPs')} of training compute"
+             + (f" from {show(inputs.gpus, 'GPUs')} × {show(inputs.time_budget, 'hours')}, planned backwards"
+                if back else "")]
     if "effective_tokens" in v:
         lines.append(f"repeated data: {show(v['epochs'], 'epochs') if 'epochs' in v else ''} "
                      f"effective {show(v['effective_tokens'], 'tokens')} by the reference's formula"
@@ -79,6 +82,12 @@ def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
         return "time: " + ledger.entry("gpu_hours")["derivation"]
     mfu = f"{t.mfu.low:.2f}–{t.mfu.high:.2f}" if t.mfu.is_range and t.mfu.high - t.mfu.low >= 0.01 \
         else f"{t.mfu.value:.2f}"
+    if t.backwards:
+        peak = t.backwards["peak"]
+        return (f"time: {show(inputs.gpus, 'GPUs')} × {show(t.wall, 'hours')} = {show(t.gpu_hours, 'GPU-hours')} "
+                f"on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'}"
+                f"{'' if peak in ('bf16', 'given') else ' (' + peak + ' peak)'} at MFU {mfu} → "
+                f"{show(ledger.values['flops'], 'FLOPs')}")
     return (f"time: {show(t.gpu_hours, 'GPU-hours')} on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'} at MFU "
             f"{mfu} → {show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}"
             + (f"; {show(t.gpus_needed, 'GPUs')} for the {show(inputs.time_budget, 'hours')} budget"

@@ -29,44 +29,109 @@ from recipekg.render import numbers as units
 
 class Timing(Record):
     """The hardware time is computed for (given, or the reference table's), and what was
-    computed on it (None when it could not be)."""
+    computed on it (None when it could not be); ``backwards``: how planning backwards found
+    the compute (None when plan sized forwards)."""
 
     hardware: str | None
     mfu: Q | None = None
     gpu_hours: Q | None = None
     wall: Q | None = None
     gpus_needed: Q | None = None
+    backwards: dict | None = None
 
 
-def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
-    """Record MFU, GPU-hours, wall time and the GPUs needed for the time budget."""
+class Peak(Record):
+    """The per-GPU peak time is computed on: FLOP/s (None: the KB has none), the name the
+    GPU-hours formula reads it by, that formula, and which peak it is."""
+
+    value: float | None
+    name: str
+    formula: KBFormula
+    precision: str          # "bf16", "fp16", "fp8" or "given"
+
+
+class Setup(Record):
+    """What time is computed with: the hardware, the reference's GPU-hours rows, the peak,
+    the MFU (recorded in the ledger; None when there is none) and the wall-time formula."""
+
+    hardware: str | None
+    rows: list
+    peak: Peak
+    mfu: Q | None
+    wall_f: KBFormula
+
+
+def time_setup(ledger: Ledger, inputs: Inputs) -> Setup:
+    """The hardware, peak and MFU time is computed with, and the notes on them."""
     kb = ledger.kb
     rows = sorted((f for f in kb.snap["facts"].values()
                    if "ComputeEstimate" in f["types"] and f.get("gpu_hours") and f.get("flops")
                    and kb.peak(f.get("hardware"))), key=lambda f: (f["params"], f["id"]))
     table_hw = rows[0]["hardware"] if rows else None
-    given_peak = inputs.peak_flops
-    hw = inputs.hardware or (None if given_peak else table_hw)
-    gpu_f = kb.formula("gpu_hours", "flops", "mfu")
-    wall_f = kb.formula("wall_time", "gpu_hours", "gpus")
-    mfu = _mfu(ledger, inputs, hw, rows, gpu_f)
+    hw = inputs.hardware or (None if inputs.peak_flops else table_hw)
+    peak = _peak(kb, inputs, hw)
+    mfu = _mfu(ledger, inputs, hw, rows, peak)
+    if mfu is not None and peak.precision == "fp8":
+        ledger.entry("mfu")["unit"] = "fraction of fp8 peak"
     if hw is not None and inputs.hardware is None:
         ledger.note(f"no hardware given: time is for {kb.label(hw)}, the hardware of the reference's table")
-    peak = given_peak.value if given_peak else (kb.peak(hw) if hw else None)
-    if given_peak:
-        ledger.note(f"time uses the peak given ({units.amount(peak, unit='FLOP/s')})"
-                    + (f" instead of {kb.label(hw)}'s figure" if hw and kb.peak(hw) else ""))
-    elif peak is not None and kb.peak_precision(hw) == "fp16":
+    _say_peak(ledger, inputs, hw, peak)
+    return Setup(hw, rows, peak, mfu, kb.formula("wall_time", "gpu_hours", "gpus"))
+
+
+def _fp8(kb, inputs: Inputs) -> bool:
+    return inputs.precision is not None and kb.node_id(inputs.precision) == "fp8"
+
+
+def _peak(kb, inputs: Inputs, hw: str | None) -> Peak:
+    """The peak given, else the hardware's fp8 peak for ``precision = fp8`` (when the KB has
+    one), else its dense 16-bit peak."""
+    bf16_f = kb.formula("gpu_hours", "flops", "mfu", "bf16_peak")
+    if inputs.peak_flops:
+        return Peak(inputs.peak_flops.value, "bf16_peak", bf16_f, "given")
+    if _fp8(kb, inputs) and hw and kb.fp8_peak(hw) and kb.peak(hw):
+        return Peak(kb.fp8_peak(hw), "fp8_peak", kb.formula("gpu_hours", "flops", "mfu", "fp8_peak"), "fp8")
+    return Peak(kb.peak(hw) if hw else None, "bf16_peak", bf16_f, kb.peak_precision(hw) or "bf16")
+
+
+def _say_peak(ledger: Ledger, inputs: Inputs, hw: str | None, peak: Peak) -> None:
+    """Which peak time uses, and what follows from it."""
+    kb, fp8 = ledger.kb, _fp8(ledger.kb, inputs)
+    if peak.precision == "given":
+        ledger.note(f"time uses the peak given ({units.amount(peak.value, unit='FLOP/s')})"
+                    + (f" instead of {kb.label(hw)}'s figure" if hw and kb.peak(hw) else "")
+                    + (" for precision = fp8" if fp8 else ""))
+    elif peak.precision == "fp8":
+        fact = kb.fact("published-mfu-measured-in-bf16")
+        mfu_text = ("at the mfu given, a fraction of the fp8 peak" if inputs.mfu is not None else
+                    "the published MFUs were measured in bf16 training, none in fp8, so at the same MFU "
+                    "the time is an optimistic bound; give mfu (a fraction of the fp8 peak) to plan with an "
+                    "fp8 utilisation of your own")
+        ledger.note(f"precision = fp8: time uses {kb.label(hw)}'s dense fp8 peak "
+                    f"({units.amount(peak.value, unit='FLOP/s')}, {units.grouped(peak.value / kb.peak(hw), 2)}× "
+                    f"its bf16 peak); {mfu_text}", kb.snap["nodes"][hw], *([fact] if fact and inputs.mfu is None else []))
+    elif fp8 and peak.value is not None:
+        ledger.note(f"precision = fp8, but the KB has no fp8 peak for {kb.label(hw)} (its notes say why): time "
+                    f"uses its dense {peak.precision} peak, as for 16-bit training", kb.snap["nodes"][hw], warn=True)
+    if peak.value is not None and peak.precision == "fp16":
         ledger.note(f"{kb.label(hw)} has no bf16 tensor cores: time uses its dense fp16 peak (FP32 accumulation)")
-    if mfu is None or peak is None:
-        _no_time(ledger, hw, peak, gpu_f, wall_f)
+
+
+def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
+    """Record MFU, GPU-hours, wall time and the GPUs needed for the time budget."""
+    kb = ledger.kb
+    setup = time_setup(ledger, inputs)
+    hw, mfu, peak, wall_f = setup.hardware, setup.mfu, setup.peak, setup.wall_f
+    if mfu is None or peak.value is None:
+        _no_time(ledger, hw, peak.value, peak.formula, wall_f)
         return Timing(hw)
-    gpu_hours, env = ledger.compute(gpu_f, {"flops": sizes.flops, "mfu": mfu, "bf16_peak": Q.point(peak)})
+    gpu_f = peak.formula
+    gpu_hours, env = ledger.compute(gpu_f, {"flops": sizes.flops, "mfu": mfu, peak.name: Q.point(peak.value)})
     extra = {}
     row = sizes.table_row
     if row is not None and row.get("gpu_hours") and kb.peak(row.get("hardware")):
-        on_row_hw, _ = ledger.compute(gpu_f, {"flops": sizes.flops, "mfu": mfu,
-                                              "bf16_peak": Q.point(kb.peak(row["hardware"]))})
+        on_row_hw, _ = ledger.compute(kb.formula("gpu_hours", "flops", "mfu", "bf16_peak"),
+                                      {"flops": sizes.flops, "mfu": mfu, "bf16_peak": Q.point(kb.peak(row["hardware"]))})
         extra["table"] = {"fact": row["id"], "label": row["label"], "value": row["gpu_hours"],
                           "hardware": kb.node_id(row["hardware"]),
                           "formula_value_on_table_hardware": rounded(on_row_hw.value),
@@ -81,7 +146,7 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
     return Timing(hw, mfu, gpu_hours, wall, need)
 
 
-def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], gpu_f: KBFormula) -> Q | None:
+def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], peak: Peak) -> Q | None:
     """The MFU to plan with: given, else the range of published runs on ``hw`` (the reference's
     table's implied MFU said beside it), else that implied MFU (None: no time on ``hw``)."""
     kb = ledger.kb
@@ -93,7 +158,7 @@ def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], gpu_f
         return inputs.mfu
     points = _published(kb, hw)
     if not points:
-        return _table_mfu(ledger, hw, rows, gpu_f) if rows else None
+        return _table_mfu(ledger, hw, rows, peak.formula) if rows else None
     return _published_mfu(ledger, hw, points, rows)
 
 

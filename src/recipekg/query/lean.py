@@ -19,8 +19,6 @@ test checks that the two agree whenever the lean one answers.
 
 from __future__ import annotations
 
-import re
-
 from recipekg.query.build import AstBuilder
 
 __all__ = ["STATEMENT_KEYWORDS", "KEYWORDS", "TERMINALS", "lean_tokens", "lean_parse"]
@@ -73,9 +71,95 @@ class _Tok:
 
 
 def lean_tokens(text: str) -> list | None:
-    """The tokens lark's lexer makes of ``text`` (ignored ones dropped), or None."""
+    """The tokens lark's lexer makes of ``text`` (ignored ones dropped), or None.
+
+    One line of names, keywords, operators and plain numbers (``30k``, ``0.5``) is scanned
+    by hand (compiling :data:`TERMINALS` costs more than a whole plan); anything else by
+    the terminals themselves. A property test checks the two agree."""
+    tokens = quick_tokens(text)
+    return tokens if tokens is not None else terminal_tokens(text)
+
+
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGITS = frozenset("0123456789")
+_NAME_CHARS = _LETTERS | _DIGITS | frozenset("_-")
+_QUICK = _NAME_CHARS | frozenset(" \t.=<>!(),;")
+_PAIRS = {"!=": "NE", "<=": "LE", ">=": "GE"}
+_SINGLE = {"=": "EQ", "<": "LT", ">": "GT", "(": "LPAR", ")": "RPAR", ",": "COMMA", ";": "_SEMI"}
+_SUFFIXES = frozenset("kKMBGT")  # NUMBER's one-letter multipliers
+
+
+def quick_tokens(text: str) -> list | None:
+    """:func:`terminal_tokens` for the common case, by hand; None for anything else.
+
+    >>> [(t.type, t.value, t.column) for t in quick_tokens("plan where params = 7B")]
+    [('PLAN', 'plan', 1), ('WHERE', 'where', 6), ('NAME', 'params', 12), ('EQ', '=', 19), ('NUMBER', '7B', 21)]
+    >>> quick_tokens("plan where gpu-memory = 80 GB") is None   # a quantity: the terminals decide
+    True
+    """
+    if not _QUICK.issuperset(text):
+        return None
+    tokens, pos, end = [], 0, len(text)
+    while pos < end:
+        ch = text[pos]
+        if ch == " " or ch == "\t":
+            pos += 1
+            continue
+        if ch in _LETTERS:
+            stop = _run(text, pos + 1, _NAME_CHARS)
+            word = text[pos:stop]
+            kind = word.upper() if word.lower() in KEYWORDS else "NAME"
+        elif ch in _DIGITS:
+            stop = _number_end(text, pos)
+            if stop is None:
+                return None
+            kind = "NUMBER"
+        elif text[pos:pos + 2] in _PAIRS:
+            stop, kind = pos + 2, _PAIRS[text[pos:pos + 2]]
+        elif ch in _SINGLE:
+            stop, kind = pos + 1, _SINGLE[ch]
+        else:
+            return None
+        tokens.append(_Tok(kind, text[pos:stop], 1, pos + 1, pos))
+        pos = stop
+    return tokens
+
+
+def _run(text: str, pos: int, chars: frozenset) -> int:
+    while pos < len(text) and text[pos] in chars:
+        pos += 1
+    return pos
+
+
+def _number_end(text: str, pos: int) -> int | None:
+    """Where a plain number (digits, a decimal part, a one-letter multiplier) starting at
+    ``pos`` ends, when nothing after it could make it a quantity or a word number."""
+    stop = _run(text, pos, _DIGITS)
+    if text[stop:stop + 1] == ".":
+        after = _run(text, stop + 1, _DIGITS)
+        if after == stop + 1:
+            return None
+        stop = after
+    if text[stop:stop + 1] in _SUFFIXES:
+        stop += 1
+    nxt = text[stop:stop + 1]
+    if nxt in ("", ",", ")", ";"):
+        return stop
+    if nxt not in (" ", "\t"):
+        return None
+    word_at = _run(text, stop, frozenset(" \t"))
+    if text[word_at:word_at + 1] not in _LETTERS:
+        return stop
+    word = text[word_at:_run(text, word_at, _NAME_CHARS)]
+    return stop if word.lower() in KEYWORDS else None
+
+
+def terminal_tokens(text: str) -> list | None:
+    """The tokens of ``text`` by the grammar's terminals (:data:`TERMINALS`), or None."""
     global _lean_re
     if _lean_re is None:
+        import re
+
         _lean_re = re.compile("|".join(f"(?P<{n}>{p})" for n, p in TERMINALS))
     match = _lean_re.match
     tokens, pos, end, line, line_start = [], 0, len(text), 1, 0

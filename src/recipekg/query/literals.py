@@ -25,7 +25,6 @@ for quantities and for numbers of more than 20 characters, so the query path sta
 from __future__ import annotations
 
 import math
-import re
 
 from recipekg.errors import RangeError
 
@@ -37,7 +36,6 @@ SUFFIXES = {"k": 10**3, "K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10*
 _SUFFIX_EXP = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12}
 #: Numbers in words: ``7 billion``, ``1.4 trillion`` (short scale).
 WORDS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
-_WORD_RE = re.compile(r"(.*?)[ \t]*([a-zA-Z]+)")
 
 #: A definition, not a claim: a byte is 8 bits (``80Gb`` of memory is 10 GB).
 BITS_PER_BYTE = 8
@@ -83,11 +81,22 @@ for _names, _kind, _factor in [
     for _n in _names.split():
         UNITS[_n] = (_kind, _factor)
 _FACTORS: dict = {}
-_BITS_RE = re.compile(r"[KMGTP]i?b(?:/[sS])?")
 
 #: The digits of a number or quantity (no suffix, no unit), as a regular expression.
 NUMBER_PATTERN = r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
-_QUANTITY_RE = re.compile(rf"({NUMBER_PATTERN})[ \t]*(.+)")
+_PATTERNS = {"word": r"(.*?)[ \t]*([a-zA-Z]+)", "bits": r"[KMGTP]i?b(?:/[sS])?",
+             "quantity": rf"({NUMBER_PATTERN})[ \t]*(.+)", "escape": r"\\(.)"}
+_COMPILED: dict = {}
+
+
+def _pattern(name: str):
+    """A regular expression of :data:`_PATTERNS`, compiled on first use (a plain ``7B`` needs
+    none, and compiling costs a cold query about as much as answering it)."""
+    if name not in _COMPILED:
+        import re
+
+        _COMPILED[name] = re.compile(_PATTERNS[name])
+    return _COMPILED[name]
 
 #: What an error says about suffixes and units.
 UNIT_HINT = ("numbers take a suffix k, K, M, B, G or T (30k, 7B, 1e21) or a word (7 billion); "
@@ -106,7 +115,7 @@ def unit_kind(unit: str) -> str:
     ('tflop/s', 'tflop', 'tflops', 'pf-days')
     """
     key = unit.lower()
-    if _BITS_RE.fullmatch(unit):   # a capital prefix and a small b: bits (Gb, Tb/s, Gib)
+    if _pattern("bits").fullmatch(unit):   # a capital prefix and a small b: bits (Gb, Tb/s, Gib)
         head, slash, rest = key.partition("/")
         return head[:-1] + "bit" + slash + rest
     if unit.endswith("FLOPS"):     # FLOPS: per second
@@ -145,7 +154,7 @@ def number(tok) -> float:
     """``30_000`` -> 30000.0, ``1.5M`` -> 1500000.0, ``2.5e20`` -> 2.5e20, ``7 billion`` -> 7e9."""
     s = tok.value.replace("_", "")
     if s[-1].isalpha() and s[-1] not in _SUFFIX_EXP:  # a word: 7 billion
-        digits, word = _WORD_RE.fullmatch(s).groups()
+        digits, word = _pattern("word").fullmatch(s).groups()
         s = f"{digits}e{WORDS[word.lower()]}"
     if len(s) <= 20:
         # At most 20 digits: Decimal(s) * 10**k is exact (28-digit context) and float() of
@@ -168,7 +177,7 @@ def quantity(tok) -> tuple[float, str]:
     """``80 GB`` -> (8e10, "bytes"), ``3 days`` -> (72.0, "hours"), ``40%`` -> (0.4, "ratio")."""
     from decimal import Decimal, InvalidOperation
 
-    m = _QUANTITY_RE.fullmatch(tok.value)
+    m = _pattern("quantity").fullmatch(tok.value)
     assert m, tok.value  # the lexer only makes QUANTITY tokens of this form
     kind, factor = unit_factor(unit_kind(m.group(2)))
     try:
@@ -179,4 +188,4 @@ def quantity(tok) -> tuple[float, str]:
 
 def unescape(body: str) -> str:
     r"""``\"`` ``\\`` ``\n`` ``\t`` ``\r``; any other ``\x`` stands for ``x``."""
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)
+    return _pattern("escape").sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)

@@ -10,12 +10,13 @@ answer is written that way, so ``--format json`` loads none of them.
 
 from __future__ import annotations
 
-import json
 
 
 def render_answers(answers: list[dict], fmt: str) -> str:
     """Several answers: a JSON array (one object for one answer), or text/Markdown blocks."""
     if fmt == "json":
+        import json  # only for JSON: it compiles regular expressions on import
+
         return json.dumps(answers[0] if len(answers) == 1 else answers, indent=2, ensure_ascii=False)
     render = render_markdown if fmt == "markdown" else render_text
     return "\n\n".join(render(a) for a in answers)

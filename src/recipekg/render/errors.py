@@ -10,13 +10,14 @@ web page.
 
 from __future__ import annotations
 
-import json
 
 
 def error_output(exc, fmt: str) -> tuple[str, bool]:
     """The text to print for ``exc`` and whether it goes to stderr: with ``--format json``
     the spec's ``{"error": {...}}`` on stdout, else ``error: ...`` (with the caret) on stderr."""
     if fmt == "json":
+        import json  # only for JSON: it compiles regular expressions on import
+
         return json.dumps({"error": exc.to_dict()}, indent=2), False
     return f"error: {exc}", True
 

@@ -12,7 +12,6 @@ Estimates are shown to three significant digits; a number the user gave and an e
 
 from __future__ import annotations
 
-import re
 
 
 #: Significant digits of a number shown as given: enough for any value typed in a query
@@ -219,7 +218,7 @@ def amount(low: float, high: float | None = None, unit: str = "", exact: bool = 
         return f"{a} – {b}"
     if unit in _SPACED:  # hardware figures: as the KB or the user gives them
         a, b = (_SPACED[unit](x, True) for x in (low, high))
-        a, b = (re.sub(r"(?<=[0-9])(?=[a-zA-Z])", " ", x, count=1) for x in (a, b))
+        a, b = (_space_unit(x) for x in (a, b))
         return a if a == b else f"{a} – {b}"
     fmt, word = _AMOUNT.get(unit, (num, f" {unit}" if unit else ""))
     if exact and unit in ("parameters", "tokens"):
@@ -228,3 +227,11 @@ def amount(low: float, high: float | None = None, unit: str = "", exact: bool = 
     if unit == "GPUs" and a == b == "1":
         word = " GPU"
     return f"{a}{word}" if a == b else f"{a}–{b}{word}"
+
+
+def _space_unit(text: str) -> str:
+    """A space between the first digit and the letter after it: ``989.5TFLOP/s`` → ``989.5 TFLOP/s``."""
+    for i in range(1, len(text)):
+        if text[i - 1] in "0123456789" and ("a" <= text[i] <= "z" or "A" <= text[i] <= "Z"):
+            return f"{text[:i]} {text[i:]}"
+    return text

@@ -68,6 +68,8 @@ def _opening(page: _Page, a: dict) -> None:
     page.lines.append(f"## plan — {_query(a)}" if page.md else f"plan — {_query(a)}")
     page.lines.append(f"constraints: {constraint_line(a['constraints'])}")
     page.lines.extend(no_advice_lines(a["constraints"]))
+    if a.get("backwards"):
+        page.lines.append(a["backwards"]["text"].replace("planned backwards", "planned backwards:", 1))
     s = a.get("strategy")
     if s:
         ratio = s["tokens_per_param"]
@@ -231,7 +233,7 @@ def quantity_value(q: dict) -> str:
     if q.get("value") is None:
         return "cannot be computed" if q.get("missing") else "—"
     unit = q.get("unit", "")
-    if unit == "fraction of bf16 peak":
+    if unit.startswith("fraction of"):
         text = f"{q['value']:.3f}"
         return text + (f" ({q['low']:.3f}–{q['high']:.3f})" if q["low"] != q["high"] else "")
     exact = bool(q.get("given"))

@@ -57,17 +57,20 @@ def host_name(host: str) -> str:
     return host.partition(":")[0]
 
 
-def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None):
+def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, cors_origins=(), sparql=None):
     """The Flask app over ``kb`` (default: the bundled KB merged with ``extensions``), loaded
     once: every request and thread answers from it. ``page_cache``: the answer pages' cache
-    (default: a :class:`~recipekg.web.cache.PageCache` of the default size)."""
+    (default: a :class:`~recipekg.web.cache.PageCache` of the default size). The JSON API
+    (:mod:`recipekg.web.api`) answers cross-origin requests from ``cors_origins`` only;
+    ``sparql``: the ``/sparql`` endpoint's limits (:func:`recipekg.web.sparql_endpoint.register`)."""
     from flask import Flask, g, render_template, request
 
     from recipekg.errors import INTERNAL_ERROR
     from recipekg.cite.graph import CiteGraph
-    from recipekg.web import views
+    from recipekg.web import api, sparql_endpoint, views
     from recipekg.web.cache import PageCache
     from recipekg.render.sources import role_text
+    from recipekg.web.flow import human
     from recipekg.web.present import short
 
     if kb is None:
@@ -78,6 +81,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None):
     app.jinja_env.autoescape = True
     app.jinja_env.tests["http_url"] = is_http_url
     app.jinja_env.filters["short"] = short
+    app.jinja_env.filters["human"] = human
     app.jinja_env.filters["role"] = role_text
     trusted = {host_name(h) for h in trusted_hosts or ()}
     graph = CiteGraph(kb.snap)
@@ -118,4 +122,6 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None):
         return "This site is read-only.\n", 405, {"Content-Type": "text/plain; charset=utf-8"}
 
     views.register(app)
+    api.register(app, cors_origins=cors_origins)
+    sparql_endpoint.register(app, **(sparql or {}))
     return app

@@ -10,6 +10,7 @@ from __future__ import annotations
 from recipekg.render.constraints import constraint_label
 from recipekg.render.plan import quantity_value, table_note, render_plan
 from recipekg.web.flow import flow
+from recipekg.web.planview import plan_view
 
 
 def answer_view(a: dict) -> dict:
@@ -22,6 +23,7 @@ def answer_view(a: dict) -> dict:
                             [(r["id"], r["label"], r["because"], r["against"]) for r in a["results"]])
     elif a["statement"] == "plan":
         view["quantities"] = [quantity_view(q) for q in a["quantities"]]
+        view["plan"] = plan_view(a)
         view["plan_text"] = render_plan(a, False)
     elif a["statement"] == "explain":
         fired = [x for x in a["rules"] if x["fires"]]

@@ -1,4 +1,5 @@
-"""The pages: the query box with its answers, papers, a paper, an entity, a claim.
+"""The pages: the query box with its answers, papers, a paper, an entity, a claim, the
+decision-tree map.
 
 Each view reads the app's knowledge base from ``current_app.extensions["recipekg"]``
 (:func:`recipekg.web.app.create_app` puts it there) and renders a template; nothing here
@@ -21,16 +22,27 @@ from recipekg.errors import RecipeKGError, closest
 from recipekg.limits import MAX_WEB_QUERY_CHARS
 from recipekg.render.errors import error_text
 from recipekg.web.present import answer_view, claim_details, paper_kind
+from recipekg.web.treemap import decision_tree
 
-EXAMPLES = (
-    "recommend architecture where data = tabular and rows = 30k",
-    "recommend architecture where data = images and images between 10k and 50k top 3",
-    "recommend optimizer where prefer = low-memory",
-    "recommend technique where hardware = dgx-spark",
-    "recommend fix where symptom = loss-spike",
-    "recommend approach where gpus = 1 and time < 1 day",
-    "explain vit where data = images and samples = 3000",
+#: The front page's examples, one group per kind of statement: what each asks, and the queries.
+EXAMPLE_GROUPS = (
+    ("recommend", "a ranked choice, with the rules and papers behind it", (
+        "recommend architecture where data = tabular and rows = 30k",
+        "recommend architecture where data = images and images between 10k and 50k top 3",
+        "recommend architecture where data = time-series and samples = 5k",
+        "recommend optimizer where prefer = low-memory",
+        "recommend technique where hardware = dgx-spark",
+        "recommend fix where symptom = loss-spike",
+        "recommend approach where gpus = 1 and time < 1 day")),
+    ("explain", "why a choice ranks where it does, and what would rank it first", (
+        "explain vit where data = images and samples = 3000",
+        "explain lightgbm where data = tabular and rows = 5k")),
+    ("plan", "whether a training run fits, how long it takes, what to change", (
+        "plan where params = 7B and hardware = h100 and gpus = 8",
+        "plan where params = 70B and hardware = a100 and gpus = 2",
+        "plan where flops = 1e21 and hardware = a100 and gpus = 64")),
 )
+EXAMPLES = tuple(q for _, _, queries in EXAMPLE_GROUPS for q in queries)
 
 
 def _state() -> dict:
@@ -66,7 +78,7 @@ def answer_page(q: str, nonce: str | None = None) -> str:
     for v in views:
         v["bibtex"] = render(bundles.for_answers([v["answer"]], snap, v["answer"].get("query", "")), "bibtex")
     extra = {} if nonce is None else {"csp_nonce": nonce}
-    return render_template("index.html", q=q, views=views, error=error, examples=EXAMPLES, vocab=kb.vocab(), **extra)
+    return render_template("index.html", q=q, views=views, error=error, example_groups=EXAMPLE_GROUPS, vocab=kb.vocab(), **extra)
 
 
 def api_vocab():
@@ -124,10 +136,16 @@ def claim(kind, cid):
                            choices=graph.choices_of(iri), **claim_details(kind, iri, c, snap))
 
 
+def tree_map():
+    """The decision tree: data type → rules → choices (:mod:`recipekg.web.treemap`)."""
+    return render_template("map.html", tree=decision_tree(_state()["kb"].snap))
+
+
 def register(app) -> None:
     """Add every page to ``app`` under the endpoint names the templates link to."""
     app.add_url_rule("/", "index", index)
     app.add_url_rule("/papers", "papers", papers)
+    app.add_url_rule("/map", "tree_map", tree_map)
     app.add_url_rule("/api/vocab", "api_vocab", api_vocab)
     app.add_url_rule("/paper/<pid>", "paper", paper)
     app.add_url_rule("/entity/<name>", "entity", entity)

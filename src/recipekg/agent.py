@@ -1,0 +1,78 @@
+"""What an LLM agent can ask the knowledge base, without any protocol: the tools that
+``recipekg mcp`` serves over the Model Context Protocol (:mod:`recipekg.cli.mcp_server`).
+
+Each tool returns the JSON document the command line prints with ``--format json`` (answers
+with the rules that fired and their sources; citations as CSL-JSON by default) and raises
+the project's errors, whose text (with the caret) becomes the tool error.
+
+    >>> tools = AgentTools(kb)
+    >>> import json
+    >>> json.loads(tools.query("recommend fix where symptom = loss-spike top 1"))["statement"]
+    'recommend'
+    >>> json.loads(tools.explain("vit", "data = images and samples = 3000"))["choice"]["id"]
+    'vit'
+    >>> tools.plan("params = 7B and hardware = h10")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    recipekg.errors.VocabularyError: line 1, column 39: unknown hardware 'h10'...
+"""
+
+from __future__ import annotations
+
+import json
+
+from recipekg.cli.respond import quote_choice
+from recipekg.errors import UsageError
+from recipekg.render.answers import render_answers
+
+CITE_FORMATS = ("csl-json", "bibtex", "ris", "text")
+
+
+class AgentTools:
+    """The tools over one loaded :class:`recipekg.api.KnowledgeBase`."""
+
+    def __init__(self, kb) -> None:
+        self.kb = kb
+
+    def query(self, statements: str) -> str:
+        """The JSON answer to one or more statements (an array for several)."""
+        return render_answers(self.kb.query(statements), "json")
+
+    def plan(self, constraints: str = "") -> str:
+        """``plan where CONSTRAINTS``'s JSON answer (``plan`` alone without constraints)."""
+        return self.query(f"plan where {constraints}" if constraints.strip() else "plan")
+
+    def explain(self, choice: str, constraints: str = "") -> str:
+        """``explain CHOICE where CONSTRAINTS``'s JSON answer."""
+        statement = f"explain {quote_choice(choice)}"
+        return self.query(f"{statement} where {constraints}" if constraints.strip() else statement)
+
+    def cite(self, statement: str = "", choice: str = "", rule: str = "", paper: str = "", top: int = 0,
+             format: str = "csl-json") -> str:
+        """The papers behind exactly one of a statement's answer, a choice, a rule or a paper."""
+        from recipekg.cite import bundles
+        from recipekg.cite.formats import render
+
+        given = {k: v for k, v in (("statement", statement), ("choice", choice), ("rule", rule),
+                                   ("paper", paper)) if v}
+        if len(given) != 1:
+            raise UsageError(f"give exactly one of statement, choice, rule, paper (got {', '.join(given) or 'none'})")
+        if format not in CITE_FORMATS:
+            raise UsageError(f"unknown citation format {format!r}", expected=list(CITE_FORMATS))
+        if statement:
+            bundle = bundles.for_query(self.kb, statement, top or None)
+        elif choice:
+            bundle = bundles.for_choice(self.kb.snap, choice)
+        elif rule:
+            bundle = bundles.for_rule(self.kb.snap, rule)
+        else:
+            bundle = bundles.for_paper(self.kb.snap, paper)
+        return render(bundle, format)
+
+    def vocab(self, dimension: str = "") -> str | None:
+        """The query language's dimensions and values (one dimension's when named), or None
+        while this knowledge base has no ``vocab`` (the tool is then left out)."""
+        vocab = getattr(self.kb, "vocab", None)
+        if vocab is None:
+            return None
+        return json.dumps(vocab(dimension or None), indent=2, ensure_ascii=False)

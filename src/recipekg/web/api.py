@@ -1,0 +1,108 @@
+"""The JSON interface: ``/api/query``, the answer pages by ``Accept``, ``/api/openapi.json``
+and CORS.
+
+- ``GET /api/query?q=STATEMENTS`` and ``POST /api/query`` (a JSON body ``{"q": ...}``, a form
+  field ``q`` or a ``text/plain`` body) answer with the document ``recipekg query --format
+  json`` prints: one object for one statement, an array for several. An error is the same
+  ``{"error": {...}}`` object with status 400 (500 for a bug).
+- ``GET /?q=...`` with ``Accept: application/json`` preferred over HTML answers the same JSON.
+- CORS is off: no ``Access-Control-Allow-Origin`` unless ``recipekg serve --cors ORIGIN``
+  names the requesting origin (or ``*``), and then only on ``/api/...`` and ``/sparql``.
+
+    >>> from recipekg.web.app import create_app
+    >>> client = create_app(kb).test_client()
+    >>> r = client.get("/api/query?q=recommend fix where symptom = loss-spike top 1")
+    >>> r.status_code, r.json["statement"], r.json["results"][0]["because"][0]["sources"] != []
+    (200, 'recommend', True)
+    >>> r = client.get("/?q=plan where params = 7B", headers={"Accept": "application/json"})
+    >>> r.status_code, r.json["statement"]
+    (200, 'plan')
+"""
+
+from __future__ import annotations
+
+from flask import Response, current_app, request
+
+from recipekg.errors import RecipeKGError, UsageError
+from recipekg.limits import MAX_QUERY_CHARS, MAX_WEB_QUERY_CHARS
+from recipekg.render.answers import render_answers
+from recipekg.render.errors import error_output
+
+JSON = "application/json; charset=utf-8"
+CORS_PATHS = ("/api/", "/sparql")
+
+
+def json_answer(text: str | None, cap: int) -> Response:
+    """The JSON answer to ``text``, or its JSON error (400; 500 for a bug)."""
+    try:
+        if text is None or not text.strip():
+            raise UsageError("give a statement: /api/query?q=recommend ... (or POST {\"q\": \"...\"})",
+                             expected=["recommend <kind> where ...", "plan where ...", "explain <choice> where ..."])
+        if len(text) > cap:
+            raise UsageError(f"the query is too long ({len(text)} characters; at most {cap})")
+        body = render_answers(current_app.extensions["recipekg"]["kb"].query(text), "json")
+        return Response(body + "\n", status=200, content_type=JSON)
+    except RecipeKGError as exc:
+        return Response(error_output(exc, "json")[0] + "\n", status=500 if exc.kind == "internal" else 400,
+                        content_type=JSON)
+
+
+def posted_text() -> str | None:
+    """The statements of a POST: ``{"q": ...}`` in JSON, a form's ``q``, or a plain-text body."""
+    if request.mimetype == "application/json":
+        body = request.get_json(silent=True)
+        return body.get("q") if isinstance(body, dict) and isinstance(body.get("q"), str) else None
+    if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        return request.form.get("q")
+    return request.get_data(as_text=True)
+
+
+def query():
+    if request.method == "POST":
+        return json_answer(posted_text(), MAX_QUERY_CHARS)
+    return json_answer(request.args.get("q"), MAX_WEB_QUERY_CHARS)
+
+
+def openapi_json():
+    from recipekg.version import __version__
+    from recipekg.web.openapi import openapi
+
+    return openapi(__version__)
+
+
+def wants_json() -> bool:
+    """Whether the request's ``Accept`` prefers JSON to HTML (``*/*`` and browsers get HTML).
+
+    >>> from flask import Flask
+    >>> with Flask("t").test_request_context(headers={"Accept": "application/json"}):
+    ...     wants_json()
+    True
+    """
+    return request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
+
+
+def register(app, *, cors_origins=()) -> None:
+    """Add the JSON routes to ``app``, the answer pages' negotiation and CORS for ``cors_origins``."""
+    origins = set(cors_origins)
+    app.add_url_rule("/api/query", "api_query", query, methods=["GET", "POST"])
+    app.add_url_rule("/api/openapi.json", "api_openapi", openapi_json)
+
+    @app.before_request
+    def negotiate():
+        if request.endpoint == "index" and request.method == "GET" and wants_json():
+            return json_answer(request.args.get("q"), MAX_WEB_QUERY_CHARS)
+
+    @app.after_request
+    def vary_and_cors(response):
+        if request.endpoint == "index":
+            response.vary.add("Accept")
+        origin = request.headers.get("Origin")
+        if origins and request.path.startswith(CORS_PATHS):
+            response.vary.add("Origin")
+            if origin and (origin in origins or "*" in origins):
+                response.headers["Access-Control-Allow-Origin"] = "*" if "*" in origins else origin
+                response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+                response.headers["Access-Control-Allow-Headers"] = "Content-Type, Accept"
+                response.headers["Access-Control-Expose-Headers"] = "X-RecipeKG-Truncated, X-RecipeKG-Timeout"
+                response.headers["Access-Control-Max-Age"] = "600"
+        return response

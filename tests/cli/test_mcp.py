@@ -1,0 +1,112 @@
+"""``recipekg mcp`` as an agent's client meets it: started as a subprocess by the MCP SDK's own
+stdio client, its tools listed and each one called; answers are the CLI's JSON, errors are
+tool errors with the CLI's message."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import anyio
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from support import subprocess_env
+
+TABULAR = "recommend architecture where data = tabular and rows = 30k"
+PLAN = "params = 7B and hardware = h100 and gpus = 8"
+
+
+def cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "recipekg", *args], env=subprocess_env(),
+                          capture_output=True, text=True, timeout=120)
+
+
+async def session_calls(calls):
+    """``(tool names, [CallToolResult ...])`` from a ``recipekg mcp`` subprocess."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "recipekg", "mcp"], env=subprocess_env())
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            names = {tool.name for tool in (await session.list_tools()).tools}
+            return names, [await session.call_tool(name, arguments) for name, arguments in calls]
+
+
+@pytest.fixture(scope="module")
+def served():
+    calls = [("query", {"statements": TABULAR}),
+             ("query", {"statements": f"{TABULAR}; recommend fix where symptom = loss-spike"}),
+             ("plan", {"constraints": PLAN}),
+             ("explain", {"choice": "vit", "constraints": "data = images and samples = 3000"}),
+             ("cite", {"statement": TABULAR, "top": 1}),
+             ("cite", {"choice": "lightgbm", "format": "bibtex"}),
+             ("query", {"statements": "recommend architecture where data = tabluar"}),
+             ("plan", {"constraints": "params = 7B and hardware = h10"}),
+             ("cite", {"choice": "lightgbm", "rule": "x"})]
+    return anyio.run(session_calls, calls)
+
+
+def text(result) -> str:
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    return result.content[0].text
+
+
+def test_the_tools_are_listed(served):
+    from recipekg.api import KnowledgeBase
+
+    names, _ = served
+    assert names == {"query", "plan", "explain", "cite"} | ({"vocab"} if hasattr(KnowledgeBase, "vocab") else set())
+
+
+def test_query_plan_and_explain_answer_the_cli_json_with_its_sources(served):
+    _, results = served
+    expected = [cli("query", TABULAR, "--format", "json"),
+                cli("query", f"{TABULAR}; recommend fix where symptom = loss-spike", "--format", "json"),
+                cli("plan", *f"where {PLAN}".split(), "--format", "json"),
+                cli("explain", "vit", *"where data = images and samples = 3000".split(), "--format", "json")]
+    for result, done in zip(results[:4], expected):
+        assert done.returncode == 0 and not result.is_error
+        assert json.loads(text(result)) == json.loads(done.stdout)
+    answer = json.loads(text(results[0]))
+    assert answer["results"][0]["because"][0]["sources"], "an answer carries its sources"
+
+
+def test_cite_gives_the_cli_citations(served):
+    _, results = served
+    csl = cli("cite", "--query", TABULAR, "--top", "1", "--format", "csl-json")
+    bibtex = cli("cite", "--choice", "lightgbm", "--format", "bibtex")
+    assert not results[4].is_error and json.loads(text(results[4])) == json.loads(csl.stdout)
+    assert not results[5].is_error and text(results[5]).strip() == bibtex.stdout.strip()
+    assert all(item["author"] for item in json.loads(text(results[4])))
+
+
+def test_errors_are_tool_errors_with_the_cli_message(served):
+    _, results = served
+    for result, done in zip(results[6:8], [cli("query", "recommend architecture where data = tabluar"),
+                                           cli("plan", *"where params = 7B and hardware = h10".split())]):
+        assert done.returncode == 2 and result.is_error
+        message = done.stderr.strip().removeprefix("error: ")
+        assert message in text(result) and "did you mean" in message
+    assert results[8].is_error and "exactly one of statement, choice, rule, paper" in text(results[8])
+
+
+def test_vocab_is_served_when_the_knowledge_base_has_it(kb):
+    from recipekg.cli.mcp_server import build_server
+
+    class WithVocab:
+        snap, files = kb.snap, kb.files
+
+        def vocab(self, dimension=None):
+            return {"dimension": dimension, "values": ["tabular"]}
+
+    async def run(server):
+        names = {t.name for t in await server.list_tools()}
+        return names, await server.call_tool("vocab", {"dimension": "data"})
+
+    names, result = anyio.run(run, build_server(WithVocab()))
+    assert "vocab" in names
+    assert json.loads(result.content[0].text) == {"dimension": "data", "values": ["tabular"]}
+    without = anyio.run(lambda: build_server(kb).list_tools())
+    assert ("vocab" in {t.name for t in without}) == hasattr(kb, "vocab")
