@@ -33,11 +33,20 @@ def test_api_vocab_is_the_cli_json(client):
 
 
 def test_api_vocab_one_dimension_and_unknown(client, kb):
+    from jsonschema import Draft202012Validator
+
+    from recipekg.web.openapi import openapi
+
     one = client.get("/api/vocab?dimension=failure")
     assert one.status_code == 200 and json.loads(one.data) == kb.vocab("symptom")
     missing = client.get("/api/vocab?dimension=symptm")
     assert missing.status_code == 404
-    assert json.loads(missing.data)["error"]["suggestions"] == ["symptom"]
+    error = json.loads(missing.data)
+    assert error["error"]["suggestions"] == ["symptom"]
+    doc = openapi("test")
+    ref = doc["paths"]["/api/vocab"]["get"]["responses"]["404"]["content"]["application/json"]["schema"]["$ref"]
+    schema = doc["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    Draft202012Validator(schema).validate(error)
 
 
 def test_front_page_panel_lists_every_dimension_and_value(client, kb):
