@@ -112,6 +112,17 @@ class KnowledgeBase:
         except Exception as exc:  # a bug: still one of the project's errors, with its cause chained
             raise InternalError(f"{INTERNAL_ERROR}: {type(exc).__name__}: {exc}") from exc
 
+    def vocab(self, dimension: str | None = None) -> dict:
+        """The word list of the query language (:func:`recipekg.reason.vocab.vocabulary`):
+        every dimension, value and choice, or one dimension's.
+
+        >>> [d["name"] for d in kb.vocab("vram")["dimensions"]]
+        ['gpu-memory']
+        """
+        from recipekg.reason.vocab import vocabulary
+
+        return vocabulary(self.snap, dimension)
+
     def stats(self) -> dict:
         from recipekg.knowledge.stats import stats
 

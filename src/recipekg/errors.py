@@ -42,7 +42,8 @@ class RecipeKGError(Exception):
     ``kind`` is set by the subclass: ``"syntax"``, ``"unknown-name"``, ``"value"``, ``"kb"``,
     ``"usage"``, ``"engine"`` or ``"internal"``; ``line``/``column`` are 1-based (``None`` when unknown); ``length`` is how
     many characters the caret line underlines; ``source_line`` is the text of that line;
-    ``expected`` and ``suggestions`` are phrases in the language's own words;
+    ``expected`` and ``suggestions`` are phrases in the language's own words; ``notes`` warn
+    about a suggestion (one that is a different concept, not a spelling of what was typed);
     ``file`` names the file the text came from (a KB file, a query file), if any.
     """
 
@@ -59,6 +60,7 @@ class RecipeKGError(Exception):
         expected: Iterable[str] = (),
         suggestions: Iterable[str] = (),
         file: str | None = None,
+        notes: Iterable[str] = (),
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -69,6 +71,7 @@ class RecipeKGError(Exception):
         self.expected = list(expected)
         self.suggestions = list(suggestions)
         self.file = file
+        self.notes = list(notes)
 
     @classmethod
     def at(cls, pos: Any, message: str, **kwargs: Any) -> RecipeKGError:
@@ -119,6 +122,7 @@ class RecipeKGError(Exception):
             out.append("expected: " + _join(self.expected))
         if self.suggestions:
             out.append("did you mean: " + ", ".join(_quote(s) for s in self.suggestions))
+        out.extend("note: " + n for n in self.notes)
         return "\n".join(out)
 
     def to_dict(self) -> dict[str, Any]:
@@ -134,6 +138,8 @@ class RecipeKGError(Exception):
         }
         if self.file is not None:
             d["file"] = self.file
+        if self.notes:
+            d["notes"] = list(self.notes)
         return d
 
     def __repr__(self) -> str:

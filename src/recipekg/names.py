@@ -27,3 +27,35 @@ def slug(text: str) -> str:
         else:
             gap = True
     return "".join(out)
+
+
+def edits(a: str, b: str) -> int:
+    """How many single-letter edits (insert, delete, replace, swap two neighbours) turn ``a``
+    into ``b`` (the optimal string alignment distance).
+
+    >>> edits("tabluar", "tabular"), edits("slow-convergence", "slow-divergence")
+    (1, 3)
+    """
+    prev2, prev = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i]
+        for j, cb in enumerate(b, 1):
+            cost = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if prev2 is not None and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cost = min(cost, prev2[j - 2] + 1)
+            row.append(cost)
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def is_misspelling(typed: str, name: str) -> bool:
+    """Whether ``typed`` is close enough to ``name`` to be a slip of the keyboard: one edit
+    in a short name, two in a longer one. A suggestion further away is a different word that
+    merely looks alike (``slow-convergence`` is not a spelling of ``slow-divergence``).
+
+    >>> is_misspelling("tabluar", "tabular"), is_misspelling("slow-convergence", "slow-divergence")
+    (True, False)
+    >>> is_misspelling("segmentation", "generation")
+    False
+    """
+    return edits(typed, name) <= (1 if len(name) <= 6 else 2)

@@ -109,7 +109,10 @@ def test_kinds_cover_the_reference(snap):
     assert {"adamw", "adam-8bit", "adafactor", "sgd-momentum", "muon", "lamb", "lars", "lion",
             "schedule-free-adam", "soap"} <= kinds["optimizer"]
     assert {"qk-norm", "z-loss", "embedding-layernorm"} <= kinds["fix"] & kinds["technique"]
-    assert len([n for n in snap["nodes"].values() if RKG.FailureMode in n["types"]]) == 5
+    # the reference's failure table has five rows; other symptoms people report are values
+    # the reference gives no advice for, and say so
+    failures = [n for n in snap["nodes"].values() if RKG.FailureMode in n["types"]]
+    assert len([n for n in failures if not n.get("no_advice")]) == 5
     assert len(snap["tiers"]) == 5
 
 

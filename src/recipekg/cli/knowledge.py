@@ -1,7 +1,8 @@
-"""``recipekg validate``, ``stats`` and ``export``: the knowledge base itself.
+"""``recipekg validate``, ``stats``, ``vocab`` and ``export``: the knowledge base itself.
 
     $ recipekg validate my-extension.ttl
     $ recipekg stats --format markdown
+    $ recipekg vocab symptom
     $ recipekg export --format ntriples -o kb.nt
 """
 
@@ -47,6 +48,19 @@ def stats(extensions, fmt, no_cache):
     from recipekg.render.reports import render_stats
 
     click.echo(render_stats(load_kb(extensions, no_cache).stats(), fmt))
+
+
+@click.command()
+@click.argument("dimension", required=False)
+@kb_option
+@format_option
+@no_cache_option
+@user_errors
+def vocab(dimension, extensions, fmt, no_cache):
+    """Every dimension (spellings, unit, meaning, example), value and choice; or one DIMENSION's."""
+    from recipekg.render.vocab import render_vocab
+
+    click.echo(render_vocab(load_kb(extensions, no_cache).vocab(dimension), fmt))
 
 
 @click.command()

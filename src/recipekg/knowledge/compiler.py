@@ -292,6 +292,11 @@ def _nodes(ix: Index, kinds: dict) -> dict:
             "notes": ix.text(s, RKG.notes), "fixed_by": ix.iris(s, RKG.fixedBy),
         }
         nodes[s]["caveat"] = ix.text(s, RDFS.comment) if nodes[s]["sources"] else None
+        gap = ix.text(s, RKG.adviceGap)
+        if gap:
+            section = ix.one(s, RKG.nearestSection)
+            nodes[s]["no_advice"] = {"message": gap, "nearest_query": ix.text(s, RKG.nearestQuery),
+                                     "nearest_section": section}
     for s, node in nodes.items():
         node["ancestors"] = sorted(_closure(s, nodes))
     return nodes
@@ -316,7 +321,7 @@ def _dimensions(ix: Index, nodes: dict) -> dict:
         dims[name] = {
             "iri": d, "name": name, "label": ix.text(d, RDFS.label), "kind": kind,
             "aliases": ix.texts(d, SKOS.altLabel), "definition": ix.text(d, SKOS.definition),
-            "question": ix.text(d, RKG.question),
+            "question": ix.text(d, RKG.question), "example": ix.text(d, SKOS.example),
             "min": ix.number(d, RKG.minValue), "max": ix.number(d, RKG.maxValue),
             "derived_via": ix.one(d, RKG.derivedVia), "plan_only": ix.text(d, RKG.planOnly) == "true",
             "order": ix.number(d, RKG.order), "value_class": value_class,

@@ -57,7 +57,7 @@ RKG = Namespace(BASE + "ns#", """
     Reference Section path order Paper key arxiv url venue authors originalPaper
     broaderTransitive ScoringModel unconstrainedFactor partlyCredit scoring
     DefaultRule ComparisonRule forKind defaultSupport question OrderedProcedure
-    where roleName
+    where roleName adviceGap nearestQuery nearestSection
     publishedTitle authorsComplete authorCount authorGroup booktitle journal volume number pages doi version accessed
 """)
 KB = Namespace(BASE + "id/")
@@ -79,7 +79,7 @@ OWL = Namespace("http://www.w3.org/2002/07/owl#",
 XSD = Namespace("http://www.w3.org/2001/XMLSchema#",
                 "double decimal integer string boolean anyURI gYear float int long")
 SKOS = Namespace("http://www.w3.org/2004/02/skos/core#",
-                 "Concept broader narrower altLabel prefLabel notation definition exactMatch")
+                 "Concept broader narrower altLabel prefLabel notation definition exactMatch example")
 PROV = Namespace("http://www.w3.org/ns/prov#", "wasDerivedFrom Entity")
 CITO = Namespace("http://purl.org/spar/cito/",
                  "Citation hasCitingEntity hasCitedEntity hasCitationCharacterization "

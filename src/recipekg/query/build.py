@@ -70,6 +70,10 @@ class AstBuilder:
     def NAME(self, tok):
         return Name(tok.value.lower(), position(tok))
 
+    def words(self, children):
+        """Several words as one name: ``low memory`` -> ``Name("low memory")``."""
+        return Name(" ".join(w.text for w in children), _span(children[0], children[-1]))
+
     def NUMBER(self, tok):
         return Number(number(tok), tok.value, position(tok))
 

@@ -216,8 +216,13 @@ class _LeanParser:
         self.i += 1
         return tok
 
-    def value(self):
+    def value(self, words: bool = False):
         tok = self.take("NAME", "NUMBER", "QUANTITY", "STRING")
+        if words and tok.type == "NAME" and self.peek() == "NAME":
+            words = [self.b.NAME(tok)]
+            while self.peek() == "NAME":
+                words.append(self.b.NAME(self.take("NAME")))
+            return self.b.words(words)
         return getattr(self.b, tok.type)(tok)
 
     def start(self):
@@ -267,7 +272,7 @@ class _LeanParser:
         dim = b.NAME(self.take("NAME"))
         t = self.peek()
         if t in _COMPARE_OPS:
-            return b.compare([dim, self.take(t), self.value()])
+            return b.compare([dim, self.take(t), self.value(words=True)])
         if t == "BETWEEN":
             return b.between([dim, self.take("BETWEEN"), self.value(), self.take("AND"), self.value()])
         if t == "IN":

@@ -64,11 +64,20 @@ class Facts:
         return "Facts(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
 
 
+def unit_of(dim: dict) -> str | None:
+    """The unit a dimension's numbers are in, as answers name it (None for names).
+
+    >>> unit_of({"kind": "duration"}), unit_of({"kind": "count", "unit": "BYTE-PER-SEC"})
+    ('hours', 'bytes/s')
+    """
+    return _QUDT_UNITS.get(dim.get("unit") or "") or _UNIT_OF.get(dim["kind"])
+
+
 def constraint_json(dim: dict, op: str, value, **more) -> dict:
     """One constraint as answers show it: dimension, operator, value(s) and, for a number,
     its unit (``count``, ``bytes``, ``hours``, ``fraction``, ``bytes/s``, ``FLOP/s``)."""
     out = {"dimension": dim["name"], "op": op, "value": value}
-    unit = _QUDT_UNITS.get(dim.get("unit") or "") or _UNIT_OF.get(dim["kind"])
+    unit = unit_of(dim)
     if unit:
         out["unit"] = unit
     out.update(more)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from recipekg.errors import RangeError, VocabularyError, closest
-from recipekg.names import slug
+from recipekg.names import is_misspelling, slug
 from recipekg.query.ast import Constraint, Name, Number, Quantity, String
 from recipekg.query.literals import BITS_PER_BYTE
 from recipekg.reason.derive import derive
@@ -87,9 +87,11 @@ def resolve_choice(word, snap: dict) -> str:
     names = snap["rule_index"]["choices"]
     if key in names:
         return names[key]
+    suggestions = closest(key, names)
     raise VocabularyError.at(word.pos, f"unknown choice '{word.text}'",
                              expected=["an architecture, optimizer, approach, technique or fix of the KB"],
-                             suggestions=closest(key, names))
+                             suggestions=suggestions,
+                             notes=lookalikes(key, [(s, [s]) for s in suggestions], "choice"))
 
 
 def dimension_names(snap: dict) -> dict[str, str]:
@@ -107,9 +109,11 @@ def resolve_dimension(word: Name, snap: dict) -> dict:
     names = dimension_names(snap)
     if word.text in names:
         return snap["dimensions"][names[word.text]]
+    suggestions = closest(word.text, names)
     raise VocabularyError.at(word.pos, f"unknown dimension '{word.text}'",
                              expected=["a dimension such as data, rows, params, gpus, hardware"],
-                             suggestions=closest(word.text, names))
+                             suggestions=suggestions,
+                             notes=lookalikes(word.text, [(s, [s]) for s in suggestions], "dimension"))
 
 
 def resolve_value(value, dim: dict, snap: dict) -> "str | float":
@@ -122,8 +126,10 @@ def resolve_value(value, dim: dict, snap: dict) -> "str | float":
         key = slug(value.text)
         if key in dim["values"]:
             return dim["values"][key]
+        suggestions = _suggest(key, dim, snap)
         raise VocabularyError.at(value.pos, f"unknown {dim['name']} '{value.text}'",
-                                 expected=[_examples(dim, snap)], suggestions=_suggest(key, dim, snap))
+                                 expected=[_examples(dim, snap)], suggestions=suggestions,
+                                 notes=lookalikes(key, _spellings(suggestions, dim, snap), dim["name"], snap))
     if isinstance(value, Quantity):
         accepts = _accepts(dim)
         if value.unit_kind not in accepts:
@@ -152,9 +158,45 @@ def _suggest(key: str, dim: dict, snap: dict) -> list[str]:
     return list(dict.fromkeys(ids))[:3]
 
 
+def _spellings(ids: list[str], dim: dict, snap: dict) -> list[tuple[str, list[str]]]:
+    """Each suggested value id with every spelling of it the dimension accepts."""
+    by_id: dict[str, list[str]] = {i: [] for i in ids}
+    for name, iri in dim["values"].items():
+        node_id = snap["nodes"][iri]["id"]
+        if node_id in by_id:
+            by_id[node_id].append(name)
+    return list(by_id.items())
+
+
+def lookalikes(typed: str, suggestions: list, what: str, snap: dict | None = None) -> list[str]:
+    """A note for each suggestion that only looks like ``typed``: no spelling of it is a
+    slip of the keyboard away (:func:`recipekg.names.is_misspelling`), so it is offered as a
+    different thing, never as a correction. ``suggestions`` are (name, spellings) pairs."""
+    notes = []
+    for name, spellings in suggestions:
+        if any(is_misspelling(typed, s) for s in spellings):
+            continue
+        notes.append(f"'{name}' is a different {what}{_meaning(name, what, snap)}, not a spelling of "
+                     f"'{typed}': check that it is what you mean")
+    return notes
+
+
+def _meaning(name: str, dim_name: str, snap: dict | None) -> str:
+    """`` (label: definition)`` of a dimension's value, when the snapshot has them."""
+    if snap is None:
+        return ""
+    iri = snap["dimensions"][dim_name]["values"].get(name)
+    node = snap["nodes"].get(iri) if iri else None
+    if not node:
+        return ""
+    text = node.get("definition") or ""
+    return f" ({node['label']}: {text})" if text else f" ({node['label']})"
+
+
 def _examples(dim: dict, snap: dict) -> str:
     ids = sorted({snap["nodes"][v]["id"] for v in dim["values"].values()})
-    return f"{dim['name']} is one of {', '.join(ids[:8])}" + (" ..." if len(ids) > 8 else "")
+    more = f" ... (all {len(ids)}: recipekg vocab {dim['name']})" if len(ids) > 8 else ""
+    return f"{dim['name']} is one of {', '.join(ids[:8])}{more}"
 
 
 def resolve_constraints(constraints: tuple[Constraint, ...], snap: dict) -> dict[str, Facts]:
@@ -199,8 +241,35 @@ def _describe(c: Constraint, dim: dict, values: list, snap: dict) -> dict:
     bits = [v for v in c.values if isinstance(v, Quantity) and v.unit_kind in ("bits", "bits/s")]
     more = {"given_as": ", ".join(v.text for v in c.values),
             "note": "; ".join(dict.fromkeys(bits_note(v) for v in bits))} if bits else {}
+    if dim["kind"] == "categorical":
+        more.update(_understood(c, dim, values, snap))
     return constraint_json(dim, c.op, value,
                            text=" ".join([c.dimension.text, c.op, ", ".join(v.text for v in c.values)]), **more)
+
+
+def _understood(c: Constraint, dim: dict, values: list[str], snap: dict) -> dict:
+    """What a categorical constraint was read as, when that is not plain: ``given_as`` the
+    words typed when they are not the values' names (``low memory``, ``detection``; case
+    aside), and ``no_advice`` for each value the reference gives no advice for, with the
+    nearest advice it has (labelled, never used in its place)."""
+    out: dict = {}
+    ids = [snap["nodes"][v]["id"] for v in values]
+    if [v.text for v in c.values] != ids:
+        out["given_as"] = ", ".join(v.text for v in c.values)
+    gaps = [no_advice(v, snap) for v in values if c.op in ("=", "in") and snap["nodes"][v].get("no_advice")]
+    if gaps:
+        out["no_advice"] = gaps
+    return out
+
+
+def no_advice(iri: str, snap: dict) -> dict:
+    """That the reference gives no advice for a value, and where its nearest advice is (the
+    statement to ask it and the reference's section, by its path)."""
+    node = snap["nodes"][iri]
+    gap = node["no_advice"]
+    section = snap["sections"].get(gap["nearest_section"] or "", {}).get("path")
+    return {"value": node["id"], "label": node["label"], "message": gap["message"],
+            "nearest_query": gap["nearest_query"], "nearest_section": section}
 
 
 def _merge_categorical(f: Facts, c: Constraint, values: list[str]) -> None:

@@ -12,7 +12,8 @@
     'gpu-memory = 10GB (given as 80Gb: Gb is gigabits, 8 bits to a byte)'
 
 Every output (text, Markdown, the web page, explain's suggested queries) writes constraints
-through these two functions.
+through these two functions. A value the reference has no advice for is said so, with the
+nearest advice it has, labelled (:func:`no_advice_lines`).
 """
 
 from __future__ import annotations
@@ -43,3 +44,27 @@ def constraint_label(c: dict) -> str:
 def constraint_line(constraints: list[dict]) -> str:
     """All constraints of an answer on one line (``none`` when there are none)."""
     return ", ".join(constraint_label(c) for c in constraints) or "none"
+
+
+#: What an answer given a value without advice rests on.
+OTHERS_ALONE = "What follows comes from the other constraints alone."
+
+
+def no_advice_lines(constraints: list[dict]) -> list[str]:
+    """One line per value of the constraints that the reference gives no advice for, then
+    where its nearest advice is: a statement to ask for it, never answered in its place.
+
+    >>> no_advice_lines([{"dimension": "task", "op": "=", "value": "segmentation", "no_advice": [
+    ...     {"value": "segmentation", "label": "segmentation", "message": "The reference has no advice for it.",
+    ...      "nearest_query": "recommend architecture where data = images", "nearest_section": "vision"}]}])
+    ['no advice: task = segmentation — The reference has no advice for it. What follows comes from the other constraints alone.', '  nearest advice it has (a different question, not this answer): recommend architecture where data = images (section vision)']
+    """
+    out = []
+    for c in constraints:
+        for gap in c.get("no_advice", ()):
+            out.append(f"no advice: {c['dimension']} = {gap['value']} — {gap['message']} {OTHERS_ALONE}")
+            if gap.get("nearest_query"):
+                where = f" (section {gap['nearest_section']})" if gap.get("nearest_section") else ""
+                out.append(f"  nearest advice it has (a different question, not this answer): "
+                           f"{gap['nearest_query']}{where}")
+    return out

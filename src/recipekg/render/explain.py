@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from recipekg.render.constraints import constraint_line
+from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.sources import caveat_line, sources_text
 
 
@@ -17,7 +17,8 @@ def render_explain(a: dict, md: bool) -> str:
     c = a["choice"]
     rank = f"rank {a['rank']} among {a['kind']} choices" if a["rank"] else f"not ranked among {a['kind']} choices"
     head = f"explain {c['label']} ({c['id']}) — {rank}"
-    out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}"]
+    out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
+           *no_advice_lines(a["constraints"])]
     if c.get("definition"):
         out.append(f"what it is: {c['definition']}")
     if c["papers"]:

@@ -17,7 +17,7 @@ compute tier's advice, bandwidth, warnings and notes, and the papers cited.
 from __future__ import annotations
 
 from recipekg.render import numbers as units
-from recipekg.render.constraints import constraint_line
+from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.sources import sources_short
 from recipekg.render.tables import table
 
@@ -67,6 +67,7 @@ def _opening(page: _Page, a: dict) -> None:
     """The query, its constraints, the strategy and the summary."""
     page.lines.append(f"## plan — {_query(a)}" if page.md else f"plan — {_query(a)}")
     page.lines.append(f"constraints: {constraint_line(a['constraints'])}")
+    page.lines.extend(no_advice_lines(a["constraints"]))
     if a.get("backwards"):
         page.lines.append(a["backwards"]["text"].replace("planned backwards", "planned backwards:", 1))
     s = a.get("strategy")

@@ -11,7 +11,7 @@ tell the reasoner next.
 
 from __future__ import annotations
 
-from recipekg.render.constraints import constraint_line
+from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.sources import caveat_line, sources_short, sources_text
 from recipekg.render.tables import table
 
@@ -21,7 +21,8 @@ WOULD_APPLY_HEAD = "would also apply if you gave more (each waits for a conditio
 
 def render_recommend(a: dict, md: bool) -> str:
     head = f"recommend {a['kind']} — {a['query']}"
-    out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}", ""]
+    out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
+           *no_advice_lines(a["constraints"]), ""]
     if not a["results"]:
         return "\n".join(out + ["No rule of the KB applies to these constraints."] + _ask(a, md))
     out += _decision(a, md)

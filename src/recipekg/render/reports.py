@@ -24,7 +24,7 @@ def render_stats(s: dict, fmt: str) -> str:
     md = fmt == "markdown"
     out = ["# recipekg stats" if md else "recipekg stats",
            f"triples: {s['triples']}  rules: {s['rules']}  conditions: {s['conditions']}  "
-           f"papers: {s['papers']}  dimensions: {s['dimensions']}", ""]
+           f"papers: {s['papers']}  dimensions: {s['dimensions']} (recipekg vocab lists them)", ""]
     out += _section("per class", ["class", "count"], list(s["classes"].items()), md)
     out += _section("per kind", ["kind", "count"], list(s["kinds"].items()), md)
     rows = [(r["section"] if md else "  " * r["section"].count(" > ") + r["section"].split(" > ")[-1],

@@ -23,7 +23,7 @@ import secrets
 from urllib.parse import urlsplit
 
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
-CSP = ("default-src 'none'; script-src 'nonce-{nonce}'; style-src 'self'; img-src 'self'; "
+CSP = ("default-src 'none'; script-src 'nonce-{nonce}'; style-src 'self'; img-src 'self'; connect-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 
 

@@ -6,7 +6,7 @@ validates real responses against them and checks its paths against the app's rou
 
     >>> doc = openapi("0.1.0")
     >>> sorted(doc["paths"])
-    ['/', '/api/openapi.json', '/api/query', '/sparql']
+    ['/', '/api/openapi.json', '/api/query', '/api/vocab', '/sparql']
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ _ERROR = {
             "expected": {"type": "array", "items": {"type": "string"}},
             "suggestions": {"type": "array", "items": {"type": "string"}},
             "file": {"type": "string"},
+            "notes": {"type": "array", "items": {"type": "string"},
+                      "description": "warnings about a suggestion: one that is a different concept, not a spelling"},
         },
     }},
 }
@@ -101,6 +103,15 @@ def _sparql_operation(post: bool) -> dict:
     return op
 
 
+def _vocab_operation() -> dict:
+    """``GET /api/vocab``: the word list, as ``recipekg vocab --format json`` prints it."""
+    return {"summary": "the word list: every dimension, value and choice (recipekg vocab --format json)",
+            "parameters": [{"name": "dimension", "in": "query", "required": False, "schema": {"type": "string"},
+                            "description": "one dimension, by any of its spellings"}],
+            "responses": {"200": {"description": "the vocabulary document", "content": {"application/json": {}}},
+                          "404": _json("no such dimension", "Error")}}
+
+
 def openapi(version: str) -> dict:
     """The OpenAPI document of this recipekg ``version``."""
     page = _query_operation("the front page; with `Accept: application/json`, the JSON answer", post=False)
@@ -119,6 +130,7 @@ def openapi(version: str) -> dict:
             "/api/openapi.json": {"get": {"summary": "this document",
                                           "responses": {"200": {"description": "OpenAPI 3.1",
                                                                 "content": {"application/json": {}}}}}},
+            "/api/vocab": {"get": _vocab_operation()},
             "/sparql": {"get": _sparql_operation(False), "post": _sparql_operation(True)},
         },
         "components": {"schemas": {"Answer": _ANSWER, "Error": _ERROR}},

@@ -78,7 +78,22 @@ def answer_page(q: str, nonce: str | None = None) -> str:
     for v in views:
         v["bibtex"] = render(bundles.for_answers([v["answer"]], snap, v["answer"].get("query", "")), "bibtex")
     extra = {} if nonce is None else {"csp_nonce": nonce}
-    return render_template("index.html", q=q, views=views, error=error, example_groups=EXAMPLE_GROUPS, **extra)
+    return render_template("index.html", q=q, views=views, error=error, example_groups=EXAMPLE_GROUPS, vocab=kb.vocab(), **extra)
+
+
+def api_vocab():
+    """``GET /api/vocab``: the document of ``recipekg vocab --format json``, byte for byte;
+    ``?dimension=NAME`` for one dimension (404 with the error's JSON for an unknown one)."""
+    from recipekg.render.vocab import render_vocab
+
+    name = request.args.get("dimension") or None
+    try:
+        body, status = render_vocab(_state()["kb"].vocab(name), "json") + "\n", 200
+    except RecipeKGError as exc:
+        import json
+
+        body, status = json.dumps({"error": exc.to_dict()}, indent=2) + "\n", 404
+    return current_app.response_class(body, status=status, mimetype="application/json")
 
 
 def papers():
@@ -131,6 +146,7 @@ def register(app) -> None:
     app.add_url_rule("/", "index", index)
     app.add_url_rule("/papers", "papers", papers)
     app.add_url_rule("/map", "tree_map", tree_map)
+    app.add_url_rule("/api/vocab", "api_vocab", api_vocab)
     app.add_url_rule("/paper/<pid>", "paper", paper)
     app.add_url_rule("/entity/<name>", "entity", entity)
     app.add_url_rule("/<any(rule, formula, constant, fact):kind>/<cid>", "claim", claim)

@@ -1,0 +1,129 @@
+"""The word list on the web: ``GET /api/vocab`` is ``recipekg vocab --format json``; the front
+page's side panel lists every dimension; an answer's 'no advice' note; and, in Chromium, the
+query box completes words from the list."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from recipekg.cli.main import main
+from recipekg.web.app import create_app
+
+
+@pytest.fixture(scope="module")
+def app(kb):
+    return create_app(kb)
+
+
+@pytest.fixture(scope="module")
+def client(app):
+    return app.test_client()
+
+
+def test_api_vocab_is_the_cli_json(client):
+    response = client.get("/api/vocab")
+    assert response.status_code == 200 and response.mimetype == "application/json"
+    cli = CliRunner().invoke(main, ["vocab", "--format", "json"])
+    assert cli.exit_code == 0
+    assert response.get_data(as_text=True) == cli.output
+
+
+def test_api_vocab_one_dimension_and_unknown(client, kb):
+    from jsonschema import Draft202012Validator
+
+    from recipekg.web.openapi import openapi
+
+    one = client.get("/api/vocab?dimension=failure")
+    assert one.status_code == 200 and json.loads(one.data) == kb.vocab("symptom")
+    missing = client.get("/api/vocab?dimension=symptm")
+    assert missing.status_code == 404
+    error = json.loads(missing.data)
+    assert error["error"]["suggestions"] == ["symptom"]
+    doc = openapi("test")
+    ref = doc["paths"]["/api/vocab"]["get"]["responses"]["404"]["content"]["application/json"]["schema"]["$ref"]
+    schema = doc["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    Draft202012Validator(schema).validate(error)
+
+
+def test_front_page_panel_lists_every_dimension_and_value(client, kb):
+    page = client.get("/").get_data(as_text=True)
+    for d in kb.vocab()["dimensions"]:
+        assert f'id="vocab-{d["name"]}"' in page
+        for v in d.get("values", []):
+            assert f"<code>{v['id']}</code>" in page
+
+
+def test_answer_page_says_no_advice_and_links_the_nearest(client):
+    page = client.get("/", query_string={"q": "recommend architecture where data = images and task = segmentation"})
+    html = page.get_data(as_text=True)
+    note = re.search(r'<p class="no-advice".*?</p>', html, re.S)
+    assert note and "task = segmentation" in note.group(0)
+    assert 'href="/?q=recommend+architecture+where+data+%3D+images"' in note.group(0)
+
+
+def test_csp_lets_the_page_fetch_only_its_own_origin(client):
+    csp = client.get("/").headers["Content-Security-Policy"]
+    assert "connect-src 'self'" in csp and "default-src 'none'" in csp
+
+
+@pytest.mark.browser
+def test_browser_query_box_completes_from_the_word_list(app, kb, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from web.test_web import _serve, wait_for
+
+    driver = _chromium()
+    server, base = _serve(app)
+    try:
+        driver.get(base + "/")
+        box = wait_for(driver, "#q")
+        WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+            "return performance.getEntriesByType('resource').some(e => e.name.endsWith('/api/vocab'))"))
+        box.send_keys("recommend fix where symptom = slow")
+        WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#q-complete li"))
+        shown = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#q-complete li")]
+        symptoms = next(d for d in kb.vocab()["dimensions"] if d["name"] == "symptom")["values"]
+        assert sorted(shown) == sorted(v["id"] for v in symptoms if v["id"].startswith("slow"))
+        (tmp_path / "completion.png").write_bytes(driver.get_screenshot_as_png())
+        box.send_keys(Keys.ARROW_DOWN, Keys.TAB)
+        assert box.get_attribute("value") == f"recommend fix where symptom = {sorted(shown)[0]} "
+        box.send_keys("and ")
+        WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#q-complete li"))
+        dims = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#q-complete li")]
+        assert dims and set(dims) <= {d["name"] for d in kb.vocab()["dimensions"]}
+        box.send_keys(Keys.ESCAPE)  # closes the list, keeps the text
+        assert not driver.find_element(By.CSS_SELECTOR, "#q-complete").is_displayed()
+        assert box.get_attribute("value").endswith(" and ")
+        box.send_keys(Keys.BACKSPACE * 5, Keys.ENTER)
+        wait_for(driver, "p.no-advice")
+        assert "symptom = slow-convergence" in driver.find_element(By.CSS_SELECTOR, "p.no-advice").text
+        assert driver.get_log("browser") == [] if hasattr(driver, "get_log") else True
+    finally:
+        server.shutdown()
+        driver.quit()
+
+
+def _chromium():
+    import tempfile
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    from web.test_web import _browser_or_fail
+
+    chromium, chromedriver = _browser_or_fail()
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    profile = tempfile.mkdtemp(prefix="recipekg-chromium-")
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--no-first-run", f"--user-data-dir={profile}", "--window-size=1500,1000"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    driver.set_page_load_timeout(60)
+    return driver
