@@ -19,8 +19,6 @@ the project's errors, whose text (with the caret) becomes the tool error.
 
 from __future__ import annotations
 
-import json
-
 from recipekg.cli.respond import quote_choice
 from recipekg.errors import UsageError
 from recipekg.render.answers import render_answers
@@ -69,10 +67,9 @@ class AgentTools:
             bundle = bundles.for_paper(self.kb.snap, paper)
         return render(bundle, format)
 
-    def vocab(self, dimension: str = "") -> str | None:
-        """The query language's dimensions and values (one dimension's when named), or None
-        while this knowledge base has no ``vocab`` (the tool is then left out)."""
-        vocab = getattr(self.kb, "vocab", None)
-        if vocab is None:
-            return None
-        return json.dumps(vocab(dimension or None), indent=2, ensure_ascii=False)
+    def vocab(self, dimension: str = "") -> str:
+        """The query language's dimensions, values and choices (one dimension's when named):
+        what ``recipekg vocab [DIMENSION] --format json`` prints."""
+        from recipekg.render.vocab import render_vocab
+
+        return render_vocab(self.kb.vocab(dimension or None), "json")

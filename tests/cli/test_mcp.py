@@ -54,10 +54,9 @@ def text(result) -> str:
 
 
 def test_the_tools_are_listed(served):
-    from recipekg.api import KnowledgeBase
 
     names, _ = served
-    assert names == {"query", "plan", "explain", "cite"} | ({"vocab"} if hasattr(KnowledgeBase, "vocab") else set())
+    assert names == {"query", "plan", "explain", "cite", "vocab"}
 
 
 def test_query_plan_and_explain_answer_the_cli_json_with_its_sources(served):
@@ -92,21 +91,14 @@ def test_errors_are_tool_errors_with_the_cli_message(served):
     assert results[8].is_error and "exactly one of statement, choice, rule, paper" in text(results[8])
 
 
-def test_vocab_is_served_when_the_knowledge_base_has_it(kb):
+def test_vocab_gives_the_cli_word_list(kb):
     from recipekg.cli.mcp_server import build_server
 
-    class WithVocab:
-        snap, files = kb.snap, kb.files
-
-        def vocab(self, dimension=None):
-            return {"dimension": dimension, "values": ["tabular"]}
-
     async def run(server):
-        names = {t.name for t in await server.list_tools()}
-        return names, await server.call_tool("vocab", {"dimension": "data"})
+        return [await server.call_tool("vocab", args) for args in ({"dimension": "symptom"}, {}, {"dimension": "symptm"})]
 
-    names, result = anyio.run(run, build_server(WithVocab()))
-    assert "vocab" in names
-    assert json.loads(result.content[0].text) == {"dimension": "data", "values": ["tabular"]}
-    without = anyio.run(lambda: build_server(kb).list_tools())
-    assert ("vocab" in {t.name for t in without}) == hasattr(kb, "vocab")
+    one, every, wrong = anyio.run(run, build_server(kb))
+    assert json.loads(one.content[0].text) == json.loads(cli("vocab", "symptom", "--format", "json").stdout)
+    assert json.loads(every.content[0].text) == json.loads(cli("vocab", "--format", "json").stdout)
+    done = cli("vocab", "symptm")
+    assert done.returncode == 2 and done.stderr.strip().removeprefix("error: ").splitlines()[0] in wrong.content[0].text

@@ -5,7 +5,7 @@ with the official ``mcp`` SDK (``pip install 'recipekg[mcp]'``), imported here o
     $ recipekg mcp --kb team-rules.ttl   # with an extension
 
 Tools (:class:`recipekg.agent.AgentTools`): ``query``, ``plan``, ``explain``, ``cite`` and,
-when the knowledge base offers it, ``vocab``. Each returns the JSON the command line prints
+``vocab``. Each returns the JSON the command line prints
 with ``--format json``; a user's error is an MCP tool error carrying the CLI's message.
 """
 
@@ -72,12 +72,10 @@ def build_server(kb):
              format: str = "csl-json") -> str:
         return tool_error(lambda: tools.cite(statement, choice, rule, paper, top, format))
 
-    if getattr(kb, "vocab", None) is not None:
-        @server.tool(description=VOCAB_DOC, structured_output=False)
-        def vocab(dimension: str = "") -> str:
-            return tool_error(lambda: tools.vocab(dimension))
-    # TODO(lead): KnowledgeBase.vocab comes with branch `vocab`; once merged the tool is always
-    # there and this condition (and the None case of AgentTools.vocab) can go.
+    @server.tool(description=VOCAB_DOC, structured_output=False)
+    def vocab(dimension: str = "") -> str:
+        return tool_error(lambda: tools.vocab(dimension))
+
     return server
 
 
