@@ -94,11 +94,16 @@ def test_errors_are_tool_errors_with_the_cli_message(served):
 def test_vocab_gives_the_cli_word_list(kb):
     from recipekg.cli.mcp_server import build_server
 
-    async def run(server):
-        return [await server.call_tool("vocab", args) for args in ({"dimension": "symptom"}, {}, {"dimension": "symptm"})]
+    from mcp.server.mcpserver.exceptions import ToolError
 
-    one, every, wrong = anyio.run(run, build_server(kb))
+    async def run(server):
+        return [await server.call_tool("vocab", args) for args in ({"dimension": "symptom"}, {})]
+
+    server = build_server(kb)
+    one, every = anyio.run(run, server)
     assert json.loads(one.content[0].text) == json.loads(cli("vocab", "symptom", "--format", "json").stdout)
     assert json.loads(every.content[0].text) == json.loads(cli("vocab", "--format", "json").stdout)
     done = cli("vocab", "symptm")
-    assert done.returncode == 2 and done.stderr.strip().removeprefix("error: ").splitlines()[0] in wrong.content[0].text
+    with pytest.raises(ToolError) as wrong:
+        anyio.run(lambda: server.call_tool("vocab", {"dimension": "symptm"}))
+    assert done.returncode == 2 and done.stderr.strip().removeprefix("error: ").splitlines()[0] in str(wrong.value)
