@@ -140,3 +140,32 @@ def test_explain_reads_the_same_rules_and_names_through_the_index(snaps, which):
         for t in dict.fromkeys(rule["recommends"] + rule["against"]):
             targets.setdefault(t, []).append(iri)
     assert snap["rule_index"]["by_target"] == targets
+
+
+def test_ranking_among_some_choices_ranks_them_as_the_full_ranking_does():
+    """``rank(..., among=...)`` reads only the rules naming those choices (plan's strategy and
+    memory savings use it): the same reasons, scores and relative order as the full ranking,
+    for every example statement and every pair of the choices it ranks."""
+    import itertools
+    from pathlib import Path
+
+    import recipekg
+    from recipekg.query.ast import Recommend
+    from recipekg.query.parser import parse
+    from recipekg.reason.recommend import rank
+    from recipekg.reason.resolve import facts_of
+
+    snap = recipekg.load().snap
+    checked = 0
+    for path in sorted(Path(__file__).parents[2].joinpath("queries").glob("*.rkg")):
+        for stmt in parse(path.read_text(encoding="utf-8")):
+            if not isinstance(stmt, Recommend):
+                continue
+            kind, facts = stmt.kind.text, facts_of(stmt.constraints, snap)
+            full = rank(kind, facts, snap)
+            for pair in itertools.islice(itertools.combinations([r["iri"] for r in full], 2), 6):
+                some = rank(kind, facts, snap, among=pair)
+                expect = [dict(r, rank=None) for r in full if r["iri"] in pair]
+                assert [dict(r, rank=None) for r in some] == expect, (stmt.text, pair)
+                checked += 1
+    assert checked > 50

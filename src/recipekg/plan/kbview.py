@@ -37,7 +37,13 @@ class KBView:
 
     def __init__(self, snap: dict):
         self.snap = snap
-        self.by_symbol = {c["symbol"]: iri for iri, c in snap["constants"].items() if c["symbol"]}
+        self.by_symbol: dict[str, str] = {}
+        self.by_entity: dict[str, list[dict]] = {}   # constants by the entities they apply to
+        for iri, c in snap["constants"].items():
+            if c["symbol"]:
+                self.by_symbol[c["symbol"]] = iri
+            for entity in c["applies_to"]:
+                self.by_entity.setdefault(entity, []).append(c)
         self.formulas: list[KBFormula] = []
         for iri, f in sorted(snap["formulas"].items()):
             if not f["expression"]:
@@ -63,8 +69,7 @@ class KBView:
 
     def constants_for(self, entity: str | None, quantity: str | None = None) -> list[dict]:
         """Constants that apply to ``entity`` (optionally of one quantity), by id."""
-        return sorted((c for c in self.snap["constants"].values()
-                       if entity in c["applies_to"] and (quantity is None or c["quantity"] == quantity)),
+        return sorted((c for c in self.by_entity.get(entity, ()) if quantity is None or c["quantity"] == quantity),
                       key=lambda c: c["id"])
 
     # ------------------------------------------------------------------ formulas

@@ -42,7 +42,6 @@ in the plan's :class:`~recipekg.plan.ledger.Ledger` and returns what later steps
 
 from __future__ import annotations
 
-from recipekg.plan.backwards import plan_backwards
 from recipekg.plan.bandwidth import bandwidth
 from recipekg.plan.expr import Q
 from recipekg.plan.data import repetition
@@ -52,10 +51,7 @@ from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import training_memory
 from recipekg.plan.methods import read_method
-from recipekg.plan.remedies import remedies
 from recipekg.plan.layout import search_layout
-from recipekg.plan.capacity import largest_models
-from recipekg.plan.savings import recommend
 from recipekg.plan.sizing import choose_strategy, follow_ratio, size
 from recipekg.plan.summary import Findings, summary
 from recipekg.plan.tier import compute_tier
@@ -83,7 +79,11 @@ def plan(stmt: Plan, snap: dict) -> dict:
         ledger.note(f"method = {method.id}: the tokens, FLOPs and GPU-hours below size pretraining a model of this "
                     f"size; give tokens = 1B (for example) for the fine-tuning run's own")
     strategy = choose_strategy(kb, inputs.facts, inputs.tokens_per_param)
-    back = plan_backwards(ledger, inputs)
+    back = None
+    if inputs.backwards:  # the steps only some plans take are imported when taken
+        from recipekg.plan.backwards import plan_backwards
+
+        back = plan_backwards(ledger, inputs)
     sizes = size(ledger, inputs, strategy, back.flops if back else None)
     strategy = follow_ratio(ledger, strategy, sizes)
     repetition(ledger, inputs, sizes)
@@ -91,9 +91,14 @@ def plan(stmt: Plan, snap: dict) -> dict:
     fit = check_fit(ledger, inputs, sizes.params, memory, method)
     if fit is None and not method.trains_all:
         search_layout(ledger, inputs, sizes.params, method)
-    recommendations = recommend(ledger, inputs, sizes.params, memory, fit) \
-        if method.trains_all and not method.offload else []
+    recommendations = []
+    if method.trains_all and not method.offload and not (fit and fit.json.get("fits")):
+        from recipekg.plan.savings import recommend
+
+        recommendations = recommend(ledger, inputs, sizes.params, memory, fit)
     if fit is not None and "leanest_layout" in fit.json:
+        from recipekg.plan.remedies import remedies
+
         detailed = remedies(ledger, inputs, sizes.params, method, fit.json)
         ids = {r["id"] for r in detailed}
         recommendations = detailed + [r for r in recommendations if r["id"] not in ids]
@@ -127,6 +132,8 @@ def _by_memory(ledger: Ledger, inputs, mid: str):
     """No size given, but a memory limit: plan the largest model that fits for the method, and
     say how large each method could go."""
     from recipekg.plan.figures import qjson, show
+    from recipekg.plan.capacity import largest_models
+
     found = largest_models(ledger, inputs)
     mine = next((x for x in found if x["method"] == mid), None)
     if mine is None:

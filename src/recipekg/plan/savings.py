@@ -60,7 +60,8 @@ def recommend(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory, fit: Fi
     if fit is None or fit.replicated_fits:
         return []
     kb = ledger.kb
-    w = _Weighing(kb, params, memory.total, fit.capacity, low_memory_reasons(kb.snap, inputs.facts))
+    weighed = tuple(i for i in map(kb.iri, (CHECKPOINTING, QUANTIZED_STATES, FSDP, QLORA)) if i)
+    w = _Weighing(kb, params, memory.total, fit.capacity, low_memory_reasons(kb.snap, inputs.facts, weighed))
     recs: list[dict] = []
     savings: list[Q] = []
     ckpt_iri = kb.iri(CHECKPOINTING)
@@ -126,7 +127,7 @@ def _fsdp(w: _Weighing, iri: str, fit: Fit, memory: Memory, facts: dict) -> dict
     rules = None
     if need is not None and math.isfinite(need.high):     # the rules for the GPUs it would take
         hypo = dict(facts, gpus=point_facts("gpus", "count", Q.point(need.high)))
-        rules = low_memory_reasons(kb.snap, hypo).get(iri, [])
+        rules = low_memory_reasons(kb.snap, hypo, (iri,)).get(iri, [])
     return w.rec(iri, f"on one GPU there is nothing to shard; {need_text}",
                  formula=fit.fsdp.id, gpus_needed=qjson(need), rules=rules)
 
@@ -177,15 +178,16 @@ def gpus_for_fsdp(kb: KBView, fit: Fit, memory: Memory, params: Q) -> Q | None:
     return None if need is None else round_up(need)
 
 
-def low_memory_reasons(snap: dict, facts: dict) -> dict[str, list[dict]]:
-    """The KB's rules for saving memory, through the ranker with ``prefer = low-memory``."""
+def low_memory_reasons(snap: dict, facts: dict, among: tuple[str, ...] | None = None) -> dict[str, list[dict]]:
+    """The KB's rules for saving memory, through the ranker with ``prefer = low-memory`` (for
+    the choices ``among`` only, when given)."""
     prefer = snap["dimensions"].get("prefer", {}).get("values", {}).get("low-memory")
     if prefer is None:
         return {}
     hypo = dict(facts, prefer=Facts("prefer", "categorical", values={prefer}))
     out: dict[str, list[dict]] = {}
     for kind in ("technique", "approach"):
-        for r in rank(kind, hypo, snap):
+        for r in rank(kind, hypo, snap, among=among):
             out.setdefault(r["iri"], r["because"])
     return out
 

@@ -65,7 +65,7 @@ def choose_strategy(kb: KBView, facts: dict, given: Q | None = None) -> Strategy
                   if iri and kb.constants_for(iri, "tokens-per-param")]
     if not candidates:
         raise KBError("the KB has no tokens-per-parameter ratio for plan to size with")
-    ranked = [r for r in rank("approach", facts, kb.snap) if r["iri"] in candidates and r["score"] > 0]
+    ranked = [r for r in rank("approach", facts, kb.snap, among=tuple(candidates)) if r["score"] > 0]
     iri = ranked[0]["iri"] if ranked else candidates[0]
     because = ranked[0]["because"][:2] if ranked else []
     ratio = kb.constants_for(iri, "tokens-per-param")[0]

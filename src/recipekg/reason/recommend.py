@@ -17,7 +17,7 @@ from __future__ import annotations
 from recipekg.query.ast import Recommend
 from recipekg.reason.answers import constraints_json, decision, order_results, reason_json
 from recipekg.reason.ask import questions
-from recipekg.reason.backend import Backend, NativeBackend
+from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.conditions import FAILED, specificity, status
 from recipekg.reason.resolve import facts_of, resolve_kind
 
@@ -34,17 +34,31 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> di
             "results": shown}
 
 
-def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None) -> list[dict]:
-    """Ranked choices of ``kind`` under ``facts``, with the rules for and against each."""
+def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
+         among: tuple[str, ...] | None = None) -> list[dict]:
+    """Ranked choices of ``kind`` under ``facts``, with the rules for and against each; with
+    ``among``, only those choices (as they rank among all of them: each choice's score is its
+    own), from the rules that name them alone."""
     backend = backend or NativeBackend(snap)
     choices: dict[str, dict] = {}
-    for a in backend.applying(kind, facts):
+    applied = backend.applying(kind, facts) if among is None else _naming(backend, kind, among, facts, snap)
+    for a in applied:
         reason = reason_json(a.rule, a.view, a.ev, snap)
         reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
         reason["specificity"] = specificity(a.ev["conditions"], a.ev["statuses"], facts)
         entry = choices.setdefault(a.choice, {"because": [], "against": []})
         entry["because" if a.side == "for" else "against"].append(reason)
     return order_results(choices, snap)
+
+
+def _naming(backend: Backend, kind: str, among: tuple[str, ...], facts: dict, snap: dict) -> list:
+    """What ``backend.applying(kind, facts)`` gives for the choices ``among``, in its order."""
+    nodes = snap["nodes"]
+    found = [a for choice in among if kind in nodes.get(choice, {}).get("kinds", ())
+             for a in backend.naming(choice, facts) if a.ev["fires"] and ranks_kind(a.view, kind)]
+    entry = snap["rule_index"]["kinds"].get(kind) or {"rules": []}
+    order = {iri: i for i, iri in enumerate(entry["rules"])}  # the rules' order, as applying() gives them
+    return sorted(found, key=lambda a: (order.get(a.rule, len(order)), among.index(a.choice)))
 
 
 def could_apply(rule_iri: str, facts: dict, snap: dict) -> bool:
