@@ -81,7 +81,8 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
         return lines
     time = _time_line(ledger, inputs, found.timing)
     if found.method in ("full-fine-tune", "lora", "qlora") and inputs.tokens is None and inputs.flops is None:
-        lines.append("pretraining a model this size (give tokens = 1B, say, for the fine-tuning run's own) " + time)
+        lines.append(time.replace("time: ", "time to pretrain a model this size (give tokens = 1B, say, for the "
+                                  "fine-tuning run's own): ", 1))
         return lines
     lines.append(time)
     if found.tier:
