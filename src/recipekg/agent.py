@@ -51,21 +51,11 @@ class AgentTools:
         from recipekg.cite import bundles
         from recipekg.cite.formats import render
 
-        given = {k: v for k, v in (("statement", statement), ("choice", choice), ("rule", rule),
-                                   ("paper", paper)) if v}
-        if len(given) != 1:
-            raise UsageError(f"give exactly one of statement, choice, rule, paper (got {', '.join(given) or 'none'})")
         if format not in CITE_FORMATS:
             raise UsageError(f"unknown citation format {format!r}", expected=list(CITE_FORMATS))
-        if statement:
-            bundle = bundles.for_query(self.kb, statement, top or None)
-        elif choice:
-            bundle = bundles.for_choice(self.kb.snap, choice)
-        elif rule:
-            bundle = bundles.for_rule(self.kb.snap, rule)
-        else:
-            bundle = bundles.for_paper(self.kb.snap, paper)
-        return render(bundle, format)
+        named = {"query": ("statement", statement or None), "choice": ("choice", choice or None),
+                 "rule": ("rule", rule or None), "paper": ("paper", paper or None)}
+        return render(bundles.bundle_of(self.kb, *bundles.the_one(named), top or None), format)
 
     def vocab(self, dimension: str = "") -> str:
         """The query language's dimensions, values and choices (one dimension's when named):

@@ -22,9 +22,9 @@ class Terminal:
     """A ``recipekg shell`` in a pty; :meth:`expect` waits for text on the screen (escape
     sequences removed) and consumes the output up to it."""
 
-    def __init__(self, state_dir, *args):
+    def __init__(self, state_dir, *args, command: str = "shell"):
         env = subprocess_env(TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", XDG_STATE_HOME=str(state_dir))
-        self.child = pexpect.spawn(sys.executable, ["-m", "recipekg", "shell", *args], env=env,
+        self.child = pexpect.spawn(sys.executable, ["-m", "recipekg", command, *args], env=env,
                                    encoding="utf-8", dimensions=(40, 160), timeout=30)
         self.seen = ""
 
@@ -146,11 +146,7 @@ def test_history_persists_across_sessions(tmp_path):
 
 
 def test_query_without_a_statement_on_a_terminal_starts_the_shell(tmp_path):
-    env = subprocess_env(TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1", XDG_STATE_HOME=str(tmp_path))
-    child = pexpect.spawn(sys.executable, ["-m", "recipekg", "query", "--format", "json"], env=env,
-                          encoding="utf-8", dimensions=(40, 160), timeout=30)
-    term = Terminal.__new__(Terminal)
-    term.child, term.seen = child, ""
+    term = Terminal(tmp_path, "--format", "json", command="query")
     term.expect("rkg>")
     term.send("recommend fix where symptom = nan top 1;\r")
     term.expect('"statement": "recommend"')  # the query's --format carried into the shell

@@ -3,40 +3,19 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 import threading
 
 import pytest
 
+from web.browser import start_chromium
+
 
 @pytest.fixture(scope="module")
 def chromium_driver():
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    missing = [p for p in (chromium, chromedriver) if not os.path.exists(p)]
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        missing.append("the selenium package")
-    if missing:
-        message = f"browser tests need chromium, chromium-driver and selenium; missing: {', '.join(missing)}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    profile = tempfile.mkdtemp(prefix="recipekg-chromium-")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", f"--user-data-dir={profile}", "--window-size=1280,1400"):
-        options.add_argument(arg)
-    d = webdriver.Chrome(service=Service(chromedriver), options=options)
-    d.set_page_load_timeout(60)
-    yield d
-    d.quit()
+    driver, profile = start_chromium()
+    yield driver
+    driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
 
 

@@ -5,6 +5,7 @@ query box completes words from the list."""
 from __future__ import annotations
 
 import json
+import shutil
 import re
 
 import pytest
@@ -76,9 +77,10 @@ def test_browser_query_box_completes_from_the_word_list(app, kb, tmp_path):
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
+    from web.browser import start_chromium
     from web.test_web import _serve, wait_for
 
-    driver = _chromium()
+    driver, profile = start_chromium("1500,1000")
     server, base = _serve(app)
     try:
         driver.get(base + "/")
@@ -107,23 +109,5 @@ def test_browser_query_box_completes_from_the_word_list(app, kb, tmp_path):
     finally:
         server.shutdown()
         driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
 
-
-def _chromium():
-    import tempfile
-
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    from web.test_web import _browser_or_fail
-
-    chromium, chromedriver = _browser_or_fail()
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    profile = tempfile.mkdtemp(prefix="recipekg-chromium-")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-first-run", f"--user-data-dir={profile}", "--window-size=1500,1000"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
-    driver.set_page_load_timeout(60)
-    return driver

@@ -10,11 +10,9 @@ from __future__ import annotations
 import copy
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -303,41 +301,9 @@ def test_serve_on_ipv6_loopback_answers_at_the_url_it_prints():
 
 # ---------------------------------------------------------------------- a real browser
 
-def _browser_or_fail():
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    missing = [p for p in (chromium, chromedriver) if not os.path.exists(p)]
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        missing.append("the selenium package")
-    if missing:
-        message = (f"browser tests need Debian's chromium and chromium-driver and selenium; missing: {', '.join(missing)} "
-                   "(tools/test.sh installs them: apt-get install chromium chromium-driver)")
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return chromium, chromedriver
-
-
 @pytest.fixture(scope="module")
-def driver():
-    chromium, chromedriver = _browser_or_fail()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    profile = tempfile.mkdtemp(prefix="recipekg-chromium-")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", f"--user-data-dir={profile}", "--window-size=1280,1400"):
-        options.add_argument(arg)
-    d = webdriver.Chrome(service=Service(chromedriver), options=options)
-    d.set_page_load_timeout(60)
-    yield d
-    d.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+def driver(chromium_driver):
+    return chromium_driver
 
 
 def _serve(app):

@@ -10,7 +10,7 @@ bundle cites it; :mod:`recipekg.cite.formats` writes it out::
 
 from __future__ import annotations
 
-from recipekg.errors import VocabularyError, closest
+from recipekg.errors import UsageError, VocabularyError, closest
 
 
 class Bundle:
@@ -152,3 +152,29 @@ def for_paper(snap: dict, pid: str) -> Bundle:
     bundle = Bundle(f"paper {pid}")
     bundle.add(pid, "", snap)
     return bundle
+
+
+def the_one(named: dict[str, tuple[str, str | None]]) -> tuple[str, str]:
+    """Which of ``named`` (``{"query": (how the caller names it, value), "choice": ...,
+    "rule": ..., "paper": ...}``) is given, and its value; :class:`UsageError` unless exactly
+    one is, in the caller's names.
+
+    >>> the_one({"query": ("--query", None), "paper": ("--paper", "kaplan2020")})
+    ('paper', 'kaplan2020')
+    >>> the_one({"query": ("statement", None), "paper": ("paper", None)})
+    Traceback (most recent call last):
+    recipekg.errors.UsageError: give exactly one of statement, paper
+    """
+    given = [(what, how, value) for what, (how, value) in named.items() if value is not None]
+    if len(given) != 1:
+        raise UsageError(f"give exactly one of {', '.join(how for how, _ in named.values())}"
+                         + (f" (got {', '.join(how for _, how, _ in given)})" if given else ""))
+    (what, _, value), = given
+    return what, value
+
+
+def bundle_of(kb, what: str, value: str, top: int | None = None) -> Bundle:
+    """The bundle of a statement's answers (``what = "query"``), a choice, a rule or a paper."""
+    if what == "query":
+        return for_query(kb, value, top)
+    return {"choice": for_choice, "rule": for_rule, "paper": for_paper}[what](kb.snap, value)

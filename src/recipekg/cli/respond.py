@@ -58,23 +58,12 @@ def _citations(fmt, extensions, statement, choice, rule, paper, top) -> str:
     from recipekg.cite import bundles
     from recipekg.cite.formats import render
 
-    given = [name for name, v in (("--query", statement), ("--choice", choice), ("--rule", rule),
-                                  ("--paper", paper)) if v is not None]
-    if len(given) != 1:
-        raise UsageError("give exactly one of --query, --choice, --rule, --paper"
-                         + (f" (got {', '.join(given)})" if given else ""))
-    if top is not None and statement is None:
+    named = {"query": ("--query", statement), "choice": ("--choice", choice), "rule": ("--rule", rule),
+             "paper": ("--paper", paper)}
+    what, value = bundles.the_one(named)
+    if top is not None and what != "query":
         raise UsageError("--top goes with --query")
-    kb = KnowledgeBase.load(extensions)
-    if statement is not None:
-        bundle = bundles.for_query(kb, statement, top)
-    elif choice is not None:
-        bundle = bundles.for_choice(kb.snap, choice)
-    elif rule is not None:
-        bundle = bundles.for_rule(kb.snap, rule)
-    else:
-        bundle = bundles.for_paper(kb.snap, paper)
-    return render(bundle, fmt)
+    return render(bundles.bundle_of(KnowledgeBase.load(extensions), what, value, top), fmt)
 
 
 def answered(work, fmt: str) -> tuple[str | None, bool, int]:

@@ -260,35 +260,6 @@ def _eval(node, env: dict[str, Q]) -> Q:
     return FUNCTIONS[op](*(_eval(a, env) for a in node[1:]))
 
 
-def _point(node, env: dict[str, float]) -> float:
-    """:func:`_eval` of points, in floats: the same operations in the same order (``a / b`` is
-    ``a × (1 / b)`` as in :class:`Q`), the same errors, without a :class:`Q` per step."""
-    kind = type(node)
-    if kind is str:
-        return env[node]
-    if kind is not list:
-        return float(node)
-    op = node[0]
-    if op == "neg":
-        return -_point(node[1], env)
-    if op == "pos":
-        return _point(node[1], env)
-    if op not in _BINOPS:
-        return FUNCTIONS[op](*(Q.point(_point(a, env)) for a in node[1:])).value
-    a, b = _point(node[1], env), _point(node[2], env)
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a + -b
-    if op == "*":
-        return a * b
-    if op == "/":
-        if b == 0:
-            raise FormulaError("division by a range that includes zero")
-        return a * (1 / b)
-    return (Q.point(a) ** Q.point(b)).value
-
-
 def solve(formula: Formula, unknown: str, env: Mapping[str, Number],
           bracket: tuple[float, float] | None = None) -> Q | None:
     """The value of input ``unknown`` for which the formula gives ``env[formula.output]``.
@@ -331,11 +302,11 @@ def solve(formula: Formula, unknown: str, env: Mapping[str, Number],
 def _solve_point(formula: Formula, unknown: str, env: dict[str, float], bracket) -> float | None:
     target = env[formula.output]
 
-    bound = {k: float(v) for k, v in env.items() if k in formula.names}
+    bound = {k: Q.point(v) for k, v in env.items() if k in formula.names}
 
     def f(x: float) -> float:
-        bound[unknown] = x
-        return _point(formula.body, bound) - target
+        bound[unknown] = Q.point(x)
+        return _eval(formula.body, bound).value - target
 
     lo, hi = math.log(bracket[0]), math.log(bracket[1])
     try:

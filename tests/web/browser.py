@@ -1,0 +1,46 @@
+"""Debian's chromium under selenium for the browser tests: found or the test fails under
+``CI=true`` (skipped otherwise), started headless with a throwaway profile."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import pytest
+
+
+def browser_or_fail() -> tuple[str, str]:
+    """The chromium and chromedriver binaries, or a failure (CI) / skip saying what is missing."""
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    missing = [p for p in (chromium, chromedriver) if not os.path.exists(p)]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("the selenium package")
+    if missing:
+        message = (f"browser tests need Debian's chromium and chromium-driver and selenium; missing: {', '.join(missing)} "
+                   "(tools/test.sh installs them: apt-get install chromium chromium-driver)")
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return chromium, chromedriver
+
+
+def start_chromium(window: str = "1280,1400"):
+    """A headless chromium driver and its profile folder (remove it after ``driver.quit()``)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    chromium, chromedriver = browser_or_fail()
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    profile = tempfile.mkdtemp(prefix="recipekg-chromium-")
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run", f"--user-data-dir={profile}", f"--window-size={window}"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    driver.set_page_load_timeout(60)
+    return driver, profile
