@@ -287,6 +287,28 @@ def test_editing_an_extension_changes_the_next_answer(tmp_path, monkeypatch):
         assert text in json.dumps(kb.query(TABULAR))
 
 
+def test_a_changed_compiler_rebuilds_the_snapshot_without_a_format_bump(data_root, builds, monkeypatch):
+    """The code that built a snapshot is part of its key: a module of the compiler edited in
+    place (same size, same mtime, as a checkout can leave it) makes the next load rebuild."""
+    import types
+
+    monkeypatch.setattr(snapshot, "RACY_NS", 0)
+    probe = data_root / "probe_compiler.py"
+    probe.write_text("STEP = 'a'\n", encoding="utf-8")
+    module = types.ModuleType("recipekg._probe_compiler")
+    module.__file__ = str(probe)
+    monkeypatch.setitem(sys.modules, "recipekg._probe_compiler", module)
+    KnowledgeBase.load()
+    KnowledgeBase.load()
+    assert builds["n"] == 1, "unchanged code and KB: served from the cache"
+    assert str(probe) in snapshot.code_files()
+    st = probe.stat()
+    probe.write_text("STEP = 'b'\n", encoding="utf-8")
+    os.utime(probe, ns=(st.st_atime_ns, st.st_mtime_ns))
+    KnowledgeBase.load()
+    assert builds["n"] == 2, "a changed compiler module rebuilds"
+
+
 def test_a_touched_file_is_hashed_once_and_not_rebuilt(data_root, builds, monkeypatch):
     monkeypatch.setattr(snapshot, "RACY_NS", 0)  # the copies are brand new; trust them at once
     KnowledgeBase.load()

@@ -5,7 +5,7 @@ caller's ``build``, normally :func:`recipekg.knowledge.loader.compile_files`) an
 one file per set of input files::
 
     {"magic": "recipekg-snapshot", "format": 7, "codec": "marshal-shards", "key": "<sha256>",
-     "stamp_ns": t, "inputs": [[path, size, mtime_ns, ctime_ns, inode], ...], "length": n,
+     "stamp_ns": t, "inputs": [[path, size, mtime_ns, ctime_ns, inode], ...], "code": [path, ...], "length": n,
      "core": c, "crc32": x}
     <core: marshal of (paths, data): builtin types (dict, list, str, int, float, bool,
      None, and tuples that mark the large containers) and where those tuples are>
@@ -16,7 +16,9 @@ table per large container) and then only the shards holding the entries it reads
 (:mod:`recipekg.knowledge.shards`), so its cost does not grow with the KB.
 
 ``key`` is the SHA-256 of the package version, the snapshot format and every input file's
-name and bytes (:func:`input_key`): the content is the key. Reading the bytes of every
+name and bytes (:func:`input_key`): the content is the key. The inputs are the Turtle files
+and the code that compiled them (:func:`code_files`: every recipekg module loaded when the
+snapshot was built), so a changed compiler rebuilds the snapshot even without a format bump. Reading the bytes of every
 input file on every call would cost more than the rest of a query, so the header also keeps
 each input's ``os.stat`` fingerprint; when every fingerprint is unchanged the content cannot
 have changed and the key is trusted without hashing. When any differs the files are hashed
@@ -109,12 +111,13 @@ def load_snapshot(paths, *, build, use_cache: bool = True, variant: str = "") ->
         return _built(build, paths)
     target = snapshot_path(paths, variant)
     stamp = time.time_ns()
-    inputs = _fingerprints(paths)
     cached = _read(target)
+    watched = paths + (_code_of(cached[0], paths) if cached is not None else [])
+    inputs = _fingerprints(watched)
     key = None
 
     def rebuild() -> dict:  # a damaged shard, found while answering: build afresh, once
-        return _build_and_cache(build, paths, target, variant, key or input_key(paths), stamp, inputs)
+        return _build_and_cache(build, paths, target, variant, stamp)
 
     if cached is not None and cached[0].get("variant", "") == variant:  # else a clash of names
         header, core, shards = cached
@@ -122,23 +125,51 @@ def load_snapshot(paths, *, build, use_cache: bool = True, variant: str = "") ->
             snap = _decode(core, shards, rebuild)
             if snap is not None:
                 return snap
-        key = input_key(paths)
+        key = input_key(watched)
         if header.get("key") == key and (snap := _decode(core, shards, rebuild)) is not None:
             fresh = {"stamp_ns": stamp, "inputs": inputs}
             if inputs is not None and _trusted(fresh):  # same content, new fingerprints (touch)
                 _write(target, dict(header, **fresh), bytes(core), bytes(shards))
             return snap
-    return _build_and_cache(build, paths, target, variant, key or input_key(paths), stamp, inputs)
+    return _build_and_cache(build, paths, target, variant, stamp)
 
 
-def _build_and_cache(build, paths: list[str], target: str, variant: str, key: str, stamp: int, inputs) -> dict:
+def _code_of(header: dict, paths: list[str]) -> list[str]:
+    """The code files a cached snapshot was built by (its header's ``code``), or none when its
+    inputs are not ``paths`` and those files (a snapshot of other files: rebuilt)."""
+    code, entries = header.get("code"), header.get("inputs") or []
+    if (not isinstance(code, list) or len(entries) != len(paths) + len(code)
+            or [e[0] for e in entries] != paths + code):
+        return []
+    return code
+
+
+def code_files() -> list[str]:
+    """The source files of every recipekg module loaded: after a build, the compiler's code
+    (and whatever else ran), so that a changed compiler can never serve a stale snapshot
+    without a format bump. Their fingerprints and bytes are part of the cache key."""
+    found = set()
+    for name, module in list(sys.modules.items()):
+        if name == "recipekg" or name.startswith("recipekg."):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and file.endswith(".py"):
+                found.add(os.path.abspath(file))
+    return sorted(found)
+
+
+def _build_and_cache(build, paths: list[str], target: str, variant: str, stamp: int) -> dict:
     from recipekg.knowledge.shards import split
 
+    inputs = _fingerprints(paths)
     snap = _built(build, paths)
     if inputs is not None and _fingerprints(paths) == inputs:  # unchanged while building
-        core, shards = split(snap)
-        _write(target, {"magic": MAGIC, "format": SNAPSHOT_FORMAT, "codec": CODEC, "variant": variant,
-                        "key": key, "stamp_ns": stamp, "inputs": inputs}, marshal.dumps(core), shards)
+        code = code_files()
+        inputs = _fingerprints(paths + code)
+        if inputs is not None:
+            core, shards = split(snap)
+            _write(target, {"magic": MAGIC, "format": SNAPSHOT_FORMAT, "codec": CODEC, "variant": variant,
+                            "key": input_key(paths + code), "stamp_ns": stamp, "inputs": inputs, "code": code},
+                   marshal.dumps(core), shards)
     return snap
 
 
