@@ -26,7 +26,7 @@ def _values(snap, dimension):
 
 def test_each_place_of_a_statement_offers_what_the_kb_holds_there(kb, vocab):
     snap = kb.snap
-    assert set(complete("", vocab).words) == {"recommend", "plan", "explain"}
+    assert set(complete("", vocab).words) == {"recommend", "plan", "explain", "recipe"}
     assert set(complete("recommend ", vocab).words) == set(snap["kinds"])
     assert _unquoted(complete("explain ", vocab).words) == set(snap["rule_index"]["choices"])
     assert _unquoted(complete("recommend fix where symptom = ", vocab).words) == _values(snap, "symptom")

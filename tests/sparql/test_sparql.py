@@ -255,7 +255,7 @@ class Snap(dict):
 
 def _name(text: str) -> str:
     return text if re.fullmatch(r"[a-z][a-z0-9_-]*", text) and text not in (
-        "recommend", "plan", "explain", "where", "and", "top", "between", "in") else f'"{text}"'
+        "recommend", "plan", "explain", "recipe", "where", "and", "top", "between", "in") else f'"{text}"'
 
 
 def _number(kind: str, x: float) -> str:

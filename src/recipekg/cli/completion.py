@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-KEYWORDS = ("recommend", "plan", "explain")
-OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "between", "in")
-_RESERVED = {"recommend", "plan", "explain", "where", "and", "top", "between", "in"}
+from recipekg.query.ast import OPERATORS
+from recipekg.query.lean import KEYWORDS as _ALL_KEYWORDS, STATEMENT_KEYWORDS as KEYWORDS
+
+_RESERVED = set(_ALL_KEYWORDS)
 
 # strings (even unterminated), comments, separators (';' or a blank line), operators, words
 _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|;|\n[ \t\f\r\v]*\n|!=|<=|>=|[=<>(),]|[^\s"#;=<>(),!]+')
