@@ -1,10 +1,11 @@
 """Assemble a recipe from the answers the KB already gives, re-deciding nothing.
 
 1. The constraints are resolved once (an error points into the recipe's own text).
-2. ``recommend`` answers the architecture, approach, optimizer and technique questions for
-   the same constraints; the architecture given (``architecture``/``model``) or picked, the
-   method given or the one the approach pick stands for (``rkg:asMethod``, else pretraining)
-   and the optimizer pick make the recipe's context (:class:`Context`).
+2. ``recommend`` answers the architecture question for the same constraints, then the
+   approach, optimizer and technique questions for them and the architecture (the one given,
+   ``architecture``/``model``, or the pick); that architecture, the method given or the one
+   the approach pick stands for (``rkg:asMethod``, else pretraining) and the optimizer pick
+   make the recipe's context (:class:`Context`).
 3. ``plan`` answers with the same constraints and that method, when the architecture is one
    plan's formulas are for (``rkg:appliesTo`` of the training-FLOPs formula) or the user gave
    a size; otherwise the size, memory, time and cost sections say why they are empty.
@@ -70,7 +71,9 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> dict:
     """The answer to a ``recipe`` statement (the JSON the spec describes); the rankings come
     from ``backend`` (the native rule index by default)."""
     facts = facts_of(stmt.constraints, snap)
-    rankings = {kind: recommend(as_recommend(stmt, kind), snap, backend) for kind in KINDS}
+    rankings = {"architecture": recommend(as_recommend(stmt, "architecture"), snap, backend)}
+    more = _picked_architecture(stmt, facts, rankings["architecture"], snap)
+    rankings |= {kind: recommend(as_recommend(stmt, kind, *more), snap, backend) for kind in KINDS[1:]}
     ctx = Context(stmt, facts, rankings, snap, backend)
     plan = _plan(stmt, ctx, facts, snap)
     sections = build.sections(ctx, plan, snap)
@@ -88,6 +91,14 @@ def as_recommend(stmt: Recipe, kind: str, *more: Constraint) -> Recommend:
     """The ``recommend <kind>`` statement with the recipe's constraints (and ``more``)."""
     return Recommend(Name(kind, stmt.pos), stmt.constraints + more, None, stmt.pos,
                      f"recommend {kind}" + stmt.text.strip()[len("recipe"):])
+
+
+def _picked_architecture(stmt: Recipe, facts: dict, ranking: dict, snap: dict) -> tuple[Constraint, ...]:
+    """``architecture = <pick>`` when the user gave no architecture and the ranking picked
+    one: the other kinds are ranked for the architecture the recipe trains."""
+    if "architecture" in facts or ranking["decision"]["pick"] is None:
+        return ()
+    return (Constraint(Name("architecture", stmt.pos), "=", (Name(ranking["decision"]["pick"], stmt.pos),), stmt.pos),)
 
 
 def _architecture(facts: dict, ranking: dict, snap: dict) -> tuple[str | None, str]:

@@ -90,12 +90,13 @@ def approach(ctx, plan, snap: dict) -> list[dict]:
         return out
     method = snap["nodes"][ctx.method]
     if ctx.method_from == "given":
-        why = f"given: method = {method['id']}"
+        why, source = f"given: method = {method['id']}", "constraints"
     elif ctx.method_from == "default":
-        why = "no approach that matches names a training method: plan's default, pretraining"
+        why, source = "no approach that matches names a training method: plan's default, pretraining", "plan"
     else:
         why = f"what the approach {snap['nodes'][ctx.method_from]['label']} trains: method = {method['id']}"
-    out.append(item("method", method["id"], method["label"], why, []))
+        source = "recommend approach"
+    out.append(item("method", method["id"], method["label"], why, [], **{"from": source}))
     return out
 
 

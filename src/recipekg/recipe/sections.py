@@ -50,7 +50,7 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
         if found:
             out.extend(sorted(found, key=lambda i: (i.get("from") != "plan", i["what"])))
         else:
-            out.append(unsourced(hyper[group]["label"], _no_setting(group, ctx, snap)))
+            out.append(dict(unsourced(hyper[group]["label"], _no_setting(group, ctx, snap)), hyperparameter=group))
     return out
 
 

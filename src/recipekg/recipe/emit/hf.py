@@ -49,7 +49,7 @@ def _training_arguments(answer: dict, layout: dict, notes: list[str]) -> dict:
 
     args = {"per_device_train_batch_size": layout["micro_batch"],
             "gradient_accumulation_steps": accumulation(answer, layout, notes),
-            "gradient_checkpointing": layout["recompute"] != "none"}
+            "activation_checkpointing": layout["recompute"] != "none"}
     precision = section_values(answer, "precision")
     if any(v in ("bf16", "bf16-training") for v in precision):
         args["bf16"] = True
