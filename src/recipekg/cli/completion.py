@@ -56,9 +56,10 @@ class Vocabulary:
                 self.spellings[alias] = name
 
     def dimension_words(self, statement: str) -> list[str]:
-        """Dimensions and aliases a statement may constrain (plan-only ones in ``plan``)."""
+        """Dimensions and aliases a statement may constrain (plan-only ones in ``plan`` and
+        ``recipe``, which plans)."""
         return sorted(s for s, name in self.spellings.items()
-                      if statement == "plan" or not self.dimensions[name].get("plan_only"))
+                      if statement in ("plan", "recipe") or not self.dimensions[name].get("plan_only"))
 
     def values(self, spelling: str | None) -> list[str]:
         """The names (and aliases) a categorical dimension takes; [] for a number."""
@@ -117,7 +118,7 @@ def _step(state: str, word: str, statement: str, dim):
     """The state after ``word``: a tiny automaton over the grammar's statements."""
     keyword = word in _RESERVED
     if state == "start":
-        return {"recommend": "kind", "plan": "clause", "explain": "choice"}.get(word, "?"), None
+        return {"recommend": "kind", "plan": "clause", "recipe": "clause", "explain": "choice"}.get(word, "?"), None
     if state in ("kind", "choice"):
         return ("?", None) if keyword else ("clause", None)
     if state == "clause" or (state == "next" and word == "top"):
