@@ -205,7 +205,10 @@ def _sources(ix: Index, s: str) -> dict:
         else:
             untyped = "reference" if RKG.Reference in ix.iris(p, RDF.type) else "supports"
             citations[pid] = {"role": untyped, "where": None, "typed": False}
-    return {"sources": sources, "citations": citations}
+    out = {"sources": sources, "citations": citations}
+    if superseded := ix.iris(s, RKG.supersededBy):  # a newer source revises this claim
+        out["superseded_by"] = superseded
+    return out
 
 
 def _caveat(ix: Index, s: str) -> str | None:
@@ -431,7 +434,8 @@ def _facts(ix: Index) -> dict:
                     "section": ix.one(f, RKG.section), **_sources(ix, f), "caveat": _caveat(ix, f),
                     "about": ix.iris(f, RKG.appliesTo)}
         for key, prop in (("params", RKG.params), ("tokens", RKG.tokens), ("flops", RKG.flops),
-                          ("gpu_hours", RKG.gpuHours), ("mfu", RKG.mfu)):
+                          ("gpu_hours", RKG.gpuHours), ("mfu", RKG.mfu),
+                          ("learning_rate", RKG.learningRate), ("batch_tokens", RKG.batchTokens)):
             if (value := ix.number(f, prop)) is not None:
                 facts[f][key] = value
         if hw := ix.one(f, RKG.onHardware):

@@ -14,6 +14,7 @@ repeated data, memory, fit and what to do about it, hardware rules, time, tier.
 from __future__ import annotations
 
 from recipekg.plan.expr import Q
+from recipekg.plan.beyond import beyond_lines
 from recipekg.plan.figures import show
 from recipekg.plan.fit import Fit
 from recipekg.plan.inputs import Inputs
@@ -52,9 +53,12 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
                  f"training a model this size)"]
     if "effective_tokens" in v:
         lines.append(f"repeated data: {show(v['epochs'], 'epochs') if 'epochs' in v else ''} "
-                     f"effective {show(v['effective_tokens'], 'tokens')} by the reference's formula"
-                     + (f", {show(v['effective_tokens_guidance'], 'tokens')} by its 85% guidance"
+                     f"worth {show(v['effective_tokens'], 'tokens')} of fresh data by the data-constrained law "
+                     f"(Muennighoff et al.); the reference's formula says "
+                     f"{show(v['effective_tokens_reference'], 'tokens')}"
+                     + (f", its 85% guidance {show(v['effective_tokens_guidance'], 'tokens')}"
                         if "effective_tokens_guidance" in v else ""))
+    lines += beyond_lines(v)
     fit = found.fit.json if found.fit else None
     method = found.method
     if method in ("pretrain", "full-fine-tune"):
