@@ -136,6 +136,9 @@ def compile_graph(triples: Iterable[Triple]) -> dict:
                        "default_support": ix.number(RKG.scoring, RKG.defaultSupport)}
     snap["procedures"] = {p: {"label": ix.text(p, RDFS.label), "ordered": RKG.OrderedProcedure in ix.iris(p, RDF.type)}
                           for p in ix.instances(RKG.Procedure)}
+    snap["superseded"] = {iri: {"id": c["id"], "label": c["label"], "superseded_by": c["superseded_by"]}
+                          for table in ("rules", "formulas", "constants", "facts")
+                          for iri, c in snap[table].items() if c.get("superseded_by")}  # small: answers read only it
     snap = canonical(snap)
     snap["rule_index"] = canonical(index_rules(snap))
     return snap

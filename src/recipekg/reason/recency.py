@@ -71,13 +71,12 @@ def stamp(answer: dict, snap: dict) -> dict:
 
 
 def _revised(snap: dict) -> dict[str, dict]:
-    """Every claim a newer source revises, by IRI and by id (constants are named by id)."""
+    """Every claim a newer source revises, by IRI and by id (constants are named by id), from
+    the snapshot's small ``superseded`` table (so that stamping reads no claim shard)."""
     out = {}
-    for table in ("rules", "formulas", "constants", "facts"):
-        for iri, claim in snap.get(table, {}).items():
-            if claim.get("superseded_by"):
-                out[iri] = claim
-                out["id:" + claim["id"]] = claim
+    for iri, claim in snap.get("superseded", {}).items():
+        out[iri] = claim
+        out["id:" + claim["id"]] = claim
     return out
 
 
