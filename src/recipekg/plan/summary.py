@@ -5,6 +5,7 @@ repeated data, memory, fit and what to do about it, hardware rules, time, tier.
     >>> for line in answer["summary"]:
     ...     print(line)
     7B parameters → 140B tokens (20 tokens/param, Chinchilla-optimal training), 5.88e21 FLOPs of training compute
+    hyperparameters: peak learning rate 0.000593, batch 3.86M tokens (DeepSeek LLM's laws against the compute)
     training memory: 126–140 GB in all by the reference's rule of thumb; model states 112 GB (ZeRO's count)
     on 8 GPUs of NVIDIA H100 SXM (80 GB each): fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 71 GB of the 80 GB per GPU
     time: 3,840–6,030 GPU-hours on h100 at MFU 0.27–0.43 → 20–31.4 days on 8 GPUs
