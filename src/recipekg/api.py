@@ -130,7 +130,14 @@ class KnowledgeBase:
 
 
 def answer(statement, snap: dict, backend: Backend | None = None) -> dict:
-    """The answer to one parsed statement, as the JSON the spec describes."""
+    """The answer to one parsed statement, as the JSON the spec describes, with its ``as_of``
+    and what newer sources revise in it (:mod:`recipekg.reason.recency`)."""
+    from recipekg.reason.recency import stamp
+
+    return stamp(_answer(statement, snap, backend), snap)
+
+
+def _answer(statement, snap: dict, backend: Backend | None = None) -> dict:
     if isinstance(statement, Recommend):
         from recipekg.reason.recommend import recommend
 

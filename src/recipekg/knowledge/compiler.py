@@ -138,6 +138,9 @@ def compile_graph(triples: Iterable[Triple]) -> dict:
                        "default_support": ix.number(RKG.scoring, RKG.defaultSupport)}
     snap["procedures"] = {p: {"label": ix.text(p, RDFS.label), "ordered": RKG.OrderedProcedure in ix.iris(p, RDF.type)}
                           for p in ix.instances(RKG.Procedure)}
+    snap["superseded"] = {iri: {"id": c["id"], "label": c["label"], "superseded_by": c["superseded_by"]}
+                          for table in ("rules", "formulas", "constants", "facts")
+                          for iri, c in snap[table].items() if c.get("superseded_by")}  # small: answers read only it
     snap = canonical(snap)
     snap["rule_index"] = canonical(index_rules(snap))
     return snap
@@ -207,7 +210,10 @@ def _sources(ix: Index, s: str) -> dict:
         else:
             untyped = "reference" if RKG.Reference in ix.iris(p, RDF.type) else "supports"
             citations[pid] = {"role": untyped, "where": None, "typed": False}
-    return {"sources": sources, "citations": citations}
+    out = {"sources": sources, "citations": citations}
+    if superseded := ix.iris(s, RKG.supersededBy):  # a newer source revises this claim
+        out["superseded_by"] = superseded
+    return out
 
 
 def _caveat(ix: Index, s: str) -> str | None:
@@ -433,7 +439,8 @@ def _facts(ix: Index) -> dict:
                     "section": ix.one(f, RKG.section), **_sources(ix, f), "caveat": _caveat(ix, f),
                     "about": ix.iris(f, RKG.appliesTo)}
         for key, prop in (("params", RKG.params), ("tokens", RKG.tokens), ("flops", RKG.flops),
-                          ("gpu_hours", RKG.gpuHours), ("mfu", RKG.mfu)):
+                          ("gpu_hours", RKG.gpuHours), ("mfu", RKG.mfu),
+                          ("learning_rate", RKG.learningRate), ("batch_tokens", RKG.batchTokens)):
             if (value := ix.number(f, prop)) is not None:
                 facts[f][key] = value
         if hw := ix.one(f, RKG.onHardware):

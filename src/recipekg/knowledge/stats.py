@@ -37,7 +37,23 @@ def stats(snap: dict, triple_count: int | None = None) -> dict:
         "sections": [{"section": snap["sections"][s]["path"], "counts": dict(per_section[s])}
                      for s in ordered],
         "uncovered_sections": [snap["sections"][s]["path"] for s in ordered if not per_section[s]],
+        "superseded": superseded(snap),
     }
+
+
+def superseded(snap: dict) -> list[dict]:
+    """Every claim a newer source revises, with the claim that revises it (both stay in the KB)."""
+    tables = {"rule": snap["rules"], "formula": snap["formulas"], "constant": snap["constants"], "fact": snap["facts"]}
+    by_iri = {iri: (kind, c) for kind, t in tables.items() for iri, c in t.items()}
+    out = []
+    for kind, table in tables.items():
+        for claim in table.values():
+            for iri in claim.get("superseded_by", ()):
+                newer = by_iri.get(iri, (None, {"id": iri, "label": iri, "sources": []}))[1]
+                out.append({"kind": kind, "claim": claim["id"], "label": claim["label"], "sources": claim["sources"],
+                            "superseded_by": newer["id"], "superseded_by_label": newer["label"],
+                            "superseded_by_sources": newer["sources"]})
+    return sorted(out, key=lambda x: (x["kind"], x["claim"]))
 
 
 def _roll_up(per_section: dict, sections: dict) -> None:

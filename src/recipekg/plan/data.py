@@ -1,5 +1,6 @@
 """Data repetition: epochs over the unique data, and what the repeated tokens are worth by
-the reference's effective-data formula and by its 85% guidance, side by side (they disagree).
+Muennighoff et al.'s fitted data-constrained law, with the reference's effective-data formula and
+its 85% guidance beside it (they disagree with each other and with the law, which supersedes them).
 
     >>> from recipekg.plan.inputs import read_inputs
     >>> from recipekg.plan.kbview import KBView
@@ -8,8 +9,8 @@ the reference's effective-data formula and by its 85% guidance, side by side (th
     >>> inputs = read_inputs(parse("plan where params = 1B and epochs = 2")[0], snap)
     >>> sizes = size(ledger, inputs, choose_strategy(ledger.kb, inputs.facts))
     >>> repetition(ledger, inputs, sizes)
-    >>> [q["name"] for q in ledger.quantities][-3:]
-    ['unique_tokens', 'effective_tokens', 'effective_tokens_guidance']
+    >>> [q["name"] for q in ledger.quantities][-4:]
+    ['unique_tokens', 'effective_tokens', 'effective_tokens_reference', 'effective_tokens_guidance']
     >>> ledger.values["unique_tokens"].value
     10000000000.0
 """
@@ -34,7 +35,9 @@ def repetition(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
     unique, epochs = _unique_and_epochs(ledger, inputs, sizes, epochs_f)
     if epochs.high <= 1:
         ledger.note(f"{show(unique, 'tokens')} of unique data cover the {show(sizes.tokens, 'tokens')} the plan "
-                    f"needs: no repetition", epochs_f.data)
+                    f"trains on: no token is repeated, so the effective tokens are the tokens"
+                    + (" (unique-tokens exceed the tokens: the extra data is not used)" if unique.low > sizes.tokens.high
+                       else ""), epochs_f.data, warn=unique.low > sizes.tokens.high)
         return
     _effective_tokens(ledger, unique, epochs, sizes.tokens)
 
@@ -62,28 +65,48 @@ def _unique_and_epochs(ledger: Ledger, inputs: Inputs, sizes: Sizes, epochs_f: K
 
 
 def _effective_tokens(ledger: Ledger, unique: Q, epochs: Q, tokens: Q) -> None:
+    """Effective tokens by Muennighoff et al.'s fitted law, with the reference's formula and its
+    85% guidance beside it as the reference's (the law supersedes both), and the paper's warnings."""
     kb = ledger.kb
-    effective_f = kb.formula("effective_tokens", "unique_tokens", "epochs")
-    eff, env = ledger.compute(effective_f, {"unique_tokens": unique, "epochs": epochs})
-    ledger.add("effective_tokens", eff, "tokens", formula=effective_f, env=env,
+    law = kb.by_id("data-constrained-effective-data")
+    eff, env = ledger.compute(law, {"unique_tokens": unique, "epochs": epochs})
+    ledger.add("effective_tokens", eff, "tokens", formula=law, env=env,
+               label="effective tokens by the data-constrained law (Muennighoff et al.)")
+    reference_f = kb.by_id("effective-data")
+    ref, renv = ledger.compute(reference_f, {"unique_tokens": unique, "epochs": epochs})
+    ledger.add("effective_tokens_reference", ref, "tokens", formula=reference_f, env=renv,
                label="effective tokens by the reference's formula")
-    max_epochs = next(iter(c for c in kb.snap["constants"].values() if c["quantity"] == "max-useful-epochs"), None)
+    max_epochs = _constant(kb, "max-useful-epochs")
     within = max_epochs is None or epochs.high <= max_epochs["value"]
     guide_f = kb.find("effective_tokens", "tokens")
     if guide_f is not None:
         g, genv = ledger.compute(guide_f, {"tokens": tokens})
         ledger.add("effective_tokens_guidance", g, "tokens", formula=guide_f, env=genv,
-                   label="effective tokens by the 85% guidance", applies=within)
-    ledger.note("the reference says two things about repeated data that disagree: its formula "
-                "D × (1 − e^(−epochs)) never gives more than the unique data, while its guidance says "
-                "up to about 4 epochs are some 85% as good as fresh data; both are shown",
-                effective_f.data, *([guide_f.data] if guide_f else []))
-    if not within:
-        beyond = [f for f in kb.snap["facts"].values()
+                   label="effective tokens by the reference's 85% guidance", applies=within)
+    ledger.note(f"the data-constrained law (Muennighoff et al.) values the {show(tokens, 'tokens')} as "
+                f"{show(eff, 'tokens')} of fresh data; the reference's own formula D × (1 − e^(−epochs)) gives "
+                f"{show(ref, 'tokens')} and its 85% guidance another figure: both are the reference's, shown beside "
+                f"the law that revises them", law.data, reference_f.data, *([guide_f.data] if guide_f else []))
+    _epoch_warnings(ledger, epochs, max_epochs, within)
+
+
+def _epoch_warnings(ledger: Ledger, epochs: Q, max_epochs: dict | None, within: bool) -> None:
+    """The paper's regimes: up to ~4 epochs nearly as good as new data, worthless at ~40."""
+    worthless = _constant(ledger.kb, "repetition-worthless-epochs")
+    if worthless is not None and epochs.high >= worthless["value"]:
+        ledger.note(f"{show(epochs)} epochs: Muennighoff et al. find repeating data worthless at about "
+                    f"{units.grouped(worthless['value'])} epochs (more compute no longer lowers the loss); find more "
+                    f"unique data or train a smaller model", worthless, warn=True)
+    elif not within:
+        beyond = [f for f in ledger.kb.snap["facts"].values()
                   if f["section"] == max_epochs["section"] and "beyond" in f["id"]]
         ledger.note(f"{show(epochs)} epochs is more than {units.grouped(max_epochs['value'])}: past about four "
-                    f"epochs repeated data helps sharply less and the 85% guidance no longer holds; find more "
-                    f"unique data or plan a smaller model", max_epochs, *beyond, warn=True)
+                    f"epochs each repetition is worth visibly less than fresh data (the law above says how much); "
+                    f"more unique data or a smaller model would do better", max_epochs, *beyond, warn=True)
     elif max_epochs is not None:
-        ledger.note(f"{show(epochs)} epochs is within the ~{units.grouped(max_epochs['value'])} epochs the "
-                    f"reference considers nearly as good as unique data", max_epochs)
+        ledger.note(f"{show(epochs)} epochs is within the ~{units.grouped(max_epochs['value'])} epochs over which "
+                    f"repeated data is nearly as good as unique data", max_epochs)
+
+
+def _constant(kb, constant_id: str) -> dict | None:
+    return next((c for c in kb.snap["constants"].values() if c["id"] == constant_id), None)

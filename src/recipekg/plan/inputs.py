@@ -28,7 +28,7 @@ USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "
         "epochs", "unique-tokens", "optimizer", "precision", "goal", "inference-budget", "tier", "prefer",
         "layers", "hidden", "heads", "seq-length", "micro-batch", "tensor-parallel", "pipeline-parallel", "zero",
         "recompute", "peak-flops", "tokens-per-param", "method", "lora-rank", "offload", "pretrained",
-        "kv-heads", "vocab", "active-params"}
+        "kv-heads", "vocab", "active-params", "inference-tokens"}
 
 
 class Inputs(Record):
@@ -60,6 +60,7 @@ class Inputs(Record):
     model: dict | None = None          # the named model configuration (``model = llama-2-70b``)
     active_params: Q | None = None     # parameters used per token (given, or the configuration's)
     params_from_model: bool = False    # params are the configuration's, not the query's
+    inference_tokens: Q | None = None  # tokens to be served over the model's life (inference-aware sizing)
 
     @property
     def backwards(self) -> bool:
@@ -109,7 +110,8 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                     precision=one("precision"), peak_flops=number("peak-flops"), bandwidth=number("bandwidth"),
                     tokens_per_param=number("tokens-per-param"), method=one("method"), offload=one("offload"),
                     pretrained=one("pretrained"), model=model,
-                    active_params=active, params_from_model=from_model)
+                    active_params=active, params_from_model=from_model,
+                    inference_tokens=number("inference-tokens"))
     if not (inputs.params or inputs.tokens or inputs.flops or inputs.backwards or inputs.gpu_memory) \
             and not (inputs.unique_tokens and inputs.epochs):
         p = stmt.pos

@@ -28,6 +28,8 @@ in the plan's :class:`~recipekg.plan.ledger.Ledger` and returns what later steps
    at the MFU; then params, tokens and FLOPs (one or two given, the rest by the strategy's
    ratio) → :class:`~recipekg.plan.sizing.Sizes`;
 3. :mod:`~recipekg.plan.data`: epochs and effective tokens of repeated data;
+   :mod:`~recipekg.plan.beyond`: the inference-optimal model (``inference-tokens``) and the
+   learning rate and batch size of a pretraining run, from the KB's fitted laws;
 4. :mod:`~recipekg.plan.memory`: training memory and its breakdown → ``Memory``;
 5. :mod:`~recipekg.plan.fit`: fit on the GPUs, replicated and FSDP-sharded → ``Fit``, then the
    method's layout search (:mod:`~recipekg.plan.layout`); :mod:`~recipekg.plan.remedies`: what
@@ -44,6 +46,7 @@ from __future__ import annotations
 
 from recipekg.plan.bandwidth import bandwidth
 from recipekg.plan.expr import Q
+from recipekg.plan.beyond import beyond
 from recipekg.plan.data import repetition
 from recipekg.plan.fit import check_fit, feasibility
 from recipekg.plan.inputs import read_inputs
@@ -87,6 +90,7 @@ def plan(stmt: Plan, snap: dict) -> dict:
     sizes = size(ledger, inputs, strategy, back.flops if back else None)
     strategy = follow_ratio(ledger, strategy, sizes)
     repetition(ledger, inputs, sizes)
+    beyond(ledger, inputs, sizes, method.id)
     memory = training_memory(ledger, inputs, sizes.params)
     fit = check_fit(ledger, inputs, sizes.params, memory, method)
     if fit is None and not method.trains_all:

@@ -5,6 +5,7 @@ repeated data, memory, fit and what to do about it, hardware rules, time, tier.
     >>> for line in answer["summary"]:
     ...     print(line)
     7B parameters → 140B tokens (20 tokens/param, Chinchilla-optimal training), 5.88e21 FLOPs of training compute
+    hyperparameters: peak learning rate 0.000593, batch 3.86M tokens (DeepSeek LLM's laws against the compute)
     training memory: 126–140 GB in all by the reference's rule of thumb; model states 112 GB (ZeRO's count)
     on 8 GPUs of NVIDIA H100 SXM (80 GB each): fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 71 GB of the 80 GB per GPU
     time: 3,840–6,030 GPU-hours on h100 at MFU 0.27–0.43 → 20–31.4 days on 8 GPUs
@@ -14,6 +15,7 @@ repeated data, memory, fit and what to do about it, hardware rules, time, tier.
 from __future__ import annotations
 
 from recipekg.plan.expr import Q
+from recipekg.plan.beyond import beyond_lines
 from recipekg.plan.figures import show
 from recipekg.plan.fit import Fit
 from recipekg.plan.inputs import Inputs
@@ -52,9 +54,12 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
                  f"training a model this size)"]
     if "effective_tokens" in v:
         lines.append(f"repeated data: {show(v['epochs'], 'epochs') if 'epochs' in v else ''} "
-                     f"effective {show(v['effective_tokens'], 'tokens')} by the reference's formula"
-                     + (f", {show(v['effective_tokens_guidance'], 'tokens')} by its 85% guidance"
+                     f"worth {show(v['effective_tokens'], 'tokens')} of fresh data by the data-constrained law "
+                     f"(Muennighoff et al.); the reference's formula says "
+                     f"{show(v['effective_tokens_reference'], 'tokens')}"
+                     + (f", its 85% guidance {show(v['effective_tokens_guidance'], 'tokens')}"
                         if "effective_tokens_guidance" in v else ""))
+    lines += beyond_lines(v)
     fit = found.fit.json if found.fit else None
     method = found.method
     if method in ("pretrain", "full-fine-tune"):

@@ -23,11 +23,31 @@ def render_answers(answers: list[dict], fmt: str) -> str:
 
 
 def render_text(a: dict) -> str:
-    return _renderer(a["statement"])(a, md=False)
+    return _renderer(a["statement"])(a, md=False) + recency_lines(a, md=False)
 
 
 def render_markdown(a: dict) -> str:
-    return _renderer(a["statement"])(a, md=True)
+    return _renderer(a["statement"])(a, md=True) + recency_lines(a, md=True)
+
+
+def recency_lines(a: dict, md: bool) -> str:
+    """The answer's ``as_of`` and the claims in it a newer source revises, both sides named.
+
+    >>> print(recency_lines({"as_of": "2023-05-01", "as_of_source": "muennighoff2023"}, md=False))
+    <BLANKLINE>
+    as of 2023-05-01 (the newest source cited: muennighoff2023)
+    """
+    if not a.get("as_of"):
+        return ""
+    out = [f"as of {a['as_of']} (the newest source cited: {a['as_of_source']})"]
+    for s in a.get("superseded", []):
+        for r in s["superseded_by"]:
+            out.append(f"superseded: {s['label']} ({s['claim']}) is revised by {r.get('label', r['iri'])}"
+                       + (f" ({', '.join(x['id'] for x in r.get('sources', []))}, as of {r['as_of']})"
+                          if r.get("as_of") else "") + "; both are shown")
+    if md:
+        return "\n\n" + "\n".join(f"*{line}*  " for line in out)
+    return "\n" + "\n".join(out)
 
 
 def _renderer(statement: str):

@@ -33,6 +33,10 @@ def render_stats(s: dict, fmt: str) -> str:
     out += _section("per section of the reference", ["section", "encoded"], rows, md)
     uncovered = s["uncovered_sections"]
     out.append(f"sections with nothing encoded: {len(uncovered)}" + "".join(f"\n  - {u}" for u in uncovered))
+    revised = s.get("superseded", [])
+    out.append(f"superseded by a newer source: {len(revised)}" + "".join(
+        f"\n  - {r['kind']} {r['claim']} ({', '.join(r['sources'])}) -> {r['superseded_by']} "
+        f"({', '.join(r['superseded_by_sources'])})" for r in revised))
     return "\n".join(out)
 
 

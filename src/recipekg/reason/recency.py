@@ -1,0 +1,106 @@
+"""How recent an answer's knowledge is: ``as_of`` (the date of the newest source the answer
+cites) and ``superseded_by`` on every claim in it that a newer source revises.
+
+    >>> a = {"sources": [{"id": "hoffmann2022", "role": "states"}, {"id": "muennighoff2023", "role": "states"}]}
+    >>> stamp(a, snap)["as_of"], a["as_of_source"]
+    ('2023-05-01', 'muennighoff2023')
+
+A source's date is what the KB knows of it: a living source's access date (blogs, repositories,
+vendor pages), else the later of its arXiv first-submission month (the id's YYMM) and its
+publication year; the KB records no day for a paper, so a month or a year stands at its first
+day, and ``as_of`` is a lower bound on how current the answer is. The walk visits the answer
+once (bounded by its size); claims are found where answers name them: a rule's IRI, a
+quantity's formula, a constant's id.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ARXIV = re.compile(r"^(\d\d)(\d\d)\.\d{4,5}")
+_DATE = re.compile(r"^\d{4}-\d\d-\d\d$")
+_LIVING = ("blog", "software", "webpage")
+
+
+def source_date(paper: dict) -> str | None:
+    """The date the KB knows for a source, as YYYY-MM-DD (None when it knows none).
+
+    >>> source_date({"year": 2022, "arxiv": "2203.15556", "entry_type": "inproceedings"})
+    '2022-03-01'
+    >>> source_date({"year": 2024, "arxiv": None, "entry_type": "webpage", "accessed": "2026-11-30"})
+    '2026-11-30'
+    """
+    if paper.get("entry_type") in _LIVING and _DATE.match(paper.get("accessed") or ""):
+        return paper["accessed"]
+    found = []
+    if m := _ARXIV.match(paper.get("arxiv") or ""):
+        found.append(f"20{m.group(1)}-{m.group(2)}-01")
+    if paper.get("year"):
+        found.append(f"{int(paper['year']):04d}-01-01")
+    return max(found) if found else None
+
+
+def stamp(answer: dict, snap: dict) -> dict:
+    """``answer`` with ``as_of``, ``as_of_source`` and, on each claim a newer source revises,
+    ``superseded_by`` (also listed once in ``answer["superseded"]``)."""
+    papers, claims = snap["papers"], _revised(snap)
+    newest: tuple[str, str] | None = None
+    revised: dict[str, dict] = {}
+    stack = [answer]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        if "role" in node and node.get("id") in papers:
+            date = source_date(papers[node["id"]])
+            if date and (newest is None or (date, node["id"]) > newest):
+                newest = (date, node["id"])
+        for claim in _claims_named(node, claims):
+            node["superseded_by"] = [_revision(r, snap) for r in claims[claim]["superseded_by"]]
+            revised[claims[claim]["id"]] = {"claim": claims[claim]["id"], "label": claims[claim]["label"],
+                                            "superseded_by": node["superseded_by"]}
+        stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+    answer["as_of"] = newest[0] if newest else None
+    answer["as_of_source"] = newest[1] if newest else None
+    if revised:
+        answer["superseded"] = [revised[k] for k in sorted(revised)]
+    return answer
+
+
+def _revised(snap: dict) -> dict[str, dict]:
+    """Every claim a newer source revises, by IRI and by id (constants are named by id), from
+    the snapshot's small ``superseded`` table (so that stamping reads no claim shard)."""
+    out = {}
+    for iri, claim in snap.get("superseded", {}).items():
+        out[iri] = claim
+        out["id:" + claim["id"]] = claim
+    return out
+
+
+def _claims_named(node: dict, claims: dict) -> list[str]:
+    keys = []
+    if isinstance(node.get("rule"), str) and node["rule"] in claims:
+        keys.append(node["rule"])
+    formula = node.get("formula")
+    if isinstance(formula, dict) and formula.get("iri") in claims:
+        keys.append(formula["iri"])
+    if "symbol" in node and ("id:" + str(node.get("id"))) in claims:
+        keys.append("id:" + node["id"])
+    return keys
+
+
+def _revision(iri: str, snap: dict) -> dict:
+    """The claim that revises: its id, label, text, sources and date."""
+    from recipekg.reason.answers import sources_json
+
+    claim = next((t[iri] for t in (snap["formulas"], snap["rules"], snap["constants"], snap["facts"]) if iri in t),
+                 None)
+    if claim is None:
+        return {"iri": iri}
+    sources = sources_json(claim, snap)
+    dates = [d for d in (source_date(snap["papers"][s["id"]]) for s in sources) if d]
+    return {"iri": iri, "id": claim["id"], "label": claim["label"], "text": claim.get("text"),
+            "sources": sources, "as_of": max(dates) if dates else None}
