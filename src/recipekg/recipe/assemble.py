@@ -83,8 +83,7 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> dict:
     from recipekg.recipe.emit import configs
 
     answer["configs"] = configs(answer)
-    answer["as_of"] = build.as_of(answer, snap)
-    return answer
+    return answer  # api.answer stamps its as_of (reason/recency.py), as every answer's
 
 
 def as_recommend(stmt: Recipe, kind: str, *more: Constraint) -> Recommend:

@@ -46,7 +46,7 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
             continue
         members = [n for n, h in hyper.items() if h["group"] == group]
         found = [setting_item(n, settings[n], snap) for n in members if n in settings]
-        found += [i for n in members if (i := planned_item(n, plan)) is not None]
+        found += [i for n in members if (i := planned_item(n, plan, snap)) is not None]
         if found:
             out.extend(sorted(found, key=lambda i: (i.get("from") != "plan", i["what"])))
         else:
@@ -59,21 +59,40 @@ def setting_item(name: str, chosen: dict, snap: dict) -> dict:
     owner = snap["nodes"].get(chosen["owner"], {}).get("label", chosen["owner"])
     text = chosen["label"] or _number(chosen["value"], chosen["unit"])
     more = {"alternatives": [{"value": a["value"], "text": a["label"] or _number(a["value"], a["unit"]),
-                              "setting": snap["constants"][a["constant"]]["id"]} for a in chosen["alternatives"]]}
+                              "setting": snap["constants"][a["constant"]]["id"],
+                              "sources": sources_json(snap["constants"][a["constant"]], snap)}
+                             for a in chosen["alternatives"]]}
     return item(snap["recipe"]["hyperparameters"][name]["label"], chosen["value"], text,
                 f"{const['text']} (a setting of {owner})", sources_json(const, snap),
                 hyperparameter=name, setting=const["id"], unit=chosen["unit"], **more)
 
 
-def planned_item(name: str, plan: dict | None) -> dict | None:
-    """plan's value for a hyperparameter it computes (its quantity of the same name), if any."""
+def planned_item(name: str, plan: dict | None, snap: dict) -> dict | None:
+    """plan's value for a hyperparameter it computes (its quantity of the same name), if any,
+    with the two published recipes nearest in size beside it (the law's checks)."""
     if plan is None:
         return None
-    q = next((q for q in plan["quantities"] if q["name"] == name.replace("-", "_") and q["value"] is not None), None)
+    key = name.replace("-", "_")
+    q = next((q for q in plan["quantities"] if q["name"] == key and q["value"] is not None), None)
     if q is None:
         return None
+    params = next((p["value"] for p in plan["quantities"] if p["name"] == "params" and p["value"]), None)
     return item(q["label"], q["value"], _number(q["value"], q["unit"]), q["derivation"], q["sources"],
-                hyperparameter=name, unit=q["unit"], **{"from": "plan"})
+                hyperparameter=name, unit=q["unit"], alternatives=published(key, params, q["unit"], snap),
+                **{"from": "plan"})
+
+
+def published(key: str, params: float | None, unit: str | None, snap: dict) -> list[dict]:
+    """The two published recipes (``rkg:Fact`` with the value ``key``) nearest to ``params``
+    in size, as alternatives: the points the law is checked against."""
+    import math
+
+    points = [f for f in snap["facts"].values() if f.get(key) is not None and f.get("params")]
+    if not params or not points:
+        return []
+    points.sort(key=lambda f: (abs(math.log(f["params"] / params)), f["id"]))
+    return [{"value": f[key], "text": f"{_number(f[key], unit)} ({f['label'].removeprefix('Published recipe: ')})",
+             "setting": f["id"], "sources": sources_json(f, snap)} for f in points[:2]]
 
 
 def _no_setting(group: str, ctx, snap: dict) -> str:
@@ -115,18 +134,3 @@ def unused(facts: dict, rankings: dict, plan: dict | None) -> list[dict]:
         read = {c["dimension"] for c in plan["constraints"]} - {u["dimension"] for u in plan.get("unused", [])}
         common = [u for u in common if u["dimension"] not in read]
     return common
-
-
-def as_of(answer: dict, snap: dict) -> str | None:
-    """The date of the newest source the answer cites: a living source's access date, else
-    the year of the newest paper (its last day)."""
-    dates = []
-    for section in answer["sections"]:
-        for it in section["items"]:
-            for s in it["sources"]:
-                paper = snap["papers"].get(s["id"], {})
-                if paper.get("accessed"):
-                    dates.append(paper["accessed"])
-                elif paper.get("year"):
-                    dates.append(f"{paper['year']}-12-31")
-    return max(dates) if dates else None

@@ -44,7 +44,8 @@ def _item_text(it: dict) -> list[str]:
     if it.get("why"):
         lines.append(f"      {it['why']}")
     if it.get("alternatives"):
-        lines.append("      also published: " + "; ".join(f"{x['text']} ({x['setting']})" for x in it["alternatives"]))
+        lines.append("      also published: " + "; ".join(f"{x['text']} [{sources_short(x['sources'])}]"
+                                                      for x in it["alternatives"]))
     if it["sources"]:
         lines.append(f"      sources: {sources_short(it['sources'])}")
     return lines
@@ -69,6 +70,4 @@ def _closing(a: dict) -> list[str]:
             out += [f"  {name}: {n}" for n in c["notes"]]
     else:
         out.append("configurations: none (nothing a trainer's configuration could hold)")
-    if a.get("as_of"):
-        out.append(f"as of {a['as_of']} (the newest source cited)")
     return out
