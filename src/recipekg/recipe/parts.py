@@ -77,9 +77,10 @@ def architecture(ctx, plan, snap: dict) -> list[dict]:
 
 def approach(ctx, plan, snap: dict) -> list[dict]:
     answer = ctx.rankings["approach"]
-    where = snap["recipe"]["sections"]
+    where, methods = snap["recipe"]["sections"], snap["recipe"]["methods"]
     picked = [r for r in answer["results"] if r["group"] == "matches" and r["score"] > 0
-              and where.get(r["iri"], "approach") == "approach"]
+              and where.get(r["iri"], "approach") == "approach"
+              and methods.get(r["iri"], ctx.method) == ctx.method]  # never one that trains another way
     out = []
     if picked:
         r = picked[0]

@@ -106,7 +106,9 @@ def _number(value, unit: str | None) -> str:
     from recipekg.render.numbers import num
 
     text = num(value) if isinstance(value, (int, float)) else str(value)
-    return f"{text} {unit}" if unit and unit not in ("dimensionless",) else text
+    if not unit or unit == "dimensionless":
+        return text
+    return f"{text} ({unit})" if " " in unit and not unit.startswith("×") else f"{text} {unit}"
 
 
 def context_json(ctx, snap: dict) -> dict:
