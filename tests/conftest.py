@@ -1,6 +1,6 @@
 """Shared fixtures: a private snapshot cache per session, the KB, the shared reference files;
-the integration markers (``virtuoso``, ``browser``: always on under ``CI=true``, opt-in
-locally with ``--integration``)."""
+the integration markers (``virtuoso``, ``browser``, ``trainers``: always on under ``CI=true``,
+opt-in locally with ``--integration``)."""
 
 from __future__ import annotations
 
@@ -10,18 +10,20 @@ import pytest
 
 from support import SHARED
 
-INTEGRATION = ("virtuoso", "browser")
+INTEGRATION = ("virtuoso", "browser", "trainers")
 
 
 def pytest_addoption(parser):
     parser.addoption("--integration", action="store_true",
-                     help="also run the tests that start a Virtuoso server or drive Chromium "
-                          "(always on under CI=true)")
+                     help="also run the tests that start a Virtuoso server, drive Chromium or load "
+                          "configurations with the trainers' own libraries (always on under CI=true)")
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "virtuoso: starts a private Virtuoso server (integration)")
     config.addinivalue_line("markers", "browser: drives Debian's Chromium with Selenium (integration)")
+    config.addinivalue_line("markers", "trainers: reads emitted configurations with DeepSpeed, transformers and "
+                                       "PEFT (torch; integration)")
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
 
 

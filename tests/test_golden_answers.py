@@ -33,7 +33,7 @@ def test_cli_answers_every_example_as_the_golden_json(path):
     answers = json.loads(result.stdout)
     assert answers == json.loads(path.with_suffix(".expected.json").read_text(encoding="utf-8"))
     answers = answers if isinstance(answers, list) else [answers]
-    assert all(a["statement"] in ("recommend", "plan", "explain") for a in answers)
+    assert all(a["statement"] in ("recommend", "plan", "explain", "recipe") for a in answers)
 
 
 def test_examples_cover_every_kind_statement_and_data_type(snap):
@@ -41,7 +41,7 @@ def test_examples_cover_every_kind_statement_and_data_type(snap):
 
     statements = [s for p in FILES for s in parse(p.read_text())]
     kinds = {type(s).__name__ for s in statements}
-    assert kinds == {"Recommend", "Plan", "Explain"}
+    assert kinds == {"Recommend", "Plan", "Explain", "Recipe"}
     text = " ".join(s.text for s in statements)
     for kind in snap["kinds"]:
         assert f"recommend {kind}" in text

@@ -21,7 +21,7 @@ STATEMENTS = [s.text for path in sorted((REPO / "queries").glob("*.rkg"))
 
 
 def test_the_examples_hold_every_kind_of_statement():
-    assert {s.split()[0] for s in STATEMENTS} == {"recommend", "plan", "explain"}
+    assert {s.split()[0] for s in STATEMENTS} == {"recommend", "plan", "explain", "recipe"}
 
 
 def fast_lane(args: list[str], capsys, monkeypatch) -> tuple[int, str]:

@@ -11,6 +11,8 @@ the project's errors, whose text (with the caret) becomes the tool error.
     'recommend'
     >>> json.loads(tools.explain("vit", "data = images and samples = 3000"))["choice"]["id"]
     'vit'
+    >>> json.loads(tools.recipe("data = tabular and rows = 30k"))["context"]["regimes"]
+    ['boosting']
     >>> tools.plan("params = 7B and hardware = h10")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -44,6 +46,19 @@ class AgentTools:
         """``explain CHOICE where CONSTRAINTS``'s JSON answer."""
         statement = f"explain {quote_choice(choice)}"
         return self.query(f"{statement} where {constraints}" if constraints.strip() else statement)
+
+    def recipe(self, constraints: str = "", emit: str = "") -> str:
+        """``recipe where CONSTRAINTS``'s JSON answer; with ``emit`` (deepspeed, hf-peft) the
+        configuration ``recipekg recipe ... --emit`` writes, as JSON."""
+        text = f"recipe where {constraints}" if constraints.strip() else "recipe"
+        if not emit:
+            return self.query(text)
+        import json
+
+        from recipekg.recipe.emit import emitted
+
+        (answer,) = self.kb.query(text)
+        return json.dumps(emitted(answer, emit), indent=2)
 
     def cite(self, statement: str = "", choice: str = "", rule: str = "", paper: str = "", top: int = 0,
              format: str = "csl-json") -> str:

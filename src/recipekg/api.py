@@ -17,7 +17,7 @@ from recipekg.errors import (INTERNAL_ERROR, InternalError, KBError, QuerySyntax
                              UnsupportedStatement, UsageError)
 from recipekg.knowledge.loader import load_files
 from recipekg.notebook import Answer, Answers
-from recipekg.query.ast import Explain, Plan, Recommend
+from recipekg.query.ast import Explain, Plan, Recipe, Recommend
 from recipekg.query.parser import parse
 from recipekg.reason.backend import Backend
 
@@ -146,6 +146,12 @@ def _answer(statement, snap: dict, backend: Backend | None = None) -> dict:
         from recipekg.reason.explain import explain
 
         return explain(statement, snap, backend)
+    if isinstance(statement, Recipe):
+        if backend is not None and not backend.plans:
+            raise UnsupportedStatement.recipe()
+        from recipekg.recipe.assemble import recipe
+
+        return recipe(statement, snap)
     if isinstance(statement, Plan):
         if backend is not None and not backend.plans:
             raise UnsupportedStatement.plan()

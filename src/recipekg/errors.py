@@ -166,6 +166,10 @@ class RangeError(RecipeKGError):
     kind = "value"
 
 
+class NothingToPlan(RangeError):
+    """A ``plan`` without anything to size from (a recipe then leaves plan out)."""
+
+
 class KBError(RecipeKGError):
     """A broken knowledge-base file (kind ``"kb"``): ``file``, ``line``, ``column``."""
 
@@ -190,6 +194,12 @@ class UnsupportedStatement(UsageError):
     def plan(cls) -> "UnsupportedStatement":
         """What a ``plan`` statement gets from every SPARQL path."""
         return cls("plan has no SPARQL form: it evaluates formulas, not rules; run it without "
+                   "--engine/--endpoint", expected=["recommend <kind> where ...", "explain <choice> where ..."])
+
+    @classmethod
+    def recipe(cls) -> "UnsupportedStatement":
+        """What a ``recipe`` statement gets from every SPARQL path."""
+        return cls("recipe has no SPARQL form: its sizes, memory and time are plan's formulas; run it without "
                    "--engine/--endpoint", expected=["recommend <kind> where ...", "explain <choice> where ..."])
 
 

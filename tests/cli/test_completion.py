@@ -26,14 +26,17 @@ def _values(snap, dimension):
 
 def test_each_place_of_a_statement_offers_what_the_kb_holds_there(kb, vocab):
     snap = kb.snap
-    assert set(complete("", vocab).words) == {"recommend", "plan", "explain"}
+    assert set(complete("", vocab).words) == {"recommend", "plan", "explain", "recipe"}
     assert set(complete("recommend ", vocab).words) == set(snap["kinds"])
     assert _unquoted(complete("explain ", vocab).words) == set(snap["rule_index"]["choices"])
     assert _unquoted(complete("recommend fix where symptom = ", vocab).words) == _values(snap, "symptom")
     assert _unquoted(complete("plan where hardware in (a100, ", vocab).words) == _values(snap, "hardware")
-    dims = set(complete("plan where ", vocab).words)
-    for name, dim in snap["dimensions"].items():
-        assert {name, *dim["aliases"]} <= dims  # every spelling of every dimension
+    for statement in ("plan", "recipe"):  # recipe plans too: every spelling of every dimension
+        dims = set(complete(f"{statement} where ", vocab).words)
+        for name, dim in snap["dimensions"].items():
+            assert {name, *dim["aliases"]} <= dims, (statement, name)
+    assert "lora-rank" in complete("recipe where method = qlora and lor", vocab).words
+    assert _unquoted(complete("recipe where method = ", vocab).words) == _values(snap, "method")
 
 
 def _unquoted(words):

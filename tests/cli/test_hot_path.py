@@ -43,6 +43,8 @@ FAST_CALLS = {
     "query": ["query", TABULAR, "--format", "json"],
     "explain": ["explain", "vit", "where", "data", "=", "images", "--format", "json"],
     "plan": ["plan", "where", "params", "=", "7B", "and", "gpus", "=", "8", "--format", "json"],
+    "recipe": ["recipe", "where", "params", "=", "7B", "and", "hardware", "=", "h100", "and", "gpus", "=", "8",
+               "--format", "json"],
     "cite": ["cite", "--query", TABULAR, "--format", "csl-json"],
 }
 
@@ -74,7 +76,7 @@ print("HEAVY", json.dumps(heavy), file=sys.stderr)
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
-    expected = {"query": "results", "explain": "rules", "plan": "quantities", "cite": 0}[command]
+    expected = {"query": "results", "explain": "rules", "plan": "quantities", "recipe": "sections", "cite": 0}[command]
     assert answer[expected], result.stdout  # an answer, not an error
     heavy = json.loads(result.stderr.rsplit("HEAVY ", 1)[1])
     assert heavy == [], f"the {command} path imported {heavy}"
@@ -161,7 +163,7 @@ def test_lean_parser_answers_every_example_query():
         assert lean.lean_parse(text) == parser.full_parse(text), path.name
 
 
-_WORDS = ["recommend", "plan", "explain", "where", "and", "top", "between", "in", "Recommend",
+_WORDS = ["recommend", "plan", "explain", "recipe", "where", "and", "top", "between", "in", "Recommend",
           "WHERE", "data", "rows", "tabular", "x", "in-house", "top-k", "andy", "a_b", "'", "ſ"]
 _VALUES = ["30k", "30_000", "1.5M", "2.5e20", "1E-3", "80GB", "80 GB", "3 days", "40%", "12h",
            "7B", "0", "1_000.5", '"8-bit Adam"', '"a \\"b\\""', "30 k", "3GB", "1e999",
@@ -351,6 +353,16 @@ SAME_BYTES = [
     (["plan", "where", "params", "7B", "--format", "json"], "syntax"),
     (["plan"], "ok"),
     (["plan", "where", "params", "=", "7B", "and", "gpus", "=", "8", "--no-cache", "--format", "json"], "ok"),
+    (["recipe", "where", "data", "=", "tabular", "and", "rows", "=", "30k"], "ok"),
+    (["recipe", "where", "params", "=", "7B", "and", "hardware", "=", "h100", "--format", "json"], "ok"),
+    (["recipe", "where", "data", "=", "tabluar"], "unknown name"),
+    (["recipe", "where", "data", "=", "tabluar", "--format", "json"], "unknown name"),
+    (["recipe", "where", "data", "tabular"], "syntax"),
+    (["recipe", "where", "data", "tabular", "--format", "json"], "syntax"),
+    (["recipe", "--kb", "missing.ttl"], "bad kb"),
+    (["recipe", "--kb", "missing.ttl", "--format", "json"], "bad kb"),
+    (["recipe", "where", "data", "=", "tabular", "--emit", "deepspeed"], "click"),
+    (["recipe", "where", "data", "=", "tabular", "--emit", "deepspeed", "--format", "json"], "click"),
     (["cite", "--query", TABULAR], "ok"),
     (["cite", "-q", TABULAR, "--top", "1", "--format", "bibtex"], "ok"),
     (["cite", "--query=" + TABULAR, "--format", "csl-json"], "ok"),
@@ -408,6 +420,7 @@ def test_fast_lane_with_an_extension_prints_what_the_click_command_prints(comman
     args = {"query": ["query", "recommend architecture where data = tabular", "--format", "json"],
             "explain": ["explain", "lightgbm", "where", "data", "=", "tabular", "--format", "json"],
             "plan": ["plan", "where", "params", "=", "7B"],
+            "recipe": ["recipe", "where", "data", "=", "tabular", "and", "rows", "=", "30k"],
             "cite": ["cite", "--query", "recommend architecture where data = tabular"]}[command]
     fast, slow = _run(args + ["--kb", str(ext)], "fast", env), _run(args + ["--kb", str(ext)], "click", env)
     assert fast == slow and fast[0] == 0

@@ -17,6 +17,7 @@ from support import subprocess_env
 
 TABULAR = "recommend architecture where data = tabular and rows = 30k"
 PLAN = "params = 7B and hardware = h100 and gpus = 8"
+RECIPE = "model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1"
 
 
 def cli(*args) -> subprocess.CompletedProcess:
@@ -44,7 +45,10 @@ def served():
              ("cite", {"choice": "lightgbm", "format": "bibtex"}),
              ("query", {"statements": "recommend architecture where data = tabluar"}),
              ("plan", {"constraints": "params = 7B and hardware = h10"}),
-             ("cite", {"choice": "lightgbm", "rule": "x"})]
+             ("cite", {"choice": "lightgbm", "rule": "x"}),
+             ("recipe", {"constraints": RECIPE}),
+             ("recipe", {"constraints": RECIPE, "emit": "hf-peft"}),
+             ("recipe", {"constraints": "data = tabular and rows = 30k", "emit": "deepspeed"})]
     return anyio.run(session_calls, calls)
 
 
@@ -56,7 +60,7 @@ def text(result) -> str:
 def test_the_tools_are_listed(served):
 
     names, _ = served
-    assert names == {"query", "plan", "explain", "cite", "vocab"}
+    assert names == {"query", "plan", "explain", "recipe", "cite", "vocab"}
 
 
 def test_query_plan_and_explain_answer_the_cli_json_with_its_sources(served):
@@ -89,6 +93,16 @@ def test_errors_are_tool_errors_with_the_cli_message(served):
         message = done.stderr.strip().removeprefix("error: ")
         assert message in text(result) and "did you mean" in message
     assert results[8].is_error and "exactly one of statement, choice, rule, paper" in text(results[8])
+
+
+def test_recipe_gives_the_cli_json_and_its_configuration(served, tmp_path):
+    _, results = served
+    done = cli("recipe", *f"where {RECIPE}".split(), "--format", "json")
+    assert not results[9].is_error and json.loads(text(results[9])) == json.loads(done.stdout)
+    out = tmp_path / "hf.json"
+    emitted = cli("recipe", *f"where {RECIPE}".split(), "--emit", "hf-peft", "-o", str(out))
+    assert emitted.returncode == 0 and json.loads(text(results[10])) == json.loads(out.read_text())
+    assert results[11].is_error and "nothing to emit as deepspeed" in text(results[11])
 
 
 def test_vocab_gives_the_cli_word_list(kb):

@@ -30,7 +30,7 @@ REJECTED = json.loads((CASES / "parse_errors.json").read_text(encoding="utf-8"))
 
 # every phrase the parser may put in `expected`: the language's words, never terminal names
 EXPECTED_WORDS = {
-    "'recommend'", "'plan'", "'explain'", "'where'", "'and'", "'top'", "'('", "')'", "','",
+    "'recommend'", "'plan'", "'explain'", "'recipe'", "'where'", "'and'", "'top'", "'('", "')'", "','",
     "';'", "'\"'", "the end of the statement", "a name", "a number", "a whole number",
     "a quoted string", "a quantity (e.g. 80GB, 12h, 40%)",
     "an operator (=, !=, <, <=, >, >=, between, in)",
@@ -73,7 +73,7 @@ def test_rejected_cases(case):
 def test_cases_cover_every_operator_and_statement():
     ops = {c["op"] for case in ACCEPTED for s in case["ast"] for c in s["constraints"]}
     assert ops == {"=", "!=", "<", "<=", ">", ">=", "between", "in"}
-    assert {s["statement"] for case in ACCEPTED for s in case["ast"]} == {"recommend", "plan", "explain"}
+    assert {s["statement"] for case in ACCEPTED for s in case["ast"]} == {"recommend", "plan", "explain", "recipe"}
     kinds = {k for case in REJECTED for k in [case["kind"]]}
     assert kinds == {"syntax", "value"}
 
@@ -260,7 +260,7 @@ def test_error_to_dict():
     d = error("recomend architecture").to_dict()
     assert set(d) == {"kind", "message", "line", "column", "expected", "suggestions"}
     assert d["kind"] == "syntax" and d["suggestions"] == ["recommend"]
-    assert d["expected"] == ["'recommend'", "'plan'", "'explain'"]
+    assert d["expected"] == ["'recommend'", "'plan'", "'explain'", "'recipe'"]
     json.dumps(d)
 
 

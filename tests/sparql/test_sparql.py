@@ -27,7 +27,7 @@ from recipekg.api import answer as native_answer
 from recipekg.cli.main import main
 from recipekg.errors import EngineError, RecipeKGError, UnsupportedStatement
 from recipekg.names import slug
-from recipekg.query.ast import Plan
+from recipekg.query.ast import Plan, Recipe
 from recipekg.query.parser import parse
 from recipekg.reason.recommend import rank
 from recipekg.reason.resolve import facts_of
@@ -69,10 +69,10 @@ def _statements() -> list:
 
 
 STATEMENTS = _statements()
-ANSWERABLE = [s for s in STATEMENTS if not isinstance(s, Plan)]
+ANSWERABLE = [s for s in STATEMENTS if not isinstance(s, (Plan, Recipe))]
 EXAMPLES = [s for s in parse((REPO / "queries" / "examples.rkg").read_text(encoding="utf-8"))
-            if not isinstance(s, Plan)] if (REPO / "queries" / "examples.rkg").is_file() else \
-    [s for s in parse(FALLBACK) if not isinstance(s, Plan)][:7]
+            if not isinstance(s, (Plan, Recipe))] if (REPO / "queries" / "examples.rkg").is_file() else \
+    [s for s in parse(FALLBACK) if not isinstance(s, (Plan, Recipe))][:7]
 
 
 def _id(statement) -> str:
@@ -197,11 +197,13 @@ def test_exported_query_parses_in_rdflib_and_oxigraph(statement, snap):
     assert list(solutions) == []
 
 
-def test_plan_has_no_sparql_form(snap, oxigraph):
-    (statement,) = parse("plan where flops = 1e21")
-    with pytest.raises(UnsupportedStatement, match="plan has no SPARQL form"):
+@pytest.mark.parametrize("text, said", [("plan where flops = 1e21", "plan has no SPARQL form"),
+                                         ("recipe where data = tabular", "recipe has no SPARQL form")])
+def test_plan_and_recipe_have_no_sparql_form(snap, oxigraph, text, said):
+    (statement,) = parse(text)
+    with pytest.raises(UnsupportedStatement, match=said):
         to_sparql(statement, snap)
-    with pytest.raises(UnsupportedStatement):
+    with pytest.raises(UnsupportedStatement, match=said):
         through(oxigraph, statement, snap)
 
 
@@ -255,7 +257,7 @@ class Snap(dict):
 
 def _name(text: str) -> str:
     return text if re.fullmatch(r"[a-z][a-z0-9_-]*", text) and text not in (
-        "recommend", "plan", "explain", "where", "and", "top", "between", "in") else f'"{text}"'
+        "recommend", "plan", "explain", "recipe", "where", "and", "top", "between", "in") else f'"{text}"'
 
 
 def _number(kind: str, x: float) -> str:

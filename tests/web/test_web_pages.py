@@ -304,7 +304,7 @@ def test_the_front_page_has_an_example_of_every_statement(client, kb, snap):
     queries = [unquote_plus(urlsplit(e["attrs"]["href"]).query.removeprefix("q="))
                for e in t.find("a") if e["attrs"].get("href", "").startswith("/?q=")]
     statements = [s for q in queries for s in parse(q)]
-    assert {type(s).__name__.lower() for s in statements} == {"recommend", "explain", "plan"}
+    assert {type(s).__name__.lower() for s in statements} == {"recommend", "explain", "plan", "recipe"}
     assert {s.kind.text for s in statements if type(s).__name__ == "Recommend"} == set(snap["kinds"])
     for q in queries:
         html = page(client, q)

@@ -108,6 +108,11 @@ def _answer_sources(a: dict, top: int | None):
     for q in a.get("quantities") or []:
         yield (f"quantity {q.get('name')}", q.get("sources") or [],
                [(c["of"], c["text"]) for c in q.get("caveats") or []])
+    for s in a.get("sections") or []:  # a recipe: its items (its plan's quantities come through "plan")
+        for it in s["items"]:
+            yield f"recipe {s['name']}: {it['what']}", it["sources"], []
+    if a.get("statement") == "recipe" and a.get("plan"):
+        yield from _answer_sources(a["plan"], top)
 
 
 def for_choice(snap: dict, name: str, graph=None) -> Bundle:

@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-KEYWORDS = ("recommend", "plan", "explain")
-OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "between", "in")
-_RESERVED = {"recommend", "plan", "explain", "where", "and", "top", "between", "in"}
+from recipekg.query.ast import OPERATORS
+from recipekg.query.lean import KEYWORDS as _ALL_KEYWORDS, STATEMENT_KEYWORDS as KEYWORDS
+
+_RESERVED = set(_ALL_KEYWORDS)
 
 # strings (even unterminated), comments, separators (';' or a blank line), operators, words
 _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|;|\n[ \t\f\r\v]*\n|!=|<=|>=|[=<>(),]|[^\s"#;=<>(),!]+')
@@ -55,9 +56,10 @@ class Vocabulary:
                 self.spellings[alias] = name
 
     def dimension_words(self, statement: str) -> list[str]:
-        """Dimensions and aliases a statement may constrain (plan-only ones in ``plan``)."""
+        """Dimensions and aliases a statement may constrain (plan-only ones in ``plan`` and
+        ``recipe``, which plans)."""
         return sorted(s for s, name in self.spellings.items()
-                      if statement == "plan" or not self.dimensions[name].get("plan_only"))
+                      if statement in ("plan", "recipe") or not self.dimensions[name].get("plan_only"))
 
     def values(self, spelling: str | None) -> list[str]:
         """The names (and aliases) a categorical dimension takes; [] for a number."""
@@ -116,7 +118,7 @@ def _step(state: str, word: str, statement: str, dim):
     """The state after ``word``: a tiny automaton over the grammar's statements."""
     keyword = word in _RESERVED
     if state == "start":
-        return {"recommend": "kind", "plan": "clause", "explain": "choice"}.get(word, "?"), None
+        return {"recommend": "kind", "plan": "clause", "recipe": "clause", "explain": "choice"}.get(word, "?"), None
     if state in ("kind", "choice"):
         return ("?", None) if keyword else ("clause", None)
     if state == "clause" or (state == "next" and word == "top"):

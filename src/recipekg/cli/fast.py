@@ -28,7 +28,7 @@ import gc
 import os
 import sys
 
-_COMMANDS = ("query", "explain", "plan", "cite")  # the keys of recipekg.cli.lanes.COMMANDS
+_COMMANDS = ("query", "explain", "plan", "recipe", "cite")  # the keys of recipekg.cli.lanes.COMMANDS
 
 
 def main(prog_name: str | None = None):

@@ -77,6 +77,8 @@ class Command:
 
 
 FORMATS = ("text", "json", "markdown")
+#: The configurations ``--emit`` writes (recipekg.recipe.emit.FORMATS; a test keeps them equal).
+EMIT_FORMATS = ("deepspeed", "hf-peft")
 CITE_FORMATS = ("text", "bibtex", "csl-json", "ris")
 
 KB = Option("extensions", "--kb", kind=FILE, repeatable=True, default=())
@@ -86,9 +88,10 @@ TOP = Option("top", "--top", kind=COUNT)
 
 COMMANDS = {
     "query": Command((KB, FORMAT, NO_CACHE), {"statement": 1},
-                     {"path": None, "engine": "native", "endpoint": None}, "respond"),
+                     {"path": None, "engine": "native", "endpoint": None, "emit": None, "output": None}, "respond"),
     "explain": Command((KB, FORMAT, NO_CACHE), {"choice": 1, "constraints": -1}, {}, "respond"),
     "plan": Command((KB, FORMAT, NO_CACHE), {"constraints": -1}, {}, "respond"),
+    "recipe": Command((KB, FORMAT, NO_CACHE), {"constraints": -1}, {"emit": None, "output": None}, "respond"),
     "cite": Command((Option("statement", "-q", "--query", needed=True), TOP,
                      Option("fmt", "--format", kind=CHOICE, choices=CITE_FORMATS, default="text"), KB),
                     {}, {"choice": None, "rule": None, "paper": None, "output": None}, "respond_cite"),

@@ -23,7 +23,7 @@ def main():
     """recipekg: choose architectures, optimizers, model sizes and fixes, with the papers behind them."""
 
 
-for command in (query.query, query.explain, query.plan, knowledge.validate, knowledge.stats, knowledge.vocab,
+for command in (query.query, query.explain, query.plan, query.recipe, knowledge.validate, knowledge.stats, knowledge.vocab,
                 knowledge.export,
                 cite.cite, cite.papers, cite.paper, audit.audit, sparql.sparql, sparql.load, serve.serve,
                 mcp_server.mcp, shell.shell):

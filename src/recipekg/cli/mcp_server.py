@@ -4,8 +4,8 @@ with the official ``mcp`` SDK (``pip install 'recipekg[mcp]'``), imported here o
     $ recipekg mcp                       # an MCP server on stdin/stdout
     $ recipekg mcp --kb team-rules.ttl   # with an extension
 
-Tools (:class:`recipekg.agent.AgentTools`): ``query``, ``plan``, ``explain``, ``cite`` and,
-``vocab``. Each returns the JSON the command line prints
+Tools (:class:`recipekg.agent.AgentTools`): ``query``, ``plan``, ``explain``, ``recipe``,
+``cite`` and ``vocab``. Each returns the JSON the command line prints
 with ``--format json``; a user's error is an MCP tool error carrying the CLI's message.
 """
 
@@ -21,7 +21,8 @@ INSTRUCTIONS = (
     "size, optimizers, scaling laws and compute budgets, memory and fit, training instabilities), each "
     "answer with the rules that fired and the papers behind them. Statements: `recommend <architecture|"
     "optimizer|approach|technique|fix> where <dimension> <op> <value> and ...`, `plan where params = 7B and "
-    "hardware = h100 and gpus = 8`, `explain <choice> where ...`. Values: names (tabular), numbers (30k, 7B, "
+    "hardware = h100 and gpus = 8`, `explain <choice> where ...`, `recipe where ...` (the whole training recipe, "
+    "with a DeepSpeed or Hugging Face configuration). Values: names (tabular), numbers (30k, 7B, "
     "1.4T), quantities (80GB, 3 days). A misspelled name is an error that lists what is expected.")
 
 QUERY_DOC = ("Answer one or more recipekg statements (separated by ';'), e.g. 'recommend architecture where "
@@ -35,6 +36,12 @@ EXPLAIN_DOC = ("Why a choice ranks where it does under constraints, and what cha
                "choice 'vit', constraints 'data = images and samples = 3000'. Returns the JSON explanation.")
 CITE_DOC = ("The papers behind exactly one of: a statement's answer (statement, optionally top N results), a "
             "choice (e.g. lightgbm), a rule id, or a paper id. format: csl-json (default), bibtex, ris or text.")
+RECIPE_DOC = ("The whole training recipe for a situation: give constraints such as 'data = text and task = "
+              "generation and method = pretrain and params = 7B and hardware = h100 and gpus = 64' or 'model = "
+              "llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1'. Returns the JSON recipe: sections "
+              "(architecture, approach, size, data, optimizer, hyperparameters, precision, stability, parallelism, "
+              "memory, time, cost, risks), each item with its value, why and sources, or unsourced. With emit "
+              "(deepspeed or hf-peft), returns that configuration instead.")
 VOCAB_DOC = "The query language's dimensions and their values; give a dimension (e.g. data) for one."
 
 
@@ -66,6 +73,10 @@ def build_server(kb):
     @server.tool(description=EXPLAIN_DOC, structured_output=False)
     def explain(choice: str, constraints: str = "") -> str:
         return tool_error(lambda: tools.explain(choice, constraints))
+
+    @server.tool(description=RECIPE_DOC, structured_output=False)
+    def recipe(constraints: str = "", emit: str = "") -> str:
+        return tool_error(lambda: tools.recipe(constraints, emit))
 
     @server.tool(description=CITE_DOC, structured_output=False)
     def cite(statement: str = "", choice: str = "", rule: str = "", paper: str = "", top: int = 0,

@@ -33,6 +33,32 @@ def respond(text: str, fmt: str, extensions=(), *, no_cache: bool = False, sourc
     return answered(work, fmt)
 
 
+def respond_emit(text: str, emit: str, extensions=(), *, no_cache: bool = False, source: str | None = None,
+                 output: str | None = None, fmt: str = "text") -> tuple[str | None, bool, int]:
+    """The configuration ``emit`` of the one recipe ``text`` states, as :func:`respond`:
+    JSON on stdout, or written to ``output`` (whole or not at all; then nothing is printed)."""
+
+    def work():
+        from recipekg.recipe.emit import emitted
+
+        answers = KnowledgeBase.load(extensions, use_cache=not no_cache).query(text, source=source)
+        if len(answers) != 1:
+            raise UsageError(f"--emit writes the configuration of one recipe statement, not of {len(answers)} statements")
+        import json
+
+        data = json.dumps(emitted(answers[0], emit), indent=2) + "\n"
+        if output is None:
+            return data.rstrip("\n")
+        from pathlib import Path
+
+        from recipekg.knowledge.export import write_atomic
+
+        write_atomic(Path(output), data.encode("utf-8"))
+        return None
+
+    return answered(work, fmt)
+
+
 def respond_cite(fmt: str, extensions=(), *, statement: str | None = None, choice: str | None = None,
                  rule: str | None = None, paper: str | None = None, top: int | None = None,
                  output: str | None = None) -> tuple[str | None, bool, int]:
@@ -117,4 +143,4 @@ def statement_of(command: str, words: list[str]) -> str | None:
         return words[0] if len(words) == 1 else None
     if command == "explain":
         return " ".join(["explain", quote_choice(words[0]), *words[1:]]) if words else None
-    return " ".join(["plan", *words])
+    return " ".join([command, *words])

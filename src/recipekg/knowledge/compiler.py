@@ -23,6 +23,7 @@ from typing import Iterable
 
 from recipekg.errors import FormulaError
 from recipekg.knowledge.rdfio import Lit, Triple
+from recipekg.knowledge.compile_recipe import compile_recipe
 from recipekg.knowledge.rule_index import index_rules
 from recipekg.knowledge.terms import CITO, DCTERMS, PROV, QUDT, RDF, RDFS, RKG, SKOS, XSD, local_name
 from recipekg.names import slug
@@ -131,6 +132,7 @@ def compile_graph(triples: Iterable[Triple]) -> dict:
     snap["facts"] = _facts(ix)
     snap["hardware"] = _hardware(ix)
     snap["models"] = _models(ix)
+    snap["recipe"] = compile_recipe(ix)
     snap["scoring"] = {"unconstrained_factor": ix.number(RKG.scoring, RKG.unconstrainedFactor),
                        "partly_credit": ix.number(RKG.scoring, RKG.partlyCredit),
                        "default_support": ix.number(RKG.scoring, RKG.defaultSupport)}
@@ -410,7 +412,7 @@ def _formulas(ix: Index) -> dict:
     return {f: {"id": local_name(f), "label": ix.text(f, RDFS.label),
                 "expression": ix.text(f, RKG.expression), "output": ix.text(f, RKG.output),
                 **_parsed(ix.text(f, RKG.expression)),
-                "constants": ix.iris(f, RKG.usesConstant),
+                "constants": ix.iris(f, RKG.usesConstant), "applies_to": ix.iris(f, RKG.appliesTo),
                 "text": ix.text(f, RKG.text) or ix.text(f, RDFS.comment),
                 "section": ix.one(f, RKG.section), **_sources(ix, f), "caveat": _caveat(ix, f)}
             for f in ix.instances(RKG.Formula)}

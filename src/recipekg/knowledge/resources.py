@@ -1,7 +1,7 @@
 """Where the bundled ontology and knowledge base live, installed or in a checkout.
 
-    >>> [p.name for p in bundled_files()][:3]
-    ['bibliography.ttl', 'dimensions.ttl', 'recipekg.ttl']
+    >>> [p.name for p in bundled_files()][:4]
+    ['bibliography.ttl', 'dimensions.ttl', 'hyperparameters.ttl', 'recipekg.ttl']
 
 The query path uses the ``str`` variants (:func:`bundled_paths`), which need no pathlib.
 """

@@ -34,11 +34,21 @@ def stats(snap: dict, triple_count: int | None = None) -> dict:
         "kinds": dict(sorted(per_kind.items())),
         "rules": len(snap["rules"]), "conditions": len(snap["conditions"]),
         "papers": len(snap["papers"]), "dimensions": len(snap["dimensions"]),
-        "sections": [{"section": snap["sections"][s]["path"], "counts": dict(per_section[s])}
-                     for s in ordered],
+        "sections": [{"section": snap["sections"][s]["path"], "counts": dict(per_section[s]),
+                      "of_reference": of_reference(s, snap["sections"])} for s in ordered],
         "uncovered_sections": [snap["sections"][s]["path"] for s in ordered if not per_section[s]],
         "superseded": superseded(snap),
     }
+
+
+def of_reference(section: str, sections: dict) -> bool:
+    """Whether a section is one of the reference's (its parts lead to kb:reference), not one
+    the KB keeps for knowledge beyond it ("Beyond the reference")."""
+    seen = set()
+    while section in sections and section not in seen:
+        seen.add(section)
+        section = sections[section]["parent"]
+    return section == "https://w3id.org/recipekg/id/reference"
 
 
 def superseded(snap: dict) -> list[dict]:

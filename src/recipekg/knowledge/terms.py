@@ -58,6 +58,8 @@ RKG = Namespace(BASE + "ns#", """
     broaderTransitive ScoringModel unconstrainedFactor partlyCredit scoring
     DefaultRule ComparisonRule forKind defaultSupport question OrderedProcedure
     where roleName adviceGap nearestQuery nearestSection
+    Hyperparameter sets valueNode recipeSection TrainingRegime trainedWith needsRegime asMethod
+    LearningRateSchedule
     publishedTitle authorsComplete authorCount authorGroup booktitle journal volume number pages doi version accessed
 """)
 KB = Namespace(BASE + "id/")

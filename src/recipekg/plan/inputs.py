@@ -7,7 +7,7 @@
     'given in the query (gpus = 8)'
     >>> read_inputs(parse("plan where gpus = 8")[0], snap)
     Traceback (most recent call last):
-    recipekg.errors.RangeError: line 1, column 1: nothing to plan from: give a model size, a token count, a compute budget, GPUs with a time and the hardware, or the memory to fit in
+    recipekg.errors.NothingToPlan: line 1, column 1: nothing to plan from: give a model size, a token count, a compute budget, GPUs with a time and the hardware, or the memory to fit in
     expected: params = 7B, tokens = 140B, flops = 1e21, unique-tokens = 50B and epochs = 4, gpus = 64 and time = 2 weeks and hardware = h100 or hardware = h100
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.errors import RangeError
+from recipekg.errors import NothingToPlan, RangeError
 from recipekg.plan.expr import SCALE, Q
 from recipekg.plan.record import Record
 from recipekg.query.ast import Plan, Position
@@ -116,7 +116,7 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
             and not (inputs.unique_tokens and inputs.epochs):
         p = stmt.pos
         keyword = Position(p.line, p.column, p.line, p.column + 4, p.start, p.start + 4)
-        raise RangeError.at(keyword, "nothing to plan from: give a model size, a token count, a compute budget, "
+        raise NothingToPlan.at(keyword, "nothing to plan from: give a model size, a token count, a compute budget, "
                                      "GPUs with a time and the hardware, or the memory to fit in",
                             expected=["params = 7B", "tokens = 140B", "flops = 1e21",
                                       "unique-tokens = 50B and epochs = 4",

@@ -25,7 +25,7 @@ from recipekg.errors import FrozenInstanceError  # noqa: F401  (also importable 
 
 __all__ = [
     "Position", "Name", "Number", "Quantity", "String", "Value", "Constraint",
-    "Recommend", "Plan", "Explain", "Statement", "OPERATORS", "plain",
+    "Recommend", "Plan", "Explain", "Recipe", "Statement", "OPERATORS", "plain",
 ]
 
 TYPE_CHECKING = False
@@ -243,7 +243,20 @@ class Explain(_Node):
         _set(self, "text", text)
 
 
-Statement = Recommend | Plan | Explain
+class Recipe(_Node):
+    """``recipe where params = 7B and hardware = h100 and gpus = 64``: the whole training
+    recipe for the situation (:mod:`recipekg.recipe`)."""
+
+    __slots__ = ("constraints", "pos", "text",)
+    __match_args__ = __slots__
+
+    def __init__(self, constraints: tuple[Constraint, ...], pos: Position, text: str) -> None:
+        _set(self, "constraints", constraints)
+        _set(self, "pos", pos)
+        _set(self, "text", text)
+
+
+Statement = Recommend | Plan | Explain | Recipe
 
 
 def __getattr__(name: str):
@@ -281,6 +294,8 @@ def plain(node: object) -> object:
                 "constraints": plain(node.constraints), "top": node.top}
     if isinstance(node, Plan):
         return {"statement": "plan", "constraints": plain(node.constraints)}
+    if isinstance(node, Recipe):
+        return {"statement": "recipe", "constraints": plain(node.constraints)}
     if isinstance(node, Explain):
         return {"statement": "explain", "choice": plain(node.choice),
                 "constraints": plain(node.constraints)}

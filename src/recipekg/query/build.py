@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from recipekg.errors import RangeError
 from recipekg.query.ast import (Constraint, Explain, Name, Number, Plan, Position, Quantity,
-                                Recommend, String)
+                                Recipe, Recommend, String)
 from recipekg.query.literals import number, quantity, unescape
 
 __all__ = ["AstBuilder", "position"]
@@ -137,6 +137,11 @@ class AstBuilder:
         keyword, *rest = children
         pos, text, constraints = self._statement(keyword, rest)
         return Plan(constraints, pos, text)
+
+    def recipe(self, children):
+        keyword, *rest = children
+        pos, text, constraints = self._statement(keyword, rest)
+        return Recipe(constraints, pos, text)
 
     def explain(self, children):
         keyword, choice, *rest = children

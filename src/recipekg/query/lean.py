@@ -24,7 +24,7 @@ from recipekg.query.build import AstBuilder
 __all__ = ["STATEMENT_KEYWORDS", "KEYWORDS", "TERMINALS", "lean_tokens", "lean_parse"]
 
 #: The words a statement starts with, and every reserved word of the language.
-STATEMENT_KEYWORDS = ("recommend", "plan", "explain")
+STATEMENT_KEYWORDS = ("recommend", "plan", "explain", "recipe")
 KEYWORDS = STATEMENT_KEYWORDS + ("where", "and", "top", "between", "in")
 
 #: The grammar's terminals (grammar.lark, copied verbatim; tests/test_hot_path.py checks
@@ -38,12 +38,13 @@ TERMINALS = (
     ("RECOMMEND", r"(?ai:recommend)(?![a-zA-Z0-9_-])"),
     ("PLAN", r"(?ai:plan)(?![a-zA-Z0-9_-])"),
     ("EXPLAIN", r"(?ai:explain)(?![a-zA-Z0-9_-])"),
+    ("RECIPE", r"(?ai:recipe)(?![a-zA-Z0-9_-])"),
     ("WHERE", r"(?ai:where)(?![a-zA-Z0-9_-])"),
     ("AND", r"(?ai:and)(?![a-zA-Z0-9_-])"),
     ("TOP", r"(?ai:top)(?![a-zA-Z0-9_-])"),
     ("BETWEEN", r"(?ai:between)(?![a-zA-Z0-9_-])"),
     ("IN", r"(?ai:in)(?![a-zA-Z0-9_-])"),
-    ("NAME", r"(?!(?ai:recommend|plan|explain|where|and|top|between|in)(?![a-zA-Z0-9_-]))[a-zA-Z][a-zA-Z0-9_-]*"),
+    ("NAME", r"(?!(?ai:recommend|plan|explain|recipe|where|and|top|between|in)(?![a-zA-Z0-9_-]))[a-zA-Z][a-zA-Z0-9_-]*"),
     ("STRING", r'"(?:[^"\\\n]|\\[^\n])*"'),
     ("NE", "!="), ("LE", "<="), ("GE", ">="), ("EQ", "="), ("LT", "<"), ("GT", ">"),
     ("LPAR", r"\("), ("RPAR", r"\)"), ("COMMA", ","), ("_SEMI", ";"),
@@ -247,11 +248,11 @@ class _LeanParser:
             if self.peek() == "TOP":
                 children.append(b.top([self.take("TOP"), b.NUMBER(self.take("NUMBER"))]))
             return b.recommend(children)
-        if t == "PLAN":
-            children = [self.take("PLAN")]
+        if t in ("PLAN", "RECIPE"):
+            children = [self.take(t)]
             if self.peek() == "WHERE":
                 children.append(self.where())
-            return b.plan(children)
+            return b.plan(children) if t == "PLAN" else b.recipe(children)
         if t == "EXPLAIN":
             children = [self.take("EXPLAIN")]
             choice = self.take("NAME", "STRING")

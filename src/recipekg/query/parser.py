@@ -11,10 +11,10 @@
     >>> type(err).__name__, err.line, err.column, err.length, err.source_line
     ('QuerySyntaxError', 1, 1, 8, None)
     >>> print(err.with_source(text))
-    line 1, column 1: a statement starts with 'recommend', 'plan' or 'explain', not 'recomend'
+    line 1, column 1: a statement starts with 'recommend', 'plan', 'explain' or 'recipe', not 'recomend'
       recomend architecture
       ^^^^^^^^
-    expected: 'recommend', 'plan' or 'explain'
+    expected: 'recommend', 'plan', 'explain' or 'recipe'
     did you mean: 'recommend'
 
 The grammar is ``grammar.lark``; this package imports only the parser generated from it

@@ -37,14 +37,15 @@ __all__ = ["syntax_error", "expected_words"]
 _OPS = frozenset({"EQ", "NE", "LT", "LE", "GT", "GE", "BETWEEN", "IN"})
 _COMPARISONS = frozenset({"EQ", "NE", "LT", "LE", "GT", "GE"})
 _VALUES = frozenset({"NAME", "NUMBER", "QUANTITY", "STRING"})
-_STARTS = frozenset({"RECOMMEND", "PLAN", "EXPLAIN"})
+_STARTS = frozenset(k.upper() for k in STATEMENT_KEYWORDS)
 _ENDS = frozenset({"$END", "_SEMI", "_BLANK_LINE"})
+_STARTING = ", ".join(f"'{k}'" for k in STATEMENT_KEYWORDS[:-1]) + f" or '{STATEMENT_KEYWORDS[-1]}'"
 _OPERATOR_WORDS = "an operator (=, !=, <, <=, >, >=, between, in)"
 _QUANTITY_WORDS = "a quantity (e.g. 80GB, 12h, 40%)"
 
 # terminal -> the language's words, in the order they are listed
 _WORDS = [
-    ("RECOMMEND", "'recommend'"), ("PLAN", "'plan'"), ("EXPLAIN", "'explain'"),
+    *((k.upper(), f"'{k}'") for k in STATEMENT_KEYWORDS),
     ("NAME", "a name"), ("NUMBER", "a number"), ("QUANTITY", _QUANTITY_WORDS),
     ("STRING", "a quoted string"),
     ("EQ", _OPERATOR_WORDS), ("NE", _OPERATOR_WORDS), ("LT", _OPERATOR_WORDS),
@@ -264,14 +265,13 @@ def _at_statement_start(s: _Situation) -> RecipeKGError | None:
             rest = tok.value[len(kw):]
             return s.err(f"'{tok.value}' is not a keyword: put a space after '{kw}'",
                          [f"{kw} {rest.lstrip('_-')}"], exp=expected)
-        return s.err("a statement starts with 'recommend', 'plan' or 'explain', not "
-                     f"{s.found}", closest(tok.value, STATEMENT_KEYWORDS), exp=expected)
+        return s.err(f"a statement starts with {_STARTING}, not {s.found}",
+                     closest(tok.value, STATEMENT_KEYWORDS), exp=expected)
     if _after_blank_line(s.text, tok.start_pos):
         return s.err(f"{s.found} cannot start a statement: the blank line before it ended the "
                      "previous one (a statement may span lines, but not blank lines)",
                      exp=expected)
-    return s.err(f"a statement starts with 'recommend', 'plan' or 'explain', not {s.found}",
-                 exp=expected)
+    return s.err(f"a statement starts with {_STARTING}, not {s.found}", exp=expected)
 
 
 def _two_operators(s: _Situation) -> RecipeKGError | None:

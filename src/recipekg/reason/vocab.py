@@ -19,14 +19,14 @@ by hand: a dimension or value added to the KB appears in it.
 from __future__ import annotations
 
 from recipekg.errors import VocabularyError, closest
-from recipekg.query.lean import KEYWORDS
+from recipekg.query.lean import KEYWORDS, STATEMENT_KEYWORDS
 from recipekg.reason.facts import unit_of
 from recipekg.reason.resolve import dimension_names, no_advice
 
 __all__ = ["vocabulary", "OPERATORS"]
 
 #: The comparison operators of the language (docs: the contract's grammar).
-OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "between", "in")
+from recipekg.query.ast import OPERATORS  # noqa: E402  (re-exported)
 
 
 def vocabulary(snap: dict, dimension: str | None = None) -> dict:
@@ -42,7 +42,7 @@ def vocabulary(snap: dict, dimension: str | None = None) -> dict:
                                   suggestions=closest(dimension.lower(), names))
         dims = [snap["dimensions"][names[dimension.lower()]]]
     return {
-        "statements": ["recommend", "plan", "explain"],
+        "statements": list(STATEMENT_KEYWORDS),
         "keywords": list(KEYWORDS),
         "operators": list(OPERATORS),
         "dimensions": [_dimension(d, snap) for d in dims],

@@ -59,6 +59,10 @@ def _renderer(statement: str):
         from recipekg.render.explain import render_explain
 
         return render_explain
+    if statement == "recipe":
+        from recipekg.render.recipe import render_recipe
+
+        return render_recipe
     from recipekg.render.plan import render_plan
 
     return render_plan

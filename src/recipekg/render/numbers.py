@@ -235,3 +235,17 @@ def _space_unit(text: str) -> str:
         if text[i - 1] in "0123456789" and ("a" <= text[i] <= "z" or "A" <= text[i] <= "Z"):
             return f"{text[:i]} {text[i:]}"
     return text
+
+
+def quantity_value(q: dict) -> str:
+    """A quantity's value (or range) in readable units; why not, when it is missing."""
+    if q.get("value") is None:
+        return "cannot be computed" if q.get("missing") else "—"
+    unit = q.get("unit", "")
+    if unit.startswith("fraction of"):
+        text = f"{q['value']:.3f}"
+        return text + (f" ({q['low']:.3f}–{q['high']:.3f})" if q["low"] != q["high"] else "")
+    exact = bool(q.get("given"))
+    if q["low"] is not None and q["high"] is not None and q["low"] != q["high"]:
+        return amount(q["low"], q["high"], unit, exact)
+    return amount(q["value"], unit=unit, exact=exact)

@@ -17,6 +17,7 @@ compute tier's advice, bandwidth, warnings and notes, and the papers cited.
 from __future__ import annotations
 
 from recipekg.render import numbers as units
+from recipekg.render.numbers import quantity_value
 from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.sources import sources_short
 from recipekg.render.tables import table
@@ -226,20 +227,6 @@ def _bytes(q: dict) -> str:
     if q["low"] != q["high"]:
         return units.amount(q["low"], q["high"], "bytes")
     return units.amount(q["value"], unit="bytes")
-
-
-def quantity_value(q: dict) -> str:
-    """A quantity's value (or range) in readable units; why not, when it is missing."""
-    if q.get("value") is None:
-        return "cannot be computed" if q.get("missing") else "—"
-    unit = q.get("unit", "")
-    if unit.startswith("fraction of"):
-        text = f"{q['value']:.3f}"
-        return text + (f" ({q['low']:.3f}–{q['high']:.3f})" if q["low"] != q["high"] else "")
-    exact = bool(q.get("given"))
-    if q["low"] is not None and q["high"] is not None and q["low"] != q["high"]:
-        return units.amount(q["low"], q["high"], unit, exact)
-    return units.amount(q["value"], unit=unit, exact=exact)
 
 
 def table_note(q: dict) -> str:

@@ -62,7 +62,7 @@ import re
 
 from recipekg.errors import RangeError, UnsupportedStatement, VocabularyError
 from recipekg.knowledge.terms import PREFIXES
-from recipekg.query.ast import Explain, Plan, Recommend
+from recipekg.query.ast import Explain, Plan, Recipe, Recommend
 from recipekg.reason.facts import Facts
 from recipekg.reason.resolve import facts_of, resolve_choice, resolve_kind
 
@@ -85,6 +85,8 @@ def to_sparql(statement, snap: dict) -> str:
     """The SPARQL 1.1 SELECT query for a parsed ``recommend`` or ``explain`` statement."""
     if isinstance(statement, Plan):
         raise UnsupportedStatement.plan()
+    if isinstance(statement, Recipe):
+        raise UnsupportedStatement.recipe()
     facts = facts_of(statement.constraints, snap)
     if isinstance(statement, Recommend):
         return recommend_query(resolve_kind(statement.kind, snap), facts, snap)

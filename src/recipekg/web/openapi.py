@@ -17,13 +17,15 @@ _ANSWER = {
     "type": "object",
     "required": ["statement", "query", "constraints"],
     "properties": {
-        "statement": {"enum": ["recommend", "explain", "plan"]},
+        "statement": {"enum": ["recommend", "explain", "plan", "recipe"]},
         "query": {"type": "string", "description": "the statement as written"},
         "constraints": {"type": "array"},
         "results": {"type": "array", "description": "recommend: the ranked choices, each with `because` "
                                                     "(the rules that fired and their sources)"},
         "rules": {"type": "array", "description": "explain: every rule naming the choice, with its sources"},
         "quantities": {"type": "array", "description": "plan: every quantity with its formula and sources"},
+        "sections": {"type": "array", "description": "recipe: the recipe's sections, each item with its value, "
+                                                     "why and sources (or unsourced)"},
     },
 }
 _ERROR = {

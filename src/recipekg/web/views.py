@@ -41,6 +41,10 @@ EXAMPLE_GROUPS = (
         "plan where params = 7B and hardware = h100 and gpus = 8",
         "plan where params = 70B and hardware = a100 and gpus = 2",
         "plan where flops = 1e21 and hardware = a100 and gpus = 64")),
+    ("recipe", "the whole training recipe, every line sourced or said to be unsourced, and its configuration", (
+        "recipe where data = text and task = generation and method = pretrain and params = 7B and hardware = h100 and gpus = 64",
+        "recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1",
+        "recipe where data = tabular and rows = 30k")),
 )
 EXAMPLES = tuple(q for _, _, queries in EXAMPLE_GROUPS for q in queries)
 

@@ -1,0 +1,149 @@
+"""Assemble a recipe from the answers the KB already gives, re-deciding nothing.
+
+1. The constraints are resolved once (an error points into the recipe's own text).
+2. ``recommend`` answers the architecture question for the same constraints, then the
+   approach, optimizer and technique questions for them and the architecture (the one given,
+   ``architecture``/``model``, or the pick); that architecture, the method given or the one
+   the approach pick stands for (``rkg:asMethod``, else pretraining) and the optimizer pick
+   make the recipe's context (:class:`Context`).
+3. ``plan`` answers with the same constraints and that method, when the architecture is one
+   plan's formulas are for (``rkg:appliesTo`` of the training-FLOPs formula) or the user gave
+   a size; otherwise the size, memory, time and cost sections say why they are empty.
+4. The sections (:mod:`recipekg.recipe.sections`) read those answers and the KB's settings.
+
+    >>> a = recipe(parse("recipe where data = tabular and rows = 30k")[0], snap)
+    >>> a["plan"] is None, a["sections"][0]["items"][0]["value"]
+    (True, 'gradient-boosted-trees')
+"""
+
+from __future__ import annotations
+
+from recipekg.errors import NothingToPlan
+from recipekg.query.ast import Constraint, Name, Plan, Recipe, Recommend
+from recipekg.reason.answers import constraints_json
+from recipekg.reason.facts import Facts
+from recipekg.reason.recommend import recommend
+from recipekg.reason.resolve import facts_of
+from recipekg.recipe.settings import closure, regimes_of
+from recipekg.recipe import sections as build
+
+#: The kinds whose rankings a recipe reads, in the order they are answered.
+KINDS = ("architecture", "approach", "optimizer", "technique")
+#: The plan-sizing dimensions: giving one makes plan answer whatever the architecture.
+_SIZING = ("params", "tokens", "flops", "architecture", "method", "unique-tokens")
+_KB = "https://w3id.org/recipekg/id/"
+_DEFAULT_METHOD = _KB + "method-pretrain"
+
+
+class Context:
+    """What the recipe is about: the architecture, its regimes, the method, the optimizer,
+    and the facts the settings are checked against (the user's, plus the architecture and
+    method the recipe settled on)."""
+
+    def __init__(self, stmt: Recipe, facts: dict, rankings: dict, snap: dict, backend=None):
+        self.stmt, self.rankings, self.snap, self.backend = stmt, rankings, snap, backend
+        self.architecture, self.architecture_from = _architecture(facts, rankings["architecture"], snap)
+        self.regimes = regimes_of(self.architecture, snap)
+        trained = self.gradient_descent or not self.regimes  # a loop of steps, or not known not to be
+        self.method, self.method_from = _method(facts, rankings["approach"], snap) if trained else (None, "none")
+        self.optimizer = _pick_iri(rankings["optimizer"], snap) if self.gradient_descent else None
+        self.facts = dict(facts)
+        if self.architecture and "architecture" not in facts:
+            self.facts["architecture"] = Facts("architecture", "categorical", values={self.architecture})
+        if self.method:
+            self.facts["method"] = Facts("method", "categorical", values={self.method})
+
+    def recommend(self, kind: str, *more: Constraint) -> dict:
+        """``recommend <kind>`` for the recipe's constraints and ``more``."""
+        return recommend(as_recommend(self.stmt, kind, *more), self.snap, self.backend)
+
+    @property
+    def gradient_descent(self) -> bool:
+        return _KB + "gradient-descent" in self.regimes
+
+    def nodes(self) -> list[str]:
+        """The choices whose settings the recipe reads, narrowest first."""
+        techniques = [r["iri"] for r in self.rankings["technique"]["results"] if r["group"] == "matches" and r["score"] > 0]
+        return [n for n in (self.architecture, self.optimizer, self.method) if n] + techniques
+
+
+def recipe(stmt: Recipe, snap: dict, backend=None) -> dict:
+    """The answer to a ``recipe`` statement (the JSON the spec describes); the rankings come
+    from ``backend`` (the native rule index by default)."""
+    facts = facts_of(stmt.constraints, snap)
+    rankings = {"architecture": recommend(as_recommend(stmt, "architecture"), snap, backend)}
+    more = _picked_architecture(stmt, facts, rankings["architecture"], snap)
+    rankings |= {kind: recommend(as_recommend(stmt, kind, *more), snap, backend) for kind in KINDS[1:]}
+    ctx = Context(stmt, facts, rankings, snap, backend)
+    plan = _plan(stmt, ctx, facts, snap)
+    sections = build.sections(ctx, plan, snap)
+    answer = {"statement": "recipe", "query": stmt.text.strip(), "constraints": constraints_json(facts),
+              "context": build.context_json(ctx, snap), "sections": sections, "plan": plan}
+    answer["unused"] = build.unused(facts, rankings, plan)
+    from recipekg.recipe.emit import configs
+
+    answer["configs"] = configs(answer)
+    return answer  # api.answer stamps its as_of (reason/recency.py), as every answer's
+
+
+def as_recommend(stmt: Recipe, kind: str, *more: Constraint) -> Recommend:
+    """The ``recommend <kind>`` statement with the recipe's constraints (and ``more``)."""
+    return Recommend(Name(kind, stmt.pos), stmt.constraints + more, None, stmt.pos,
+                     f"recommend {kind}" + stmt.text.strip()[len("recipe"):])
+
+
+def _picked_architecture(stmt: Recipe, facts: dict, ranking: dict, snap: dict) -> tuple[Constraint, ...]:
+    """``architecture = <pick>`` when the user gave no architecture and the ranking picked
+    one: the other kinds are ranked for the architecture the recipe trains."""
+    if "architecture" in facts or ranking["decision"]["pick"] is None:
+        return ()
+    return (Constraint(Name("architecture", stmt.pos), "=", (Name(ranking["decision"]["pick"], stmt.pos),), stmt.pos),)
+
+
+def _architecture(facts: dict, ranking: dict, snap: dict) -> tuple[str | None, str]:
+    given = facts.get("architecture")
+    if given is not None and given.values and len(given.values) == 1:
+        return next(iter(given.values)), "given"
+    pick = _pick_iri(ranking, snap)
+    return pick, "recommend architecture" if pick else "none"
+
+
+def _pick_iri(answer: dict, snap: dict) -> str | None:
+    pick = answer["decision"]["pick"]
+    return next((r["iri"] for r in answer["results"] if r["id"] == pick), None)
+
+
+def _method(facts: dict, approach: dict, snap: dict) -> tuple[str, str]:
+    given = facts.get("method")
+    if given is not None and given.values and len(given.values) == 1:
+        return next(iter(given.values)), "given"
+    methods = snap["recipe"]["methods"]
+    for r in approach["results"]:
+        if r["group"] == "matches" and r["score"] > 0 and r["iri"] in methods:
+            return methods[r["iri"]], r["iri"]
+    return _DEFAULT_METHOD, "default"
+
+
+def _plan(stmt: Recipe, ctx: Context, facts: dict, snap: dict) -> dict | None:
+    """plan's answer for the same constraints and the recipe's method, or None when plan's
+    formulas are not for this architecture and the user gave nothing to size."""
+    if not (any(d in facts for d in _SIZING) or _planned_by_formulas(ctx, snap)):
+        return None
+    from recipekg.plan.planner import plan
+
+    constraints = stmt.constraints
+    if "method" not in facts and ctx.method:
+        method = snap["nodes"][ctx.method]["id"]
+        constraints += (Constraint(Name("method", stmt.pos), "=", (Name(method, stmt.pos),), stmt.pos),)
+    try:
+        return plan(Plan(constraints, stmt.pos, "plan" + stmt.text.strip()[len("recipe"):]), snap)
+    except NothingToPlan:
+        return None
+
+
+def _planned_by_formulas(ctx: Context, snap: dict) -> bool:
+    """Whether the architecture is one the training-FLOPs formula is for."""
+    if ctx.architecture is None:
+        return False
+    targets = {t for f in snap["formulas"].values() if f["output"] == "flops" for t in f.get("applies_to", ())}
+    return bool(targets & set(closure([ctx.architecture], snap)))

@@ -1,0 +1,141 @@
+"""A recipe as a DeepSpeed JSON configuration (https://www.deepspeed.ai/docs/config-json/).
+
+Only what the recipe holds goes in: plan's layout (ZeRO stage, offload, micro-batch and,
+with the recipe's global batch, the accumulation steps), the precision the recipe picked,
+its gradient-clipping norm, AdamW with its sourced settings and the warmup and schedule.
+What the recipe does not source (a learning rate, say) is left out, so DeepSpeed takes the
+optimizer the training script builds, and the notes say so; nothing is filled in with a
+default of ours::
+
+    >>> from recipekg.recipe.assemble import recipe
+    >>> a = recipe(parse("recipe where architecture = llama and method = pretrain and params = 7B and hardware = h100 and gpus = 8")[0], snap)
+    >>> config, notes = write(a)
+    >>> config["zero_optimization"], config["bf16"], config["gradient_clipping"]
+    ({'stage': 1}, {'enabled': True}, 1.0)
+"""
+
+from __future__ import annotations
+
+import math
+
+from recipekg.recipe.emit.common import Nothing, section_values, setting
+
+#: The recipe's schedule names as DeepSpeed's scheduler types.
+_SCHEDULERS = {"cosine": "WarmupCosineLR", "linear": "WarmupDecayLR", "constant": "WarmupLR"}
+_PRECISIONS = {"bf16-training": "bf16", "bf16": "bf16", "fp16": "fp16", "fp8-training": "bf16", "fp8": "bf16"}
+
+
+def trainable(answer: dict) -> tuple[dict, dict]:
+    """The recipe's context and plan's layout, or :class:`Nothing` when there is no
+    gradient-descent run that fits to configure."""
+    ctx = answer["context"]
+    if "gradient-descent" not in ctx["regimes"]:
+        raise Nothing(f"{ctx['architecture'] or 'the model'} is not trained by gradient descent")
+    if ctx["method"] == "inference":
+        raise Nothing("an inference recipe trains nothing")
+    layout = ((answer.get("plan") or {}).get("fit") or {}).get("layout")
+    if not layout:
+        raise Nothing("plan found no parallel layout that fits (see the recipe's memory section)")
+    return ctx, layout
+
+
+def write(answer: dict) -> tuple[dict, list[str]]:
+    ctx, layout = trainable(answer)
+    if ctx["method"] in ("lora", "qlora"):
+        raise Nothing(f"method = {ctx['method']} is configured for Hugging Face Trainer and PEFT (--emit hf-peft)")
+    notes: list[str] = []
+    config = {"train_micro_batch_size_per_gpu": layout["micro_batch"],
+              "gradient_accumulation_steps": accumulation(answer, layout, notes),
+              "zero_optimization": {"stage": layout["zero"]}}
+    if layout["offload"] == "cpu":
+        config["zero_optimization"]["offload_optimizer"] = {"device": "cpu"}
+    precision = next((_PRECISIONS[v] for v in section_values(answer, "precision") if v in _PRECISIONS), None)
+    if precision:
+        config[precision] = {"enabled": True}
+    else:
+        notes.append("no precision in the recipe: DeepSpeed trains in fp32")
+    clip = setting(answer, "gradient-clip-norm")
+    if clip is not None:
+        config["gradient_clipping"] = clip
+    config.update(_optimizer(answer, ctx, notes))
+    return config, notes
+
+
+def global_batch(answer: dict) -> float | None:
+    """The recipe's global batch in sequences: its batch in examples, or its batch in tokens
+    over plan's sequence length."""
+    examples = setting(answer, "batch-size")
+    if examples is not None:
+        return examples
+    tokens = setting(answer, "batch-tokens")
+    seq = _plan_value(answer, "seq_length")
+    return tokens / seq if tokens is not None and seq else None
+
+
+def accumulation(answer: dict, layout: dict, notes: list[str]) -> int:
+    """Accumulation steps that make micro-batch × data-parallel GPUs × steps the global batch."""
+    batch = global_batch(answer)
+    per_step = layout["micro_batch"] * layout["data_parallel"]
+    if batch is None:
+        notes.append("no sourced global batch: one accumulation step (the batch is micro-batch × data-parallel GPUs)")
+        return 1
+    steps = max(1, round(batch / per_step))
+    if steps * per_step != batch:
+        notes.append(f"global batch {steps * per_step:g} sequences: the recipe's {batch:g} rounded to a whole number "
+                     f"of accumulation steps of {per_step:g}")
+    return steps
+
+
+def _optimizer(answer: dict, ctx: dict, notes: list[str]) -> dict:
+    if ctx["optimizer"] not in ("adamw", "adam"):
+        notes.append(f"optimizer {ctx['optimizer']}: left to the training script (the config names AdamW only)")
+        return {}
+    lr = setting(answer, "learning-rate")
+    if lr is None:
+        notes.append("no sourced learning rate: the optimizer and scheduler are left to the training script")
+        return {}
+    params = {"lr": lr}
+    b1, b2 = setting(answer, "beta1"), setting(answer, "beta2")
+    if b1 is not None and b2 is not None:
+        params["betas"] = [b1, b2]
+    for key, name in (("eps", "epsilon"), ("weight_decay", "weight-decay")):
+        if (v := setting(answer, name)) is not None:
+            params[key] = v
+    out = {"optimizer": {"type": "AdamW", "params": params}}
+    scheduler = _scheduler(answer, lr, notes)
+    if scheduler:
+        out["scheduler"] = scheduler
+    return out
+
+
+def _scheduler(answer: dict, lr: float, notes: list[str]) -> dict | None:
+    kind, warmup = setting(answer, "lr-schedule"), setting(answer, "warmup-steps")
+    if kind not in _SCHEDULERS or warmup is None:
+        notes.append("no sourced schedule with its warmup: the scheduler is left to the training script")
+        return None
+    params = {"warmup_num_steps": int(warmup)}
+    if kind != "constant":
+        steps = total_steps(answer)
+        if steps is None:
+            notes.append("no total number of steps (tokens over the batch): the scheduler is left out")
+            return None
+        params["total_num_steps"] = steps
+    if kind == "cosine":
+        final = setting(answer, "final-lr-ratio")
+        if final is not None:
+            params["cos_min_ratio"] = final
+    else:
+        params["warmup_max_lr"] = lr
+    notes.append("warmup shape: DeepSpeed's default (the sources give the number of warmup steps only)")
+    return {"type": _SCHEDULERS[kind], "params": params}
+
+
+def total_steps(answer: dict) -> int | None:
+    """Optimizer steps of the run: plan's tokens over the recipe's batch in tokens."""
+    tokens, batch = _plan_value(answer, "tokens"), setting(answer, "batch-tokens")
+    return math.ceil(tokens / batch) if tokens and batch else None
+
+
+def _plan_value(answer: dict, name: str):
+    plan = answer.get("plan") or {}
+    return next((q["value"] for q in plan.get("quantities", ()) if q["name"] == name), None)

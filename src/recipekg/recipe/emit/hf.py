@@ -1,0 +1,95 @@
+"""A LoRA or QLoRA recipe as Hugging Face configurations: the keyword arguments of
+``transformers.TrainingArguments``, of ``peft.LoraConfig`` and, for QLoRA, of
+``transformers.BitsAndBytesConfig`` (one JSON object with the three)::
+
+    args = TrainingArguments(**cfg["training_arguments"])
+    lora = LoraConfig(**cfg["lora_config"])
+    bnb = BitsAndBytesConfig(**cfg["bnb_config"])          # QLoRA only
+
+As for DeepSpeed, only what the recipe holds goes in; the rest is the libraries' defaults and
+the notes say which::
+
+    >>> from recipekg.recipe.assemble import recipe
+    >>> a = recipe(parse("recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1")[0], snap)
+    >>> config, notes = write(a)
+    >>> config["lora_config"]["r"], config["bnb_config"]["bnb_4bit_quant_type"]
+    (64, 'nf4')
+"""
+
+from __future__ import annotations
+
+from recipekg.recipe.emit.common import Nothing, section_values, setting
+from recipekg.recipe.emit.deepspeed import trainable
+
+#: Which modules the recipe's target layers are, in PEFT's words.
+_TARGETS = {"all-linear": "all-linear", "query-value": ["q_proj", "v_proj"]}
+_TASKS = {"decoder": "CAUSAL_LM", "encoder-decoder": "SEQ_2_SEQ_LM"}
+_SCHEDULES = {"cosine": "cosine", "linear": "linear", "constant": "constant_with_warmup"}
+#: QLoRA's storage of the frozen base: 4-bit NormalFloat with double quantization and bf16
+#: compute (Dettmers et al. 2023, Sections 3 and 4; the KB's method-qlora).
+QLORA_BNB = {"load_in_4bit": True, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": True,
+             "bnb_4bit_compute_dtype": "bfloat16"}
+
+
+def write(answer: dict) -> tuple[dict, list[str]]:
+    ctx, layout = trainable(answer)
+    if ctx["method"] not in ("lora", "qlora"):
+        raise Nothing(f"method = {ctx['method']} trains every weight: --emit deepspeed writes its configuration")
+    notes: list[str] = []
+    config = {"training_arguments": _training_arguments(answer, layout, notes),
+              "lora_config": _lora(answer, ctx, notes)}
+    if ctx["method"] == "qlora":
+        config["bnb_config"] = dict(QLORA_BNB)
+        notes.append("bnb_config: QLoRA's 4-bit NormalFloat base with double quantization (Dettmers et al. 2023)")
+    return config, notes
+
+
+def _training_arguments(answer: dict, layout: dict, notes: list[str]) -> dict:
+    from recipekg.recipe.emit.deepspeed import accumulation
+
+    args = {"per_device_train_batch_size": layout["micro_batch"],
+            "gradient_accumulation_steps": accumulation(answer, layout, notes),
+            "activation_checkpointing": layout["recompute"] != "none"}
+    precision = section_values(answer, "precision")
+    if any(v in ("bf16", "bf16-training") for v in precision):
+        args["bf16"] = True
+    elif "fp16" in precision:
+        args["fp16"] = True
+    for key, name in (("learning_rate", "learning-rate"), ("weight_decay", "weight-decay"), ("adam_beta1", "beta1"),
+                      ("adam_beta2", "beta2"), ("adam_epsilon", "epsilon"), ("max_grad_norm", "gradient-clip-norm"),
+                      ("num_train_epochs", "epochs")):
+        if (v := setting(answer, name)) is not None:
+            args[key] = v
+        elif key in ("learning_rate", "num_train_epochs"):
+            notes.append(f"no sourced {name}: TrainingArguments' default")
+    schedule = setting(answer, "lr-schedule")
+    if schedule in _SCHEDULES:
+        args["lr_scheduler_type"] = _SCHEDULES[schedule]
+    warmup = setting(answer, "warmup-steps")
+    ratio = setting(answer, "warmup-ratio")
+    if warmup is not None or ratio is not None:
+        args["warmup_steps"] = int(warmup) if warmup is not None else ratio
+    return args
+
+
+def _lora(answer: dict, ctx: dict, notes: list[str]) -> dict:
+    config = {}
+    for key, name in (("r", "lora-rank"), ("lora_alpha", "lora-alpha"), ("lora_dropout", "lora-dropout")):
+        if (v := setting(answer, name)) is not None:
+            config[key] = int(v) if key == "r" else v
+        else:
+            notes.append(f"no sourced {name}: PEFT's default")
+    targets = setting(answer, "lora-targets")
+    if targets in _TARGETS:
+        config["target_modules"] = _TARGETS[targets]
+        if targets == "query-value":
+            notes.append("target_modules: the query and value projections by their LLaMA-style module names")
+    family = _family(answer)
+    if family in _TASKS:
+        config["task_type"] = _TASKS[family]
+    return config
+
+
+def _family(answer: dict) -> str | None:
+    """decoder or encoder-decoder, from the recipe's architecture item's regime context."""
+    return answer["context"].get("family")

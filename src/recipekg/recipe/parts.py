@@ -1,0 +1,245 @@
+"""One function per recipe section (named after it): the items it reads from the rankings,
+``plan`` and the KB. The hyperparameter settings of the optimizer, hyperparameters and
+stability sections are added by :func:`recipekg.recipe.sections.sections`.
+
+    >>> from recipekg.recipe.assemble import recipe
+    >>> a = recipe(parse("recipe where data = tabular and rows = 30k")[0], snap)
+    >>> [i["text"] for i in a["sections"][4]["items"]]     # optimizer: trees have none
+    ['does not apply']
+"""
+
+from __future__ import annotations
+
+from recipekg.recipe.items import item, unsourced
+
+_DESCENT = "https://w3id.org/recipekg/id/gradient-descent"
+
+
+# ------------------------------------------------------------------ from the rankings
+
+def _pick_item(what: str, answer: dict, kind: str) -> dict:
+    """The pick of a ranking as an item: why is its strongest reason, with that reason's sources."""
+    pick = answer["decision"]["pick"]
+    result = next(r for r in answer["results"] if r["id"] == pick)
+    reason = (result["because"] or [{}])[0]
+    runner_ups = answer["decision"]["runner_ups"]
+    return item(what, pick, result["label"], reason.get("text", ""), reason.get("sources", []),
+                **{"from": f"recommend {kind}", "runner_ups": runner_ups})
+
+
+def _no_pick(what: str, answer: dict, kind: str) -> dict:
+    asks = [a["text"] for a in answer.get("ask", ())]
+    why = "; ".join(asks) if asks else "no rule decides with these constraints"
+    return item(what, None, "no pick", why, [], **{"from": f"recommend {kind}", "needs": [a["dimension"] for a in answer.get("ask", ())]})
+
+
+def _ranked(ctx, kind: str, section: str, snap: dict) -> list[dict]:
+    """The choices of ``kind`` that match the constraints, score above 0 and are shown in
+    ``section`` (``rkg:recipeSection``), each as an item."""
+    where = snap["recipe"]["sections"]
+    out = []
+    for r in ctx.rankings[kind]["results"]:
+        if r["group"] != "matches" or r["score"] <= 0 or where.get(r["iri"]) != section or not holds(r["iri"], ctx, snap):
+            continue
+        reason = r["because"][0] if r["because"] else {"text": "", "sources": []}
+        out.append(item(r["label"], r["id"], r["label"], reason["text"], reason["sources"],
+                        **{"from": f"recommend {kind}"}))
+    return out
+
+
+def holds(choice: str, ctx, snap: dict) -> bool:
+    """Whether every condition a recipe shows ``choice`` under holds for the recipe's facts."""
+    from recipekg.reason.conditions import HELD, status
+
+    conditions = snap["recipe"]["choice_conditions"].get(choice, ())
+    return all(status(snap["conditions"][c], ctx.facts, snap) == HELD for c in conditions)
+
+
+def _not_applicable(what: str, ctx, snap: dict) -> dict:
+    arch = snap["nodes"][ctx.architecture]["label"] if ctx.architecture else "the model"
+    regime = ", ".join(snap["nodes"][r]["label"] for r in ctx.regimes) or "no known regime"
+    return item(what, None, "does not apply", f"{arch} is fitted by {regime}, not by a gradient-based optimizer", [])
+
+
+def architecture(ctx, plan, snap: dict) -> list[dict]:
+    answer = ctx.rankings["architecture"]
+    if ctx.architecture_from == "given":
+        node = snap["nodes"][ctx.architecture]
+        papers = [{"id": p, "title": snap["papers"][p]["title"], "year": snap["papers"][p]["year"],
+                   "arxiv": snap["papers"][p]["arxiv"], "url": snap["papers"][p]["url"], "role": "method"}
+                  for p in node["papers"]]
+        return [item("architecture", node["id"], node["label"], f"given: architecture = {node['id']}", papers,
+                     **{"from": "constraints"})]
+    if ctx.architecture is None:
+        return [_no_pick("architecture", answer, "architecture")]
+    return [_pick_item("architecture", answer, "architecture")]
+
+
+def approach(ctx, plan, snap: dict) -> list[dict]:
+    answer = ctx.rankings["approach"]
+    where, methods = snap["recipe"]["sections"], snap["recipe"]["methods"]
+    picked = [r for r in answer["results"] if r["group"] == "matches" and r["score"] > 0
+              and where.get(r["iri"], "approach") == "approach"
+              and methods.get(r["iri"], ctx.method) == ctx.method]  # never one that trains another way
+    out = []
+    if picked:
+        r = picked[0]
+        reason = r["because"][0] if r["because"] else {"text": "", "sources": []}
+        out.append(item("approach", r["id"], r["label"], reason["text"], reason["sources"],
+                        **{"from": "recommend approach"}))
+    if ctx.method is None:
+        return out
+    method = snap["nodes"][ctx.method]
+    if ctx.method_from == "given":
+        why, source = f"given: method = {method['id']}", "constraints"
+    elif ctx.method_from == "default":
+        why, source = "no approach that matches names a training method: plan's default, pretraining", "plan"
+    else:
+        why = f"what the approach {snap['nodes'][ctx.method_from]['label']} trains: method = {method['id']}"
+        source = "recommend approach"
+    out.append(item("method", method["id"], method["label"], why, [], **{"from": source}))
+    return out
+
+
+# ------------------------------------------------------------------ from plan
+
+def _quantity(plan: dict | None, name: str) -> dict | None:
+    if plan is None:
+        return None
+    return next((q for q in plan["quantities"] if q["name"] == name and q["value"] is not None), None)
+
+
+def _quantity_items(plan: dict | None, names: tuple[str, ...]) -> list[dict]:
+    out = []
+    for name in names:
+        q = _quantity(plan, name)
+        if q is not None:
+            out.append(item(q["label"], q["value"], quantity_text(q), q["derivation"], q["sources"],
+                            quantity=name, unit=q["unit"], **{"from": "plan"}))
+    return out
+
+
+def quantity_text(q: dict) -> str:
+    """A plan quantity as its table shows it (its range where it has one)."""
+    from recipekg.render.numbers import quantity_value
+
+    return quantity_value(q)
+
+
+def _no_plan(what: str, ctx, snap: dict) -> dict:
+    arch = snap["nodes"][ctx.architecture]["label"] if ctx.architecture else "this architecture"
+    if ctx.architecture and "https://w3id.org/recipekg/id/transformer" not in [
+            ctx.architecture, *snap["nodes"][ctx.architecture]["ancestors"]]:
+        return unsourced(what, f"plan's formulas (6 × parameters × tokens) are for transformers; the KB has no "
+                               f"sourced compute or memory model for {arch}")
+    return unsourced(what, "nothing to size from: give params = 7B, tokens = 140B, flops = 1e21, or gpus "
+                           "with a time and the hardware")
+
+
+def size(ctx, plan, snap: dict) -> list[dict]:
+    if plan is None:
+        return [_no_plan("model size", ctx, snap)] + _ranked(ctx, "approach", "size", snap)
+    strategy = plan["strategy"]
+    why = strategy.get("why") or strategy["label"]
+    sources = (strategy.get("because") or [{}])[0].get("sources", [])
+    items = [item("strategy", strategy["id"], strategy["label"], why, sources, **{"from": "plan"})]
+    return items + _quantity_items(plan, ("params", "tokens", "tokens_per_param", "flops"))
+
+
+def data(ctx, plan, snap: dict) -> list[dict]:
+    return _quantity_items(plan, ("unique_tokens", "epochs", "effective_tokens")) + _ranked(ctx, "technique", "data", snap)
+
+
+def optimizer(ctx, plan, snap: dict) -> list[dict]:
+    if ctx.architecture and not ctx.gradient_descent:
+        return [_not_applicable("optimizer", ctx, snap)]
+    answer = ctx.rankings["optimizer"]
+    if answer["decision"]["pick"] is None:
+        return [_no_pick("optimizer", answer, "optimizer")]
+    return [_pick_item("optimizer", answer, "optimizer")]
+
+
+def hyperparameters(ctx, plan, snap: dict) -> list[dict]:
+    return []
+
+
+def precision(ctx, plan, snap: dict) -> list[dict]:
+    given = ctx.facts.get("precision")
+    if given is not None and given.values and given.constraints:
+        names = ", ".join(sorted(snap["nodes"][v]["id"] for v in given.values))
+        return [item("precision", names, names, f"given: precision = {names}", [], **{"from": "constraints"})]
+    if ctx.architecture and not ctx.gradient_descent:
+        return []
+    return _ranked(ctx, "technique", "precision", snap)
+
+
+def stability(ctx, plan, snap: dict) -> list[dict]:
+    if ctx.architecture and not ctx.gradient_descent:
+        return []
+    return _ranked(ctx, "technique", "stability", snap)
+
+
+def parallelism(ctx, plan, snap: dict) -> list[dict]:
+    out = []
+    fit = (plan or {}).get("fit") or {}
+    layout = fit.get("layout")
+    if layout:
+        text = (f"ZeRO stage {layout['zero']}, tensor-parallel {layout['tensor_parallel']}, pipeline-parallel "
+                f"{layout['pipeline_parallel']}, data-parallel {layout['data_parallel']}, micro-batch "
+                f"{layout['micro_batch']}, recomputation {layout['recompute']}, offload {layout['offload']}")
+        q = _quantity(plan, "memory_per_gpu")
+        out.append(item("layout", layout, text, fit.get("text", ""), q["sources"] if q else [], **{"from": "plan"}))
+    return out + _ranked(ctx, "approach", "parallelism", snap)
+
+
+def memory(ctx, plan, snap: dict) -> list[dict]:
+    if plan is None:
+        return [_no_plan("memory per GPU", ctx, snap)]
+    items = _quantity_items(plan, ("memory_per_gpu", "model_states_per_gpu", "activations", "kv_cache"))
+    fit = plan.get("fit") or {}
+    if fit.get("text"):
+        items.insert(0, item("fits", fit.get("fits"), fit.get("verdict", ""), fit["text"], [], **{"from": "plan"}))
+    return items + _ranked(ctx, "technique", "memory", snap)
+
+
+def time(ctx, plan, snap: dict) -> list[dict]:
+    if plan is None:
+        return [_no_plan("training time", ctx, snap)]
+    return _quantity_items(plan, ("mfu", "gpu_hours", "wall_time")) + _ranked(ctx, "technique", "time", snap)
+
+
+def cost(ctx, plan, snap: dict) -> list[dict]:
+    if plan is None:
+        return [_no_plan("cost", ctx, snap)]
+    items = _quantity_items(plan, ("energy", "cost", "co2"))
+    if not any(i["quantity"] == "cost" for i in items):
+        items.append(unsourced("cost", "the KB holds no price per GPU-hour: give price = 2.5 (USD per GPU-hour)"))
+    return items
+
+
+def risks(ctx, plan, snap: dict) -> list[dict]:
+    """The failure modes that can occur in this run (their conditions hold, or they have
+    none) and the fix ``recommend fix`` gives for each."""
+    if ctx.architecture and not ctx.gradient_descent:
+        return []
+    from recipekg.query.ast import Constraint, Name
+    from recipekg.reason.conditions import HELD, status
+
+    out = []
+    for mode, conditions in snap["recipe"]["failure_modes"].items():
+        node = snap["nodes"][mode]
+        if node.get("no_advice") or any(status(snap["conditions"][c], ctx.facts, snap) != HELD for c in conditions):
+            continue
+        pos = ctx.stmt.pos
+        answer = ctx.recommend("fix", Constraint(Name("symptom", pos), "=", (Name(node["id"], pos),), pos))
+        decision = answer["decision"]
+        if decision["pick"] is None:
+            continue
+        steps = (decision.get("procedure") or {}).get("steps") or [decision["pick"]]
+        labels = {r["id"]: r["label"] for r in answer["results"]}
+        first = next(r for r in answer["results"] if r["id"] == steps[0])
+        reason = first["because"][0] if first["because"] else {"text": "", "sources": []}
+        out.append(item(node["label"], steps, ", then ".join(labels[s] for s in steps),
+                        f"watch for {node['label'].lower()}: {reason['text']}",
+                        reason["sources"], **{"from": f"recommend fix where symptom = {node['id']}"}))
+    return out

@@ -1,0 +1,138 @@
+"""The sections of a recipe, each a list of items read from the answers it composes.
+
+The items (:mod:`recipekg.recipe.items`) come from one function per section
+(:mod:`recipekg.recipe.parts`) and, for the optimizer, hyperparameters and stability
+sections, from the KB's settings (:mod:`recipekg.recipe.settings`): a sourced setting, plan's
+fitted value, or an unsourced item saying so::
+
+    >>> from recipekg.recipe.assemble import recipe
+    >>> a = recipe(parse("recipe where architecture = llama and method = pretrain and params = 7B")[0], snap)
+    >>> [i["text"] for i in a["sections"][5]["items"] if i.get("hyperparameter") == "lr-schedule"]
+    ['cosine decay']
+"""
+
+from __future__ import annotations
+
+from recipekg.reason.answers import sources_json
+from recipekg.recipe import parts
+from recipekg.recipe.items import item, unsourced
+from recipekg.recipe.settings import applying, closure, relevant
+
+#: The sections of a recipe, in order (the contract's names).
+SECTIONS = ("architecture", "approach", "size", "data", "optimizer", "hyperparameters", "precision",
+            "stability", "parallelism", "memory", "time", "cost", "risks")
+
+
+def sections(ctx, plan: dict | None, snap: dict) -> list[dict]:
+    """Every section of the recipe, in :data:`SECTIONS` order."""
+    settings = applying(ctx.nodes(), ctx.facts, snap)
+    groups = relevant(ctx.nodes(), ctx.regimes, snap)
+    out = []
+    for name in SECTIONS:
+        items = getattr(parts, name)(ctx, plan, snap)
+        if name in ("optimizer", "hyperparameters", "stability"):
+            items += setting_items(name, groups, settings, ctx, plan, snap)
+        out.append({"name": name, "items": items})
+    return out
+
+
+def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, snap: dict) -> list[dict]:
+    """The items of one section's hyperparameters: a sourced setting, plan's fitted value
+    for it, or unsourced."""
+    hyper = snap["recipe"]["hyperparameters"]
+    out = []
+    for group in groups:
+        if hyper[group]["section"] != section:
+            continue
+        members = [n for n, h in hyper.items() if h["group"] == group]
+        found = [setting_item(n, settings[n], snap) for n in members if n in settings]
+        found += [i for n in members if (i := planned_item(n, plan, snap)) is not None]
+        if found:
+            out.extend(sorted(found, key=lambda i: (i.get("from") != "plan", i["what"])))
+        else:
+            out.append(dict(unsourced(hyper[group]["label"], _no_setting(group, ctx, snap)), hyperparameter=group))
+    return out
+
+
+def setting_item(name: str, chosen: dict, snap: dict) -> dict:
+    const = snap["constants"][chosen["constant"]]
+    owner = snap["nodes"].get(chosen["owner"], {}).get("label", chosen["owner"])
+    text = chosen["label"] or _number(chosen["value"], chosen["unit"])
+    more = {"alternatives": [{"value": a["value"], "text": a["label"] or _number(a["value"], a["unit"]),
+                              "setting": snap["constants"][a["constant"]]["id"],
+                              "sources": sources_json(snap["constants"][a["constant"]], snap)}
+                             for a in chosen["alternatives"]]}
+    return item(snap["recipe"]["hyperparameters"][name]["label"], chosen["value"], text,
+                f"{const['text']} (a setting of {owner})", sources_json(const, snap),
+                hyperparameter=name, setting=const["id"], unit=chosen["unit"], **more)
+
+
+def planned_item(name: str, plan: dict | None, snap: dict) -> dict | None:
+    """plan's value for a hyperparameter it computes (its quantity of the same name), if any,
+    with the two published recipes nearest in size beside it (the law's checks)."""
+    if plan is None:
+        return None
+    key = name.replace("-", "_")
+    q = next((q for q in plan["quantities"] if q["name"] == key and q["value"] is not None), None)
+    if q is None:
+        return None
+    params = next((p["value"] for p in plan["quantities"] if p["name"] == "params" and p["value"]), None)
+    return item(q["label"], q["value"], _number(q["value"], q["unit"]), q["derivation"], q["sources"],
+                hyperparameter=name, unit=q["unit"], alternatives=published(key, params, q["unit"], snap),
+                **{"from": "plan"})
+
+
+def published(key: str, params: float | None, unit: str | None, snap: dict) -> list[dict]:
+    """The two published recipes (``rkg:Fact`` with the value ``key``) nearest to ``params``
+    in size, as alternatives: the points the law is checked against."""
+    import math
+
+    points = [f for f in snap["facts"].values() if f.get(key) is not None and f.get("params")]
+    if not params or not points:
+        return []
+    points.sort(key=lambda f: (abs(math.log(f["params"] / params)), f["id"]))
+    return [{"value": f[key], "text": f"{_number(f[key], unit)} ({f['label'].removeprefix('Published recipe: ')})",
+             "setting": f["id"], "sources": sources_json(f, snap)} for f in points[:2]]
+
+
+def _no_setting(group: str, ctx, snap: dict) -> str:
+    hyper = snap["recipe"]["hyperparameters"][group]
+    arch = snap["nodes"][ctx.architecture]["label"] if ctx.architecture else "this architecture"
+    method = f" ({snap['nodes'][ctx.method]['label'].lower()})" if ctx.method else ""
+    return f"the KB holds no sourced {hyper['label']} for {arch}{method}; set it from your own tuning"
+
+
+def _number(value, unit: str | None) -> str:
+    from recipekg.render.numbers import num
+
+    text = num(value) if isinstance(value, (int, float)) else str(value)
+    if not unit or unit == "dimensionless":
+        return text
+    return f"{text} ({unit})" if " " in unit and not unit.startswith("×") else f"{text} {unit}"
+
+
+def context_json(ctx, snap: dict) -> dict:
+    """What the recipe is about, as the answer shows it."""
+    def name(iri):
+        return snap["nodes"][iri]["id"] if iri else None
+
+    families = [n for n in closure([ctx.architecture], snap) if "https://w3id.org/recipekg/ns#ArchitectureFamily"
+                in snap["nodes"].get(n, {}).get("types", ())] if ctx.architecture else []
+    return {"architecture": name(ctx.architecture), "architecture_from": ctx.architecture_from,
+            "family": name(families[0]) if families else None,
+            "regimes": [name(r) for r in ctx.regimes], "method": name(ctx.method) if ctx.method else None,
+            "method_from": ctx.method_from if ctx.method_from in ("given", "default", "none") else name(ctx.method_from),
+            "optimizer": name(ctx.optimizer)}
+
+
+def unused(facts: dict, rankings: dict, plan: dict | None) -> list[dict]:
+    """The constraints no part of the recipe used: those every ranking lists as unused and
+    plan (when it answered) did not read."""
+    lists = [a.get("unused") for a in rankings.values()]
+    if any(x is None for x in lists):
+        return []
+    common = [u for u in lists[0] if all(any(v["dimension"] == u["dimension"] for v in other) for other in lists[1:])]
+    if plan is not None:
+        read = {c["dimension"] for c in plan["constraints"]} - {u["dimension"] for u in plan.get("unused", [])}
+        common = [u for u in common if u["dimension"] not in read]
+    return common

@@ -1,0 +1,87 @@
+"""The KB's sourced settings of a recipe's hyperparameters: which apply, and which one wins.
+
+A setting is a constant that ``rkg:sets`` a hyperparameter of the registry
+(ontology/hyperparameters.ttl) and hangs off a choice with ``rkg:hyperparameter``; its
+``rkg:condition``\\ s say where it was published for. For the recipe's context (its
+architecture, optimizer, method and techniques, with their broader families) a setting
+applies when it hangs off one of them and every condition holds under the recipe's facts;
+the most specific wins (more held conditions, then the narrower choice it hangs off), the
+others that apply stay as alternatives::
+
+    >>> from recipekg.reason.resolve import facts_of
+    >>> facts = facts_of(parse("recipe where architecture = llama and method = pretrain")[0].constraints, snap)
+    >>> chosen = applying(["https://w3id.org/recipekg/id/llama", "https://w3id.org/recipekg/id/adamw"], facts, snap)
+    >>> chosen["beta2"]["constant"].rsplit("/", 1)[-1], chosen["weight-decay"]["value"]
+    ('adamw-beta2-llm', 0.1)
+
+Which hyperparameters a recipe must say something about (:func:`relevant`) follows from the
+registry: those its regime and context need; one the KB has no setting for is said to be
+unsourced, never guessed.
+"""
+
+from __future__ import annotations
+
+from recipekg.reason.conditions import FAILED, HELD, status
+
+
+def closure(nodes: list[str], snap: dict) -> list[str]:
+    """``nodes`` and every broader node of them, narrowest first, each once."""
+    out: list[str] = []
+    for n in nodes:
+        for x in [n, *snap["nodes"].get(n, {}).get("ancestors", ())]:
+            if x not in out:
+                out.append(x)
+    return out
+
+
+def applying(context: list[str], facts: dict, snap: dict) -> dict[str, dict]:
+    """Hyperparameter name → the winning setting among those that apply (see the module)."""
+    recipe = snap["recipe"]
+    depth = {n: len(snap["nodes"].get(n, {}).get("ancestors", ())) for n in closure(context, snap)}
+    found: dict[str, list[dict]] = {}
+    for node in depth:
+        for c in recipe["settings"].get(node, ()):
+            s = recipe["setting"][c]
+            statuses = [status(snap["conditions"][x], facts, snap) for x in s["conditions"]]
+            if FAILED in statuses or any(st != HELD for st in statuses):
+                continue
+            found.setdefault(s["hyperparameter"], []).append(_candidate(c, node, s, len(statuses), depth[node], snap))
+    out = {}
+    for name, candidates in found.items():
+        candidates.sort(key=lambda x: (-x["held"], -x["depth"], x["constant"]))
+        best, rest = candidates[0], candidates[1:]
+        out[name] = dict(best, alternatives=[r for r in rest if r["value"] != best["value"]])
+    return out
+
+
+def _candidate(c: str, node: str, s: dict, held: int, depth: int, snap: dict) -> dict:
+    const = snap["constants"][c]
+    named = s["value_node"]
+    value = snap["nodes"][named]["id"] if named else const["value"]
+    return {"constant": c, "owner": node, "value": value, "low": const["low"], "high": const["high"],
+            "unit": const["unit"], "label": snap["nodes"][named]["label"] if named else None,
+            "held": held, "depth": depth}
+
+
+def relevant(context: list[str], regimes: list[str], snap: dict) -> list[str]:
+    """The hyperparameter groups a recipe must cover, in the registry's order: those whose
+    regime the architecture is trained in (or that need none) and whose choices (if any)
+    are in the context."""
+    nodes = set(closure(context, snap))
+    out = []
+    for name, h in sorted(snap["recipe"]["hyperparameters"].items(), key=lambda kv: (kv[1]["order"] or 0, kv[0])):
+        if h["needs_regime"] and not set(h["needs_regime"]) & set(regimes):
+            continue
+        if h["applies_to"] and not set(h["applies_to"]) & nodes:
+            continue
+        if h["group"] not in out:
+            out.append(h["group"])
+    return out
+
+
+def regimes_of(architecture: str | None, snap: dict) -> list[str]:
+    """The regimes an architecture is trained in, through its broader families."""
+    if architecture is None:
+        return []
+    regimes = snap["recipe"]["regimes"]
+    return sorted({r for n in closure([architecture], snap) for r in regimes.get(n, ())})

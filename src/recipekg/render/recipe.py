@@ -1,0 +1,73 @@
+"""A ``recipe`` answer as text or Markdown: what it settled on first, then each section's
+items (value, why, sources), what is unsourced, and the configurations it can be written as.
+
+    >>> a, = kb.query("recipe where data = tabular and rows = 30k")
+    >>> print(render_recipe(a, md=False).splitlines()[2])
+    context: architecture gradient-boosted-trees (recommend architecture), fitted by boosting
+"""
+
+from __future__ import annotations
+
+from recipekg.render.constraints import constraint_line, no_advice_lines
+from recipekg.render.sources import sources_short
+from recipekg.render.tables import table
+
+
+def render_recipe(a: dict, md: bool) -> str:
+    head = f"recipe — {a['query']}"
+    out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
+           f"context: {_context(a['context'])}", *no_advice_lines(a["constraints"])]
+    out += [f"not used: {u['dimension']} = {u['value']} ({u['why']})" for u in a.get("unused", ())]
+    for section in a["sections"]:
+        if not section["items"]:
+            continue
+        out += ["", f"### {section['name']}" if md else section["name"]]
+        out += _items_md(section["items"]) if md else [line for it in section["items"] for line in _item_text(it)]
+    out += _closing(a)
+    return "\n".join(out)
+
+
+def _context(c: dict) -> str:
+    parts = [f"architecture {c['architecture'] or 'none'} ({c['architecture_from']})"]
+    if c["regimes"]:
+        parts.append("fitted by " + ", ".join(r.replace("-", " ") for r in c["regimes"]))
+    if c["method"]:
+        parts.append(f"method {c['method']} ({c['method_from']})")
+    if c.get("optimizer"):
+        parts.append(f"optimizer {c['optimizer']}")
+    return ", ".join(parts)
+
+
+def _item_text(it: dict) -> list[str]:
+    flag = "  [unsourced]" if it.get("unsourced") else ""
+    lines = [f"  {it['what']}: {it['text']}{flag}"]
+    if it.get("why"):
+        lines.append(f"      {it['why']}")
+    if it.get("alternatives"):
+        lines.append("      also published: " + "; ".join(f"{x['text']} [{sources_short(x['sources'])}]"
+                                                      for x in it["alternatives"]))
+    if it["sources"]:
+        lines.append(f"      sources: {sources_short(it['sources'])}")
+    return lines
+
+
+def _items_md(items: list[dict]) -> list[str]:
+    rows = [(it["what"], it["text"] + (" *(unsourced)*" if it.get("unsourced") else ""), it.get("why") or "",
+             sources_short(it["sources"])) for it in items]
+    return table(["item", "value", "why", "sources"], rows, md=True)
+
+
+def _closing(a: dict) -> list[str]:
+    missing = [it["what"] for s in a["sections"] for it in s["items"] if it.get("unsourced")]
+    out = [""]
+    if missing:
+        out.append(f"unsourced ({len(missing)}): " + ", ".join(missing) + " — the KB has no sourced value; set them "
+                   "from your own tuning")
+    if a["configs"]:
+        formats = ", ".join(a["configs"])
+        out.append(f"configurations: {formats} (recipekg query \"{a['query']}\" --emit FORMAT -o FILE)")
+        for name, c in a["configs"].items():
+            out += [f"  {name}: {n}" for n in c["notes"]]
+    else:
+        out.append("configurations: none (nothing a trainer's configuration could hold)")
+    return out

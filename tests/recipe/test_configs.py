@@ -1,0 +1,89 @@
+"""The configurations ``--emit`` writes, read by the trainers' own parsers: DeepSpeed's
+``DeepSpeedConfig`` (its pydantic models refuse unknown keys and check the batch arithmetic)
+and its learning-rate scheduler class, and the Hugging Face classes
+(``transformers.TrainingArguments``, ``peft.LoraConfig``, ``transformers.BitsAndBytesConfig``),
+which refuse unknown keyword arguments and bad values. They need torch, DeepSpeed,
+transformers and PEFT (``pip install '.[trainers]'``, which tools/test.sh does): marked
+``trainers``, run under CI=true and with ``--integration``."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+pytestmark = pytest.mark.trainers
+
+RECIPES = [
+    "recipe where data = text and task = generation and method = pretrain and params = 7B and hardware = h100 and gpus = 64",
+    "recipe where architecture = llama and method = pretrain and params = 13B and hardware = a100 and gpus = 256",
+    "recipe where architecture = llama and method = pretrain and params = 70B and hardware = h100 and gpus = 512 and offload = cpu",
+    "recipe where model = llama-2-7b and method = full-fine-tune and hardware = h100 and gpus = 8 and tokens = 1B",
+    "recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1",
+    "recipe where model = llama-2-70b and method = lora and hardware = h100 and gpus = 8",
+    "recipe where model = llama-2-13b and method = qlora and hardware = a100-40gb and gpus = 1 and precision = fp16",
+]
+
+
+def _configs(kb, fmt: str) -> list[tuple[str, dict]]:
+    out = []
+    for text in RECIPES:
+        (a,) = kb.query(text)
+        if fmt in a["configs"]:
+            out.append((text, a["configs"][fmt]["config"]))
+    return out
+
+
+def test_every_deepspeed_config_is_accepted_by_deepspeed(kb):
+    import torch
+    from deepspeed.runtime import lr_schedules
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    configs = _configs(kb, "deepspeed")
+    assert len(configs) >= 3, "the pretraining and full fine-tuning recipes emit DeepSpeed configurations"
+    for text, config in configs:
+        parsed = DeepSpeedConfig(dict(config))
+        assert parsed.zero_optimization_stage == config["zero_optimization"]["stage"], text
+        assert parsed.train_micro_batch_size_per_gpu == config["train_micro_batch_size_per_gpu"], text
+        assert parsed.gradient_accumulation_steps == config["gradient_accumulation_steps"], text
+        if "gradient_clipping" in config:
+            assert parsed.gradient_clipping == config["gradient_clipping"], text
+        if "scheduler" in config:  # its parameters are the scheduler class's own
+            weight = torch.nn.Parameter(torch.zeros(2))
+            optimizer = torch.optim.AdamW([weight], **{k: v for k, v in config["optimizer"]["params"].items()})
+            getattr(lr_schedules, config["scheduler"]["type"])(optimizer, **config["scheduler"]["params"])
+
+
+def test_deepspeed_refuses_what_the_test_would_miss(kb):
+    """The check can fail: DeepSpeed's parser rejects a key it does not know."""
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    _, config = _configs(kb, "deepspeed")[0]
+    broken = dict(config, zero_optimization=dict(config["zero_optimization"], stage_typo=1))
+    with pytest.raises(Exception, match="stage_typo"):
+        DeepSpeedConfig(broken)
+
+
+def test_every_hugging_face_config_is_accepted_by_transformers_and_peft(kb):
+    from peft import LoraConfig
+    from transformers import BitsAndBytesConfig, TrainingArguments
+
+    configs = _configs(kb, "hf-peft")
+    assert len(configs) >= 3, "the LoRA and QLoRA recipes emit Hugging Face configurations"
+    for text, config in configs:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", FutureWarning)  # no deprecated argument names
+            # use_cpu: this machine has no GPU, which bf16 = True would otherwise need
+            args = TrainingArguments(**config["training_arguments"], use_cpu=True)
+        for key, value in config["training_arguments"].items():
+            got = getattr(args, key)
+            assert (got.value if hasattr(got, "value") else got) == value, (text, key)
+        lora = LoraConfig(**config["lora_config"])
+        assert lora.r == config["lora_config"]["r"], text
+        if "qlora" in text:
+            bnb = BitsAndBytesConfig(**config["bnb_config"])
+            assert bnb.load_in_4bit and bnb.bnb_4bit_quant_type == "nf4", text
+        else:
+            assert "bnb_config" not in config, text
+    with pytest.raises(TypeError):
+        TrainingArguments(**dict(configs[0][1]["training_arguments"], learning_rat=1e-4), use_cpu=True)

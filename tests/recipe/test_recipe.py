@@ -1,0 +1,186 @@
+"""``recipe``: one answer in the contract's sections, composed from the other answers (never
+re-deciding), every item sourced or saying it is not, configurations only where a trainer
+can take one, and the language's errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from recipekg.api import answer
+from recipekg.query.parser import parse
+from recipekg.recipe.sections import SECTIONS
+
+from support import REPO, subprocess_env
+
+PRETRAIN = ("recipe where data = text and task = generation and method = pretrain and params = 7B "
+            "and hardware = h100 and gpus = 64")
+QLORA = "recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1"
+TABULAR = "recipe where data = tabular and rows = 30k"
+IMAGES = "recipe where data = images and samples = 3000"
+EXAMPLES = [PRETRAIN, QLORA, TABULAR, IMAGES,
+            "recipe where data = text and task = classification and samples = 50k",
+            "recipe where data = time-series and samples = 5000",
+            "recipe where data = graph",
+            "recipe where architecture = llama and method = pretrain and params = 13B and hardware = a100 and gpus = 256",
+            "recipe where model = llama-2-70b and method = lora and hardware = h100 and gpus = 8",
+            "recipe"]
+
+
+def _recipe(text: str, kb) -> dict:
+    (a,) = kb.query(text)
+    return a
+
+
+def _items(a: dict):
+    return [(s["name"], it) for s in a["sections"] for it in s["items"]]
+
+
+@pytest.mark.parametrize("text", EXAMPLES)
+def test_the_sections_are_the_contract_s_in_order(text, kb):
+    a = _recipe(text, kb)
+    assert a["statement"] == "recipe"
+    assert [s["name"] for s in a["sections"]] == list(SECTIONS) == [
+        "architecture", "approach", "size", "data", "optimizer", "hyperparameters", "precision", "stability",
+        "parallelism", "memory", "time", "cost", "risks"]
+    assert set(a) >= {"statement", "constraints", "unused", "sections", "plan", "configs", "as_of"}
+
+
+@pytest.mark.parametrize("text", EXAMPLES)
+def test_every_item_is_sourced_or_says_it_is_not(text, kb):
+    """An item cites sources with their roles, or is unsourced with a reason, or names the
+    answer (or the user's constraint) it comes from, whose own sources it carries."""
+    for section, it in _items(_recipe(text, kb)):
+        assert {"what", "value", "text", "why", "sources"} <= set(it), (section, it)
+        assert it["why"], (section, it["what"])
+        for s in it["sources"]:
+            assert s["role"] in ("states", "supports", "method", "reference"), (section, it["what"], s)
+        if it.get("unsourced"):
+            assert it["value"] is None and it["sources"] == [] and "no sourced" in it["why"] or "give" in it["why"]
+        elif not it["sources"]:
+            assert it.get("from") or it["text"] in ("does not apply", "no pick"), (section, it)
+
+
+def test_the_recipe_composes_the_answers_it_reads(kb, snap):
+    """The architecture is recommend's pick, the memory and layout are plan's, for the same
+    constraints: nothing is decided twice."""
+    a = _recipe(PRETRAIN, kb)
+    (arch,) = kb.query(PRETRAIN.replace("recipe", "recommend architecture", 1))
+    first = dict(_items(a))["architecture"]
+    assert first["value"] == arch["decision"]["pick"] == a["context"]["architecture"]
+    plan = a["plan"]
+    memory = next(it for s, it in _items(a) if it.get("quantity") == "memory_per_gpu")
+    assert memory["value"] == next(q["value"] for q in plan["quantities"] if q["name"] == "memory_per_gpu")
+    layout = next(it for s, it in _items(a) if it["what"] == "layout")
+    assert layout["value"] == plan["fit"]["layout"]
+    alone = kb.query(PRETRAIN.replace("recipe", "plan", 1))[0]
+    assert alone["fit"]["layout"] == plan["fit"]["layout"], "the recipe's plan is plan's answer for the constraints"
+
+
+def test_a_pretraining_recipe_carries_llama_s_sourced_settings(kb):
+    a = _recipe(PRETRAIN, kb)
+    by = {it.get("hyperparameter"): it for _, it in _items(a) if it.get("hyperparameter")}
+    assert by["weight-decay"]["value"] == 0.1 and by["lr-schedule"]["value"] == "cosine"
+    assert by["warmup-steps"]["value"] == 2000 and by["final-lr-ratio"]["value"] == 0.1
+    assert by["beta2"]["value"] == 0.95 and by["gradient-clip-norm"]["value"] == 1.0
+    wd = [s for s in by["weight-decay"]["sources"] if s["id"] == "touvron2023"]
+    assert wd and wd[0]["role"] == "states" and wd[0]["where"] == "Section 2.3"
+
+
+def test_settings_hold_only_where_their_conditions_do(kb):
+    """LLaMA's pretraining betas and schedule are not offered to a QLoRA fine-tune."""
+    by = {it.get("hyperparameter"): it for _, it in _items(_recipe(QLORA, kb)) if it.get("hyperparameter")}
+    assert by["beta2"].get("unsourced") or by["beta2"]["value"] != 0.95 or \
+        "touvron2023" not in {s["id"] for s in by["beta2"]["sources"]}
+    assert by["lora-rank"]["value"] == 64
+
+
+def test_a_tree_ensemble_gets_no_optimizer_and_says_what_is_unsourced(kb):
+    a = _recipe(TABULAR, kb)
+    items = dict((s, []) for s in SECTIONS)
+    for s, it in _items(a):
+        items[s].append(it)
+    assert a["context"]["regimes"] == ["boosting"] and a["plan"] is None
+    assert [it["text"] for it in items["optimizer"]] == ["does not apply"]
+    assert items["stability"] == [] and items["precision"] == [] and items["risks"] == []
+    gaps = {it["what"] for s in SECTIONS for it in items[s] if it.get("unsourced")}
+    assert {"number of trees", "tree depth", "model size"} <= gaps
+    assert a["configs"] == {}
+
+
+def test_risks_are_the_failure_modes_that_can_occur_with_the_fix_recommend_gives(kb):
+    a = _recipe(PRETRAIN, kb)
+    risks = next(s for s in a["sections"] if s["name"] == "risks")["items"]
+    spike = next(it for it in risks if it["what"] == "Loss spike")
+    (fix,) = kb.query("recommend fix where symptom = loss-spike and data = text and task = generation and "
+                      "method = pretrain and params = 7B and hardware = h100 and gpus = 64")
+    assert spike["value"] == fix["decision"]["procedure"]["steps"]
+    assert not any(it["what"] == "NaN in fp16" for it in risks), "fp16 overflow needs precision = fp16"
+    fp16 = _recipe(PRETRAIN + " and precision = fp16", kb)
+    assert any(it["what"] == "NaN in fp16" for it in next(s for s in fp16["sections"] if s["name"] == "risks")["items"])
+
+
+def test_configs_are_the_ones_the_method_takes(kb):
+    assert set(_recipe(PRETRAIN, kb)["configs"]) == {"deepspeed"}
+    qlora = _recipe(QLORA, kb)["configs"]
+    assert set(qlora) == {"hf-peft"}
+    assert qlora["hf-peft"]["config"]["lora_config"]["r"] == 64
+    assert qlora["hf-peft"]["config"]["bnb_config"]["bnb_4bit_quant_type"] == "nf4"
+
+
+def test_native_and_a_sparql_engine_refuse_or_answer_alike(kb, snap):
+    from recipekg.errors import UnsupportedStatement
+
+    class NoPlans:
+        plans = False
+
+    with pytest.raises(UnsupportedStatement, match="recipe has no SPARQL form"):
+        answer(parse(TABULAR)[0], snap, NoPlans())
+
+
+def _cli(*args, tmp_path=None):
+    return subprocess.run([sys.executable, "-m", "recipekg", *args], capture_output=True, text=True,
+                          env=subprocess_env(), cwd=tmp_path or REPO)
+
+
+def test_bad_input_gets_the_language_s_errors(tmp_path):
+    bad = _cli("query", "recipe where data = tabluar")
+    assert bad.returncode == 2 and "unknown data 'tabluar'" in bad.stderr and "^^^^^^^" in bad.stderr
+    assert "did you mean: 'tabular'" in bad.stderr
+    syntax = _cli("recipe", "where", "data", "tabular", "--format", "json")
+    assert syntax.returncode == 2 and json.loads(syntax.stdout)["error"]["kind"] == "syntax"
+
+
+def test_emit_writes_the_configuration_or_says_why_not_without_a_file(tmp_path):
+    out = tmp_path / "ds.json"
+    ok = _cli("query", PRETRAIN, "--emit", "deepspeed", "-o", str(out))
+    assert ok.returncode == 0 and ok.stdout == "", ok.stderr
+    assert json.loads(out.read_text())["zero_optimization"]["stage"] >= 0
+    none = tmp_path / "trees.json"
+    refused = _cli("query", TABULAR, "--emit", "deepspeed", "-o", str(none))
+    assert refused.returncode == 2 and "nothing to emit as deepspeed" in refused.stderr
+    assert not none.exists() and list(tmp_path.iterdir()) == [out], "no half-written file"
+    wrong = _cli("query", QLORA, "--emit", "deepspeed")
+    assert wrong.returncode == 2 and "--emit hf-peft" in wrong.stderr
+    two = _cli("query", f"{TABULAR}; {QLORA}", "--emit", "hf-peft")
+    assert two.returncode == 2 and "one recipe statement" in two.stderr
+    stray = _cli("query", TABULAR, "-o", str(tmp_path / "x.json"))
+    assert stray.returncode == 2 and "goes with --emit" in stray.stderr
+
+
+def test_emit_on_stdout_is_the_json_config(tmp_path):
+    done = _cli("recipe", "where", "model", "=", "llama-2-7b", "and", "method", "=", "qlora", "and", "hardware", "=",
+                "rtx-4090", "and", "gpus", "=", "1", "--emit", "hf-peft")
+    assert done.returncode == 0, done.stderr
+    config = json.loads(done.stdout)
+    assert set(config) == {"training_arguments", "lora_config", "bnb_config"}
+
+
+def test_the_emit_formats_have_one_list():
+    from recipekg.cli.lanes import EMIT_FORMATS
+    from recipekg.recipe.emit import FORMATS, _writers
+
+    assert EMIT_FORMATS == FORMATS == tuple(_writers())
