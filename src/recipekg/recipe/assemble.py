@@ -53,6 +53,17 @@ class Context:
         if self.method:
             self.facts["method"] = Facts("method", "categorical", values={self.method})
 
+    def sized_by(self, plan: dict | None) -> None:
+        """The model size plan settled on (a given model's published size, or plan's own) is
+        a fact the settings are checked against when the user gave none: QLoRA's learning rate
+        for ``model = llama-2-7b`` is its rate for models up to 13B."""
+        if "params" in self.facts or plan is None:
+            return
+        size = next((q["value"] for q in plan["quantities"] if q["name"] == "params"), None)
+        if isinstance(size, (int, float)) and size > 0:
+            self.facts["params"] = Facts("params", "count", intervals=[(float(size), True, float(size), True)],
+                                         derived="plan")
+
     def recommend(self, kind: str, *more: Constraint) -> dict:
         """``recommend <kind>`` for the recipe's constraints and ``more``."""
         return recommend(as_recommend(self.stmt, kind, *more), self.snap, self.backend)
@@ -76,6 +87,7 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> dict:
     rankings |= {kind: recommend(as_recommend(stmt, kind, *more), snap, backend) for kind in KINDS[1:]}
     ctx = Context(stmt, facts, rankings, snap, backend)
     plan = _plan(stmt, ctx, facts, snap)
+    ctx.sized_by(plan)
     sections = build.sections(ctx, plan, snap)
     answer = {"statement": "recipe", "query": stmt.text.strip(), "constraints": constraints_json(facts),
               "context": build.context_json(ctx, snap), "sections": sections, "plan": plan}
