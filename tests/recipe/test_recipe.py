@@ -184,3 +184,16 @@ def test_the_emit_formats_have_one_list():
     from recipekg.recipe.emit import FORMATS, _writers
 
     assert EMIT_FORMATS == FORMATS == tuple(_writers())
+
+
+def test_a_given_optimizer_is_the_recipe_s_and_its_settings_follow(kb):
+    """optimizer = sgd-momentum is used, not the ranking's pick: the ViT fine-tune then gets
+    the SGD settings ViT was published with."""
+    a = _recipe("recipe where architecture = vit and data = images and samples = 1M and method = full-fine-tune "
+                "and optimizer = sgd-momentum", kb)
+    assert a["context"]["optimizer"] == "sgd-momentum"
+    by = {it.get("hyperparameter"): it for _, it in _items(a) if it.get("hyperparameter")}
+    assert by["momentum"]["value"] == 0.9 and by["learning-rate"]["value"] == 0.01
+    assert {s["id"] for s in by["momentum"]["sources"]} == {"dosovitskiy2020"}
+    opt = next(it for s, it in _items(a) if s == "optimizer" and it["what"] == "optimizer")
+    assert opt["value"] == "sgd-momentum" and opt["from"] == "constraints"

@@ -46,7 +46,10 @@ class Context:
         self.regimes = regimes_of(self.architecture, snap)
         trained = self.gradient_descent or not self.regimes  # a loop of steps, or not known not to be
         self.method, self.method_from = _method(facts, rankings["approach"], snap) if trained else (None, "none")
-        self.optimizer = _pick_iri(rankings["optimizer"], snap) if self.gradient_descent else None
+        given = facts.get("optimizer")
+        self.optimizer_from = "given" if given is not None and given.values and len(given.values) == 1 else "ranking"
+        self.optimizer = (next(iter(given.values)) if self.optimizer_from == "given" else
+                          _pick_iri(rankings["optimizer"], snap)) if self.gradient_descent else None
         self.facts = dict(facts)
         if self.architecture and "architecture" not in facts:
             self.facts["architecture"] = Facts("architecture", "categorical", values={self.architecture})

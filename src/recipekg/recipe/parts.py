@@ -61,15 +61,19 @@ def _not_applicable(what: str, ctx, snap: dict) -> dict:
     return item(what, None, "does not apply", f"{arch} is fitted by {regime}, not by a gradient-based optimizer", [])
 
 
+def _papers(node: dict, snap: dict) -> list[dict]:
+    """The papers that introduced a choice, as sources (role: method)."""
+    from recipekg.reason.answers import paper_json
+
+    return [paper_json(p, snap, {"role": "method"}) for p in node["papers"]]
+
+
 def architecture(ctx, plan, snap: dict) -> list[dict]:
     answer = ctx.rankings["architecture"]
     if ctx.architecture_from == "given":
         node = snap["nodes"][ctx.architecture]
-        papers = [{"id": p, "title": snap["papers"][p]["title"], "year": snap["papers"][p]["year"],
-                   "arxiv": snap["papers"][p]["arxiv"], "url": snap["papers"][p]["url"], "role": "method"}
-                  for p in node["papers"]]
-        return [item("architecture", node["id"], node["label"], f"given: architecture = {node['id']}", papers,
-                     **{"from": "constraints"})]
+        return [item("architecture", node["id"], node["label"], f"given: architecture = {node['id']}",
+                     _papers(node, snap), **{"from": "constraints"})]
     if ctx.architecture is None:
         return [_no_pick("architecture", answer, "architecture")]
     return [_pick_item("architecture", answer, "architecture")]
@@ -154,6 +158,10 @@ def optimizer(ctx, plan, snap: dict) -> list[dict]:
     if ctx.architecture and not ctx.gradient_descent:
         return [_not_applicable("optimizer", ctx, snap)]
     answer = ctx.rankings["optimizer"]
+    if ctx.optimizer_from == "given":
+        node = snap["nodes"][ctx.optimizer]
+        return [item("optimizer", node["id"], node["label"], f"given: optimizer = {node['id']}", _papers(node, snap),
+                     **{"from": "constraints"})]
     if answer["decision"]["pick"] is None:
         return [_no_pick("optimizer", answer, "optimizer")]
     return [_pick_item("optimizer", answer, "optimizer")]
