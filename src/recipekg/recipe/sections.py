@@ -57,8 +57,9 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
 def setting_item(name: str, chosen: dict, snap: dict) -> dict:
     const = snap["constants"][chosen["constant"]]
     owner = snap["nodes"].get(chosen["owner"], {}).get("label", chosen["owner"])
-    text = chosen["label"] or _number(chosen["value"], chosen["unit"])
-    more = {"alternatives": [{"value": a["value"], "text": a["label"] or _number(a["value"], a["unit"]),
+    label = snap["recipe"]["hyperparameters"][name]["label"]
+    text = chosen["label"] or _number(chosen["value"], chosen["unit"], label)
+    more = {"alternatives": [{"value": a["value"], "text": a["label"] or _number(a["value"], a["unit"], label),
                               "setting": snap["constants"][a["constant"]]["id"],
                               "sources": sources_json(snap["constants"][a["constant"]], snap)}
                              for a in chosen["alternatives"]]}
@@ -102,11 +103,17 @@ def _no_setting(group: str, ctx, snap: dict) -> str:
     return f"the KB holds no sourced {hyper['label']} for {arch}{method}; set it from your own tuning"
 
 
-def _number(value, unit: str | None) -> str:
+def _number(value, unit: str | None, label: str = "") -> str:
+    """A setting's value with its unit, the unit left out where it only names the quantity
+    (LoRA rank 64, not "64 rank").
+
+    >>> _number(64.0, "rank", "LoRA rank"), _number(0.1, "decoupled, per step"), _number(2000.0, "steps")
+    ('64', '0.1 (decoupled, per step)', '2,000 steps')
+    """
     from recipekg.render.numbers import num
 
     text = num(value) if isinstance(value, (int, float)) else str(value)
-    if not unit or unit == "dimensionless":
+    if not unit or unit == "dimensionless" or unit.split()[0].lower() in label.lower().split():
         return text
     return f"{text} ({unit})" if " " in unit and not unit.startswith("×") else f"{text} {unit}"
 
