@@ -24,8 +24,8 @@ from recipekg.plan.figures import rounded, show
 from recipekg.plan.kbview import KBFormula, KBView, const_json
 
 # Pure unit conversions: definitions, not claims of the reference, so they live here and not
-# in the KB. The KB's formulas name them (seconds_per_hour, bits_per_byte) and plan binds them.
-CONVERSIONS = {"seconds_per_hour": 3600.0, "bits_per_byte": 8.0}
+# in the KB. The KB's formulas name them (seconds_per_hour, bits_per_byte, watts_per_kilowatt) and plan binds them.
+CONVERSIONS = {"seconds_per_hour": 3600.0, "bits_per_byte": 8.0, "watts_per_kilowatt": 1000.0}
 
 
 class Ledger:

@@ -38,6 +38,8 @@ class Timing(Record):
     wall: Q | None = None
     gpus_needed: Q | None = None
     backwards: dict | None = None
+    gpus_for_time: Q | None = None     # GPUs that would meet a time budget the plan's GPUs miss
+    budget_met: bool | None = None     # whether the wall time keeps to the time budget (None: no budget)
 
 
 class Peak(Record):
@@ -142,8 +144,8 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
     gpus = inputs.gpus or Q.point(1)
     wall, wenv = ledger.compute(wall_f, {"gpu_hours": gpu_hours, "gpus": gpus})
     ledger.add("wall_time", wall, "hours", formula=wall_f, env=wenv)
-    need = _against_budget(ledger, inputs, gpu_hours, wall, wall_f)
-    return Timing(hw, mfu, gpu_hours, wall, need)
+    need, more, met = _against_budget(ledger, inputs, gpu_hours, wall, wall_f)
+    return Timing(hw, mfu, gpu_hours, wall, need, gpus_for_time=more, budget_met=met)
 
 
 def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], peak: Peak) -> Q | None:
@@ -253,33 +255,42 @@ def _no_time(ledger: Ledger, hw: str | None, peak: float | None, gpu_f: KBFormul
     ledger.note(why + "".join(f"; {f['text']}" for f in about), *about, *([kb.snap["nodes"][hw]] if hw else []))
 
 
-def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q, wall_f: KBFormula) -> Q | None:
+def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q,
+                    wall_f: KBFormula) -> tuple[Q | None, Q | None, bool | None]:
     """The GPUs needed for the time budget (when gpus are not given), or whether the wall time
-    keeps to it (when they are)."""
+    keeps to it and the GPUs that would (when they are): ``(gpus_needed, gpus_for_time, met)``."""
     budget, gpus = inputs.time_budget, inputs.gpus or Q.point(1)
     if budget is None:
         if inputs.gpus is None:
             ledger.note("no gpus given: the wall time is for one GPU; add gpus = 8 (for example), or a time "
                         "budget such as time = 2 weeks to get the GPUs needed")
-        return None
+        return None, None, None
     if inputs.gpus is None:
         need = solve(wall_f.parsed, "gpus", {"gpu_hours": gpu_hours, "wall_time": budget}, bracket=(1e-6, 1e12))
         if need is None:
-            return None
+            return None, None, None
         need = round_up(need)
         ledger.add("gpus_needed", need, "GPUs", formula=wall_f, label="GPUs needed for the time budget",
                    derivation=f"{wall_f.data['label']}: {wall_f.data['expression']}, solved for gpus with "
                               f"wall_time = {show(budget, 'hours')} ({units.grouped(budget.value)}h): "
                               f"{show(gpu_hours, 'GPU-hours')} / {units.grouped(budget.value)}h → "
                               f"{show(need, 'GPUs')}, rounded up")
-        return need
-    if wall.low > budget.high:
-        ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs is longer than the time budget of "
-                    f"{show(budget, 'hours')}", wall_f.data, warn=True)
-    elif wall.high > budget.high:
-        ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs may overrun the time budget of "
-                    f"{show(budget, 'hours')}", wall_f.data, warn=True)
-    else:
-        ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs is within the time budget of "
-                    f"{show(budget, 'hours')}", wall_f.data)
-    return None
+        return need, need, True
+    if wall.high > budget.high:
+        more = solve(wall_f.parsed, "gpus", {"gpu_hours": gpu_hours, "wall_time": budget}, bracket=(1e-6, 1e12))
+        more = round_up(more) if more is not None else None
+        late = wall.low > budget.high
+        ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs {'is longer than' if late else 'may overrun'} the "
+                    f"time budget of {show(budget, 'hours')}"
+                    + (f": {show(more, 'GPUs')} would meet it at the same MFU" if more is not None else ""),
+                    wall_f.data, warn=True)
+        if more is not None:
+            ledger.add("gpus_for_time", more, "GPUs", formula=wall_f, label="GPUs that would meet the time budget",
+                       derivation=f"{wall_f.data['expression']}, solved for gpus with wall_time = "
+                                  f"{show(budget, 'hours')}: {show(gpu_hours, 'GPU-hours')} / "
+                                  f"{units.grouped(budget.value)}h → {show(more, 'GPUs')}, rounded up (the same MFU "
+                                  f"assumed: more GPUs often run at a lower one)")
+        return None, more, False
+    ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs is within the time budget of "
+                f"{show(budget, 'hours')}", wall_f.data)
+    return None, None, True
