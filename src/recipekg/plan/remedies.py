@@ -29,7 +29,7 @@ from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.layout import describe
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.methods import Method, read_method
+from recipekg.plan.methods import Method, read_method, states_env
 from recipekg.plan.options import memory_options
 from recipekg.plan.shape import model_shape, optimizer_state_bytes
 from recipekg.reason.facts import Facts
@@ -145,10 +145,21 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
         change = {"method": rid} if rid in ("lora", "qlora") else {"offload": "cpu"} if rid == "offload" else \
             {"precision": rid} if rid in ("int8", "int4") else {"optimizer": rid} if rid == "adam-8bit" else \
             {"kv-precision": "fp8"}
-        more = {"applies_to": "fine-tuning"} if rid in ("lora", "qlora") else {}
+        more = {}
+        if rid in ("lora", "qlora"):
+            base = _frozen_base(ledger, params, alt, options.grad_bytes)
+            more = {"applies_to": "fine-tuning", "base_weight_memory": qjson(base), "base_fits": base.high <= cap.low}
         out.append(_rec(rid, label, f"{why}: {_after(best, cap)}", enough, after=best["per_gpu"], change=change,
                         verdict="fits" if ok else "does not fit", **more))
     return out
+
+
+def _frozen_base(ledger: Ledger, params: Q, method: Method, grad: Q) -> Q:
+    """The frozen base's memory: the method's model-states formula without adapters."""
+    env = states_env(method, params, Q.point(0), Q.point(0), 1, 1, 1)
+    env["gradient_bytes_per_param"] = grad
+    q, _ = ledger.compute(ledger.kb.by_id(method.state_formula), env)
+    return q
 
 
 def _after(best: dict, cap: Q) -> str:
