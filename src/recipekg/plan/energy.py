@@ -9,8 +9,8 @@ centre's PUE (``kb/energy.ttl``, LLaMA's accounting), GPU-hours × ``price``, an
     >>> inputs = read_inputs(parse("plan where params = 7B and hardware = a100 and price = 2 and carbon-intensity = 0.385")[0], snap)
     >>> t = Timing(inputs.hardware, gpu_hours=Q.point(82432))
     >>> energy_and_cost(ledger, inputs, t)
-    >>> [(n, show(ledger.values[n])) for n in ("energy", "cost", "co2")]
-    [('energy', '36.3k'), ('cost', '165k'), ('co2', '14k')]
+    >>> [round(ledger.values[n].value) for n in ("energy", "cost", "co2")]   # kWh, USD, kg CO2e
+    [36270, 164864, 13964]
 """
 
 from __future__ import annotations

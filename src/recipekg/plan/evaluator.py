@@ -18,7 +18,7 @@ the KV cache and the headroom::
     ...                  optimizer_state_bytes(ledger, inputs)[0], read_method(ledger, inputs), inputs)
     >>> l = memo.layout((0, 1, 1, "none"), 1)
     >>> show(l["activations"], "bytes"), show(l["logits"], "bytes"), show(l["per_gpu"], "bytes")
-    ('18.3 GB', '591 MB', '127–128 GB')
+    ('21.2 GB', '591 MB', '130–132 GB')
     >>> show(memo.layout((3, 1, 1, "none"), 8)["buffers"], "bytes")
     '524 MB'
 """

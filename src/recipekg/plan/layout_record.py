@@ -12,7 +12,7 @@ parts (what the plan page's memory bar shows; they add up to the memory per GPU)
     >>> parts = ledger.entry("memory_per_gpu")["per_gpu_parts"]
     >>> [p["name"] for p in parts]
     ['weights', 'gradients', 'master_weights', 'optimizer_states', 'activations', 'headroom']
-    >>> sum(p["value"] for p in parts) == ledger.entry("memory_per_gpu")["value"]
+    >>> abs(sum(p["value"] for p in parts) / ledger.entry("memory_per_gpu")["value"] - 1) < 1e-9
     True
 """
 
@@ -88,7 +88,7 @@ def record_per_gpu(ledger: Ledger, memo, best: dict, state_parts: list[dict]) ->
         ledger.add("working_buffers_per_gpu", bq, "bytes", formula=f, env=env)
         parts.append(part("buffers", bq, f.id, "ZeRO-3 gathered layer"))
     record_headroom(ledger, memo)
-    parts.append(part("headroom", memo.options.headroom, None, "headroom (framework)"))
+    parts.append(part("headroom", memo.options.headroom, "memory-per-gpu-detailed", "headroom (framework)"))
     f = ledger.kb.formula("memory_per_gpu", "model_states_per_gpu", "activations_per_gpu", "headroom")
     q, env = ledger.compute(f, {"model_states_per_gpu": best["states"],
                                 "activations_per_gpu": best["activations"] + best["logits"],

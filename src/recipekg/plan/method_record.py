@@ -140,7 +140,7 @@ def _inference(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
                                 "tensor_parallel": Q.point(best["tp"]), "pipeline_parallel": Q.point(best["pp"])})
     parts = [part("weights", best["states"], memo.states_formula(0).id),
              part("kv_cache", best["activations"], "kv-cache", "KV cache"),
-             part("headroom", best["headroom"], None, "headroom (framework)")]
+             part("headroom", best["headroom"], "inference-memory-per-gpu", "headroom (framework)")]
     ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env, per_gpu_parts=parts)
     ledger.note("inference: no gradients, optimizer states or stored activations; the training figures above "
                 "(tokens, FLOPs, GPU-hours) describe training such a model, not serving it")

@@ -16,7 +16,7 @@ query's or the KB's default, said in a note::
     >>> memory_options(ledger, read_inputs(parse("plan where params = 7B and kv-precision = int4")[0], snap))
     Traceback (most recent call last):
     recipekg.errors.RangeError: line 1, column 43: plan has no KV-cache figure for kv-precision = int4
-    expected: kv-precision = bf16, kv-precision = fp16, kv-precision = fp8, kv-precision = int8
+    expected: kv-precision = bf16, kv-precision = fp16, kv-precision = fp8 or kv-precision = int8
 """
 
 from __future__ import annotations

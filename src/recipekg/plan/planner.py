@@ -4,7 +4,7 @@
     >>> [q["name"] for q in a["quantities"]][:4]
     ['params', 'tokens', 'flops', 'tokens_per_param']
     >>> a["fit"]["verdict"], a["tier"]["id"]
-    ('fits', 'cluster-weeks')
+    ('fits', 'multi-gpu-week')
 
 Every number comes from the KB: formulas are looked up by their output and the names they
 read (``rkg:expression``), constants by symbol, hardware figures by property, table rows

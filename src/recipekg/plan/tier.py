@@ -8,12 +8,14 @@
     >>> sizes = size(ledger, inputs, choose_strategy(ledger.kb, inputs.facts))
     >>> tier = compute_tier(ledger, inputs, sizes.params, train_time(ledger, inputs, sizes))
     >>> tier["id"], tier["basis"], tier["exact"]
-    ('cluster-weeks', 'compute', False)
+    ('multi-gpu-week', 'gpus', False)
 
 With gpus and a time (given, or the computed wall time) that meet all of a tier's
-conditions, that tier. Otherwise the tier whose GPU and time ranges can hold the plan's
-GPU-hours (the largest such tier: 70B-class compute is a massive-cluster job even though a
-smaller cluster could grind through it), or the nearest one.
+conditions, that tier. Otherwise, when the query gives the GPUs (or the time), the tier of
+what the user has: the one whose GPU range holds them (or is nearest), the nearest in time
+among those, never a tier of more GPUs than the user has. With neither, the tier whose GPU and
+time ranges can hold the plan's GPU-hours (the largest such tier: 70B-class compute is a
+massive-cluster job even though a smaller cluster could grind through it), or the nearest one.
 """
 
 from __future__ import annotations

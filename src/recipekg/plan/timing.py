@@ -9,7 +9,7 @@ reference's own assumption included), the wall time on the plan's GPUs, and the 
     >>> inputs = read_inputs(parse("plan where params = 1B and hardware = a100 and time = 3 days")[0], snap)
     >>> t = train_time(ledger, inputs, size(ledger, inputs, choose_strategy(ledger.kb, inputs.facts)))
     >>> ledger.kb.node_id(t.hardware), f"{t.mfu.value:.3f}", show(t.gpu_hours, "GPU-hours"), show(t.gpus_needed)
-    ('a100', '0.488', '190–390 GPU-hours', '3–6')
+    ('a100', '0.322', '190–429 GPU-hours', '3–6')
 
 Without a bf16 peak for the hardware (the reference leaves DGX Spark's open) there is no
 time: GPU-hours and wall time are recorded as missing, with the reason.

@@ -6,13 +6,16 @@ total-hours MFUs. Every figure says where it comes from::
 
     >>> from recipekg.plan.kbview import KBView
     >>> ledger = Ledger(KBView(snap))
-    >>> h100 = ledger.kb.iri("h100")
+    >>> h100 = snap["dimensions"]["hardware"]["values"]["h100"]
     >>> small = evidence(ledger, h100, Q.point(8e9))
-    >>> sorted({p["label"] for p in small})[:2]
-    ['Llama 3 70B', 'Llama 3 8B']
+    >>> sorted((p["label"], p["basis"]) for p in small)  # doctest: +NORMALIZE_WHITESPACE
+    [('Llama 3 70B', 'total GPU-hours'), ('Llama 3 8B', 'total GPU-hours'), ('Llama 3.1 405B on 16,384 GPUs',
+      'steady state (stated or from throughput)'), ('Llama 3.1 405B on 16,384 GPUs, long-context stage',
+      'steady state (stated or from throughput)'), ('Llama 3.1 405B on 8,192 GPUs', 'steady state (stated or from
+      throughput)'), ('Llama 3.1 70B', 'total GPU-hours'), ('Llama 3.1 8B', 'total GPU-hours')]
     >>> q = mfu_range(ledger, h100, Q.point(8e9), [], [])
-    >>> f"{q.low:.3f}", f"{q.high:.3f}"
-    ('0.138', '0.276')
+    >>> f"{q.low:.3f}", f"{q.value:.3f}", f"{q.high:.3f}"
+    ('0.138', '0.204', '0.430')
 """
 
 from __future__ import annotations
