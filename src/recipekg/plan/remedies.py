@@ -55,8 +55,10 @@ def remedies(ledger: Ledger, inputs: Inputs, params: Q, method: Method, found: d
     out += _switches(ledger, inputs, params, method, cap)
     need = found.get("gpus_needed")
     if need:
-        out.append(_rec("more-gpus", "more GPUs", f"{need:,} GPUs of {show(cap, 'bytes')} would hold it", True,
-                        change={"gpus": need}, gpus_needed=need))
+        there = leanest(ledger, inputs, params, method, gpus=need)
+        out.append(_rec("more-gpus", "more GPUs", f"{need:,} GPUs of {show(cap, 'bytes')} would hold it"
+                        + (f": {_after(there, cap)}" if there else ""), True,
+                        after=there["per_gpu"] if there else None, change={"gpus": need}, gpus_needed=need))
     smaller = largest_params(ledger, inputs, method.id, method)
     if smaller is not None and smaller["params"].value < params.value:
         out.append(_rec("smaller-model", "a smaller model",
