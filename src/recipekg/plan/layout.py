@@ -102,6 +102,9 @@ def _candidates(inputs: Inputs, gpus: int, shape: Shape, method: Method):
                     yield (zero, tp, pp, rec)
 
 
+_DIVISORS: dict = {}
+
+
 def divisors(n: int, most: int) -> list[int]:
     """The divisors of ``n`` up to ``most``, ascending, found by trial division up to the square
     root of ``n`` (a bounded count of steps: 10,000 for 10^8 GPUs), never a loop over every GPU.
@@ -109,6 +112,8 @@ def divisors(n: int, most: int) -> list[int]:
     >>> divisors(1_000_000, 32), divisors(12, 100)
     ([1, 2, 4, 5, 8, 10, 16, 20, 25, 32], [1, 2, 3, 4, 6, 12])
     """
+    if (n, most) in _DIVISORS:
+        return _DIVISORS[(n, most)]
     small, large, d = [], [], 1
     while d * d <= n:
         if n % d == 0:
@@ -116,7 +121,10 @@ def divisors(n: int, most: int) -> list[int]:
             if d * d != n:
                 large.append(n // d)
         d += 1
-    return [x for x in small + large[::-1] if x <= most]
+    found = [x for x in small + large[::-1] if x <= most]
+    if len(_DIVISORS) < 4096:     # a bounded memo: the capacity search asks for the same ones again and again
+        _DIVISORS[(n, most)] = found
+    return found
 
 
 def pipeline_degrees(n: int, layers: int) -> list[int]:
@@ -174,7 +182,15 @@ def lean_best(memo: "_Evaluator", inputs: Inputs, gpus: int) -> dict | None:
     of ``gpus`` GPUs has the query's degrees."""
     shape, method = memo.shape, memo.method
     groups = {(c[1], c[2]): c for c in sorted(_candidates(inputs, gpus, shape, method), key=_cost, reverse=True)}
-    leanest = {_leanest(c, shape.given, method) for c in groups.values()}
+    by_tp: dict = {}
+    for tp, pp in groups:
+        by_tp.setdefault(tp, []).append(pp)
+    # The pipeline degree only divides the memory per GPU (and, above 1, moves the output layer to
+    # the last stage): per tensor-parallel degree the leanest layout is at its largest pipeline
+    # degree, or at the smallest two when the memory does not depend on it. Three per degree:
+    # the search costs the same however many GPUs there are.
+    keep = {(tp, pp) for tp, pps in by_tp.items() for pp in sorted(pps)[:2] + [max(pps)]}
+    leanest = {_leanest(c, shape.given, method) for g, c in groups.items() if g in keep}
     if not leanest:
         return None
     return min((memo.layout(c, gpus) for c in sorted(leanest, key=_cost)), key=lambda l: l["per_gpu"].value)
