@@ -116,6 +116,11 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                     pretrained=one("pretrained"), model=model,
                     active_params=active, params_from_model=from_model, price=number("price"),
                     carbon_intensity=number("carbon-intensity"))
+    for dim in BOUNDS:          # every count given is a whole number in its range, used or not
+        if dim in facts and dim != "gpus":
+            whole(dim, stmt, constraints, facts)
+    for dim, allowed in CHOICES.items():
+        _choice(dim, allowed, stmt, constraints, facts, snap)
     if not (inputs.params or inputs.tokens or inputs.flops or inputs.backwards or inputs.gpu_memory) \
             and not (inputs.unique_tokens and inputs.epochs):
         p = stmt.pos
@@ -219,6 +224,23 @@ def whole(dim: str, stmt: Plan, constraints: dict, facts: dict) -> int | None:
         raise RangeError.at(at, f"'{dim}' must be between {units.num(least)} and {units.num(most)} to plan, "
                                 f"not {units.num(low)}", expected=example)
     return int(low)
+
+
+#: The values plan has figures for, per precision dimension beyond ``precision`` itself.
+CHOICES = {"grad-precision": ("bf16", "fp16", "fp32"), "kv-precision": ("bf16", "fp16", "fp8", "int8")}
+
+
+def _choice(dim: str, allowed: tuple, stmt: Plan, constraints: dict, facts: dict, snap: dict) -> None:
+    """RangeError at the value when a precision dimension names one plan has no figure for."""
+    f = facts.get(dim)
+    if f is None or not f.values:
+        return
+    names = {snap["nodes"][iri]["id"] for iri in f.values}
+    if names - set(allowed):
+        c = constraints[dim]
+        what = "KV-cache" if dim == "kv-precision" else "gradient"
+        raise RangeError.at(c.values[0].pos, f"plan has no {what} figure for {dim} = {', '.join(sorted(names))}",
+                            expected=[f"{dim} = {p}" for p in allowed])
 
 
 def _whole_q(dim: str, stmt: Plan, constraints: dict, facts: dict) -> Q | None:

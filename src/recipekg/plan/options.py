@@ -13,7 +13,7 @@ query's or the KB's default, said in a note::
     >>> o = memory_options(ledger, read_inputs(parse(q)[0], snap))
     >>> show(o.grad_bytes, "bytes/param"), show(o.headroom, "bytes"), o.headroom_how
     ('4 bytes/param', '8 GB', 'given in the query (headroom = 10%): 10% of 80 GB')
-    >>> memory_options(ledger, read_inputs(parse("plan where params = 7B and kv-precision = int4")[0], snap))
+    >>> read_inputs(parse("plan where params = 7B and kv-precision = int4")[0], snap)
     Traceback (most recent call last):
     recipekg.errors.RangeError: line 1, column 43: plan has no KV-cache figure for kv-precision = int4
     expected: kv-precision = bf16, kv-precision = fp16, kv-precision = fp8 or kv-precision = int8
