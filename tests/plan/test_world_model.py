@@ -227,3 +227,15 @@ def test_a_million_gpus_are_planned_like_eight(kb, snap):
     finally:
         evaluator.Evaluator.layout = real
     assert counted[100_000_000] <= 2 * counted[1_000_000] and counted[1_000_000] < 400
+
+
+def test_the_agent_tool_answers_the_same_plan(kb):
+    """MCP's plan tool (recipekg.agent.AgentTools, what `recipekg mcp` serves) returns the CLI's
+    JSON: the verdict first, the budget's GPUs, the remedies with their changes."""
+    import json
+
+    from recipekg.agent import AgentTools
+
+    a = json.loads(AgentTools(kb).plan("params = 7B and hardware = h100 and gpus = 8 and time = 1 week"))
+    assert a["summary"][0].startswith("misses the time budget") and a["feasibility"]["gpus_for_time"] > 8
+    assert {q["name"] for q in a["quantities"]} >= {"energy", "headroom", "activations", "memory_per_gpu"}

@@ -164,8 +164,7 @@ def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], peak:
         return inputs.mfu
     if not points(ledger):
         return _table_mfu(ledger, hw, rows, peak.formula) if rows else None
-    size = params if params is not None else Q.span(1e6, 1e15)
-    return mfu_range(ledger, hw, size, rows, _implied(ledger, rows) if rows else [])
+    return mfu_range(ledger, hw, params, rows, _implied(ledger, rows) if rows else [])
 
 
 def _implied(ledger: Ledger, rows: list[dict]) -> list[float]:

@@ -65,7 +65,7 @@ def _point(kb, f: dict, mfu: float, basis: str, **more) -> dict:
             "hardware": kb.node_id(f["hardware"]), "peak": kb.peak(f["hardware"]), "item": f, **more}
 
 
-def evidence(ledger: Ledger, hw: str | None, params: Q, exclude: tuple = ()) -> list[dict]:
+def evidence(ledger: Ledger, hw: str | None, params: Q | None, exclude: tuple = ()) -> list[dict]:
     """The points a plan of ``params`` on ``hw`` is compared with, on GPUs of the same dense
     16-bit peak (else on any): the runs' total-hours MFUs within the KB's size window (else at
     the nearest sizes below and above), and the steady MFUs papers state on those GPUs, of any
@@ -77,6 +77,8 @@ def evidence(ledger: Ledger, hw: str | None, params: Q, exclude: tuple = ()) -> 
     pool = same if len(same) >= 2 else every  # one run on a GPU is no range: every GPU's runs then
     window = kb.q("c_mfu_size_window").value
     runs = [p for p in pool if p["basis"] == "total GPU-hours"]
+    if params is None:          # planning backwards: the size is not known yet, every run counts
+        return pool
     near = [p for p in runs if params.low / window <= p["params"] <= params.high * window]
     if not near and runs:
         below = max((p["params"] for p in runs if p["params"] <= params.value), default=None)
@@ -86,7 +88,7 @@ def evidence(ledger: Ledger, hw: str | None, params: Q, exclude: tuple = ()) -> 
     return near + steady
 
 
-def mfu_range(ledger: Ledger, hw: str | None, params: Q, rows: list[dict], implied: list[float]) -> Q:
+def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict], implied: list[float]) -> Q:
     """The MFU range and its point, recorded as the ``mfu`` quantity with where each figure
     comes from; the reference's own assumption (the MFU its GPU-hours table implies, on its
     GPU) joins the range on that GPU and is shown beside it on others."""
@@ -105,8 +107,9 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q, rows: list[dict], impli
     ledger.add("mfu", mfu, "fraction of bf16 peak",
                label=f"MFU of published runs of a similar size on {where}",
                extra_sources=[p["item"] for p in found] + rows[:1],
-               derivation=(f"published runs within a factor of {kb.q('c_mfu_size_window').value:g} of "
-                           f"{show(params, 'parameters')} on {where}, and the steady MFUs stated there: "
+               derivation=((f"published runs within a factor of {kb.q('c_mfu_size_window').value:g} of "
+                            f"{show(params, 'parameters')}" if params is not None else "published runs of every size")
+                           + f" on {where}, and the steady MFUs stated there: "
                            + ", ".join(f"{p['label']} {p['mfu']:.3f} ({_how(p)})" for p in found) + reference
                            + f"; the median of the total-GPU-hours runs {mfu.value:.3f}, range {mfu.low:.3f}–{mfu.high:.3f}"),
                rows=[{"fact": f["id"], "params": f["params"], "flops": f["flops"], "gpu_hours": f["gpu_hours"],
