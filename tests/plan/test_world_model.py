@@ -239,3 +239,27 @@ def test_the_agent_tool_answers_the_same_plan(kb):
     a = json.loads(AgentTools(kb).plan("params = 7B and hardware = h100 and gpus = 8 and time = 1 week"))
     assert a["summary"][0].startswith("misses the time budget") and a["feasibility"]["gpus_for_time"] > 8
     assert {q["name"] for q in a["quantities"]} >= {"energy", "headroom", "activations", "memory_per_gpu"}
+
+
+def test_adapters_follow_the_block_they_are_put_on(run_plan, snap):
+    """QLoRA on every linear layer: 18h per unit of rank for a GPT-style block (the KB's
+    constant), 19.75h for Llama 2 70B's (GQA, a gated MLP of three 28,672-wide matrices)."""
+    width = {c["symbol"]: c["value"] for c in snap["constants"].values()}
+    gpt = run_plan("plan where params = 65.2B and method = qlora and gpu-memory = 48GB and layers = 80 "
+                   "and hidden = 8192 and heads = 64 and lora-rank = 64")
+    assert q(gpt, "adapter_params")["value"] == pytest.approx(64 * width["c_qlora_adapted_width_per_layer"] * 8192 * 80)
+    llama = run_plan("plan where model = llama-2-70b and method = qlora and gpu-memory = 80GB and lora-rank = 64")
+    h, kv_width, f = 8192, 8 * 8192 / 64, 28672
+    per_layer = 4 * h + 2 * (h + kv_width) + 3 * (h + f)
+    assert per_layer / h == pytest.approx(19.75)
+    assert q(llama, "adapter_params")["value"] == pytest.approx(64 * per_layer * 80)
+    lora = run_plan("plan where params = 175B and method = lora and gpu-memory = 80GB and layers = 96 "
+                    "and hidden = 12288 and heads = 96")
+    assert q(lora, "adapter_params")["value"] == pytest.approx(4 * width["c_lora_adapted_width_per_layer"] * 12288 * 96)
+
+
+def test_the_terms_add_up_to_korthikantis_34(snap):
+    c = {x["symbol"]: x["value"] for x in snap["constants"].values()}
+    terms = c["c_activation_bytes_fixed"] + c["c_kv_activation_bytes"] \
+        + c["c_activation_value_bytes"] * c["c_mlp_stored_tensors_plain"] * c["c_ffn_multiple"]
+    assert terms == c["c_activation_bytes_per_sbh"] == 34

@@ -22,7 +22,7 @@ from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.layout_record import part, record_headroom, record_per_gpu
-from recipekg.plan.methods import describe_method, kv_cache
+from recipekg.plan.methods import adapter_env, describe_method, kv_cache
 from recipekg.plan.shape import optimizer_state_bytes
 from recipekg.knowledge.terms import RKG
 
@@ -84,7 +84,7 @@ def _adapters(ledger: Ledger, memo) -> None:
     """LoRA / QLoRA: the adapters, the frozen base, the adapters' gradients and states."""
     kb, method = ledger.kb, memo.method
     f = memo.formula("lora-adapter-params" if method.id == "lora" else "qlora-adapter-params")
-    q, env = ledger.compute(f, {"lora_rank": method.rank, "hidden": memo.shape.hidden, "layers": memo.shape.layers})
+    q, env = ledger.compute(f, adapter_env(method, memo.shape))
     ledger.add("adapter_params", q, "parameters", formula=f, env=env)
     frozen, env = _whole(memo, Q.point(0))
     ledger.add("weights", frozen, "bytes", formula=memo.states_formula(0), env=env,

@@ -138,9 +138,19 @@ def adapter_params(ledger: Ledger, method: Method, shape) -> Q | None:
     """The adapters' parameter count (None for a method without adapters)."""
     if method.id not in ADAPTERS:
         return None
-    q, _ = ledger.compute(ledger.kb.by_id(ADAPTERS[method.id][0]),
-                          {"lora_rank": method.rank, "hidden": shape.hidden, "layers": shape.layers})
+    q, _ = ledger.compute(ledger.kb.by_id(ADAPTERS[method.id][0]), adapter_env(method, shape))
     return q
+
+
+def adapter_env(method: Method, shape) -> dict:
+    """What the adapter formulas read: the rank and the block's shape (its key-value heads, the
+    MLP's width and matrices: three for a gated MLP)."""
+    env = {"lora_rank": method.rank, "hidden": shape.hidden, "layers": shape.layers, "heads": shape.heads,
+           "kv_heads": kv_heads(shape)}
+    for name in ("ffn_hidden", "mlp_matrices"):
+        if getattr(shape, name, None) is not None:
+            env[name] = getattr(shape, name)
+    return env
 
 
 def kv_heads(shape) -> Q:

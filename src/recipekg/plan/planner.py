@@ -42,6 +42,8 @@ in the plan's :class:`~recipekg.plan.ledger.Ledger` and returns what later steps
 
 from __future__ import annotations
 
+import math
+
 from recipekg.plan.bandwidth import bandwidth
 from recipekg.plan.expr import Q
 from recipekg.plan.data import repetition
@@ -143,6 +145,8 @@ def _feasibility(ledger: Ledger, inputs, rules: list[dict], timing) -> dict:
     (whether the plan keeps to it, and ``gpus_for_time``: the GPUs that would)."""
     budget = inputs.time_budget
     more = timing.gpus_for_time
+    if more is not None and not math.isfinite(more.high):
+        more = None                    # no count of GPUs meets it (the arithmetic gives out)
     out = {"rules": rules, "time_budget": rounded(budget.value) if budget else None,
            "meets_time_budget": timing.budget_met, "gpus_for_time": int(more.high) if more is not None else None,
            "text": None}

@@ -19,9 +19,9 @@ for it) and whether it is enough on its own::
     False
     >>> [(r["id"], r["enough"], r.get("change")) for r in remedies(ledger, inputs, inputs.params, method, found)]
     ... # doctest: +NORMALIZE_WHITESPACE
-    [('lora-rank', True, {'lora-rank': 16}), ('seq-length', True, {'seq-length': 512}),
+    [('lora-rank', True, {'lora-rank': 16}), ('seq-length', True, {'seq-length': 256}),
      ('adam-8bit', False, {'optimizer': 'adam-8bit'}), ('more-gpus', True, {'gpus': 2}),
-     ('smaller-model', True, {'params': 59900000000.0})]
+     ('smaller-model', True, {'params': 58200000000.0})]
 """
 
 from __future__ import annotations

@@ -56,6 +56,7 @@ class Shape(Record):
     ffn_hidden: Q | None = None         # the MLP's width (the configuration's, else 4 × hidden)
     gated: bool = False                 # a gated (SwiGLU) MLP: three matrices
     served: Q | None = None             # at inference: the sequences served at once (batch-size)
+    mlp_matrices: Q | None = None       # the MLP's weight matrices: 2 (plain), 3 (gated)
 
     def heads_divisible_by(self, tp: int) -> bool:
         """Whether ``tp`` GPUs can split the heads (any degree, for a shape from the rule of thumb)."""
@@ -94,9 +95,10 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
         ledger.note(f"seq-length not given: {show(seq)} tokens assumed (GPT-3's context)",
                     kb.constant("c_default_seq_length"))
     micro, served = _micro_batch(ledger, inputs, got)
-    ffn, gated = _mlp(ledger, inputs.model, hidden)
+    ffn, gated, matrices = _mlp(ledger, inputs.model, hidden)
     return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys(),
-                 kv_heads=kv_heads, vocab=got.get("vocab"), ffn_hidden=ffn, gated=gated, served=served)
+                 kv_heads=kv_heads, vocab=got.get("vocab"), ffn_hidden=ffn, gated=gated, served=served,
+                 mlp_matrices=matrices)
 
 
 def _micro_batch(ledger: Ledger, inputs: Inputs, got: dict) -> tuple[Q, Q | None]:
@@ -116,17 +118,20 @@ def _micro_batch(ledger: Ledger, inputs: Inputs, got: dict) -> tuple[Q, Q | None
     return micro, None
 
 
-def _mlp(ledger: Ledger, model: dict | None, hidden: Q) -> tuple[Q, bool]:
-    """The MLP's width and whether it is gated: the configuration's, else GPT-3's plain 4h."""
+def _mlp(ledger: Ledger, model: dict | None, hidden: Q) -> tuple[Q, bool, Q]:
+    """The MLP's width, whether it is gated and its matrices: the configuration's, else GPT-3's
+    plain MLP of two matrices, 4h wide."""
+    plain = const_q(ledger.kb.constant("c_ffn_matrices_plain"))
     if model is not None and model.get("ffn_hidden"):
-        gated = (model.get("ffn_matrices") or 2) >= 3
+        matrices = Q.point(model["ffn_matrices"]) if model.get("ffn_matrices") else plain
+        gated = matrices.value > plain.value
         ffn = Q.point(model["ffn_hidden"])
         ledger.add("ffn_hidden", ffn, "hidden units", label="MLP width (intermediate size)", given=True,
                    extra_sources=[model], derivation=f"{model['label']}'s configuration: "
                    + ("a gated (SwiGLU) MLP of three matrices" if gated else "a plain MLP of two matrices"))
-        return ffn, gated
+        return ffn, gated, matrices
     c = ledger.kb.constant("c_ffn_multiple")
-    return const_q(c) * hidden, False
+    return const_q(c) * hidden, False, plain
 
 
 def _from_model(ledger: Ledger, model: dict | None, got: dict) -> None:
