@@ -68,6 +68,12 @@ def memory_options(ledger: Ledger, inputs: Inputs, quiet: bool = False) -> Memor
         note(f"headroom not given: {show(headroom, 'bytes')} per GPU kept free for the framework (the CUDA context "
              f"and kernels PyTorch loads); fragmentation and temporary buffers are not counted: give headroom = 10% "
              f"to keep more", *consts)
+    inference = inputs.method is not None and kb.node_id(inputs.method) == "inference"
+    if "kv-precision" in inputs.constraints and not inference:
+        note("kv-precision is the KV cache's precision at inference (method = inference): training keeps no KV "
+             "cache", warn=True)
+    if "grad-precision" in inputs.constraints and inference:
+        note("grad-precision is not used at inference: serving keeps no gradients", warn=True)
     gc, kc = kb.constant(GRADIENTS[grad]), kb.constant(KV_CACHE[kv])
     return MemoryOptions(attention, const_q(gc), (gc,), const_q(kc), (kc,), headroom, how, tuple(consts))
 
