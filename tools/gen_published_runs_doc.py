@@ -40,14 +40,20 @@ FOOT = """\
 ## A note on the fits
 
 Every run with a GPU count fits, as it did. Where the source states the recomputation (BLOOM's
-`--checkpoint-activations`) the row gives it; elsewhere plan chooses. One choice needs saying:
-Llama 3.1 405B trained "without activation checkpointing" on 8,192-token sequences, yet plan's
-*no recomputation* (Korthikanti et al.'s Eq. 5 with its 5as/h term) stores every attention score,
-748 GB per GPU at TP 8 — no 80 GB GPU held that, so the run did not store them. plan's *selective
-recomputation* is the layout that leaves exactly those scores out, and with it the run fits
-(`test_a_changed_layout_changes_the_verdict` checks both sides). A plan dimension for attention
-that never stores its scores would let the row say "no recomputation" literally; that is a
-follow-up, not part of this table.
+`--checkpoint-activations`) the row gives it; elsewhere plan chooses. Llama 3.1 405B trained
+"without activation checkpointing" on 8,192-token sequences: with plan's default memory-efficient
+attention (`attention = flash`, Dao et al.) no score matrix is stored and the run fits with no
+recomputation, while `attention = standard` (Korthikanti et al.'s 5as/h term, every score stored)
+does not fit 80 GB at TP 8 — `test_a_changed_layout_changes_the_verdict` checks both sides.
+
+## The MFU these runs give plan
+
+These runs (those whose sources the KB holds) are also the evidence of plan's MFU range
+(`kb/runs.ttl`): a plan is compared with the runs within a factor of 10 of its size on GPUs of the
+same dense 16-bit peak, by the MFU their total GPU-hours imply. A run's own hours are therefore
+inside the range of its own plan by construction; the checks that are not circular are in
+[docs/plan-against-the-world.md](plan-against-the-world.md): each run left out of the evidence in
+turn, and runs the KB never saw.
 
 ## What the table leaves out
 

@@ -30,7 +30,7 @@ TOLERANCE = {"flops": 0.05, "mfu_hours": 0.10}
 LAYOUT = (("gpus", "gpus"), ("layers", "layers"), ("hidden", "hidden"), ("heads", "heads"),
           ("seq_length", "seq-length"), ("tensor_parallel", "tensor-parallel"),
           ("pipeline_parallel", "pipeline-parallel"), ("zero", "zero"), ("recompute", "recompute"),
-          ("micro_batch", "micro-batch"))
+          ("micro_batch", "micro-batch"), ("attention", "attention"))
 
 
 def load(path: Path = TABLE) -> list[dict]:
@@ -85,7 +85,7 @@ def evaluate(run, row: dict) -> dict:
     if row["gpu_hours"]:
         published = float(row["gpu_hours"])
         out["range"] = {"applies": True, "published": published, "low": hours["low"], "high": hours["high"],
-                        "ok": hours["low"] <= published <= hours["high"]}
+                        "ok": hours["low"] * (1 - 1e-6) <= published <= hours["high"] * (1 + 1e-6)}
         device = answer["fit"]["hardware"]
         peak = device[f"{device['peak_used']}_peak_flops_per_second"]
         out["implied_mfu"] = flops / (peak * 3600 * published)
@@ -95,4 +95,32 @@ def evaluate(run, row: dict) -> dict:
     if row["gpus"]:
         fit = answer["fit"]
         out["fit"] = {"applies": True, "ok": fit["fits"] is True, "text": fit["text"]}
+    return out
+
+
+HELDOUT = REPO / "tests" / "data" / "published_runs_heldout.tsv"
+ENERGY = REPO / "tests" / "data" / "published_energy.tsv"
+ENERGY_TOLERANCE = 0.05
+
+
+def implied_mfu(row: dict, peak: float) -> float:
+    """The MFU a run's published GPU-hours imply on ``peak``: 6 · params · tokens / (hours · 3600 · peak)."""
+    return 6 * float(row["params"]) * float(row["tokens"]) / (float(row["gpu_hours"]) * 3600 * peak)
+
+
+def evaluate_energy(run, row: dict, peak: float) -> dict:
+    """plan's energy and emissions at the run's own GPU-hours (its implied MFU given) against
+    the published figures: ``{"energy": {...}, "co2": {...}}``, each within 5% when it applies."""
+    query = (f"plan where params = {row['params']} and tokens = {row['tokens']} and hardware = {row['hardware']} "
+             f"and mfu = {implied_mfu(row, peak) * 100:.8g}% and carbon-intensity = {row['carbon_intensity']}")
+    answer = run(query)
+    out = {"query": query, "gpu_hours": _quantity(answer, "gpu_hours")["value"]}
+    for check, column in (("energy", "energy_kwh"), ("co2", "co2_kg")):
+        got = _quantity(answer, check)["value"]
+        if row[column] and got is not None:
+            ratio = got / float(row[column])
+            out[check] = {"applies": True, "product": got, "published": float(row[column]), "ratio": ratio,
+                          "ok": abs(ratio - 1) <= ENERGY_TOLERANCE}
+        else:
+            out[check] = {"applies": False}
     return out

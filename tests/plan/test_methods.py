@@ -86,8 +86,10 @@ def test_kv_cache_counts_kv_heads_when_the_shape_has_them(snap):
         kv_heads = None
 
     ledger = Ledger(KBView(snap))
-    assert kv_cache(ledger, GQAShape)[0].value == pytest.approx(327_680)
-    assert kv_cache(ledger, MHAShape)[0].value == pytest.approx(8 * 327_680)
+    bf16 = Q.point(2)
+    assert kv_cache(ledger, GQAShape, bf16)[0].value == pytest.approx(327_680)
+    assert kv_cache(ledger, MHAShape, bf16)[0].value == pytest.approx(8 * 327_680)
+    assert kv_cache(ledger, GQAShape, Q.point(1))[0].value == pytest.approx(327_680 / 2)   # an 8-bit cache
 
 
 def test_7b_inference_in_bf16_fits_a_24gb_gpu(run_plan):
@@ -165,7 +167,9 @@ def test_the_answer_says_what_it_assumed(run_plan):
     assert "1 sequence" in notes and "bf16" in notes
     lora = run_plan("plan where params = 7B and method = qlora and gpu-memory = 24GB")
     lora_notes = " ".join(n["text"] for n in lora["notes"])
-    assert "rank 64" in lora_notes and "size pretraining a model of this size" in lora_notes
+    assert "rank 64" in lora_notes
+    assert lora["ask"] and lora["ask"][0]["dimension"] == "tokens"      # no pretraining time for a fine-tune
+    assert all(x["value"] is None for x in lora["quantities"] if x["name"] in ("tokens", "gpu_hours"))
 
 
 def cli(*args):

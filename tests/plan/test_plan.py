@@ -97,7 +97,7 @@ def test_gpu_hours_cover_the_table_and_reproduce_it_at_its_mfu(run_plan, flops_t
     for row in flops_table:
         a = run_plan(f"plan where params = {row['text']} and hardware = a100")
         mfu, gh = q(a, "mfu"), q(a, "gpu_hours")
-        assert mfu["low"] == pytest.approx(min(implied), rel=1e-3) and mfu["high"] > 0.5
+        assert mfu["low"] <= min(implied) * (1 + 1e-3) and mfu["high"] >= max(implied)   # the reference's, inside
         assert gh["low"] <= row["gpu_hours"] * 1.05 and gh["high"] >= row["gpu_hours"] * 0.95, (row, gh)
         assert gh["table"]["value"] == pytest.approx(row["gpu_hours"])
         assert gh["unit"] == "GPU-hours" and "seconds_per_hour" in gh["formula"]["expression"]
@@ -109,9 +109,13 @@ def test_the_mfu_range_is_published_runs_on_the_gpu(run_plan):
     for hw in ("a100", "h100"):
         mfu = q(run_plan(f"plan where params = 7B and hardware = {hw}"), "mfu")
         points = [p["mfu"] for p in mfu["published"]]
-        assert len(points) >= 3 and all(p["hardware"] == hw for p in mfu["published"])
-        assert mfu["low"] <= min(points) and mfu["high"] == pytest.approx(max(points))
-        assert {s["id"] for s in mfu["sources"]} >= ({"korthikanti2022", "touvron2023"} if hw == "a100" else {"dubey2024"})
+        same_peak = {"a100": {"a100", "a100-40gb"}, "h100": {"h100"}}[hw]   # the A100s share their peak
+        assert len(points) >= 3 and all(p["hardware"] in same_peak for p in mfu["published"])
+        assert mfu["low"] <= min(points) and mfu["high"] >= max(points)
+        totals = [p for p in mfu["published"] if p["basis"] == "total GPU-hours"]
+        assert totals and all(p["gpu_hours"] > 0 for p in totals)             # where each figure comes from
+        assert {s["id"] for s in mfu["sources"]} >= ({"korthikanti2022", "touvron2023"} if hw == "a100"
+                                                     else {"meta2024llama3card", "meta2024llama31card"})
 
 
 def test_mfu_derivation_names_every_row(run_plan):
@@ -246,26 +250,31 @@ def test_7b_on_8_h100_fits_with_fsdp(run_plan, hardware_tsv):
     assert a["recommendations"] == []          # it fits: no memory saving to weigh
 
 
-def test_7b_on_one_h100_weighs_each_memory_saving(run_plan):
+def test_7b_on_one_h100_says_what_would_fit_from_the_verdicts_model(run_plan):
+    """Issue 22: the remedies come from the detailed model the verdict comes from, and each one
+    said to be enough makes the same plan fit when its change is asked for."""
     a = run_plan("plan where params = 7B and hardware = h100")
     assert a["fit"]["fits"] is False
     recs = {r["id"]: r for r in a["recommendations"]}
-    assert {"gradient-checkpointing", "quantized-optimizer-states", "fsdp", "qlora"} <= set(recs)
-    assert recs["gradient-checkpointing"]["enough"] is False
-    assert recs["gradient-checkpointing"]["saving_per_gpu"]["low"] == pytest.approx(0.5 * 4 * 7e9)
-    assert recs["gradient-checkpointing"]["saving_per_gpu"]["high"] == pytest.approx(0.7 * 8 * 7e9)
-    assert recs["quantized-optimizer-states"]["saving_per_gpu"]["value"] == pytest.approx(0.3 * 8 * 7e9)
-    savings = [recs[k] for k in ("gradient-checkpointing", "quantized-optimizer-states", "fsdp")]
-    assert all(r["sources"] and r["rules"] for r in savings)   # the KB's techniques, with their rules
+    assert all(r["detailed"] for r in recs.values())
+    assert {"offload", "more-gpus", "smaller-model"} <= set(recs)
+    assert recs["more-gpus"]["change"] == {"gpus": recs["more-gpus"]["gpus_needed"]}
+    for r in recs.values():
+        if r["enough"] and r.get("change") and r["id"] not in ("lora", "qlora"):
+            change = {k: int(v) if isinstance(v, float) else v for k, v in r["change"].items()}
+            base = {"params": "7B", "hardware": "h100", **change}
+            again = run_plan("plan where " + " and ".join(f"{k} = {v}" for k, v in base.items()))
+            assert again["fit"]["fits"], (r["id"], again["fit"]["text"])
 
 
 def test_70b_on_8_h100_does_not_fit(run_plan):
     a = run_plan("plan where params = 70B and hardware = h100 and gpus = 8")
     assert a["fit"]["verdict"] == "does not fit" and a["fit"]["fits"] is False
     assert a["fit"]["sharded"]["verdict"] == "does not fit"
-    combined = [r for r in a["recommendations"] if r["id"] == "combined"][0]
-    assert combined["enough"] is False
-    assert any("every memory saving" in w["text"] for w in a["warnings"])
+    more = next(r for r in a["recommendations"] if r["id"] == "more-gpus")
+    assert more["enough"] and more["gpus_needed"] == a["fit"]["gpus_needed"] > 8
+    assert run_plan(f"plan where params = 70B and hardware = h100 and gpus = {more['gpus_needed']}")["fit"]["fits"]
+    assert a["summary"][1].startswith("to make it fit: ")           # what to change, right below the verdict
 
 
 def test_units_gpu_memory_and_time(run_plan):
@@ -286,11 +295,12 @@ def test_wall_time_and_tier(run_plan):
     a = run_plan("plan where params = 7B and hardware = h100 and gpus = 8")
     wall, gh = q(a, "wall_time"), q(a, "gpu_hours")
     assert wall["unit"] == "hours" and wall["value"] == pytest.approx(gh["value"] / 8, rel=1e-5)
-    assert 20 * 24 < wall["value"] < 40 * 24                                 # about a month
+    assert 20 * 24 < wall["value"] < 60 * 24               # a month or more at the MFU H100 runs paid for
     peak = 989.5e12
     assert gh["value"] == pytest.approx(q(a, "flops")["value"] / (peak * q(a, "mfu")["value"] * 3600), rel=1e-5)
-    tier = a["tier"]
-    assert tier["id"] == "cluster-weeks" and tier["advice"]
+    tier = a["tier"]                # the tier of the 8 GPUs the user has, not one of 32+ (issue 22)
+    assert tier["id"] == "multi-gpu-week" and not tier["exact"] and tier["advice"]
+    assert "your 8 GPUs" in tier["text"]
     assert all(r["sources"] for r in tier["advice"])
 
 
@@ -310,7 +320,7 @@ DGX_ROWS = [  # a size inside each row of the reference's DGX Spark table, and w
 def test_dgx_spark_feasibility_rows(run_plan, reference, params, word, expect):
     assert f"| {word} |" in reference
     a = run_plan(f"plan where params = {params} and hardware = dgx-spark")
-    feas = a["feasibility"]
+    feas = a["feasibility"]["rules"]
     assert feas and all("Model selection for DGX Spark" in r["section"] for r in feas)
     assert all(r["sources"] for r in feas)
     if "recommends" in expect:
@@ -342,7 +352,7 @@ def test_ridge_point_h100(run_plan, hardware_tsv):
     assert ridge["value"] == pytest.approx(float(h["bf16_dense_TFLOPS"]) * 1e12 / (float(h["bandwidth_GBps"]) * 1e9),
                                            rel=1e-5)
     assert ridge["unit"] == "FLOPs/byte" and a["bandwidth"]["bandwidth_bound"] is False
-    assert a["feasibility"] == []
+    assert a["feasibility"]["rules"] == [] and a["feasibility"]["gpus_for_time"] is None
 
 
 # ------------------------------------------------------------------ every number comes from the KB
@@ -372,12 +382,13 @@ def cli(*args):
     ("plan", 1, "nothing to plan from"),
     ("plan where gpus = 8", 1, "nothing to plan from"),
     ("plan where params = 0", 21, "greater than 0"),
-    ("plan where params = 7B and gpus = 0", 35, "greater than 0"),
+    ("plan where params = 7B and gpus = 0", 35, "between 1 and 100M"),
+    ("plan where params = 7B and gpus = 2.5", 35, "a whole number, not 2.5"),
     ("plan where params = -7B", 21, "negative"),
     ("plan where params < 7B", 12, "not only a bound"),
     ("plan where params = 1e-200", 12, "beyond the magnitudes plan computes with"),
     ("plan where tokens = 1e-30", 1, "out of the range plan solves in"),
-    ("plan where params = 7B and hardware = h100 and gpus = 1e300", 48, "beyond the magnitudes plan computes with"),
+    ("plan where params = 7B and hardware = h100 and gpus = 1e300", 55, "between 1 and 100M"),
 ])
 def test_bad_input_exits_2_with_position(query, column, words):
     code, out = cli("query", query)
@@ -452,7 +463,7 @@ def test_text_is_readable():
     code, out = cli("query", "plan where params = 7B and hardware = h100 and gpus = 8")
     assert code == 0, out
     for text in ("140B tokens", "5.88e21 FLOPs", "reference table: 5.9e21 FLOPs", "126–140 GB",
-                 "GPU-hours", "fits with ZeRO stage", "hoffmann2022", "Cluster (32+ GPUs), weeks", "days"):
+                 "GPU-hours", "fits with ZeRO stage", "hoffmann2022", "Multi-GPU (4-8), 1-7 days", "days"):
         assert text in out, text
     code, md = cli("query", "plan where params = 7B and hardware = h100 and gpus = 8", "--format", "markdown")
     assert code == 0 and "| quantity | value |" in md and "`flops = " in md

@@ -30,8 +30,11 @@ QUERY_DOC = ("Answer one or more recipekg statements (separated by ';'), e.g. 'r
              "answer: ranked results, each with the rules that fired and their sources (papers, with what each "
              "paper does for the claim).")
 PLAN_DOC = ("Size a training run: give constraints such as 'params = 7B and hardware = h100 and gpus = 8' "
-            "(dimensions: params, tokens, flops, gpus, time, hardware, gpu-memory, mfu, ...). Returns the JSON "
-            "plan: tokens, FLOPs, memory, whether it fits, GPU-hours, each quantity with its formula and sources.")
+            "(dimensions: params, tokens, flops, gpus, time, hardware, gpu-memory, mfu, model, method, seq-length, "
+            "batch-size, attention, grad-precision, kv-precision, headroom, price, carbon-intensity, ...). Returns "
+            "the JSON plan: the summary (verdict and what to change first), tokens, FLOPs, memory per GPU in its "
+            "parts, whether it fits and the changes that would make it (recommendations), GPU-hours, energy, cost, "
+            "feasibility (gpus_for_time when a time budget is missed), each quantity with its formula and sources.")
 EXPLAIN_DOC = ("Why a choice ranks where it does under constraints, and what change would rank it first: "
                "choice 'vit', constraints 'data = images and samples = 3000'. Returns the JSON explanation.")
 CITE_DOC = ("The papers behind exactly one of: a statement's answer (statement, optionally top N results), a "

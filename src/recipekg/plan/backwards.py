@@ -9,9 +9,9 @@ strategy. Both steps solve the KB's time formulas for their inputs (``wall_time 
     >>> inputs = read_inputs(parse("plan where gpus = 64 and hardware = h100 and time = 2 weeks")[0], snap)
     >>> back = plan_backwards(ledger, inputs)
     >>> show(back.timing.gpu_hours, "GPU-hours"), show(back.flops, "FLOPs")
-    ('21,500 GPU-hours', '2.1e22–3.29e22 FLOPs')
+    ('21,500 GPU-hours', '1.06e22–3.29e22 FLOPs')
     >>> print(back.timing.backwards["text"])
-    planned backwards from 64 GPUs × 2 weeks (14 days) of NVIDIA H100 SXM (bf16 peak 989.5 TFLOP/s) at the MFU of published runs, 0.274–0.430 (0.410): 21,500 GPU-hours → 2.1e22–3.29e22 FLOPs of compute, split into params and tokens by the strategy
+    planned backwards from 64 GPUs × 2 weeks (14 days) of NVIDIA H100 SXM (bf16 peak 989.5 TFLOP/s) at the MFU of published runs, 0.138–0.430 (0.253): 21,500 GPU-hours → 1.06e22–3.29e22 FLOPs of compute, split into params and tokens by the strategy
 
 Without GPUs and a time, or with something to size from, there is nothing to plan backwards
 (None). A GPU without a peak in the KB cannot be planned backwards: a :class:`RangeError`.

@@ -28,7 +28,8 @@ USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "
         "epochs", "unique-tokens", "optimizer", "precision", "goal", "inference-budget", "tier", "prefer",
         "layers", "hidden", "heads", "seq-length", "micro-batch", "tensor-parallel", "pipeline-parallel", "zero",
         "recompute", "peak-flops", "tokens-per-param", "method", "lora-rank", "offload", "pretrained",
-        "kv-heads", "vocab", "active-params", "inference-tokens"}
+        "kv-heads", "vocab", "active-params", "inference-tokens",
+        "attention", "grad-precision", "kv-precision", "headroom", "price", "carbon-intensity"}
 
 
 class Inputs(Record):
@@ -61,6 +62,8 @@ class Inputs(Record):
     active_params: Q | None = None     # parameters used per token (given, or the configuration's)
     params_from_model: bool = False    # params are the configuration's, not the query's
     inference_tokens: Q | None = None  # tokens to be served over the model's life (inference-aware sizing)
+    price: Q | None = None             # USD per GPU-hour
+    carbon_intensity: Q | None = None  # kg CO2e per kWh
 
     @property
     def backwards(self) -> bool:
@@ -83,7 +86,9 @@ class Inputs(Record):
     def unused(self) -> list[str]:
         """The dimensions of the query plan does not read (``architecture`` unless it names a
         model configuration)."""
-        return sorted(d for d in self.constraints if d not in USED and not (d == "architecture" and self.model))
+        inference = self.method is not None and self.method.rsplit("/", 1)[-1] == "method-inference"
+        return sorted(d for d in self.constraints if d not in USED and not (d == "architecture" and self.model)
+                      and not (d == "batch-size" and inference))
 
 
 def read_inputs(stmt: Plan, snap: dict) -> Inputs:
@@ -105,13 +110,18 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                                                       number("params"), number("active-params"))
     inputs = Inputs(stmt, constraints, facts, params=params, tokens=number("tokens"),
                     flops=number("flops"), unique_tokens=number("unique-tokens"), epochs=number("epochs"),
-                    gpus=number("gpus"), mfu=number("mfu"), time_budget=number("time", budget=True),
+                    gpus=_whole_q("gpus", stmt, constraints, facts), mfu=number("mfu"), time_budget=number("time", budget=True),
                     gpu_memory=number("gpu-memory"), hardware=one("hardware"), optimizer=one("optimizer"),
                     precision=one("precision"), peak_flops=number("peak-flops"), bandwidth=number("bandwidth"),
                     tokens_per_param=number("tokens-per-param"), method=one("method"), offload=one("offload"),
                     pretrained=one("pretrained"), model=model,
-                    active_params=active, params_from_model=from_model,
-                    inference_tokens=number("inference-tokens"))
+                    active_params=active, params_from_model=from_model, price=number("price"),
+                    carbon_intensity=number("carbon-intensity"), inference_tokens=number("inference-tokens"))
+    for dim in BOUNDS:          # every count given is a whole number in its range, used or not
+        if dim in facts and dim != "gpus":
+            whole(dim, stmt, constraints, facts)
+    for dim, allowed in CHOICES.items():
+        _choice(dim, allowed, stmt, constraints, facts, snap)
     if not (inputs.params or inputs.tokens or inputs.flops or inputs.backwards or inputs.gpu_memory) \
             and not (inputs.unique_tokens and inputs.epochs):
         p = stmt.pos
@@ -176,6 +186,67 @@ def _number(dim: str, stmt: Plan, constraints: dict, facts: dict, *, budget: boo
                                    f"({units.num(SCALE[0])} to {units.num(SCALE[1])} in base units)",
                             expected=[f"{dim} between {units.num(SCALE[0])} and {units.num(SCALE[1])}"])
     return Q.point(low) if low == high else Q.span(low, high)
+
+
+#: The whole numbers plan reads (counts of physical things and layout degrees): the range each
+#: must lie in, and an example of each for the error message. The ranges are wide enough for any
+#: run (the largest published clusters have about 10^5 GPUs) and keep every search bounded.
+BOUNDS = {"gpus": (1, 1e8), "zero": (0, 3), "tensor-parallel": (1, 1e6), "pipeline-parallel": (1, 1e6),
+          "layers": (1, 1e6), "heads": (1, 1e6), "kv-heads": (1, 1e6), "hidden": (1, 1e9), "vocab": (1, 1e9),
+          "seq-length": (1, 1e9), "micro-batch": (1, 1e9), "batch-size": (1, 1e9), "lora-rank": (1, 1e6)}
+EXAMPLE = {"gpus": 8, "zero": 3, "seq-length": 4096, "micro-batch": 1, "hidden": 4096, "heads": 32, "layers": 32,
+           "kv-heads": 8, "vocab": 32000, "batch-size": 8, "lora-rank": 16}
+
+
+def whole(dim: str, stmt: Plan, constraints: dict, facts: dict) -> int | None:
+    """The one whole number the query gives ``dim`` (None when not given); RangeError at the
+    constraint for a range or a bound, at the value for a fraction or a number out of range.
+
+    >>> s = parse("plan where params = 7B and gpus = 2.5")[0]
+    >>> whole("gpus", s, {"gpus": s.constraints[1]}, facts_of(s.constraints, snap))
+    Traceback (most recent call last):
+    recipekg.errors.RangeError: line 1, column 35: 'gpus' counts whole things: a whole number, not 2.5
+    expected: gpus = 8
+    """
+    f = facts.get(dim)
+    if f is None or not f.intervals:
+        return None
+    c = constraints.get(dim)
+    where = c.pos if c is not None else stmt.pos
+    low, _, high, _ = f.intervals[0]
+    example = [f"{dim} = {EXAMPLE.get(dim, 8)}"]
+    if len(f.intervals) != 1 or low != high or not math.isfinite(low):
+        raise RangeError.at(where, f"plan needs one whole number for '{dim}', not a range or a bound", expected=example)
+    at = c.values[0].pos if c is not None and c.values else where
+    if low != int(low):
+        raise RangeError.at(at, f"'{dim}' counts whole things: a whole number, not {units.num(low)}", expected=example)
+    least, most = BOUNDS.get(dim, (1, 1e9))
+    if not least <= low <= most:
+        raise RangeError.at(at, f"'{dim}' must be between {units.num(least)} and {units.num(most)} to plan, "
+                                f"not {units.num(low)}", expected=example)
+    return int(low)
+
+
+#: The values plan has figures for, per precision dimension beyond ``precision`` itself.
+CHOICES = {"grad-precision": ("bf16", "fp16", "fp32"), "kv-precision": ("bf16", "fp16", "fp8", "int8")}
+
+
+def _choice(dim: str, allowed: tuple, stmt: Plan, constraints: dict, facts: dict, snap: dict) -> None:
+    """RangeError at the value when a precision dimension names one plan has no figure for."""
+    f = facts.get(dim)
+    if f is None or not f.values:
+        return
+    names = {snap["nodes"][iri]["id"] for iri in f.values}
+    if names - set(allowed):
+        c = constraints[dim]
+        what = "KV-cache" if dim == "kv-precision" else "gradient"
+        raise RangeError.at(c.values[0].pos, f"plan has no {what} figure for {dim} = {', '.join(sorted(names))}",
+                            expected=[f"{dim} = {p}" for p in allowed])
+
+
+def _whole_q(dim: str, stmt: Plan, constraints: dict, facts: dict) -> Q | None:
+    n = whole(dim, stmt, constraints, facts)
+    return None if n is None else Q.point(float(n))
 
 
 def _one(dim: str, stmt: Plan, constraints: dict, facts: dict) -> str | None:

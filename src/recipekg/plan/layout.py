@@ -17,11 +17,11 @@ it, and keeps the cheapest layout whose high estimate fits in the low end of the
     >>> found["fits"], found["layout"]["zero"], found["layout"]["recompute"]
     (True, 1, 'none')
     >>> found["text"]
-    'fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 71 GB of the 80 GB per GPU'
+    'fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 48.7–50.2 GB of the 80 GB per GPU'
     >>> parts = ledger.entry("memory_per_gpu")["per_gpu_parts"]
     >>> [(p["name"], show(Q.point(p["value"]), "bytes")) for p in parts]  # doctest: +NORMALIZE_WHITESPACE
     [('weights', '14 GB'), ('gradients', '14 GB'), ('master_weights', '3.5 GB'),
-     ('optimizer_states', '7 GB'), ('activations', '32.5 GB')]
+     ('optimizer_states', '7 GB'), ('activations', '9.71 GB'), ('headroom', '1.25 GB')]
 
 "Cheapest" is our ordering, from the costs the papers give: full recomputation (a third more
 compute) is avoided first, then model parallelism (communication in every layer), then higher
@@ -34,14 +34,11 @@ from __future__ import annotations
 from recipekg.plan.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
-from recipekg.plan.kbview import const_q
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.methods import Method, adapter_params, kv_cache, read_method, states_env
+from recipekg.plan.evaluator import ZERO, Evaluator
+from recipekg.plan.methods import Method, read_method
 from recipekg.plan.shape import Shape, model_shape, optimizer_state_bytes
 
-ZERO = {0: "model-states-zero-0", 1: "model-states-zero-1", 2: "model-states-zero-2", 3: "model-states-zero-3"}
-RECOMPUTE = {"none": "activations-no-recompute", "selective": "activations-selective-recompute",
-             "full": "activations-full-recompute"}
 TENSOR_PARALLEL = (1, 2, 4, 8)
 MORE_GPUS_LIMIT = 1 << 17
 
@@ -73,7 +70,8 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | No
     if best is None:
         best = lean_best(memo, inputs, gpus)
     if method.state_formula is None:
-        _record(ledger, memo, best, params, states, state_constants)
+        from recipekg.plan.layout_record import record_zero
+        record_zero(ledger, memo, best, params, states, state_constants)
     else:
         from recipekg.plan.method_record import record_method
         record_method(ledger, memo, best, inputs)
@@ -94,7 +92,7 @@ def _candidates(inputs: Inputs, gpus: int, shape: Shape, method: Method):
         [t for t in TENSOR_PARALLEL if gpus % t == 0 and shape.heads_divisible_by(t)]
     for tp in tps:
         pps = [given["pipeline_parallel"]] if "pipeline_parallel" in given else \
-            [p for p in range(1, gpus // tp + 1) if (gpus // tp) % p == 0 and p <= max(1.0, shape.layers.value)]
+            pipeline_degrees(gpus // tp, max(1, int(shape.layers.value)))
         for pp in pps:
             if gpus % (tp * pp) or not shape.heads_divisible_by(tp):
                 continue
@@ -102,6 +100,50 @@ def _candidates(inputs: Inputs, gpus: int, shape: Shape, method: Method):
                 for rec in [given["recompute"]] if "recompute" in given and method.id != "inference" \
                         else method.recompute_modes:
                     yield (zero, tp, pp, rec)
+
+
+_DIVISORS: dict = {}
+
+
+def divisors(n: int, most: int) -> list[int]:
+    """The divisors of ``n`` up to ``most``, ascending, found by trial division up to the square
+    root of ``n`` (a bounded count of steps: 10,000 for 10^8 GPUs), never a loop over every GPU.
+
+    >>> divisors(1_000_000, 32), divisors(12, 100)
+    ([1, 2, 4, 5, 8, 10, 16, 20, 25, 32], [1, 2, 3, 4, 6, 12])
+    """
+    if (n, most) in _DIVISORS:
+        return _DIVISORS[(n, most)]
+    small, large, d = [], [], 1
+    while d * d <= n:
+        if n % d == 0:
+            small.append(d)
+            if d * d != n:
+                large.append(n // d)
+        d += 1
+    found = [x for x in small + large[::-1] if x <= most]
+    if len(_DIVISORS) < 4096:     # a bounded memo: the capacity search asks for the same ones again and again
+        _DIVISORS[(n, most)] = found
+    return found
+
+
+def pipeline_degrees(n: int, layers: int) -> list[int]:
+    """The pipeline degrees the search tries on ``n`` GPUs (per tensor-parallel group): the
+    divisors of ``n`` up to the layers, the eight smallest and then each at least twice the one
+    before, and the largest. Their count grows with the logarithm of the layers, not with the
+    GPUs: the search costs the same on 8 GPUs and on 8 million.
+
+    >>> pipeline_degrees(8, 32), pipeline_degrees(1_000_000, 126)
+    ([1, 2, 4, 8], [1, 2, 4, 5, 8, 10, 16, 20, 40, 80, 125])
+    """
+    kept: list[int] = []
+    found = divisors(n, layers)
+    for d in found:
+        if len(kept) < 8 or d >= 2 * kept[-1]:
+            kept.append(d)
+    if found and kept[-1] != found[-1]:
+        kept.append(found[-1])
+    return kept
 
 
 def _cost(c: tuple) -> tuple:
@@ -140,7 +182,15 @@ def lean_best(memo: "_Evaluator", inputs: Inputs, gpus: int) -> dict | None:
     of ``gpus`` GPUs has the query's degrees."""
     shape, method = memo.shape, memo.method
     groups = {(c[1], c[2]): c for c in sorted(_candidates(inputs, gpus, shape, method), key=_cost, reverse=True)}
-    leanest = {_leanest(c, shape.given, method) for c in groups.values()}
+    by_tp: dict = {}
+    for tp, pp in groups:
+        by_tp.setdefault(tp, []).append(pp)
+    # The pipeline degree only divides the memory per GPU (and, above 1, moves the output layer to
+    # the last stage): per tensor-parallel degree the leanest layout is at its largest pipeline
+    # degree, or at the smallest two when the memory does not depend on it. Three per degree:
+    # the search costs the same however many GPUs there are.
+    keep = {(tp, pp) for tp, pps in by_tp.items() for pp in sorted(pps)[:2] + [max(pps)]}
+    leanest = {_leanest(c, shape.given, method) for g, c in groups.items() if g in keep}
     if not leanest:
         return None
     return min((memo.layout(c, gpus) for c in sorted(leanest, key=_cost)), key=lambda l: l["per_gpu"].value)
@@ -157,112 +207,7 @@ def _gpus_needed(memo: "_Evaluator", inputs: Inputs, gpus: int, cap: Q) -> int |
     return None
 
 
-class Evaluator:
-    """The KB's formulas evaluated once per distinct input (the search asks many times), for
-    the plan's method."""
-
-    def __init__(self, ledger: Ledger, params: Q, shape: Shape, states: Q, method: Method,
-                 inputs: Inputs | None = None) -> None:
-        self.ledger, self.params, self.shape, self.states, self.method = ledger, params, shape, states, method
-        self.inputs = inputs
-        self.adapters = adapter_params(ledger, method, shape)
-        self.kv = kv_cache(ledger, shape)[0] if method.id == "inference" else None
-        self.seen: dict = {}
-
-    def formula(self, fid: str):
-        return self.ledger.kb.by_id(fid)
-
-    def states_formula(self, zero: int):
-        return self.formula(self.method.state_formula or ZERO[zero])
-
-    def states_per_gpu(self, zero: int, tp: int, pp: int, dp: int) -> Q:
-        key = ("states", zero, tp, pp, dp)
-        if key not in self.seen:
-            self.seen[key], _ = self.ledger.compute(self.states_formula(zero), self.states_env(tp, pp, dp))
-        return self.seen[key]
-
-    def activations_per_gpu(self, rec: str, tp: int, pp: int = 1) -> Q:
-        """Activations per GPU; at inference, the GPU's share of the KV cache instead."""
-        key = ("activations", rec, tp, pp if self.kv is not None else 1)
-        if key not in self.seen:
-            if self.kv is not None:
-                f = self.formula("inference-memory-per-gpu")
-                env = {"model_states_per_gpu": Q.point(0), "kv_cache": self.kv,
-                       "tensor_parallel": Q.point(tp), "pipeline_parallel": Q.point(pp)}
-                self.seen[key], _ = self.ledger.compute(f, env)
-            else:
-                self.seen[key], _ = self.ledger.compute(self.formula(RECOMPUTE[rec]), self.activation_env(tp))
-        return self.seen[key]
-
-    def states_env(self, tp: int, pp: int, dp: int) -> dict:
-        return states_env(self.method, self.params, self.states, self.adapters, tp, pp, dp)
-
-    def activation_env(self, tp: int) -> dict:
-        s = self.shape
-        return {"seq_length": s.seq_length, "micro_batch": s.micro_batch, "hidden": s.hidden, "layers": s.layers,
-                "heads": s.heads, "tensor_parallel": Q.point(tp)}
-
-    def layout(self, c: tuple, gpus: int | None = None) -> dict:
-        zero, tp, pp, rec = c
-        gpus = gpus or tp * pp
-        dp = max(1, gpus // (tp * pp))
-        states, acts = self.states_per_gpu(zero, tp, pp, dp), self.activations_per_gpu(rec, tp, pp)
-        return {"zero": zero, "tp": tp, "pp": pp, "dp": dp, "recompute": rec, "states": states,
-                "method": self.method.id, "offload": self.method.offload,
-                "activations": acts, "per_gpu": states + acts}
-
-
 _Evaluator = Evaluator
-
-
-def _record(ledger: Ledger, memo: _Evaluator, best: dict, params: Q, states: Q, state_constants: list) -> None:
-    """The quantities of the layout found, each with its formula and sources."""
-    kb = ledger.kb
-    parts = (("weights", "c_weight_bytes_per_param_bf16"), ("gradients", "c_gradient_bytes_per_param_bf16"),
-             ("master_weights", "c_master_weight_bytes_per_param"))
-    total = Q.point(0)
-    for name, sym in parts:
-        per = const_q(kb.constant(sym))
-        total = total + per * params
-        ledger.add(name, per * params, "bytes", constants=[kb.constant(sym)], label=f"{name.replace('_', ' ')} (whole model)",
-                   derivation=f"{show(per, 'bytes/param')} × {show(params, 'parameters')} = {show(per * params, 'bytes')}")
-    ledger.add("optimizer_states", states * params, "bytes", label="optimizer states (whole model)",
-               derivation=f"{show(states, 'bytes/param')} × {show(params, 'parameters')} = {show(states * params, 'bytes')}",
-               constants=state_constants)
-    ledger.add("model_states", total + states * params, "bytes", label="model states (whole model)",
-               derivation="weights + gradients + fp32 master weights + optimizer states")
-    f = memo.formula(ZERO[best["zero"]])
-    q, env = ledger.compute(f, memo.states_env(best["tp"], best["pp"], best["dp"]))
-    ledger.add("model_states_per_gpu", q, "bytes", formula=f, env=env)
-    f = memo.formula(RECOMPUTE[best["recompute"]])
-    q, env = ledger.compute(f, memo.activation_env(best["tp"]))
-    ledger.add("activations", q, "bytes", formula=f, env=env, label="activations per GPU")
-    f = kb.formula("memory_per_gpu", "model_states_per_gpu", "activations_per_gpu")
-    q, env = ledger.compute(f, {"model_states_per_gpu": best["states"], "activations_per_gpu": best["activations"]})
-    ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env, per_gpu_parts=parts_per_gpu(ledger, memo, best))
-
-
-# The terms of the ZeRO formulas (kb/memory-model.ttl), each a number of bytes per parameter
-STATE_TERMS = {"weights": "c_weight_bytes_per_param_bf16", "gradients": "c_gradient_bytes_per_param_bf16",
-               "master_weights": "c_master_weight_bytes_per_param",
-               "optimizer_states": "optimizer_state_bytes_per_param"}
-
-
-def parts_per_gpu(ledger: Ledger, memo: "_Evaluator", best: dict) -> list[dict]:
-    """The memory per GPU of a layout in its parts: each model state is the layout's ZeRO
-    formula evaluated with the other states' bytes per parameter at 0 (the formulas are sums
-    of these terms, each divided by its sharding), then the activations. They add up to the
-    memory per GPU; each names the KB formula it comes from."""
-    f = memo.formula(ZERO[best["zero"]])
-    env = memo.states_env(best["tp"], best["pp"], best["dp"])
-    out = []
-    for name, sym in STATE_TERMS.items():
-        alone = {other: Q.point(0) for other in STATE_TERMS.values() if other != sym}
-        q, _ = ledger.compute(f, env, alone)
-        out.append({"name": name, "label": name.replace("_", " "), **qjson(q), "unit": "bytes", "formula": f.id})
-    out.append({"name": "activations", "label": "activations", **qjson(best["activations"]), "unit": "bytes",
-                "formula": RECOMPUTE[best["recompute"]]})
-    return out
 
 
 def _layout_json(best: dict, shape: Shape, method: Method) -> dict:

@@ -24,8 +24,8 @@ from recipekg.plan.figures import rounded, show
 from recipekg.plan.kbview import KBFormula, KBView, const_json
 
 # Pure unit conversions: definitions, not claims of the reference, so they live here and not
-# in the KB. The KB's formulas name them (seconds_per_hour, bits_per_byte) and plan binds them.
-CONVERSIONS = {"seconds_per_hour": 3600.0, "bits_per_byte": 8.0}
+# in the KB. The KB's formulas name them (seconds_per_hour, bits_per_byte, watts_per_kilowatt) and plan binds them.
+CONVERSIONS = {"seconds_per_hour": 3600.0, "bits_per_byte": 8.0, "watts_per_kilowatt": 1000.0}
 
 
 class Ledger:
@@ -52,9 +52,10 @@ class Ledger:
             constants: list[dict] = (), extra_sources: list[dict] = (), **more) -> dict:
         """Record a quantity with its formula, constants, sources, section and derivation
         (``more`` are extra fields of its JSON); returns its entry."""
+        keep = rounded if not more.get("given") else float   # a number given (or a configuration's) stays exact
         entry = {"name": name, "label": label or (formula.data["label"] if formula else name),
-                 "value": rounded(q.value) if q else None, "low": rounded(q.low) if q else None,
-                 "high": rounded(q.high) if q else None, "unit": unit, "formula": None, "sources": [],
+                 "value": keep(q.value) if q else None, "low": keep(q.low) if q else None,
+                 "high": keep(q.high) if q else None, "unit": unit, "formula": None, "sources": [],
                  "derivation": derivation or "", "section": None}
         if formula is not None:
             self._cite_formula(entry, formula, q, env, derivation, constants, extra_sources)

@@ -20,17 +20,17 @@ from __future__ import annotations
 from recipekg.plan.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
-from recipekg.plan.kbview import const_q
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.methods import describe_method, kv_cache
+from recipekg.plan.layout_record import part, record_headroom, record_per_gpu
+from recipekg.plan.methods import adapter_env, describe_method, kv_cache
 from recipekg.plan.shape import optimizer_state_bytes
 from recipekg.knowledge.terms import RKG
 
 
 def record_method(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
-    """Record the quantities of ``best`` (a layout of :class:`~recipekg.plan.layout.Evaluator`)."""
+    """Record the quantities of ``best`` (a layout of :class:`~recipekg.plan.evaluator.Evaluator`)."""
     method = memo.method
-    ledger.note(describe_method(method, memo.shape))
+    ledger.note(describe_method(method, memo.shape, memo.options.kv_bytes))
     if method.id == "inference":
         _inference(ledger, memo, best, inputs)
         return
@@ -39,13 +39,19 @@ def record_method(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
     else:
         _adapters(ledger, memo)
     _per_gpu(ledger, memo, best)
-    f = memo.formula({"none": "activations-no-recompute", "selective": "activations-selective-recompute",
-                      "full": "activations-full-recompute"}[best["recompute"]])
-    q, env = ledger.compute(f, memo.activation_env(best["tp"]))
-    ledger.add("activations", q, "bytes", formula=f, env=env, label="activations per GPU")
-    f = ledger.kb.formula("memory_per_gpu", "model_states_per_gpu", "activations_per_gpu")
-    q, env = ledger.compute(f, {"model_states_per_gpu": best["states"], "activations_per_gpu": best["activations"]})
-    ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env)
+    record_per_gpu(ledger, memo, best, _state_parts(ledger, memo, best))
+
+
+def _state_parts(ledger: Ledger, memo, best: dict) -> list[dict]:
+    """The model states per GPU in two parts: the weights kept on the GPU (the frozen base, or
+    the 16-bit weights of ZeRO-Offload) and what the trained adapters add."""
+    f = memo.states_formula(best["zero"])
+    env = memo.states_env(best["tp"], best["pp"], best["dp"])
+    if memo.adapters is None:
+        return [part("weights", best["states"], f.id)]
+    base, _ = ledger.compute(f, dict(env, adapter_params=Q.point(0)))
+    return [part("weights", base, f.id, "frozen base weights"),
+            part("adapters", best["states"] - base, f.id, "adapters (weights, gradients, optimizer states)")]
 
 
 def _whole(memo, adapters: Q | None = None) -> tuple[Q, dict]:
@@ -78,15 +84,14 @@ def _adapters(ledger: Ledger, memo) -> None:
     """LoRA / QLoRA: the adapters, the frozen base, the adapters' gradients and states."""
     kb, method = ledger.kb, memo.method
     f = memo.formula("lora-adapter-params" if method.id == "lora" else "qlora-adapter-params")
-    q, env = ledger.compute(f, {"lora_rank": method.rank, "hidden": memo.shape.hidden, "layers": memo.shape.layers})
+    q, env = ledger.compute(f, adapter_env(method, memo.shape))
     ledger.add("adapter_params", q, "parameters", formula=f, env=env)
     frozen, env = _whole(memo, Q.point(0))
     ledger.add("weights", frozen, "bytes", formula=memo.states_formula(0), env=env,
                label=f"frozen base weights ({'4-bit NF4 with its constants' if method.id == 'qlora' else 'bf16'})",
                derivation=f"the model-states formula without adapters: {show(frozen, 'bytes')}")
-    grad = kb.constant("c_gradient_bytes_per_param_bf16")
-    _times(ledger, "gradients", const_q(grad), memo.adapters, "adapter parameters",
-           "gradients (the adapters' only)", [grad])
+    _times(ledger, "gradients", memo.options.grad_bytes, memo.adapters, "adapter parameters",
+           "gradients (the adapters' only)", list(memo.options.grad_constants))
     _times(ledger, "optimizer_states", memo.states, memo.adapters, "adapter parameters",
            "optimizer states (the adapters' only)", _state_constants(ledger, memo))
     whole, env = _whole(memo)
@@ -100,12 +105,14 @@ def _offload(ledger: Ledger, memo) -> None:
     weights, env = _whole(memo)
     ledger.add("weights", weights, "bytes", formula=memo.states_formula(0), env=env,
                label="weights (16-bit, on the GPU)")
-    grad, master = kb.constant("c_gradient_bytes_per_param_bf16"), kb.constant("c_master_weight_bytes_per_param")
-    _times(ledger, "gradients", const_q(grad), memo.params, "parameters", "gradients (16-bit, on the CPU)", [grad])
+    master = kb.constant("c_master_weight_bytes_per_param")
+    _times(ledger, "gradients", memo.options.grad_bytes, memo.params, "parameters", "gradients (on the CPU)",
+           list(memo.options.grad_constants))
     _times(ledger, "optimizer_states", memo.states, memo.params, "parameters", "optimizer states (on the CPU)",
            _state_constants(ledger, memo))
     f = memo.formula("offloaded-states")
-    cpu, env = ledger.compute(f, {"params": memo.params, "optimizer_state_bytes_per_param": memo.states})
+    cpu, env = ledger.compute(f, {"params": memo.params, "optimizer_state_bytes_per_param": memo.states,
+                                  "gradient_bytes_per_param": memo.options.grad_bytes})
     ledger.add("cpu_memory", cpu, "bytes", formula=f, env=env, constants=[master])
     ledger.add("model_states", weights + cpu, "bytes", label="model states (whole model, GPU and CPU)",
                derivation=f"{show(weights, 'bytes')} on the GPUs + {show(cpu, 'bytes')} on the CPUs")
@@ -115,31 +122,59 @@ def _offload(ledger: Ledger, memo) -> None:
 
 
 def _inference(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
-    """Inference: the weights, the KV cache, the memory per GPU and the decode bound."""
+    """Inference: the weights, the KV cache, the memory per GPU and the prefill and decode bounds."""
     kb, method, shape = ledger.kb, memo.method, memo.shape
     weights, env = _whole(memo)
     ledger.add("weights", weights, "bytes", formula=memo.states_formula(0), env=env, constants=list(method.weight_constants))
     ledger.add("model_states", weights, "bytes", label="model states (the weights only: no gradients or "
                "optimizer states at inference)", derivation=f"the weights, {show(weights, 'bytes')}")
-    kv, env = kv_cache(ledger, shape)
-    ledger.add("kv_cache", kv, "bytes", formula=memo.formula("kv-cache"), env=env)
+    sequences = memo.sequences(best["dp"])
+    kv, env = kv_cache(ledger, shape, memo.options.kv_bytes, sequences)
+    ledger.add("kv_cache", kv, "bytes", formula=memo.formula("kv-cache"), env=env,
+               label="KV cache (one copy of the model: its sequences served at once)",
+               constants=list(memo.options.kv_constants))
     _per_gpu(ledger, memo, best)
+    record_headroom(ledger, memo)
     f = memo.formula("inference-memory-per-gpu")
-    q, env = ledger.compute(f, {"model_states_per_gpu": best["states"], "kv_cache": kv,
+    q, env = ledger.compute(f, {"model_states_per_gpu": best["states"], "kv_cache": kv, "headroom": best["headroom"],
                                 "tensor_parallel": Q.point(best["tp"]), "pipeline_parallel": Q.point(best["pp"])})
-    ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env)
+    parts = [part("weights", best["states"], memo.states_formula(0).id),
+             part("kv_cache", best["activations"], "kv-cache", "KV cache"),
+             part("headroom", best["headroom"], "inference-memory-per-gpu", "headroom (framework)")]
+    ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env, per_gpu_parts=parts)
     ledger.note("inference: no gradients, optimizer states or stored activations; the training figures above "
                 "(tokens, FLOPs, GPU-hours) describe training such a model, not serving it")
     bw, source = _bandwidth(kb, inputs)
     if bw is None:
         ledger.note("no bandwidth for the GPU: add hardware or bandwidth = 3.35TB/s for the decode-speed bound")
         return
+    _speed(ledger, memo, best, inputs, weights, kv, sequences, bw, source)
+
+
+def _speed(ledger: Ledger, memo, best: dict, inputs: Inputs, weights: Q, kv: Q, sequences: Q, bw: Q,
+           source: dict | None) -> None:
+    """The decode bound (tokens/s over every copy, seconds per step) and the prefill bound."""
+    tp, extra = Q.point(best["tp"]), [source] if source else []
     f = memo.formula("decode-tokens-per-second")
-    q, env = ledger.compute(f, {"micro_batch": shape.micro_batch, "tensor_parallel": Q.point(best["tp"]),
-                                "bandwidth": bw, "weights": weights, "kv_cache": kv})
-    ledger.add("decode_tokens_per_second", q, "tokens/s", formula=f, env=env,
-               extra_sources=[source] if source else [],
-               label="decode speed, upper bound from memory bandwidth")
+    q, env = ledger.compute(f, {"micro_batch": sequences, "tensor_parallel": tp, "bandwidth": bw, "weights": weights,
+                                "kv_cache": kv, "data_parallel": Q.point(best["dp"])})
+    ledger.add("decode_tokens_per_second", q, "tokens/s", formula=f, env=env, extra_sources=extra,
+               label="decode speed, upper bound from memory bandwidth (every copy of the model)")
+    f = memo.formula("decode-seconds-per-token")
+    q, env = ledger.compute(f, {"tensor_parallel": tp, "bandwidth": bw, "weights": weights, "kv_cache": kv})
+    ledger.add("decode_seconds_per_token", q, "seconds", formula=f, env=env, extra_sources=extra,
+               label="time per decoding step, lower bound (one token for each sequence)")
+    peak = inputs.peak_flops.value if inputs.peak_flops else ledger.kb.peak(inputs.hardware)
+    if not peak:
+        ledger.note("no peak FLOP/s for the GPU: give peak-flops = 989T for the prefill bound")
+        return
+    f = memo.formula("prefill-seconds")
+    active = inputs.active_params or memo.params
+    q, env = ledger.compute(f, {"active_params": active, "seq_length": memo.shape.seq_length, "micro_batch": sequences,
+                                "tensor_parallel": tp, "peak_flops": Q.point(peak), "bandwidth": bw,
+                                "weights": weights})
+    ledger.add("prefill_seconds", q, "seconds", formula=f, env=env, extra_sources=extra,
+               label=f"prefill (time to the first token) of {show(memo.shape.seq_length)}-token prompts, lower bound")
 
 
 def _bandwidth(kb, inputs: Inputs) -> tuple[Q | None, dict | None]:

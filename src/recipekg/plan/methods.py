@@ -138,9 +138,19 @@ def adapter_params(ledger: Ledger, method: Method, shape) -> Q | None:
     """The adapters' parameter count (None for a method without adapters)."""
     if method.id not in ADAPTERS:
         return None
-    q, _ = ledger.compute(ledger.kb.by_id(ADAPTERS[method.id][0]),
-                          {"lora_rank": method.rank, "hidden": shape.hidden, "layers": shape.layers})
+    q, _ = ledger.compute(ledger.kb.by_id(ADAPTERS[method.id][0]), adapter_env(method, shape))
     return q
+
+
+def adapter_env(method: Method, shape) -> dict:
+    """What the adapter formulas read: the rank and the block's shape (its key-value heads, the
+    MLP's width and matrices: three for a gated MLP)."""
+    env = {"lora_rank": method.rank, "hidden": shape.hidden, "layers": shape.layers, "heads": shape.heads,
+           "kv_heads": kv_heads(shape)}
+    for name in ("ffn_hidden", "mlp_matrices"):
+        if getattr(shape, name, None) is not None:
+            env[name] = getattr(shape, name)
+    return env
 
 
 def kv_heads(shape) -> Q:
@@ -151,12 +161,13 @@ def kv_heads(shape) -> Q:
     return got if isinstance(got, Q) else Q.point(float(got))
 
 
-def kv_cache(ledger: Ledger, shape) -> tuple[Q, dict]:
-    """The KV cache of the plan's sequences (and the names it was computed from)."""
+def kv_cache(ledger: Ledger, shape, kv_bytes: Q, sequences: Q | None = None) -> tuple[Q, dict]:
+    """The KV cache of ``sequences`` (the shape's micro-batch when not given) at ``kv_bytes``
+    per value, and the names it was computed from."""
     f = ledger.kb.by_id("kv-cache")
     return ledger.compute(f, {"layers": shape.layers, "kv_heads": kv_heads(shape), "hidden": shape.hidden,
-                              "heads": shape.heads, "seq_length": shape.seq_length,
-                              "micro_batch": shape.micro_batch})
+                              "heads": shape.heads, "seq_length": shape.seq_length, "kv_bytes_per_value": kv_bytes,
+                              "micro_batch": sequences if sequences is not None else shape.micro_batch})
 
 
 def states_env(method: Method, params: Q, states: Q, adapters: Q | None, tp: int, pp: int, dp: int) -> dict:
@@ -170,14 +181,16 @@ def states_env(method: Method, params: Q, states: Q, adapters: Q | None, tp: int
     return env
 
 
-def describe_method(method: Method, shape) -> str:
+def describe_method(method: Method, shape, kv_bytes: Q | None = None) -> str:
     """What the answer says it assumed for the method."""
     if method.id == "inference":
         kvh = kv_heads(shape) if getattr(shape, "kv_heads", None) is not None else None
         heads = (f"{show(kvh)} key-value heads" if kvh is not None else
                  f"key-value heads = heads ({show(shape.heads)}; give kv-heads for a GQA/MQA model)")
-        return (f"method = inference: weights at {show(method.weight_bytes, 'bytes/param')}, a 16-bit KV cache of "
-                f"{show(shape.seq_length)} tokens × {show(shape.micro_batch)} sequence(s), {heads}")
+        served = shape.served if getattr(shape, "served", None) is not None else shape.micro_batch
+        cache = f"a {show(kv_bytes, 'bytes')}-per-value KV cache" if kv_bytes is not None else "a KV cache"
+        return (f"method = inference: weights at {show(method.weight_bytes, 'bytes/param')}, {cache} of "
+                f"{show(shape.seq_length)} tokens × {show(served)} sequence(s) served at once, {heads}")
     if method.id in ADAPTERS:
         return (f"method = {method.id}: frozen base in {'4-bit NF4' if method.id == 'qlora' else 'bf16'}, "
                 f"rank {show(method.rank)} adapters trained, activations as for training")

@@ -4,7 +4,7 @@
     >>> [q["name"] for q in a["quantities"]][:4]
     ['params', 'tokens', 'flops', 'tokens_per_param']
     >>> a["fit"]["verdict"], a["tier"]["id"]
-    ('fits', 'cluster-weeks')
+    ('fits', 'multi-gpu-week')
 
 Every number comes from the KB: formulas are looked up by their output and the names they
 read (``rkg:expression``), constants by symbol, hardware figures by property, table rows
@@ -44,10 +44,15 @@ in the plan's :class:`~recipekg.plan.ledger.Ledger` and returns what later steps
 
 from __future__ import annotations
 
+import math
+
 from recipekg.plan.bandwidth import bandwidth
 from recipekg.plan.expr import Q
 from recipekg.plan.beyond import beyond
 from recipekg.plan.data import repetition
+from recipekg.plan.energy import energy_and_cost
+from recipekg.plan.figures import rounded, show
+from recipekg.plan.finetune import ask_tokens, needs_tokens, unsized, untimed
 from recipekg.plan.fit import check_fit, feasibility
 from recipekg.plan.inputs import read_inputs
 from recipekg.plan.kbview import KBView
@@ -78,44 +83,36 @@ def plan(stmt: Plan, snap: dict) -> dict:
     if not (inputs.params or inputs.tokens or inputs.flops or (inputs.unique_tokens and inputs.epochs)
             or inputs.backwards):
         inputs, largest = _by_memory(ledger, inputs, method.id)
-    if method.id in ("full-fine-tune", "lora", "qlora") and inputs.tokens is None and inputs.flops is None:
-        ledger.note(f"method = {method.id}: the tokens, FLOPs and GPU-hours below size pretraining a model of this "
-                    f"size; give tokens = 1B (for example) for the fine-tuning run's own")
     strategy = choose_strategy(kb, inputs.facts, inputs.tokens_per_param)
+    ask = needs_tokens(method.id, inputs)
     back = None
-    if inputs.backwards:  # the steps only some plans take are imported when taken
+    if inputs.backwards and not ask:  # the steps only some plans take are imported when taken
         from recipekg.plan.backwards import plan_backwards
 
         back = plan_backwards(ledger, inputs)
-    sizes = size(ledger, inputs, strategy, back.flops if back else None)
-    strategy = follow_ratio(ledger, strategy, sizes)
-    repetition(ledger, inputs, sizes)
-    beyond(ledger, inputs, sizes, method.id)
+    if ask:
+        sizes = unsized(ledger, inputs)
+    else:
+        sizes = size(ledger, inputs, strategy, back.flops if back else None)
+        strategy = follow_ratio(ledger, strategy, sizes)
+        repetition(ledger, inputs, sizes)
+        beyond(ledger, inputs, sizes, method.id)
     memory = training_memory(ledger, inputs, sizes.params)
     fit = check_fit(ledger, inputs, sizes.params, memory, method)
     if fit is None and not method.trains_all:
         search_layout(ledger, inputs, sizes.params, method)
-    recommendations = []
-    if method.trains_all and not method.offload and not (fit and fit.json.get("fits")):
-        from recipekg.plan.savings import recommend
-
-        recommendations = recommend(ledger, inputs, sizes.params, memory, fit)
-    if fit is not None and "leanest_layout" in fit.json:
-        from recipekg.plan.remedies import remedies
-
-        detailed = remedies(ledger, inputs, sizes.params, method, fit.json)
-        ids = {r["id"] for r in detailed}
-        recommendations = detailed + [r for r in recommendations if r["id"] not in ids]
+    recommendations = _recommendations(ledger, inputs, sizes, memory, fit, method)
     rules = feasibility(kb, inputs, sizes.params)
-    timing = back.timing if back else train_time(ledger, inputs, sizes)
-    tier = compute_tier(ledger, inputs, sizes.params, timing)
+    timing = untimed(ledger, inputs.hardware) if ask else back.timing if back else train_time(ledger, inputs, sizes)
+    energy_and_cost(ledger, inputs, timing)
+    tier = None if method.id == "inference" else compute_tier(ledger, inputs, sizes.params, timing)
     bw = bandwidth(ledger, inputs.hardware)
     unused = inputs.unused()
     if unused:
         ledger.note("not used by plan: " + ", ".join(unused))
     first = {n: i for i, n in enumerate(_FIRST)}
     ledger.quantities.sort(key=lambda q: first.get(q["name"], len(first)))
-    found = Findings(strategy, fit, recommendations, rules, timing, tier, method.id)
+    found = Findings(strategy, fit, recommendations, rules, timing, tier, method.id, asks_tokens=ask)
     return {
         "statement": "plan", "query": stmt.text.strip(),
         "constraints": [c for c in constraints_json(inputs.facts)
@@ -126,10 +123,44 @@ def plan(stmt: Plan, snap: dict) -> dict:
         "hardware": kb.hardware_json(inputs.hardware),
         "quantities": ledger.quantities,
         "method": method.id, "largest_models": largest,
-        "fit": fit.json if fit else None, "recommendations": recommendations, "feasibility": rules,
+        "fit": fit.json if fit else None, "recommendations": recommendations,
+        "feasibility": _feasibility(ledger, inputs, rules, timing),
+        "ask": [ask_tokens(method.id)] if ask else [],
         "tier": tier, "bandwidth": bw,
         "notes": ledger.notes, "warnings": ledger.warnings,
     }
+
+
+def _recommendations(ledger: Ledger, inputs, sizes, memory, fit, method) -> list[dict]:
+    """What would make the run fit: from the verdict's own model when a layout was searched."""
+    if fit is not None and "leanest_layout" in fit.json:
+        from recipekg.plan.remedies import remedies
+
+        return remedies(ledger, inputs, sizes.params, method, fit.json)
+    if method.trains_all and not method.offload and not (fit and fit.json.get("fits")):
+        from recipekg.plan.savings import recommend  # no layout searched: the rule of thumb's savings
+
+        return recommend(ledger, inputs, sizes.params, memory, fit)
+    return []
+
+
+def _feasibility(ledger: Ledger, inputs, rules: list[dict], timing) -> dict:
+    """The answer's ``feasibility``: the hardware's rules on model size, and the time budget
+    (whether the plan keeps to it, and ``gpus_for_time``: the GPUs that would)."""
+    budget = inputs.time_budget
+    more = timing.gpus_for_time
+    if more is not None and not math.isfinite(more.high):
+        more = None                    # no count of GPUs meets it (the arithmetic gives out)
+    out = {"rules": rules, "time_budget": rounded(budget.value) if budget else None,
+           "meets_time_budget": timing.budget_met, "gpus_for_time": int(more.high) if more is not None else None,
+           "text": None}
+    if budget is not None and timing.wall is not None:
+        gpus = inputs.gpus or Q.point(1)
+        out["text"] = (f"{show(timing.wall, 'hours')} on {show(gpus, 'GPUs')} "
+                       + ("keeps to" if timing.budget_met else "misses") + f" the {show(budget, 'hours')} budget"
+                       + (f": {show(more, 'GPUs')} would meet it" if more is not None and not timing.budget_met
+                          else ""))
+    return out
 
 
 def _by_memory(ledger: Ledger, inputs, mid: str):

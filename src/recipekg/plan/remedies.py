@@ -1,19 +1,27 @@
-"""When the layout search finds nothing that fits: what would, each from the detailed memory
-model (the leanest layout of every alternative, per GPU): more GPUs, a smaller model, LoRA or
-QLoRA instead of training every weight, ZeRO-Offload, and for inference int8 or int4 weights.
+"""When the layout search finds nothing that fits: what would, each from the same detailed
+memory model as the verdict (the leanest layout of every alternative on the plan's GPUs), the
+cheap knobs first: a smaller LoRA rank, a shorter sequence, a smaller micro-batch (or fewer
+sequences served at once), recomputation, the layout degrees and ZeRO stage the query fixed,
+an 8-bit optimizer or KV cache; then ZeRO-Offload, LoRA or QLoRA, int8 or int4 weights; then
+more GPUs and a smaller model. Each says the change (``change``, and the ``query`` that asks
+for it) and whether it is enough on its own::
 
     >>> from recipekg.plan.inputs import read_inputs
     >>> from recipekg.plan.kbview import KBView
     >>> from recipekg.plan.methods import read_method
     >>> from recipekg.plan.layout import search_layout
     >>> ledger = Ledger(KBView(snap))
-    >>> inputs = read_inputs(parse("plan where params = 70B and method = inference and hardware = h100")[0], snap)
+    >>> q = "plan where model = llama-2-70b and method = qlora and gpus = 1 and gpu-memory = 48GB"
+    >>> inputs = read_inputs(parse(q)[0], snap)
     >>> method = read_method(ledger, inputs)
     >>> found = search_layout(ledger, inputs, inputs.params, method)
     >>> found["fits"]
     False
-    >>> [(r["id"], r["enough"]) for r in remedies(ledger, inputs, inputs.params, method, found)]
-    [('more-gpus', True), ('smaller-model', True), ('int8', True), ('int4', True)]
+    >>> [(r["id"], r["enough"], r.get("change")) for r in remedies(ledger, inputs, inputs.params, method, found)]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('lora-rank', True, {'lora-rank': 16}), ('seq-length', True, {'seq-length': 256}),
+     ('adam-8bit', False, {'optimizer': 'adam-8bit'}), ('more-gpus', True, {'gpus': 2}),
+     ('smaller-model', True, {'params': 58200000000.0})]
 """
 
 from __future__ import annotations
@@ -21,84 +29,176 @@ from __future__ import annotations
 from recipekg.plan.capacity import largest_params, leanest
 from recipekg.plan.expr import Q
 from recipekg.plan.figures import qjson, show
-from recipekg.plan.inputs import Inputs
+from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.layout import describe
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.methods import Method, read_method, states_env
-from recipekg.plan.shape import optimizer_state_bytes
+from recipekg.plan.options import memory_options
+from recipekg.plan.shape import model_shape, optimizer_state_bytes
+from recipekg.reason.facts import Facts
+
+#: The smallest value a halving knob is taken down to.
+FLOOR = {"lora-rank": 1, "seq-length": 128, "micro-batch": 1, "batch-size": 1}
+#: The layout choices a query may fix, which the leanest layout then frees.
+FIXED = ("recompute", "tensor-parallel", "pipeline-parallel", "zero")
 
 
 def remedies(ledger: Ledger, inputs: Inputs, params: Q, method: Method, found: dict | None) -> list[dict]:
-    """What would make it fit (none when it fits or there is no memory to fit in)."""
+    """What would make it fit (none when it fits or there is no memory to fit in), cheapest first."""
     if found is None or found["fits"]:
         return []
-    cap = inputs.gpu_memory
-    out = []
+    cap, gpus = inputs.gpu_memory, int(inputs.gpus.value) if inputs.gpus else 1
+    scratch = Ledger(ledger.kb, ledger.where)
+    shape = model_shape(scratch, inputs, params)
+    out = _halvings(ledger, inputs, params, method, shape, cap)
+    out += _freed(ledger, inputs, params, method, cap)
+    out += _switches(ledger, inputs, params, method, cap)
     need = found.get("gpus_needed")
     if need:
-        out.append(_rec("more-gpus", "more GPUs", f"{need:,} GPUs of {show(cap, 'bytes')} would hold it",
-                        True, gpus_needed=need))
+        there = leanest(ledger, inputs, params, method, gpus=need)
+        out.append(_rec("more-gpus", "more GPUs", f"{need:,} GPUs of {show(cap, 'bytes')} would hold it"
+                        + (f": {_after(there, cap)}" if there else ""), True,
+                        after=there["per_gpu"] if there else None, change={"gpus": need}, gpus_needed=need))
     smaller = largest_params(ledger, inputs, method.id, method)
-    if smaller is not None:
+    if smaller is not None and smaller["params"].value < params.value:
         out.append(_rec("smaller-model", "a smaller model",
-                        f"on these GPUs the largest model for method = {method.id} is {smaller['text'].split(': ', 1)[1]}",
-                        True, after=smaller["memory_per_gpu"], params=qjson(smaller["params"])))
-    alternatives = []
-    if method.trains_all:
-        if not method.offload:
-            alternatives.append(("offload", "ZeRO-Offload (offload = cpu)", Method(method.id, offload=True),
-                                 f"optimizer states, fp32 master weights and gradients on the CPU "
-                                 f"({show(_offloaded(ledger, inputs, params), 'bytes')} of host memory in all)"))
-        for mid in ("lora", "qlora"):
-            alternatives.append((mid, "QLoRA" if mid == "qlora" else "LoRA", read_method(ledger, inputs, mid),
-                                 "for fine-tuning a pretrained model only"
-                                 + ("" if method.id == "full-fine-tune" else ", not for pretraining")))
-    elif method.id == "inference":
-        current = ledger.kb.node_id(inputs.precision) if inputs.precision else None
-        for pid in ("int8", "int4"):
-            if pid != current and not (current == "int4" and pid == "int8"):
-                alt = read_method(ledger, _with_precision(ledger, inputs, pid), "inference")
-                alternatives.append((pid, f"{pid} weights (precision = {pid})", alt, "quantized weights"))
-    elif method.id == "lora":
-        alternatives.append(("qlora", "QLoRA", read_method(ledger, inputs, "qlora"), "a 4-bit base"))
-    for rid, label, alt, why in alternatives:
-        best = leanest(ledger, inputs, params, alt)
-        if best is None:
-            continue
-        ok = best["per_gpu"].high <= cap.low
-        more = {"sources": ledger.kb.sources(ledger.kb.by_id(alt.state_formula or "model-states-zero-3").data)}
-        if rid in ("lora", "qlora"):
-            base = _frozen_base(ledger, params, alt)
-            more.update(applies_to="fine-tuning", base_weight_memory=qjson(base), base_fits=base.high <= cap.low)
-        enough = ok if not (rid in ("lora", "qlora") and method.id == "pretrain") else None
-        out.append(_rec(rid, label, f"{why}: {show(best['per_gpu'], 'bytes')} per GPU with {describe(best)} — "
-                                    f"{'fits' if ok else 'does not fit'} in {show(cap, 'bytes')}",
-                        enough, after=best["per_gpu"], verdict="fits" if ok else "does not fit", **more))
+                        f"on these {gpus:,} GPUs the largest model for method = {method.id} is "
+                        f"{smaller['text'].split(': ', 1)[1]}", True, after=smaller["memory_per_gpu"],
+                        params=qjson(smaller["params"]), change={"params": smaller["params"].value}))
     return out
 
 
-def _offloaded(ledger: Ledger, inputs: Inputs, params: Q) -> Q:
-    """What ZeRO-Offload moves to CPU memory, over all the hosts."""
-    states, _ = optimizer_state_bytes(Ledger(ledger.kb, ledger.where), inputs)
-    q, _ = ledger.compute(ledger.kb.by_id("offloaded-states"),
-                          {"params": params, "optimizer_state_bytes_per_param": states})
-    return q
+def _fits(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) -> dict | None:
+    best = leanest(ledger, inputs, params, method)
+    return best if best is not None and best["per_gpu"].high <= cap.low else None
 
 
-def _frozen_base(ledger: Ledger, params: Q, method: Method) -> Q:
+def _halvings(ledger: Ledger, inputs: Inputs, params: Q, method: Method, shape, cap: Q) -> list[dict]:
+    """The knobs that halve: the largest value of each that fits (the least change), if any."""
+    knobs = []
+    if method.rank is not None:
+        knobs.append(("lora-rank", int(method.rank.value), "a smaller LoRA rank", "adapters"))
+    knobs.append(("seq-length", int(shape.seq_length.value), "shorter sequences", "activations"))
+    if method.id == "inference" and shape.served is not None:
+        knobs.append(("batch-size", int(shape.served.value), "fewer sequences served at once", "KV cache"))
+    else:
+        knobs.append(("micro-batch", int(shape.micro_batch.value), "a smaller micro-batch", "activations"))
+    out = []
+    for dim, now, label, what in knobs:
+        value, best = now // 2, None
+        while value >= FLOOR[dim]:
+            changed = with_value(inputs, dim, value)
+            alt = read_method(ledger, changed, method.id) if dim == "lora-rank" else method
+            best = _fits(ledger, changed, params, alt, cap)
+            if best is not None:
+                break
+            value //= 2
+        if best is not None:
+            out.append(_rec(dim, label, f"{dim} = {value:,} (from {now:,}; less {what}): {_after(best, cap)}", True,
+                            after=best["per_gpu"], change={dim: value}))
+    return out
+
+
+def _freed(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) -> list[dict]:
+    """The layout choices the query fixed, freed: the leanest layout the search would pick."""
+    fixed = [d for d in FIXED if d in inputs.facts]
+    if not fixed:
+        return []
+    best = _fits(ledger, without(inputs, *fixed), params, method, cap)
+    if best is None:
+        return []
+    words = ", ".join(fixed)
+    return [_rec("layout", f"let plan choose {words}", f"without fixing {words}: {_after(best, cap)}", True,
+                 after=best["per_gpu"], change={d: None for d in fixed})]
+
+
+def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) -> list[dict]:
+    """An 8-bit optimizer or KV cache, then the other methods and precisions."""
+    kb, out = ledger.kb, []
+    options = memory_options(Ledger(kb, ledger.where), inputs, quiet=True)
+    alternatives = []
+    if method.id != "inference" and optimizer_state_bytes(Ledger(kb), inputs)[0].value > \
+            kb.q("c_adam_8bit_state_bytes_per_param").value:
+        alternatives.append(("adam-8bit", "8-bit Adam (optimizer = adam-8bit)", with_name(kb, inputs, "optimizer", "adam-8bit"),
+                             method, "2 bytes of optimizer state per trained parameter"))
+    if method.id == "inference" and options.kv_bytes.value > kb.q("c_kv_bytes_per_value_8bit").value:
+        alternatives.append(("kv-precision", "an 8-bit KV cache (kv-precision = fp8)",
+                             with_name(kb, inputs, "kv-precision", "fp8"), method, "half the KV cache"))
+    if method.trains_all:
+        if not method.offload:
+            alternatives.append(("offload", "ZeRO-Offload (offload = cpu)", inputs, Method(method.id, offload=True),
+                                 "optimizer states, fp32 master weights and gradients on the CPU"))
+        for mid in ("lora", "qlora"):
+            alternatives.append((mid, "QLoRA" if mid == "qlora" else "LoRA", inputs, read_method(ledger, inputs, mid),
+                                 "for fine-tuning a pretrained model only"
+                                 + ("" if method.id == "full-fine-tune" else ", not for pretraining")))
+    elif method.id == "inference":
+        current = kb.node_id(inputs.precision) if inputs.precision else None
+        for pid in ("int8", "int4"):
+            if pid != current and not (current == "int4" and pid == "int8"):
+                alt = with_name(kb, inputs, "precision", pid)
+                alternatives.append((pid, f"{pid} weights (precision = {pid})", alt,
+                                     read_method(Ledger(kb), alt, "inference"), "quantized weights"))
+    elif method.id == "lora":
+        alternatives.append(("qlora", "QLoRA", inputs, read_method(ledger, inputs, "qlora"), "a 4-bit base"))
+    for rid, label, alt_inputs, alt, why in alternatives:
+        best = leanest(ledger, alt_inputs, params, alt)
+        if best is None:
+            continue
+        ok = best["per_gpu"].high <= cap.low
+        enough = ok if not (rid in ("lora", "qlora") and method.id == "pretrain") else None
+        change = {"method": rid} if rid in ("lora", "qlora") else {"offload": "cpu"} if rid == "offload" else \
+            {"precision": rid} if rid in ("int8", "int4") else {"optimizer": rid} if rid == "adam-8bit" else \
+            {"kv-precision": "fp8"}
+        more = {}
+        if rid in ("lora", "qlora"):
+            base = _frozen_base(ledger, params, alt, options.grad_bytes)
+            more = {"applies_to": "fine-tuning", "base_weight_memory": qjson(base), "base_fits": base.high <= cap.low}
+        out.append(_rec(rid, label, f"{why}: {_after(best, cap)}", enough, after=best["per_gpu"], change=change,
+                        verdict="fits" if ok else "does not fit", **more))
+    return out
+
+
+def _frozen_base(ledger: Ledger, params: Q, method: Method, grad: Q) -> Q:
     """The frozen base's memory: the method's model-states formula without adapters."""
     env = states_env(method, params, Q.point(0), Q.point(0), 1, 1, 1)
+    env["gradient_bytes_per_param"] = grad
     q, _ = ledger.compute(ledger.kb.by_id(method.state_formula), env)
     return q
 
 
-def _with_precision(ledger: Ledger, inputs: Inputs, pid: str) -> Inputs:
-    iri = ledger.kb.snap["dimensions"]["precision"]["values"][pid]
-    return Inputs(**{f: iri if f == "precision" else getattr(inputs, f) for f in inputs.fields})
+def _after(best: dict, cap: Q) -> str:
+    ok = best["per_gpu"].high <= cap.low
+    return (f"{show(best['per_gpu'], 'bytes')} per GPU with {describe(best)} — "
+            f"{'fits' if ok else 'does not fit'} in {show(cap, 'bytes')}")
+
+
+def with_value(inputs: Inputs, dim: str, value: float) -> Inputs:
+    """The same inputs with a numeric dimension set (as if the query gave it)."""
+    facts = dict(inputs.facts, **{dim: point_facts(dim, "count", Q.point(float(value)))})
+    constraints = {k: v for k, v in inputs.constraints.items() if k != dim}
+    return Inputs(**{f: facts if f == "facts" else constraints if f == "constraints" else getattr(inputs, f)
+                     for f in inputs.fields})
+
+
+def without(inputs: Inputs, *dims: str) -> Inputs:
+    """The same inputs without the query's choice of ``dims``."""
+    facts = {k: v for k, v in inputs.facts.items() if k not in dims}
+    constraints = {k: v for k, v in inputs.constraints.items() if k not in dims}
+    return Inputs(**{f: facts if f == "facts" else constraints if f == "constraints" else getattr(inputs, f)
+                     for f in inputs.fields})
+
+
+def with_name(kb, inputs: Inputs, dim: str, name: str) -> Inputs:
+    """The same inputs with a categorical dimension set to the value ``name``."""
+    iri = kb.snap["dimensions"][dim]["values"][name]
+    facts = dict(inputs.facts, **{dim: Facts(dim, "categorical", values={iri}, derived="plan")})
+    attr = {"optimizer": "optimizer", "precision": "precision"}.get(dim)
+    return Inputs(**{f: facts if f == "facts" else iri if f == attr else getattr(inputs, f) for f in inputs.fields})
 
 
 def _rec(rid: str, label: str, text: str, enough: bool | None, after: Q | None = None, **more) -> dict:
-    """A recommendation in the shape of plan/savings.py's, from the detailed model."""
+    """A recommendation from the detailed model."""
     return {"id": rid, "label": label, "iri": None, "saving_per_gpu": None,
             "memory_per_gpu_after": qjson(after), "verdict": "fits" if enough else "does not fit",
             "enough": enough, "text": text, "constants": [], "formula": None, "rules": [], "sources": [],

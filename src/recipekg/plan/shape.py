@@ -27,12 +27,9 @@ sequence)::
 
 from __future__ import annotations
 
-import math
-
-from recipekg.errors import RangeError
 from recipekg.plan.expr import Q
 from recipekg.plan.figures import show
-from recipekg.plan.inputs import Inputs
+from recipekg.plan.inputs import Inputs, whole
 from recipekg.plan.kbview import const_q
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.record import Record
@@ -56,6 +53,10 @@ class Shape(Record):
     derived: bool
     kv_heads: Q | None = None
     vocab: Q | None = None
+    ffn_hidden: Q | None = None         # the MLP's width (the configuration's, else 4 × hidden)
+    gated: bool = False                 # a gated (SwiGLU) MLP: three matrices
+    served: Q | None = None             # at inference: the sequences served at once (batch-size)
+    mlp_matrices: Q | None = None       # the MLP's weight matrices: 2 (plain), 3 (gated)
 
     def heads_divisible_by(self, tp: int) -> bool:
         """Whether ``tp`` GPUs can split the heads (any degree, for a shape from the rule of thumb)."""
@@ -93,12 +94,44 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
         seq = const_q(kb.constant("c_default_seq_length"))
         ledger.note(f"seq-length not given: {show(seq)} tokens assumed (GPT-3's context)",
                     kb.constant("c_default_seq_length"))
+    micro, served = _micro_batch(ledger, inputs, got)
+    ffn, gated, matrices = _mlp(ledger, inputs.model, hidden)
+    return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys(),
+                 kv_heads=kv_heads, vocab=got.get("vocab"), ffn_hidden=ffn, gated=gated, served=served,
+                 mlp_matrices=matrices)
+
+
+def _micro_batch(ledger: Ledger, inputs: Inputs, got: dict) -> tuple[Q, Q | None]:
+    """Sequences per GPU (``micro-batch``, else one) and, at inference, the sequences served at
+    once (``batch-size``: each keeps its own KV cache; None when not given)."""
+    inference = inputs.method is not None and ledger.kb.node_id(inputs.method) == "inference"
+    served = whole_number(inputs, "batch-size") if inference else None
     micro = got.get("micro-batch")
+    if served is not None:
+        ledger.note(f"batch-size = {served:,} at inference: {served:,} sequences served at once, each with its own KV "
+                    f"cache, shared among the model's copies")
+        return micro or Q.point(1), Q.point(float(served))
     if micro is None:
         micro = Q.point(1)
-        ledger.note("micro-batch not given: one sequence per GPU per step assumed, the least memory")
-    return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys(),
-                 kv_heads=kv_heads, vocab=got.get("vocab"))
+        ledger.note("micro-batch not given: one sequence per GPU per step assumed, the least memory"
+                    + ("; batch-size = 8 (say) serves that many sequences at once" if inference else ""))
+    return micro, None
+
+
+def _mlp(ledger: Ledger, model: dict | None, hidden: Q) -> tuple[Q, bool, Q]:
+    """The MLP's width, whether it is gated and its matrices: the configuration's, else GPT-3's
+    plain MLP of two matrices, 4h wide."""
+    plain = const_q(ledger.kb.constant("c_ffn_matrices_plain"))
+    if model is not None and model.get("ffn_hidden"):
+        matrices = Q.point(model["ffn_matrices"]) if model.get("ffn_matrices") else plain
+        gated = matrices.value > plain.value
+        ffn = Q.point(model["ffn_hidden"])
+        ledger.add("ffn_hidden", ffn, "hidden units", label="MLP width (intermediate size)", given=True,
+                   extra_sources=[model], derivation=f"{model['label']}'s configuration: "
+                   + ("a gated (SwiGLU) MLP of three matrices" if gated else "a plain MLP of two matrices"))
+        return ffn, gated, matrices
+    c = ledger.kb.constant("c_ffn_multiple")
+    return const_q(c) * hidden, False, plain
 
 
 def _from_model(ledger: Ledger, model: dict | None, got: dict) -> None:
@@ -132,7 +165,8 @@ def _derive(ledger: Ledger, output: str, env: dict) -> Q:
 
 def whole_number(inputs: Inputs, dim: str) -> int | None:
     """The one whole number the query gives ``dim`` (None when not given); RangeError at the
-    constraint for a range, a bound or a number out of the dimension's bounds.
+    constraint for a range, a bound or a number out of the dimension's bounds
+    (:func:`recipekg.plan.inputs.whole`).
 
     >>> from recipekg.plan.inputs import read_inputs
     >>> whole_number(read_inputs(parse("plan where params = 7B and zero = 3")[0], snap), "zero")
@@ -142,26 +176,7 @@ def whole_number(inputs: Inputs, dim: str) -> int | None:
     recipekg.errors.RangeError: line 1, column 28: plan needs one whole number for 'layers', not a range or a bound
     expected: layers = 32
     """
-    f = inputs.facts.get(dim)
-    if f is None or not f.intervals:
-        return None
-    c = inputs.constraints.get(dim)
-    where = c.pos if c is not None else inputs.stmt.pos
-    low, _, high, _ = f.intervals[0]
-    if len(f.intervals) != 1 or low != high or not math.isfinite(low) or low != int(low):
-        raise RangeError.at(where, f"plan needs one whole number for '{dim}', not a range or a bound",
-                            expected=[f"{dim} = {EXAMPLE.get(dim, 8)}"])
-    least, most = BOUNDS.get(dim, (1, 1e9))
-    if not least <= low <= most:
-        raise RangeError.at(where, f"'{dim}' must be between {least:g} and {most:g} to plan, not {low:g}",
-                            expected=[f"{dim} = {EXAMPLE.get(dim, 8)}"])
-    return int(low)
-
-
-#: The whole numbers the layout dimensions take, and an example of each.
-BOUNDS = {"zero": (0, 3), "tensor-parallel": (1, 1e6), "pipeline-parallel": (1, 1e6)}
-EXAMPLE = {"zero": 3, "seq-length": 4096, "micro-batch": 1, "hidden": 4096, "heads": 32, "layers": 32, "kv-heads": 8,
-           "vocab": 32000}
+    return whole(dim, inputs.stmt, inputs.constraints, inputs.facts)
 
 
 def _given(inputs: Inputs, ledger: Ledger) -> dict:

@@ -120,7 +120,7 @@ def size(ledger: Ledger, inputs: Inputs, strategy: Strategy, budget: Q | None = 
         fixed = [n for n, x in (("params", params), ("tokens", tokens), ("flops", flops)) if x is not None]
         ledger.note(f"tokens-per-param = {show(inputs.tokens_per_param)} not used: the {' and '.join(fixed)} "
                     f"given fix the ratio", warn=True)
-    _record_given(ledger, inputs, tokens, from_data, fs.epochs)
+    record_given(ledger, inputs, tokens, from_data, fs.epochs)
     if params is None and tokens is None:                         # a compute budget only
         params, tokens = _from_flops(ledger, flops, strategy.ratio, fs)
     elif tokens is None:                                           # params (and maybe flops)
@@ -139,11 +139,11 @@ def size(ledger: Ledger, inputs: Inputs, strategy: Strategy, budget: Q | None = 
     return sizes
 
 
-def _record_given(ledger: Ledger, inputs: Inputs, tokens: Q | None, from_data: bool, epochs_f: KBFormula) -> None:
+def record_given(ledger: Ledger, inputs: Inputs, tokens: Q | None, from_data: bool, epochs_f: KBFormula) -> None:
     model = inputs.model
     if inputs.params_from_model:
         ledger.add("params", inputs.params, "parameters", label="params", given=True, extra_sources=[model],
-                   derivation=f"the published size of {model['label']} (model = {model['id']})")
+                   derivation=f"the weights of {model['label']}'s configuration, counted (model = {model['id']})")
     elif inputs.params is not None:
         ledger.add("params", inputs.params, "parameters", label="params", given=True,
                    derivation=inputs.given_text("params"))

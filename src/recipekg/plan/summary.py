@@ -1,15 +1,18 @@
-"""The few lines at the top of a plan answer, in the order the user's questions come: size,
-repeated data, memory, fit and what to do about it, hardware rules, time, tier.
+"""The few lines at the top of a plan answer, the verdict and what to change first: a missed
+time budget (with the GPUs that would meet it), the fit and what would make it fit, what the
+answer needs to be asked; then the size, the memory, the time, the energy and cost, the tier.
 
-    >>> (answer,) = kb.query("plan where params = 7B and hardware = h100 and gpus = 8")
+    >>> (answer,) = kb.query("plan where params = 7B and hardware = h100 and gpus = 8 and time = 1 week")
     >>> for line in answer["summary"]:
     ...     print(line)
+    misses the time budget: 20 days – 2.07 months on 8 GPUs against 7 days; 23–71 GPUs would meet it (feasibility.gpus_for_time, at the same MFU)
+    on 8 GPUs of NVIDIA H100 SXM (80 GB each): fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 48.7–50.2 GB of the 80 GB per GPU
     7B parameters → 140B tokens (20 tokens/param, Chinchilla-optimal training), 5.88e21 FLOPs of training compute
     hyperparameters: peak learning rate 0.000593, batch 3.86M tokens (DeepSeek LLM's laws against the compute)
     training memory: 126–140 GB in all by the reference's rule of thumb; model states 112 GB (ZeRO's count)
-    on 8 GPUs of NVIDIA H100 SXM (80 GB each): fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 71 GB of the 80 GB per GPU
-    time: 3,840–6,030 GPU-hours on h100 at MFU 0.27–0.43 → 20–31.4 days on 8 GPUs
-    compute tier: Cluster (32+ GPUs), weeks (nearest)
+    time: 3,840–11,900 GPU-hours on h100 at MFU 0.14–0.43 → 20 days – 2.07 months on 8 GPUs
+    energy: 2,956–9,181 kWh (GPU power × GPU-hours × PUE)
+    compute tier: Multi-GPU (4-8), 1-7 days
 """
 
 from __future__ import annotations
@@ -35,23 +38,45 @@ class Findings(Record):
     timing: Timing
     tier: dict | None
     method: str = "pretrain"
+    asks_tokens: bool = False
 
 
 def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
-    """A few lines that answer the user's questions, from the ledger's quantities."""
+    """A few lines that answer the user's questions, the verdict and what to change first."""
+    return _verdict(ledger, inputs, found) + _details(ledger, inputs, found)
+
+
+def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
+    """A missed time budget, the fit and what would make it fit, the question to answer."""
+    lines, t = [], found.timing
+    if t.budget_met is False and t.wall is not None:
+        more = ledger.values.get("gpus_for_time")
+        lines.append(f"misses the time budget: {show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')} "
+                     f"against {show(inputs.time_budget, 'hours')}"
+                     + (f"; {show(more, 'GPUs')} would meet it (feasibility.gpus_for_time, at the same MFU)"
+                        if more is not None else ""))
+    fit = found.fit.json if found.fit else None
+    if fit:
+        hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"
+        where = f"of {hw} ({show(inputs.gpu_memory, 'bytes')} each)" if fit.get("hardware") else \
+            f"of {show(inputs.gpu_memory, 'bytes')}"
+        lines.append(f"on {show(inputs.gpus or Q.point(1), 'GPUs')} {where}: {fit['text']}")
+    if fit and not fit["fits"] and found.recommendations:
+        lines.append(_to_make_it_fit(found.recommendations))
+    if found.asks_tokens:
+        lines.append(f"to time the {found.method} run, give the tokens it reads (tokens = 1B, for example): plan does "
+                     f"not time a pretraining run for a fine-tuning question")
+    return lines
+
+
+def _details(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     kb, v = ledger.kb, ledger.values
-    back = found.timing.backwards
-    lines = [f"{show(v['params'], 'parameters', ledger.given('params'))}{_which_model(inputs, v)} → "
-             f"{show(v['tokens'], 'tokens', ledger.given('tokens'))} "
-             f"({show(v['tokens_per_param'], 'tokens/param')}, {found.strategy.json['label']}), "
-             f"{show(v['flops'], 'FLOPs')} of training compute"
-             + (f" from {show(inputs.gpus, 'GPUs')} × {show(inputs.time_budget, 'hours')}, planned backwards"
-                if back else "")
-             + (f" (from the {show(v['active_params'], 'active parameters', True)})" if "active_params" in v else "")]
+    lines = [] if found.asks_tokens else [_size_line(ledger, inputs, found)]
+    if found.asks_tokens:
+        lines.append(f"{show(v['params'], 'parameters')}{_which_model(inputs)} fine-tuned (method = {found.method})")
     if found.method == "inference":  # serving: the training figures stay in the quantities, not here
-        lines = [f"{show(v['params'], 'parameters', ledger.given('params'))}{_which_model(inputs, v)} served "
-                 f"(method = inference; the tokens, FLOPs and GPU-hours listed below are those of "
-                 f"training a model this size)"]
+        lines = [f"{show(v['params'], 'parameters')}{_which_model(inputs)} served (method = inference; the tokens, "
+                 f"FLOPs and GPU-hours listed below are those of training a model this size)"]
     if "effective_tokens" in v:
         lines.append(f"repeated data: {show(v['epochs'], 'epochs') if 'epochs' in v else ''} "
                      f"worth {show(v['effective_tokens'], 'tokens')} of fresh data by the data-constrained law "
@@ -60,54 +85,90 @@ def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
                      + (f", its 85% guidance {show(v['effective_tokens_guidance'], 'tokens')}"
                         if "effective_tokens_guidance" in v else ""))
     lines += beyond_lines(v)
-    fit = found.fit.json if found.fit else None
-    method = found.method
-    if method in ("pretrain", "full-fine-tune"):
-        lines.append(f"training memory: {show(v['memory'], 'bytes')} in all by the reference's rule of thumb"
-                     + (f" ({kb.label(inputs.optimizer)} optimizer)" if inputs.optimizer else "")
-                     + (f"; model states {show(v['model_states'], 'bytes')} (ZeRO's count"
-                        + (", optimizer on the CPU" if "cpu_memory" in v else "") + ")" if "model_states" in v else ""))
-    elif "model_states" in v:
-        lines.append(f"method = {method}: model states {show(v['model_states'], 'bytes')}"
-                     + (f" ({show(v['adapter_params'], 'parameters')} of adapters trained on the frozen base)"
-                        if "adapter_params" in v else " (the weights)")
-                     + (f", KV cache {show(v['kv_cache'], 'bytes')}" if "kv_cache" in v else "")
-                     + (f"; decode at most {show(v['decode_tokens_per_second'], 'tokens/s')} (memory bandwidth)"
-                        if "decode_tokens_per_second" in v else ""))
-    if fit:
-        hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"
-        lines.append(f"on {show(inputs.gpus or Q.point(1), 'GPUs')} of {hw} ({show(inputs.gpu_memory, 'bytes')} "
-                     f"each): {fit['text']}")
-    if fit and not fit["fits"] and found.recommendations:
-        lines.append(_to_make_it_fit(found.recommendations))
+    lines += _memory_lines(ledger, inputs, found)
     if found.feasibility:
         lines.append(f"on {kb.label(inputs.hardware)}: " + "; ".join(r["label"] for r in found.feasibility))
     if found.method == "inference":
         return lines
-    time = _time_line(ledger, inputs, found.timing)
-    if found.method in ("full-fine-tune", "lora", "qlora") and inputs.tokens is None and inputs.flops is None:
-        lines.append(time.replace("time: ", "time to pretrain a model this size (give tokens = 1B, say, for the "
-                                  "fine-tuning run's own): ", 1))
-        return lines
-    lines.append(time)
-    if found.tier:
-        lines.append(f"compute tier: {found.tier['label']}" + ("" if found.tier["exact"] else " (nearest)"))
-    return lines
+    if found.asks_tokens:
+        return lines + _tier_line(found)
+    lines.append(_time_line(ledger, inputs, found.timing))
+    if "energy" in v:
+        lines.append(f"energy: {show(v['energy'], 'kWh')} (GPU power × GPU-hours × PUE)"
+                     + (f"; cost {show(v['cost'], 'USD')}" if "cost" in v else "")
+                     + (f"; emissions {show(v['co2'], 'kg CO2e')}" if "co2" in v else ""))
+    return lines + _tier_line(found)
 
 
-def _which_model(inputs: Inputs, v: dict) -> str:
+def _size_line(ledger: Ledger, inputs: Inputs, found: Findings) -> str:
+    v, back = ledger.values, found.timing.backwards
+    if found.method in ("full-fine-tune", "lora", "qlora"):
+        return (f"{show(v['params'], 'parameters', ledger.given('params') and not inputs.params_from_model)}"
+                f"{_which_model(inputs)} fine-tuned (method = {found.method}) on "
+                f"{show(v['tokens'], 'tokens', ledger.given('tokens'))}: {show(v['flops'], 'FLOPs')}")
+    return (f"{show(v['params'], 'parameters', ledger.given('params') and not inputs.params_from_model)}"
+            f"{_which_model(inputs)} → {show(v['tokens'], 'tokens', ledger.given('tokens'))} "
+            f"({show(v['tokens_per_param'], 'tokens/param')}, {found.strategy.json['label']}), "
+            f"{show(v['flops'], 'FLOPs')} of training compute"
+            + (f" from {show(inputs.gpus, 'GPUs')} × {show(inputs.time_budget, 'hours')}, planned backwards"
+               if back else "")
+            + (f" (from the {show(v['active_params'], 'active parameters', True)})" if "active_params" in v else ""))
+
+
+def _memory_lines(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
+    kb, v, method = ledger.kb, ledger.values, found.method
+    if method in ("pretrain", "full-fine-tune"):
+        return [f"training memory: {show(v['memory'], 'bytes')} in all by the reference's rule of thumb"
+                + (f" ({kb.label(inputs.optimizer)} optimizer)" if inputs.optimizer else "")
+                + (f"; model states {show(v['model_states'], 'bytes')} (ZeRO's count"
+                   + (", optimizer on the CPU" if "cpu_memory" in v else "") + ")" if "model_states" in v else "")]
+    if method == "inference" and "kv_cache" in v:
+        return [f"serving: weights {show(v['weights'], 'bytes')}, KV cache {show(v['kv_cache'], 'bytes')} per copy"
+                + (f"; decode at most {show(v['decode_tokens_per_second'], 'tokens/s')} (memory bandwidth, "
+                   f"{show(v['decode_seconds_per_token'], 'seconds')} per step at least)"
+                   if "decode_tokens_per_second" in v else "")
+                + (f"; prefill at least {show(v['prefill_seconds'], 'seconds')} (compute)" if "prefill_seconds" in v
+                   else "")]
+    if "model_states" in v:
+        return [f"method = {method}: model states {show(v['model_states'], 'bytes')}"
+                + (f" ({show(v['adapter_params'], 'parameters')} of adapters trained on the frozen base)"
+                   if "adapter_params" in v else " (the weights)")]
+    return []
+
+
+def _tier_line(found: Findings) -> list[str]:
+    if not found.tier:
+        return []
+    return [f"compute tier: {found.tier['label']}" + ("" if found.tier["exact"] else " (nearest)")]
+
+
+def _which_model(inputs: Inputs) -> str:
     """`` (Llama 2 70B)`` when the parameters are a named configuration's."""
     return f" ({inputs.model['label']})" if inputs.params_from_model else ""
 
 
 def _to_make_it_fit(recs: list[dict]) -> str:
-    enough = [r["label"] for r in recs if r["enough"] and r["id"] != "combined"]
+    """The changes that are each enough, cheapest first, as the query would say them."""
+    enough = [_change(r) for r in recs if r["enough"] and r["id"] != "combined"]
     combined = next((r for r in recs if r["id"] == "combined"), None)
     return ("to make it fit: " + (", or ".join(enough) + " (each enough on its own)" if enough else
                                   "no single memory saving is enough"
                                   + (f"; all together: {combined['verdict']}" if combined else ""))
             + ("; for fine-tuning, QLoRA's 4-bit base is far smaller" if any(
-                r.get("applies_to") == "fine-tuning" and r.get("base_fits") for r in recs) else ""))
+                r.get("applies_to") == "fine-tuning" and r.get("enough") is None and r.get("verdict") == "fits"
+                for r in recs) else ""))
+
+
+def _change(r: dict) -> str:
+    """``lora-rank = 16`` for a remedy that says its change, else its label."""
+    change = r.get("change") or {}
+    shown = [f"{k} = {v:,.0f}" if isinstance(v, (int, float)) and k != "params" else
+             f"params = {show(Q.point(v))}" if k == "params" else f"{k} = {v}"
+             for k, v in change.items() if v is not None]
+    freed = [k for k, v in change.items() if v is None]
+    if freed:
+        shown.append("without " + ", ".join(freed))
+    return " and ".join(shown) if shown else r["label"]
 
 
 def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
@@ -121,7 +182,7 @@ def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
                 f"on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'}"
                 f"{'' if peak in ('bf16', 'given') else ' (' + peak + ' peak)'} at MFU {mfu} → "
                 f"{show(ledger.values['flops'], 'FLOPs')}")
-    return (f"time: {show(t.gpu_hours, 'GPU-hours')} on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'} at MFU "
-            f"{mfu} → {show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}"
+    return (f"time: {show(t.gpu_hours, 'GPU-hours')} on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'} "
+            f"at MFU {mfu} → {show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}"
             + (f"; {show(t.gpus_needed, 'GPUs')} for the {show(inputs.time_budget, 'hours')} budget"
                if t.gpus_needed is not None else ""))

@@ -8,12 +8,14 @@
     >>> sizes = size(ledger, inputs, choose_strategy(ledger.kb, inputs.facts))
     >>> tier = compute_tier(ledger, inputs, sizes.params, train_time(ledger, inputs, sizes))
     >>> tier["id"], tier["basis"], tier["exact"]
-    ('cluster-weeks', 'compute', False)
+    ('multi-gpu-week', 'gpus', False)
 
 With gpus and a time (given, or the computed wall time) that meet all of a tier's
-conditions, that tier. Otherwise the tier whose GPU and time ranges can hold the plan's
-GPU-hours (the largest such tier: 70B-class compute is a massive-cluster job even though a
-smaller cluster could grind through it), or the nearest one.
+conditions, that tier. Otherwise, when the query gives the GPUs (or the time), the tier of
+what the user has: the one whose GPU range holds them (or is nearest), the nearest in time
+among those, never a tier of more GPUs than the user has. With neither, the tier whose GPU and
+time ranges can hold the plan's GPU-hours (the largest such tier: 70B-class compute is a
+massive-cluster job even though a smaller cluster could grind through it), or the nearest one.
 """
 
 from __future__ import annotations
@@ -55,9 +57,41 @@ def compute_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> d
         for iri, tier in sorted(snap["tiers"].items(), key=lambda t: -_reach(snap, t[0])):
             if all(status(snap["conditions"][c], facts, snap) == HELD for c in tier["conditions"]):
                 return _tier_json(ledger, params, iri, True, "gpus and time", f"{situation}: the flowchart's tier")
+        held = "gpus" if "gpus" in inputs.constraints else "time" if "time" in inputs.constraints else None
+        if held is not None:  # what the user has decides the tier: the nearest one that holds it
+            return _tier_of_what_you_have(ledger, params, held, gpus_q, time_q, situation)
     if timing.gpu_hours is None:
         return None
     return _tier_by_compute(ledger, params, timing, situation)
+
+
+def _distance(q: Q, box: Interval) -> float:
+    """How far a value lies outside an interval, as a log ratio (0 inside)."""
+    low, _, high, _ = box
+    v = max(q.value, 1e-12)
+    if low > 0 and v < low:
+        return math.log(low / v)
+    if math.isfinite(high) and v > high:
+        return math.log(v / max(high, 1e-12))
+    return 0.0
+
+
+def _tier_of_what_you_have(ledger: Ledger, params: Q, held: str, gpus: Q, time: Q, situation: str) -> dict:
+    """The tier the user's GPUs (or time budget) fall in, whichever of its other range is
+    nearest the plan's time (or GPUs); never a tier of more GPUs than the user has."""
+    snap = ledger.kb.snap
+    other = "time" if held == "gpus" else "gpus"
+    mine, theirs = (gpus, time) if held == "gpus" else (time, gpus)
+    ranked = sorted(snap["tiers"], key=lambda i: (_distance(mine, _range(snap, i, held)),
+                                                  _distance(theirs, _range(snap, i, other)), -_reach(snap, i)))
+    iri = ranked[0]
+    inside = _distance(mine, _range(snap, iri, held)) == 0
+    what = f"your {show(gpus, 'GPUs')}" if held == "gpus" else f"your time budget of {show(time, 'hours')}"
+    text = (f"{situation} matches no tier of the flowchart; {what} "
+            + ("fall in" if inside else "are nearest to")
+            + (f" the tier (the run needs {show(time, 'hours')} on them)" if held == "gpus" else
+               f" the tier (the run needs {show(gpus, 'GPUs')} for it)"))
+    return _tier_json(ledger, params, iri, False, held, text)
 
 
 def _tier_by_compute(ledger: Ledger, params: Q, timing: Timing, situation: str | None) -> dict:

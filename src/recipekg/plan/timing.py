@@ -9,7 +9,7 @@ reference's own assumption included), the wall time on the plan's GPUs, and the 
     >>> inputs = read_inputs(parse("plan where params = 1B and hardware = a100 and time = 3 days")[0], snap)
     >>> t = train_time(ledger, inputs, size(ledger, inputs, choose_strategy(ledger.kb, inputs.facts)))
     >>> ledger.kb.node_id(t.hardware), f"{t.mfu.value:.3f}", show(t.gpu_hours, "GPU-hours"), show(t.gpus_needed)
-    ('a100', '0.488', '190–390 GPU-hours', '3–6')
+    ('a100', '0.322', '190–429 GPU-hours', '3–6')
 
 Without a bf16 peak for the hardware (the reference leaves DGX Spark's open) there is no
 time: GPU-hours and wall time are recorded as missing, with the reason.
@@ -38,6 +38,8 @@ class Timing(Record):
     wall: Q | None = None
     gpus_needed: Q | None = None
     backwards: dict | None = None
+    gpus_for_time: Q | None = None     # GPUs that would meet a time budget the plan's GPUs miss
+    budget_met: bool | None = None     # whether the wall time keeps to the time budget (None: no budget)
 
 
 class Peak(Record):
@@ -61,8 +63,9 @@ class Setup(Record):
     wall_f: KBFormula
 
 
-def time_setup(ledger: Ledger, inputs: Inputs) -> Setup:
-    """The hardware, peak and MFU time is computed with, and the notes on them."""
+def time_setup(ledger: Ledger, inputs: Inputs, params: Q | None = None) -> Setup:
+    """The hardware, peak and MFU time is computed with (the MFU of runs near ``params`` in
+    size; of every size when planning backwards, before the size is known), and the notes."""
     kb = ledger.kb
     rows = sorted((f for f in kb.snap["facts"].values()
                    if "ComputeEstimate" in f["types"] and f.get("gpu_hours") and f.get("flops")
@@ -70,7 +73,7 @@ def time_setup(ledger: Ledger, inputs: Inputs) -> Setup:
     table_hw = rows[0]["hardware"] if rows else None
     hw = inputs.hardware or (None if inputs.peak_flops else table_hw)
     peak = _peak(kb, inputs, hw)
-    mfu = _mfu(ledger, inputs, hw, rows, peak)
+    mfu = _mfu(ledger, inputs, hw, rows, peak, params)
     if mfu is not None and peak.precision == "fp8":
         ledger.entry("mfu")["unit"] = "fraction of fp8 peak"
     if hw is not None and inputs.hardware is None:
@@ -120,7 +123,7 @@ def _say_peak(ledger: Ledger, inputs: Inputs, hw: str | None, peak: Peak) -> Non
 def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
     """Record MFU, GPU-hours, wall time and the GPUs needed for the time budget."""
     kb = ledger.kb
-    setup = time_setup(ledger, inputs)
+    setup = time_setup(ledger, inputs, sizes.params)
     hw, mfu, peak, wall_f = setup.hardware, setup.mfu, setup.peak, setup.wall_f
     if mfu is None or peak.value is None:
         _no_time(ledger, hw, peak.value, peak.formula, wall_f)
@@ -142,13 +145,16 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
     gpus = inputs.gpus or Q.point(1)
     wall, wenv = ledger.compute(wall_f, {"gpu_hours": gpu_hours, "gpus": gpus})
     ledger.add("wall_time", wall, "hours", formula=wall_f, env=wenv)
-    need = _against_budget(ledger, inputs, gpu_hours, wall, wall_f)
-    return Timing(hw, mfu, gpu_hours, wall, need)
+    need, more, met = _against_budget(ledger, inputs, gpu_hours, wall, wall_f)
+    return Timing(hw, mfu, gpu_hours, wall, need, gpus_for_time=more, budget_met=met)
 
 
-def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], peak: Peak) -> Q | None:
-    """The MFU to plan with: given, else the range of published runs on ``hw`` (the reference's
-    table's implied MFU said beside it), else that implied MFU (None: no time on ``hw``)."""
+def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], peak: Peak, params: Q | None) -> Q | None:
+    """The MFU to plan with: given, else the range of published runs near the plan's size on
+    GPUs of ``hw``'s peak (:mod:`recipekg.plan.utilisation`, the reference's table's implied
+    MFU beside it), else that implied MFU (None: no time on ``hw``)."""
+    from recipekg.plan.utilisation import mfu_range, points
+
     kb = ledger.kb
     if hw is not None and not kb.peak(hw) and inputs.peak_flops is None:
         return None
@@ -156,56 +162,9 @@ def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], peak:
         ledger.add("mfu", inputs.mfu, "fraction of bf16 peak", label="mfu", given=True,
                    derivation=inputs.given_text("mfu"))
         return inputs.mfu
-    points = _published(kb, hw)
-    if not points:
+    if not points(ledger):
         return _table_mfu(ledger, hw, rows, peak.formula) if rows else None
-    return _published_mfu(ledger, hw, points, rows)
-
-
-def _published(kb, hw: str | None) -> list[dict]:
-    """The KB's published MFUs on ``hw``, else on every GPU it has them for."""
-    points = sorted((f for f in kb.snap["facts"].values() if "mfu" in f), key=lambda f: (f["mfu"], f["id"]))
-    return [f for f in points if f.get("hardware") == hw] or points
-
-
-def _published_mfu(ledger: Ledger, hw: str | None, points: list[dict], rows: list[dict]) -> Q:
-    """The MFU range: published runs on the GPU and the reference's own assumption (the MFU
-    its GPU-hours table implies); the point is the published runs' median."""
-    kb = ledger.kb
-    implied = _implied(ledger, rows) if rows else []
-    values = [f["mfu"] for f in points]
-    mfu = Q.span(min(values + implied), max(values + implied), median(values))
-    here = all(f.get("hardware") == hw for f in points)
-    where = kb.label(hw) if here and hw else "the GPUs the KB has published runs for"
-    reference = (f"; the reference's own assumption, from its {kb.label(rows[0]['hardware'])} GPU-hours table: "
-                 + ", ".join(f"{units.count(f['params'])} → {v:.3f}" for f, v in zip(rows, implied))
-                 + f" (mean {sum(implied) / len(implied):.3f})") if rows else ""
-    ledger.add("mfu", mfu, "fraction of bf16 peak", label=f"MFU of published training runs on {where}",
-               extra_sources=points + rows[:1],
-               derivation=(f"published runs on {where}: "
-                           + ", ".join(f"{f['label'].removeprefix('Published MFU: ')} {f['mfu']:.3f}" for f in points)
-                           + reference + f"; the published median {mfu.value:.3f}, range {mfu.low:.3f}–{mfu.high:.3f}"),
-               rows=[{"fact": f["id"], "params": f["params"], "flops": f["flops"], "gpu_hours": f["gpu_hours"],
-                      "mfu": rounded(v)} for f, v in zip(rows, implied)],
-               published=[{"fact": f["id"], "mfu": f["mfu"], "hardware": kb.node_id(f["hardware"])} for f in points])
-    if not here and hw is not None:
-        ledger.note(f"the KB has no published MFU for {kb.label(hw)}: the range of the runs it has on other "
-                    f"GPUs is assumed; give mfu = 40% (for example) to plan with your own", *points[:1])
-    ledger.note("the MFU is a range: published runs (their own MFU, or their throughput against the GPU's peak) "
-                "and the reference's own assumption; real runs differ with the model's size, the parallel layout "
-                "and the software; give mfu = 45% (for example) to plan with your own", *points[:1])
-    return mfu
-
-
-def median(values: list[float]) -> float:
-    """The middle value (the mean of the two middle ones for an even count).
-
-    >>> median([0.3, 0.5, 0.4]), median([0.2, 0.4, 0.5, 0.9])
-    (0.4, 0.45)
-    """
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    return mfu_range(ledger, hw, params, rows, _implied(ledger, rows) if rows else [])
 
 
 def _implied(ledger: Ledger, rows: list[dict]) -> list[float]:
@@ -253,33 +212,42 @@ def _no_time(ledger: Ledger, hw: str | None, peak: float | None, gpu_f: KBFormul
     ledger.note(why + "".join(f"; {f['text']}" for f in about), *about, *([kb.snap["nodes"][hw]] if hw else []))
 
 
-def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q, wall_f: KBFormula) -> Q | None:
+def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q,
+                    wall_f: KBFormula) -> tuple[Q | None, Q | None, bool | None]:
     """The GPUs needed for the time budget (when gpus are not given), or whether the wall time
-    keeps to it (when they are)."""
+    keeps to it and the GPUs that would (when they are): ``(gpus_needed, gpus_for_time, met)``."""
     budget, gpus = inputs.time_budget, inputs.gpus or Q.point(1)
     if budget is None:
         if inputs.gpus is None:
             ledger.note("no gpus given: the wall time is for one GPU; add gpus = 8 (for example), or a time "
                         "budget such as time = 2 weeks to get the GPUs needed")
-        return None
+        return None, None, None
     if inputs.gpus is None:
         need = solve(wall_f.parsed, "gpus", {"gpu_hours": gpu_hours, "wall_time": budget}, bracket=(1e-6, 1e12))
         if need is None:
-            return None
+            return None, None, None
         need = round_up(need)
         ledger.add("gpus_needed", need, "GPUs", formula=wall_f, label="GPUs needed for the time budget",
                    derivation=f"{wall_f.data['label']}: {wall_f.data['expression']}, solved for gpus with "
                               f"wall_time = {show(budget, 'hours')} ({units.grouped(budget.value)}h): "
                               f"{show(gpu_hours, 'GPU-hours')} / {units.grouped(budget.value)}h → "
                               f"{show(need, 'GPUs')}, rounded up")
-        return need
-    if wall.low > budget.high:
-        ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs is longer than the time budget of "
-                    f"{show(budget, 'hours')}", wall_f.data, warn=True)
-    elif wall.high > budget.high:
-        ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs may overrun the time budget of "
-                    f"{show(budget, 'hours')}", wall_f.data, warn=True)
-    else:
-        ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs is within the time budget of "
-                    f"{show(budget, 'hours')}", wall_f.data)
-    return None
+        return need, need, True
+    if wall.high > budget.high:
+        more = solve(wall_f.parsed, "gpus", {"gpu_hours": gpu_hours, "wall_time": budget}, bracket=(1e-6, 1e12))
+        more = round_up(more) if more is not None else None
+        late = wall.low > budget.high
+        ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs {'is longer than' if late else 'may overrun'} the "
+                    f"time budget of {show(budget, 'hours')}"
+                    + (f": {show(more, 'GPUs')} would meet it at the same MFU" if more is not None else ""),
+                    wall_f.data, warn=True)
+        if more is not None:
+            ledger.add("gpus_for_time", more, "GPUs", formula=wall_f, label="GPUs that would meet the time budget",
+                       derivation=f"{wall_f.data['expression']}, solved for gpus with wall_time = "
+                                  f"{show(budget, 'hours')}: {show(gpu_hours, 'GPU-hours')} / "
+                                  f"{units.grouped(budget.value)}h → {show(more, 'GPUs')}, rounded up (the same MFU "
+                                  f"assumed: more GPUs often run at a lower one)")
+        return None, more, False
+    ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs is within the time budget of "
+                f"{show(budget, 'hours')}", wall_f.data)
+    return None, None, True

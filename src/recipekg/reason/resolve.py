@@ -31,10 +31,12 @@ from recipekg.reason.facts import INF, Facts, constraint_json, covers, exclude_p
 _BYTES = {"bytes": 1, "bits": BITS_PER_BYTE}
 _ACCEPTS = {"bytes": _BYTES, "duration": {"hours": 1}, "ratio": {"ratio": 1}}
 _ACCEPTS_BY_UNIT = {"BYTE-PER-SEC": {"bytes/s": 1, "bits/s": BITS_PER_BYTE},
+                    "BYTE": {"bytes": 1, "bits": BITS_PER_BYTE, "ratio": 1},  # a size, or a share of one
                     "FLOP": {"flops": 1, "flop": 1}, "FLOP-PER-SEC": {"flop/s": 1, "flop": 1}}
 _UNIT_HINT = {"bytes": "a size such as 80GB", "duration": "a duration such as 12h or 3 days",
               "ratio": "a fraction such as 0.4 or 40%", "count": "a number such as 30k or 7B",
               "BYTE-PER-SEC": "a bandwidth such as 3.35TB/s or 273 GB/s",
+              "BYTE": "a size such as 4GB or a share such as 10%",
               "FLOP": "a compute budget such as 1e21, 1e21 FLOPs or 10 PF-days",
               "FLOP-PER-SEC": "a rate such as 989T, 989 TFLOPS or 989 TFLOP/s"}
 _KIND_WORDS = {"bytes": "a size", "bits": "a size in bits", "bytes/s": "a bandwidth",

@@ -53,10 +53,11 @@ def render_plan(a: dict, md: bool) -> str:
     """A plan answer as text (``md=False``) or Markdown."""
     page = _Page(md)
     _opening(page, a)
-    (_quantities_md if md else _quantities_text)(page, a["quantities"])
-    _fit(page, a.get("fit"))
     _recommendations(page, a.get("recommendations") or [])
+    _fit(page, a.get("fit"))
     _feasibility(page, a)
+    _context(page, a)
+    (_quantities_md if md else _quantities_text)(page, a["quantities"])
     _tier(page, a.get("tier"))
     _bandwidth(page, a.get("bandwidth"))
     _remarks(page, a)
@@ -65,8 +66,18 @@ def render_plan(a: dict, md: bool) -> str:
 
 
 def _opening(page: _Page, a: dict) -> None:
-    """The query, its constraints, the strategy and the summary."""
+    """The query, then the summary: the verdict and what to change first."""
     page.lines.append(f"## plan — {_query(a)}" if page.md else f"plan — {_query(a)}")
+    if a.get("summary"):
+        page.lines.append("")
+        page.lines.append("**In short**" if page.md else "in short:")
+        for line in a["summary"]:
+            page.item(line)
+
+
+def _context(page: _Page, a: dict) -> None:
+    """What the plan read: its constraints, planning backwards, the strategy."""
+    page.lines.append("")
     page.lines.append(f"constraints: {constraint_line(a['constraints'])}")
     page.lines.extend(no_advice_lines(a["constraints"]))
     if a.get("backwards"):
@@ -79,11 +90,6 @@ def _opening(page: _Page, a: dict) -> None:
         page.lines.append(f"strategy: {s['label']} ({shown}) — {s['why']}"
                           + (f" [{page.cite([p for r in s['because'] for p in r['sources']])}]"
                              if s["because"] else ""))
-    if a.get("summary"):
-        page.lines.append("")
-        page.lines.append("**In short**" if page.md else "in short:")
-        for line in a["summary"]:
-            page.item(line)
 
 
 def _quantities_md(page: _Page, quantities: list[dict]) -> None:
@@ -154,7 +160,9 @@ def _fit(page: _Page, fit: dict | None) -> None:
 def _recommendations(page: _Page, recs: list[dict]) -> None:
     if not recs:
         return
-    page.head("If it does not fit: what each memory saving brings")
+    detailed = all(r.get("detailed") for r in recs)
+    page.head("What would make it fit (cheapest change first)" if detailed else
+              "If it does not fit: what each memory saving brings")
     for r in recs:
         enough = ("" if r["enough"] is None or r["id"] == "combined" else
                   " — enough on its own" if r["enough"] else " — not enough on its own")
@@ -164,10 +172,16 @@ def _recommendations(page: _Page, recs: list[dict]) -> None:
 
 
 def _feasibility(page: _Page, a: dict) -> None:
-    if not a.get("feasibility"):
+    feas = a.get("feasibility") or {}
+    rules = feas.get("rules") if isinstance(feas, dict) else feas
+    if feas.get("text") if isinstance(feas, dict) else False:
+        page.head("Time budget")
+        page.item(feas["text"] + (f" (feasibility.gpus_for_time = {feas['gpus_for_time']:,})"
+                                  if feas.get("gpus_for_time") and not feas.get("meets_time_budget") else ""))
+    if not rules:
         return
     page.head(f"Feasibility on {a['hardware']['label']}")
-    for r in a["feasibility"]:
+    for r in rules:
         side = "against: " if r["advises_against"] and not r["recommends"] else ""
         page.item(f"{side}[{r['strength']}] {r['text']} ({r['section']}; {page.cite(r['sources'])})")
         if r.get("caveat"):

@@ -7,7 +7,7 @@ memory; the layout found. Every number comes from the plan answer's JSON.
     >>> view["verdict"]["fits"], view["verdict"]["headline"]
     (True, 'Fits on 8 × NVIDIA H100 SXM')
     >>> [s["name"] for s in view["bar"]["segments"]]
-    ['weights', 'gradients', 'master_weights', 'optimizer_states', 'activations']
+    ['weights', 'gradients', 'master_weights', 'optimizer_states', 'activations', 'headroom']
 """
 
 from __future__ import annotations
@@ -24,9 +24,11 @@ def plan_view(a: dict) -> dict:
     memory), ``layout`` (rows of the layout table; None without a layout)."""
     by_name = {q["name"]: q for q in a["quantities"]}
     fit = a.get("fit")
+    feasibility = a.get("feasibility") or {}
     return {"verdict": _verdict(a, fit), "time": _time(by_name, a.get("method")), "changes": _changes(a, fit),
+            "budget": _budget(a, feasibility), "ask": a.get("ask") or [],
             "warnings": [w["text"] for w in a.get("warnings") or []],
-            "feasibility": a.get("feasibility") or [],
+            "feasibility": feasibility.get("rules", []) if isinstance(feasibility, dict) else feasibility,
             "bar": memory_bar(by_name.get("memory_per_gpu"), fit),
             "formulas": {q["formula"]["id"]: q["formula"]["label"] for q in a["quantities"] if q.get("formula")},
             "layout": _layout_rows(fit)}
@@ -57,6 +59,10 @@ def _time(by_name: dict, method: str | None = None) -> dict | None:
     need = by_name.get("gpus_needed")
     if need and need.get("value") is not None:
         out["gpus_for_budget"] = quantity_value(need)
+    for name in ("energy", "cost", "co2"):
+        x = by_name.get(name)
+        if x and x.get("value") is not None:
+            out[name] = quantity_value(x)
     if mfu and mfu.get("value") is not None:
         low, high = mfu["low"], mfu["high"]
         out["mfu"] = (f"{units.ratio(low)}–{units.ratio(high)}" if low != high else units.ratio(mfu["value"]))
@@ -65,17 +71,49 @@ def _time(by_name: dict, method: str | None = None) -> dict | None:
 
 
 def _changes(a: dict, fit: dict | None) -> dict:
-    """What to change: more GPUs (with the query that asks for them) and the memory savings."""
-    out = {"more_gpus": None, "query": None, "savings": a.get("recommendations") or []}
+    """What to change, cheapest first: each remedy of the answer with the query that asks for
+    its change (more GPUs among them, with its own query)."""
+    out = {"more_gpus": None, "query": None, "savings": []}
+    for r in a.get("recommendations") or []:
+        change = r.get("change")
+        out["savings"].append(dict(r, query=query_with(a, change) if change else None))
     if fit and not fit["fits"] and fit.get("gpus_needed"):
         out["more_gpus"] = fit["gpus_needed"]
-        given = [c for c in a["constraints"] if not c.get("derived_from")]
-        if any(c["dimension"] == "gpus" for c in given):
-            given = [dict(c, value=float(fit["gpus_needed"])) if c["dimension"] == "gpus" else c for c in given]
-        else:
-            given.append({"dimension": "gpus", "op": "=", "value": float(fit["gpus_needed"]), "unit": "count"})
-        out["query"] = "plan where " + " and ".join(format_constraint(c) for c in given)
+        out["query"] = query_with(a, {"gpus": fit["gpus_needed"]})
     return out
+
+
+def _budget(a: dict, feasibility: dict) -> dict | None:
+    """A missed time budget, said first, with the GPUs that would meet it and their query."""
+    if not isinstance(feasibility, dict) or feasibility.get("meets_time_budget") is not False:
+        return None
+    more = feasibility.get("gpus_for_time")
+    return {"text": feasibility.get("text"), "gpus": more, "query": query_with(a, {"gpus": more}) if more else None}
+
+
+def query_with(a: dict, change: dict) -> str:
+    """The answer's query with ``change`` applied (``None`` drops a constraint).
+
+    >>> a = {"constraints": [{"dimension": "params", "op": "=", "value": 7e9, "unit": "count"},
+    ...                      {"dimension": "gpus", "op": "=", "value": 8.0, "unit": "count"}]}
+    >>> query_with(a, {"gpus": 16, "lora-rank": 8})
+    'plan where params = 7B and gpus = 16 and lora-rank = 8'
+    """
+    given = [c for c in a["constraints"] if not c.get("derived_from")]
+    out = []
+    for c in given:
+        if c["dimension"] in change:
+            v = change[c["dimension"]]
+            if v is not None:
+                out.append(dict(c, value=float(v)) if isinstance(v, (int, float)) else {**c, "value": v, "unit": None})
+        else:
+            out.append(c)
+    named = {c["dimension"] for c in given}
+    for dim, v in change.items():
+        if dim not in named and v is not None:
+            out.append({"dimension": dim, "op": "=", "value": float(v) if isinstance(v, (int, float)) else v,
+                        "unit": "count" if isinstance(v, (int, float)) else None})
+    return "plan where " + " and ".join(format_constraint(c) for c in out)
 
 
 def memory_bar(q: dict | None, fit: dict | None, width: float = 1000.0) -> dict | None:

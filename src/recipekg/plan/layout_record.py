@@ -1,0 +1,103 @@
+"""The quantities of the layout the search found, each a KB formula or a constant times a
+count, with its sources: the model states (whole and per GPU), the activations, the output
+layer's logits, ZeRO stage 3's gathered layer, the headroom, and the memory per GPU in its
+parts (what the plan page's memory bar shows; they add up to the memory per GPU)::
+
+    >>> from recipekg.plan.inputs import read_inputs
+    >>> from recipekg.plan.kbview import KBView
+    >>> from recipekg.plan.layout import search_layout
+    >>> ledger = Ledger(KBView(snap))
+    >>> inputs = read_inputs(parse("plan where params = 7B and hardware = h100 and gpus = 8")[0], snap)
+    >>> found = search_layout(ledger, inputs, inputs.params)
+    >>> parts = ledger.entry("memory_per_gpu")["per_gpu_parts"]
+    >>> [p["name"] for p in parts]
+    ['weights', 'gradients', 'master_weights', 'optimizer_states', 'activations', 'headroom']
+    >>> abs(sum(p["value"] for p in parts) / ledger.entry("memory_per_gpu")["value"] - 1) < 1e-9
+    True
+"""
+
+from __future__ import annotations
+
+from recipekg.plan.evaluator import ZERO, activation_formula
+from recipekg.plan.expr import Q
+from recipekg.plan.figures import qjson, show
+from recipekg.plan.ledger import Ledger
+
+# The terms of the ZeRO formulas (kb/memory-model.ttl), each a number of bytes per parameter
+STATE_TERMS = {"weights": "c_weight_bytes_per_param_bf16", "gradients": "gradient_bytes_per_param",
+               "master_weights": "c_master_weight_bytes_per_param",
+               "optimizer_states": "optimizer_state_bytes_per_param"}
+
+
+def record_zero(ledger: Ledger, memo, best: dict, params: Q, states: Q, state_constants: list) -> None:
+    """The quantities of a layout of ZeRO's full training (pretrain, full fine-tune)."""
+    kb = ledger.kb
+    grad = memo.options.grad_bytes
+    parts = (("weights", kb.q("c_weight_bytes_per_param_bf16"), [kb.constant("c_weight_bytes_per_param_bf16")]),
+             ("gradients", grad, list(memo.options.grad_constants)),
+             ("master_weights", kb.q("c_master_weight_bytes_per_param"),
+              [kb.constant("c_master_weight_bytes_per_param")]),
+             ("optimizer_states", states, state_constants))
+    total = Q.point(0)
+    for name, per, consts in parts:
+        total = total + per * params
+        ledger.add(name, per * params, "bytes", constants=consts, label=f"{name.replace('_', ' ')} (whole model)",
+                   derivation=f"{show(per, 'bytes/param')} × {show(params, 'parameters')} = {show(per * params, 'bytes')}")
+    ledger.add("model_states", total, "bytes", label="model states (whole model)",
+               derivation="weights + gradients + fp32 master weights + optimizer states")
+    f = memo.formula(ZERO[best["zero"]])
+    q, env = ledger.compute(f, memo.states_env(best["tp"], best["pp"], best["dp"]))
+    ledger.add("model_states_per_gpu", q, "bytes", formula=f, env=env)
+    record_per_gpu(ledger, memo, best, zero_parts(ledger, memo, best))
+
+
+def zero_parts(ledger: Ledger, memo, best: dict) -> list[dict]:
+    """The model states per GPU of a ZeRO layout in their parts: each is the layout's ZeRO
+    formula evaluated with the other states' bytes per parameter at 0 (the formulas are sums of
+    these terms, each divided by its sharding)."""
+    f = memo.formula(ZERO[best["zero"]])
+    env = memo.states_env(best["tp"], best["pp"], best["dp"])
+    out = []
+    for name, sym in STATE_TERMS.items():
+        alone = {other: Q.point(0) for other in STATE_TERMS.values() if other != sym}
+        q, _ = ledger.compute(f, env, alone)
+        out.append(part(name, q, f.id))
+    return out
+
+
+def part(name: str, q: Q, formula: str | None, label: str | None = None) -> dict:
+    return {"name": name, "label": label or name.replace("_", " "), **qjson(q), "unit": "bytes", "formula": formula}
+
+
+def record_per_gpu(ledger: Ledger, memo, best: dict, state_parts: list[dict]) -> None:
+    """The activations, logits, working buffers, headroom and memory per GPU of a training
+    layout (any method but inference), with the memory's parts."""
+    fid = activation_formula(memo.options.attention, best["recompute"])
+    f = memo.formula(fid)
+    q, env = ledger.compute(f, memo.activation_env(best["tp"]))
+    ledger.add("activations", q, "bytes", formula=f, env=env, label="activations per GPU (the layers')")
+    parts = list(state_parts) + [part("activations", q, fid)]
+    if best["logits"].high > 0:
+        f = memo.formula("output-layer-activations")
+        lq, env = ledger.compute(f, memo.logits_env(best["tp"]))
+        ledger.add("logits_activations", lq, "bytes", formula=f, env=env)
+        parts.append(part("logits", lq, f.id, "output layer and logits"))
+    if best["buffers"].high > 0:
+        f = memo.formula("zero3-gather-buffer")
+        bq, env = ledger.compute(f, memo.buffer_env(best["tp"]))
+        ledger.add("working_buffers_per_gpu", bq, "bytes", formula=f, env=env)
+        parts.append(part("buffers", bq, f.id, "ZeRO-3 gathered layer"))
+    record_headroom(ledger, memo)
+    parts.append(part("headroom", memo.options.headroom, "memory-per-gpu-detailed", "headroom (framework)"))
+    f = ledger.kb.formula("memory_per_gpu", "model_states_per_gpu", "activations_per_gpu", "headroom")
+    q, env = ledger.compute(f, {"model_states_per_gpu": best["states"],
+                                "activations_per_gpu": best["activations"] + best["logits"],
+                                "working_buffers_per_gpu": best["buffers"], "headroom": best["headroom"]})
+    ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env, per_gpu_parts=parts)
+
+
+def record_headroom(ledger: Ledger, memo) -> None:
+    o = memo.options
+    ledger.add("headroom", o.headroom, "bytes", label="memory kept free per GPU for the framework",
+               derivation=o.headroom_how, constants=list(o.headroom_constants), given="headroom" in
+               memo.inputs.constraints)

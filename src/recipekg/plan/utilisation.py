@@ -1,0 +1,132 @@
+"""The MFU a plan's time assumes when the query gives none: the range published runs of a
+similar size reached on GPUs of the same dense 16-bit peak, the MFU their total GPU-hours
+imply (what the run paid for, restarts and overheads included: ``kb/runs.ttl``) with the
+steady-state MFUs papers state (``kb/mfu.ttl``) beside them; the point is the median of the
+total-hours MFUs. Every figure says where it comes from::
+
+    >>> from recipekg.plan.kbview import KBView
+    >>> ledger = Ledger(KBView(snap))
+    >>> h100 = snap["dimensions"]["hardware"]["values"]["h100"]
+    >>> small = evidence(ledger, h100, Q.point(8e9))
+    >>> sorted((p["label"], p["basis"]) for p in small)  # doctest: +NORMALIZE_WHITESPACE
+    [('Llama 3 70B', 'total GPU-hours'), ('Llama 3 8B', 'total GPU-hours'), ('Llama 3.1 405B on 16,384 GPUs',
+      'steady state (stated or from throughput)'), ('Llama 3.1 405B on 16,384 GPUs, long-context stage',
+      'steady state (stated or from throughput)'), ('Llama 3.1 405B on 8,192 GPUs', 'steady state (stated or from
+      throughput)'), ('Llama 3.1 70B', 'total GPU-hours'), ('Llama 3.1 8B', 'total GPU-hours')]
+    >>> q = mfu_range(ledger, h100, Q.point(8e9), [], [])
+    >>> f"{q.low:.3f}", f"{q.value:.3f}", f"{q.high:.3f}"
+    ('0.138', '0.204', '0.430')
+"""
+
+from __future__ import annotations
+
+from recipekg.plan.expr import Q
+from recipekg.plan.figures import rounded, show
+from recipekg.plan.ledger import Ledger
+
+RUN = "PublishedRun"
+
+
+def median(values: list[float]) -> float:
+    """The middle value (the mean of the two middle ones for an even count).
+
+    >>> median([0.3, 0.5, 0.4]), median([0.2, 0.4, 0.5, 0.9])
+    (0.4, 0.45)
+    """
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def points(ledger: Ledger, exclude: tuple = ()) -> list[dict]:
+    """Every MFU the KB has: each published run's (from its total GPU-hours) and each stated
+    or throughput-derived one; ``exclude``: fact ids left out (the tests leave each run out
+    in turn)."""
+    kb = ledger.kb
+    implied_f = kb.formula("mfu", "gpu_hours", "flops")
+    flops_f = kb.formula("flops", "params", "tokens")
+    out = []
+    for f in sorted(kb.snap["facts"].values(), key=lambda f: f["id"]):
+        if f["id"] in exclude or not f.get("hardware") or not kb.peak(f["hardware"]):
+            continue
+        if RUN in f["types"] and f.get("gpu_hours") and f.get("tokens") and f.get("params"):
+            flops, _ = ledger.compute(flops_f, {"params": Q.point(f["params"]), "tokens": Q.point(f["tokens"])})
+            mfu, _ = ledger.compute(implied_f, {"flops": flops, "gpu_hours": Q.point(f["gpu_hours"]),
+                                                "bf16_peak": Q.point(kb.peak(f["hardware"]))})
+            out.append(_point(kb, f, mfu.value, "total GPU-hours", gpu_hours=f["gpu_hours"]))
+        elif "mfu" in f and f.get("params"):
+            out.append(_point(kb, f, f["mfu"], "steady state (stated or from throughput)"))
+    return out
+
+
+def _point(kb, f: dict, mfu: float, basis: str, **more) -> dict:
+    label = f["label"].removeprefix("Published run: ").removeprefix("Published MFU: ")
+    return {"fact": f["id"], "label": label, "mfu": rounded(mfu), "params": f["params"], "basis": basis,
+            "hardware": kb.node_id(f["hardware"]), "peak": kb.peak(f["hardware"]), "item": f, **more}
+
+
+def evidence(ledger: Ledger, hw: str | None, params: Q | None, exclude: tuple = ()) -> list[dict]:
+    """The points a plan of ``params`` on ``hw`` is compared with, on GPUs of the same dense
+    16-bit peak (else on any): the runs' total-hours MFUs within the KB's size window (else at
+    the nearest sizes below and above), and the steady MFUs papers state on those GPUs, of any
+    size (the high end: what a tuned run reached there)."""
+    kb = ledger.kb
+    every = points(ledger, exclude)
+    peak = kb.peak(hw) if hw else None
+    same = [p for p in every if peak and p["peak"] == peak]
+    pool = same if len(same) >= 2 else every  # one run on a GPU is no range: every GPU's runs then
+    window = kb.q("c_mfu_size_window").value
+    runs = [p for p in pool if p["basis"] == "total GPU-hours"]
+    if params is None:          # planning backwards: the size is not known yet, every run counts
+        return pool
+    near = [p for p in runs if params.low / window <= p["params"] <= params.high * window]
+    if not near and runs:
+        below = max((p["params"] for p in runs if p["params"] <= params.value), default=None)
+        above = min((p["params"] for p in runs if p["params"] >= params.value), default=None)
+        near = [p for p in runs if p["params"] in (below, above)]
+    steady = [p for p in pool if p["basis"] != "total GPU-hours"]   # what tuned runs reached on the GPU, any size
+    return near + steady
+
+
+def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict], implied: list[float]) -> Q:
+    """The MFU range and its point, recorded as the ``mfu`` quantity with where each figure
+    comes from; the reference's own assumption (the MFU its GPU-hours table implies, on its
+    GPU) joins the range on that GPU and is shown beside it on others."""
+    kb = ledger.kb
+    found = evidence(ledger, hw, params)
+    totals = [p["mfu"] for p in found if p["basis"] == "total GPU-hours"]
+    table_hw = rows[0]["hardware"] if rows else None
+    own = implied if implied and table_hw is not None and kb.peak(table_hw) == (kb.peak(hw) if hw else None) else []
+    values = [p["mfu"] for p in found] + own
+    mfu = Q.span(min(values), max(values), median(totals or values))
+    same = all(p["peak"] == kb.peak(hw) for p in found) if hw else False
+    where = (f"GPUs of {kb.label(hw)}'s dense 16-bit peak" if same else "the GPUs the KB has published runs for")
+    reference = (f"; the reference's own assumption, from its {kb.label(table_hw)} GPU-hours table: "
+                 + ", ".join(f"{show(Q.point(f['params']))} → {v:.3f}" for f, v in zip(rows, implied))
+                 + ("" if own else " (shown, not in the range: another GPU)")) if rows else ""
+    ledger.add("mfu", mfu, "fraction of bf16 peak",
+               label=f"MFU of published runs of a similar size on {where}",
+               extra_sources=[p["item"] for p in found] + rows[:1],
+               derivation=((f"published runs within a factor of {kb.q('c_mfu_size_window').value:g} of "
+                            f"{show(params, 'parameters')}" if params is not None else "published runs of every size")
+                           + f" on {where}, and the steady MFUs stated there: "
+                           + ", ".join(f"{p['label']} {p['mfu']:.3f} ({_how(p)})" for p in found) + reference
+                           + f"; the median of the total-GPU-hours runs {mfu.value:.3f}, range {mfu.low:.3f}–{mfu.high:.3f}"),
+               rows=[{"fact": f["id"], "params": f["params"], "flops": f["flops"], "gpu_hours": f["gpu_hours"],
+                      "mfu": rounded(v)} for f, v in zip(rows, implied)],
+               published=[{k: p[k] for k in ("fact", "label", "mfu", "basis", "hardware", "params")}
+                          | ({"gpu_hours": p["gpu_hours"]} if "gpu_hours" in p else {}) for p in found])
+    if not same and hw is not None:
+        ledger.note(f"the KB has no published run on a GPU of {kb.label(hw)}'s peak: the range of the runs it has on "
+                    f"other GPUs is assumed; give mfu = 40% (for example) to plan with your own",
+                    *[p["item"] for p in found[:1]])
+    ledger.note("the MFU is a range: what published runs of a similar size paid for in total GPU-hours (restarts, "
+                "evaluation and idle time included) beside the steady MFU papers state; give mfu = 45% (for example) "
+                "to plan with your own", kb.constant("c_mfu_size_window"))
+    return mfu
+
+
+def _how(p: dict) -> str:
+    if "gpu_hours" in p:
+        return f"{p['hardware']}, {show(Q.point(p['gpu_hours']), 'GPU-hours')}"
+    return f"{p['hardware']}, steady state"
