@@ -197,3 +197,12 @@ def test_a_given_optimizer_is_the_recipe_s_and_its_settings_follow(kb):
     assert {s["id"] for s in by["momentum"]["sources"]} == {"dosovitskiy2020"}
     opt = next(it for s, it in _items(a) if s == "optimizer" and it["what"] == "optimizer")
     assert opt["value"] == "sgd-momentum" and opt["from"] == "constraints"
+
+
+def test_what_the_user_did_not_give_is_asked_for_not_called_unsourced(kb):
+    """A recipe without a size says what to give; 'unsourced' is kept for what the KB lacks."""
+    a = _recipe("recipe where data = text and task = classification and samples = 50k", kb)
+    size = next(s for s in a["sections"] if s["name"] == "size")["items"][0]
+    assert size["value"] is None and not size.get("unsourced") and "params" in size["needs"]
+    assert not any(it["what"] == "Data quality filtering" for _, it in _items(a)), "a pretraining-corpus technique"
+    assert any(it["what"] == "Data quality filtering" for _, it in _items(_recipe(PRETRAIN, kb)))

@@ -39,7 +39,7 @@ def _context(c: dict) -> str:
 
 
 def _item_text(it: dict) -> list[str]:
-    flag = "  [unsourced]" if it.get("unsourced") else ""
+    flag = "  [unsourced]" if it.get("unsourced") else "  [give more]" if it.get("needs") else ""
     lines = [f"  {it['what']}: {it['text']}{flag}"]
     if it.get("why"):
         lines.append(f"      {it['why']}")
