@@ -58,6 +58,8 @@ RKG = Namespace(BASE + "ns#", """
     broaderTransitive ScoringModel unconstrainedFactor partlyCredit scoring
     DefaultRule ComparisonRule forKind defaultSupport question OrderedProcedure
     where roleName adviceGap nearestQuery nearestSection
+    ChoiceProperty PropertyAspect PropertyTest AtMost AtLeast OneOf NoneOf propertyOf aspect checks test via when
+    problemFact differsFrom strict
     publishedTitle authorsComplete authorCount authorGroup booktitle journal volume number pages doi version accessed
 """)
 KB = Namespace(BASE + "id/")

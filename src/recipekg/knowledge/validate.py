@@ -44,7 +44,7 @@ _NUMERIC_PROPS = {RKG.weight, RKG.rank, *BOUND_PROPERTIES, RKG.minValue, RKG.max
                   RKG.bandwidthBytesPerSecond, RKG.bf16PeakFlopsPerSecond, RKG.powerWatts,
                   RKG.fp16PeakFlopsPerSecond, RKG.fp8PeakFlopsPerSecond, RKG.interconnectBytesPerSecond,
                   RKG.params, RKG.tokens, RKG.flops, RKG.gpuHours, RKG.mfu, RKG.step, RKG.order}
-_SOURCED = (RKG.Rule, RKG.Formula, RKG.Constant, RKG.Fact, RKG.Hardware)
+_SOURCED = (RKG.Rule, RKG.Formula, RKG.Constant, RKG.Fact, RKG.Hardware, RKG.ChoiceProperty)
 
 
 @dataclass(frozen=True, order=True)

@@ -54,6 +54,11 @@ class Backend:
         that does both is named once, as ``"for"``."""
         raise NotImplementedError
 
+    def evaluating(self, kind: str, facts: dict) -> list[Applied]:
+        """Every rule of ``kind`` with a condition on a dimension ``facts`` give, applying or
+        not (what says a constraint was used, and which thresholds are near), in rule order."""
+        raise NotImplementedError
+
 
 class NativeBackend(Backend):
     """The compiled snapshot's rules, looked up through its rule index (or scanned whole:
@@ -77,6 +82,21 @@ class NativeBackend(Backend):
                 continue
             ev = evaluate_rule(rule, facts, snap)
             if ev["fires"]:
+                out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
+        return out
+
+    def evaluating(self, kind: str, facts: dict) -> list[Applied]:
+        snap, nodes = self.snap, self.snap["nodes"]
+        by_dimension = snap["rule_index"]["by_dimension"]
+        out = []
+        for iri in sorted({r for dim in facts for r in by_dimension.get(dim, ())}):
+            rule = snap["rules"][iri]
+            if not ranks_kind(rule, kind):
+                continue
+            targets = [(t, "for") for t in rule["recommends"] if kind in nodes.get(t, {}).get("kinds", ())]
+            targets += [(t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())]
+            if targets:
+                ev = evaluate_rule(rule, facts, snap)
                 out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
         return out
 

@@ -1,0 +1,128 @@
+"""Answers that fit the whole situation: thresholds near the user's values, and the
+constraints no advice used.
+
+**Near a threshold.** A rule that fails only because one numeric condition misses by less
+than a factor of 2 (``rows = 45k`` against "from 50K") is *near*: it ranks its choices at a
+share of its weight (``rkg:partlyCredit``, docs/scoring.md), so the choice on the other side of
+the threshold stays in sight::
+
+    >>> from_50k = {"dimension": "samples", "values": [], "min": 50000.0, "min_inclusive": True,
+    ...             "max": None, "max_inclusive": False}
+    >>> near_miss(from_50k, [(45000.0, True, 45000.0, True)]), near_miss(from_50k, [(20000.0, True, 20000.0, True)])
+    ((45000.0, 50000.0), None)
+
+**Unused.** A constraint is used when a rule about the situation depends on it (the rule
+applies and holds on it, or it is the one condition that rules the rule out) or a property of
+a choice checks it; any other given constraint is listed in ``unused`` with why.
+"""
+
+from __future__ import annotations
+
+from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, bounds
+
+#: How far a value may lie from a threshold (either way, as a ratio) and still be near it.
+NEAR_FACTOR = 2.0
+
+
+def near_miss(cond: dict, intervals: list) -> tuple[float, float] | None:
+    """``(value, threshold)`` when the query's intervals miss the numeric condition ``cond``
+    on one side by less than :data:`NEAR_FACTOR` (the query's end nearest the threshold)."""
+    if cond["values"] or not intervals:
+        return None
+    low, _, high, _ = bounds(cond)
+    q_low, q_high = intervals[0][0], intervals[-1][2]
+    if q_high <= low and cond["min"] is not None:
+        value, threshold = q_high, low
+    elif q_low >= high and cond["max"] is not None:
+        value, threshold = q_low, high
+    else:
+        return None
+    return (value, threshold) if _near(value, threshold) else None
+
+
+def _near(value: float, threshold: float) -> bool:
+    return value > 0 and threshold > 0 and threshold / NEAR_FACTOR <= value <= threshold * NEAR_FACTOR
+
+
+def near_reasons(evaluated: list, facts: dict) -> dict[tuple[str, str, str], dict]:
+    """``(rule, choice, side) → {"dimension", "value", "threshold"}`` for the rules for a
+    choice that fail only by one numeric condition they miss narrowly, every other condition
+    held (a comparison or a rule against a choice is never near)."""
+    out = {}
+    for a in evaluated:
+        if a.side != "for" or a.view.get("role") == "comparison":
+            continue  # near keeps an alternative in sight; it never counts against a choice
+        statuses, conds = a.ev["statuses"], a.ev["conditions"]
+        failed = [c for c, s in zip(conds, statuses) if s == FAILED]
+        if len(failed) != 1 or any(s not in (HELD, FAILED) for s in statuses):
+            continue
+        f = facts.get(failed[0]["dimension"])
+        hit = near_miss(failed[0], f.intervals) if f is not None and f.intervals else None
+        if hit:
+            out[(a.rule, a.choice, a.side)] = {"dimension": failed[0]["dimension"], "value": hit[0],
+                                               "threshold": hit[1]}
+    return out
+
+
+def held_near(reason: dict, facts: dict, snap: dict) -> list[tuple[str, float, float]]:
+    """``(dimension, value, threshold)`` for each numeric condition a fully matching rule holds
+    whose bound lies within :data:`NEAR_FACTOR` of the query's value."""
+    rule = snap["rules"].get(reason["rule"], {})
+    out = []
+    for c in (snap["conditions"].get(i) for i in rule.get("conditions", ())):
+        f = facts.get(c["dimension"]) if c else None
+        if not c or c["values"] or f is None or not f.intervals:
+            continue
+        q_low, q_high = f.intervals[0][0], f.intervals[-1][2]
+        for bound, value in ((c["min"], q_low), (c["max"], q_high)):
+            if bound is not None and _near(value, bound):
+                out.append((c["dimension"], value, bound))
+    return out
+
+
+# ----------------------------------------------------------------------------- unused
+
+def _sources_of(dim: str, facts: dict) -> set[str]:
+    """The given dimensions a fact stands for: itself, or those it was derived from."""
+    f = facts.get(dim)
+    return set(f.derived.split(" and ")) if f is not None and f.derived else {dim}
+
+
+def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: dict) -> list[dict]:
+    """``[{"dimension", "value", "why"}]`` for each given constraint that no rule about the
+    situation and no property of a choice of ``kind`` depends on (``evaluated``: the backend's
+    evaluations of the rules on the given dimensions; ``verdicts``: the property checks made)."""
+    used: set[str] = set()
+    needs: dict[str, set[str]] = {}
+    for a in evaluated:
+        statuses, conds = a.ev["statuses"], a.ev["conditions"]
+        for i, (c, s) in enumerate(zip(conds, statuses)):
+            others = statuses[:i] + statuses[i + 1:]
+            about = s in (HELD, PARTLY) and FAILED not in others or s == FAILED and all(o == HELD for o in others)
+            for g in _sources_of(c["dimension"], facts) if c["dimension"] in facts else ():
+                if about:
+                    used.add(g)
+                else:
+                    needs.setdefault(g, set()).update(
+                        o["label"] for o, so in zip(conds, statuses) if o is not c and so in (FAILED, NOT_GIVEN))
+    for v in verdicts:
+        used |= _sources_of(v["dimension"], facts)
+    out = []
+    for name, f in facts.items():
+        if f.derived or name in used:
+            continue
+        for c in f.constraints:
+            out.append({"dimension": name, "value": c["value"], "why": _why(kind, name, needs.get(name), snap)})
+    return out
+
+
+def _why(kind: str, name: str, needs: set[str] | None, snap: dict) -> str:
+    dim = snap["dimensions"].get(name, {})
+    if needs:
+        shown = sorted(needs)
+        more = f" and {len(shown) - 4} more" if len(shown) > 4 else ""
+        return (f"the {kind} advice that depends on {name} is for other situations: it needs "
+                f"{', '.join(shown[:4])}{more}")
+    if dim.get("plan_only"):
+        return f"no {kind} advice depends on {name}: it is a dimension of plan"
+    return f"no {kind} advice in the KB depends on {name}"
