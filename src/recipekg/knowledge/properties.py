@@ -5,7 +5,7 @@ unit, the dimension checked and the test), its value, the sourced text, and ``ch
 condition-shaped dict the reasoner evaluates with the same code as a rule's conditions
 (:func:`recipekg.reason.conditions.status`)::
 
-    >>> prop = snap["properties"]["https://w3id.org/recipekg/fact/bert-longest-input"]
+    >>> prop = snap["choice_properties"]["properties"]["https://w3id.org/recipekg/fact/bert-longest-input"]
     >>> prop["test"], prop["value"], prop["check"]["dimension"], prop["check"]["max"]
     ('at-most', 512.0, 'seq-length', 512.0)
 
@@ -14,7 +14,9 @@ The tests turn a value into a check: ``at-most`` (a bound the constraint must no
 ``none-of`` (the values the choice already is or does badly with). An aspect with ``rkg:via``
 checks the dimension's values through one of their properties: "needs fp8 tensor cores" is
 the hardware whose ``rkg:supportsPrecision`` holds fp8, or that states no precision at all.
-``by_choice`` lists each choice's own properties; the reasoner adds its ancestors'.
+The snapshot holds them as ``choice_properties``: ``{"properties": {iri: property},
+"by_choice": {choice: [iris]}}`` (each choice's own properties; the reasoner adds its
+ancestors').
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ def _entry(dim: str, spot: dict, threshold: float, mirrored: float, picks: tuple
     else:
         then = f"{other} {shown} it still would, and the advice there also speaks for " + ", ".join(map(named, speaks))
     text = (f"{format_constraint(constraint)} is within a factor of 2 of {shown}, a threshold of the advice "
-            f"'{primary['label']}': here {named(here)} ranks first; {then}.")
+            f"'{primary['label'].replace(' -> ', ' → ')}': here {named(here)} ranks first; {then}.")
     return {"dimension": dim, "value": value, "threshold": threshold, "side": side, "text": text,
             "rule": primary["id"], "rules": [r["id"] for r in rules],
             "other_side": {"value": mirrored, "pick": there, "label": labels.get(there)},

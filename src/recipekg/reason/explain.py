@@ -44,8 +44,10 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> dict:
     kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
     entry = entry_of(iri, entries[kind]) or {}
     rules = _rules(iri, None, facts, snap, backend)
+    own = {r["rule"] for r in rules}
     family = [r for a in node.get("ancestors", ()) if kind in snap["nodes"].get(a, {}).get("kinds", ())
-              for r in _rules(a, a, facts, snap, backend) if ranks_kind(snap["rules"][r["rule"]], kind)]
+              for r in _rules(a, a, facts, snap, backend)
+              if ranks_kind(snap["rules"][r["rule"]], kind) and r["rule"] not in own and not own.add(r["rule"])]
     verdicts = checks(iri, kind, facts, snap)
     contra = [c for c in verdicts if c["verdict"] == CONTRADICTS]
 

@@ -7,8 +7,9 @@ whose ancestor (``skos:broader``) has the same signature is folded into the ance
 as a member. The entry takes the place of its best-ranked result, so runner-ups are the next
 real alternatives::
 
-    >>> a = {"id": "gbt", "iri": "G", "group": "matches", "because": [{"rule": "r", "match": "full"}], "against": []}
-    >>> b = dict(a, id="xgb", iri="X", papers=[])
+    >>> a = {"id": "gbt", "label": "GBT", "iri": "G", "group": "matches",
+    ...      "because": [{"rule": "r", "match": "full"}], "against": []}
+    >>> b = dict(a, id="xgb", label="XGBoost", iri="X", papers=[])
     >>> nodes = {"G": {"ancestors": []}, "X": {"ancestors": ["G"]}}
     >>> [(e["id"], [m["id"] for m in e.get("members", [])]) for e in group_families([a, b], {"nodes": nodes})]
     [('gbt', ['xgb'])]

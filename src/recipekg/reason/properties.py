@@ -85,7 +85,12 @@ def excluded_json(iri: str, contradictions: list[dict], facts: dict, snap: dict)
     first = contradictions[0]
     prop = first["property"]
     given = facts.get(first["dimension"])
-    return {"id": node["id"], "label": node["label"], "iri": iri, "why": prop["text"],
+    why = prop["text"]
+    if first.get("family"):  # every member the same rules name is ruled out: the family goes with them
+        names = [snap["nodes"][snap["rule_index"]["choices"][c["family"]]]["label"] for c in contradictions]
+        why = (f"every {node['label']} this advice names is ruled out ({', '.join(dict.fromkeys(names))}): "
+               f"{why[0].lower()}{why[1:]}")
+    return {"id": node["id"], "label": node["label"], "iri": iri, "why": why,
             "property": {k: v for k, v in prop.items() if k not in ("sources", "text")},
             "sources": prop["sources"],
             "because_of": [{k: v for k, v in c.items() if k != "text"} for c in given.constraints] if given else [],

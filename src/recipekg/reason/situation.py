@@ -112,12 +112,24 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
         if f.derived or name in used:
             continue
         for c in f.constraints:
-            out.append({"dimension": name, "value": c["value"], "why": _why(kind, name, needs.get(name), snap)})
+            out.append({"dimension": name, "value": c["value"],
+                        "why": _why(kind, name, needs.get(name), _checked_by(kind, name, snap), snap)})
     return out
 
 
-def _why(kind: str, name: str, needs: set[str] | None, snap: dict) -> str:
+def _checked_by(kind: str, name: str, snap: dict) -> list[str]:
+    """The choices of ``kind`` with a property that checks dimension ``name``."""
+    props = (snap.get("choice_properties") or {}).get("properties") or {}
+    nodes = snap["nodes"]
+    return sorted({nodes[p["of"]]["label"] for p in props.values() if p["check"] and p["check"]["dimension"] == name
+                   and kind in nodes.get(p["of"], {}).get("kinds", ()) and (not p["for_kinds"] or kind in p["for_kinds"])})
+
+
+def _why(kind: str, name: str, needs: set[str] | None, checked: list[str], snap: dict) -> str:
     dim = snap["dimensions"].get(name, {})
+    if checked and not needs:
+        return (f"no {kind} advised here depends on {name}; the {kind}s whose properties check it "
+                f"({', '.join(checked[:4])}) are not advised for this situation")
     if needs:
         shown = sorted(needs)
         more = f" and {len(shown) - 4} more" if len(shown) > 4 else ""

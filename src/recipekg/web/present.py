@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from recipekg.render.constraints import constraint_label
 from recipekg.render.plan import quantity_value, table_note, render_plan
+from recipekg.render.situation import entry_name, property_text, value_text
 from recipekg.web.flow import flow
 from recipekg.web.planview import plan_view
 
@@ -17,10 +18,17 @@ def answer_view(a: dict) -> dict:
     """An answer plus what the page draws for it (constraint labels, the flow picture)."""
     constraints = [constraint_label(c) for c in a.get("constraints", [])]
     view = {"answer": a, "constraints": constraints, "flow": None,
-            "labels": {r["id"]: r["label"] for r in a.get("results", [])}}
+            "labels": {r["id"]: entry_name(r) for r in a.get("results", [])},
+            "excluded": [dict(e, shown=property_text(e["property"]),
+                              given=", ".join(constraint_label(c) for c in e.get("because_of", ())))
+                         for e in ([a["excluded"]] if a["statement"] == "explain" and a.get("excluded")
+                                   else a.get("excluded") or [] if a["statement"] == "recommend" else [])],
+            "properties": [dict(p, shown=property_text(p)) for p in a.get("properties", [])],
+            "unused": [{"shown": f"{u['dimension']} = {value_text(u['value'])}", "why": u["why"]}
+                       for u in a.get("unused") or []]}
     if a["statement"] == "recommend" and a["results"]:
         view["flow"] = flow(a["constraints"], constraints,
-                            [(r["id"], r["label"], r["because"], r["against"]) for r in a["results"]])
+                            [(r["id"], entry_name(r), r["because"], r["against"]) for r in a["results"]])
     elif a["statement"] == "plan":
         view["quantities"] = [quantity_view(q) for q in a["quantities"]]
         view["plan"] = plan_view(a)
