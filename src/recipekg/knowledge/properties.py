@@ -15,8 +15,8 @@ The tests turn a value into a check: ``at-most`` (a bound the constraint must no
 checks the dimension's values through one of their properties: "needs fp8 tensor cores" is
 the hardware whose ``rkg:supportsPrecision`` holds fp8, or that states no precision at all.
 The snapshot holds them as ``choice_properties``: ``{"properties": {iri: property},
-"by_choice": {choice: [iris]}}`` (each choice's own properties; the reasoner adds its
-ancestors').
+"by_choice": {choice: [iris]}, "by_dimension": {dimension: [iris]}}`` (each choice's own
+properties, the reasoner adds its ancestors'; the properties that check each dimension).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
     """``{"properties": {iri: property}, "by_choice": {choice: [iris]}}`` from the index
     ``ix`` of the merged graph (``sources_of(ix, iri)`` gives a claim's sources)."""
     dims_by_iri = {d["iri"]: name for name, d in dimensions.items()}
-    props, by_choice = {}, {}
+    props, by_choice, by_dimension = {}, {}, {}
     for p in ix.instances(RKG.ChoiceProperty):
         aspect = ix.one(p, RKG.aspect)
         aspect = aspect if isinstance(aspect, str) else None
@@ -51,7 +51,9 @@ def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
         }
         if props[p]["of"]:
             by_choice.setdefault(props[p]["of"], []).append(p)
-    return {"properties": props, "by_choice": by_choice}
+        if props[p]["check"]:
+            by_dimension.setdefault(props[p]["check"]["dimension"], []).append(p)
+    return {"properties": props, "by_choice": by_choice, "by_dimension": by_dimension}
 
 
 def _check(ix, dim: str | None, test: str | None, number: float | None, values: list[str], via) -> dict | None:

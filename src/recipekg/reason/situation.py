@@ -91,20 +91,28 @@ def _sources_of(dim: str, facts: dict) -> set[str]:
 def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: dict) -> list[dict]:
     """``[{"dimension", "value", "why"}]`` for each given constraint that no rule about the
     situation and no property of a choice of ``kind`` depends on (``evaluated``: the backend's
-    evaluations of the rules on the given dimensions; ``verdicts``: the property checks made)."""
+    evaluations of the rules on the given dimensions; ``verdicts``: the property checks made).
+
+    A rule uses a constraint when it applies and holds (or partly holds) on it, or when it is
+    near its threshold on it; a rule the constraint merely rules out does not use it, and
+    what such rules need is the why."""
+    near = near_reasons(evaluated, facts)
     used: set[str] = set()
     needs: dict[str, set[str]] = {}
     for a in evaluated:
         statuses, conds = a.ev["statuses"], a.ev["conditions"]
-        for i, (c, s) in enumerate(zip(conds, statuses)):
-            others = statuses[:i] + statuses[i + 1:]
-            about = s in (HELD, PARTLY) and FAILED not in others or s == FAILED and all(o == HELD for o in others)
-            for g in _sources_of(c["dimension"], facts) if c["dimension"] in facts else ():
+        applies = FAILED not in statuses
+        miss = near.get((a.rule, a.choice, a.side))
+        for c, s in zip(conds, statuses):
+            if c["dimension"] not in facts:
+                continue
+            about = applies and s in (HELD, PARTLY) or miss is not None and miss["dimension"] == c["dimension"]
+            for g in _sources_of(c["dimension"], facts):
                 if about:
                     used.add(g)
                 else:
                     needs.setdefault(g, set()).update(
-                        o["label"] for o, so in zip(conds, statuses) if o is not c and so in (FAILED, NOT_GIVEN))
+                        o["label"] for o, so in zip(conds, statuses) if so in (FAILED, NOT_GIVEN))
     for v in verdicts:
         used |= _sources_of(v["dimension"], facts)
     out = []
@@ -119,10 +127,11 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
 
 def _checked_by(kind: str, name: str, snap: dict) -> list[str]:
     """The choices of ``kind`` with a property that checks dimension ``name``."""
-    props = (snap.get("choice_properties") or {}).get("properties") or {}
-    nodes = snap["nodes"]
-    return sorted({nodes[p["of"]]["label"] for p in props.values() if p["check"] and p["check"]["dimension"] == name
-                   and kind in nodes.get(p["of"], {}).get("kinds", ()) and (not p["for_kinds"] or kind in p["for_kinds"])})
+    table = snap.get("choice_properties") or {}
+    props, nodes = table.get("properties") or {}, snap["nodes"]
+    found = (props[p] for p in (table.get("by_dimension") or {}).get(name, ()) if p in props)
+    return sorted({nodes[p["of"]]["label"] for p in found if kind in nodes.get(p["of"], {}).get("kinds", ())
+                   and (not p["for_kinds"] or kind in p["for_kinds"])})
 
 
 def _why(kind: str, name: str, needs: set[str] | None, checked: list[str], snap: dict) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from recipekg.errors import EngineError
 from recipekg.knowledge.terms import local_name
-from recipekg.reason.backend import Applied, Backend, ranks_kind
+from recipekg.reason.backend import Applied, Backend, evaluated_rules, ranks_kind
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY
 from recipekg.reason.scoring import contribution, engaged, match_level
 from recipekg.sparql.engines import Engine
@@ -48,14 +48,17 @@ class SparqlBackend(Backend):
         return out
 
     def evaluating(self, kind: str, facts: dict) -> list[Applied]:
+        """The engine's statuses of the rules the local index says are about the query (the
+        same rules the native backend evaluates)."""
+        about = set(evaluated_rules(kind, facts, self.snap))
         out = []
         for row in self._select(evaluating_query(kind, facts, self.snap)):
             if kind not in self.snap["nodes"].get(row["choice"], {}).get("kinds", ()):
                 raise EngineError(f"the engine named {row['choice']}, which is not a {kind} of the local KB")
-            view, ev = evaluation(row, self.snap)
-            if ranks_kind(view, kind) and any(c["dimension"] in facts for c in ev["conditions"]):
+            if row["rule"] in about:
+                view, ev = evaluation(row, self.snap)
                 out.append(Applied(row["rule"], row["choice"], row["side"], view, ev))
-        return sorted(out, key=lambda a: a.rule)
+        return sorted(out, key=lambda a: (a.rule, a.choice, a.side))
 
     def naming(self, choice: str, facts: dict) -> list[Applied]:
         out, seen = [], set()
