@@ -59,7 +59,8 @@ def checks(iri: str, kind: str, facts: dict, snap: dict) -> list[dict]:
         verdict = (CONTRADICTS if prop["strict"] else NOTE) if st == against else FITS if st == agrees else None
         if verdict:
             out.append({"property": property_json(piri, prop, snap, via), "verdict": verdict,
-                        "dimension": prop["check"]["dimension"]})
+                        "dimension": prop["check"]["dimension"],
+                        "when": [snap["conditions"][c]["dimension"] for c in prop["when"] if c in snap["conditions"]]})
     return out
 
 

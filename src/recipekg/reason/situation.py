@@ -106,7 +106,8 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
         for c, s in zip(conds, statuses):
             if c["dimension"] not in facts:
                 continue
-            about = applies and s in (HELD, PARTLY) or miss is not None and miss["dimension"] == c["dimension"]
+            # a rule that applies, or one near its threshold: the conditions it holds and the one it narrowly misses
+            about = (applies or miss is not None) and s in (HELD, PARTLY) or bool(miss) and miss["dimension"] == c["dimension"]
             for g in _sources_of(c["dimension"], facts):
                 if about:
                     used.add(g)
@@ -114,7 +115,8 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
                     needs.setdefault(g, set()).update(
                         o["label"] for o, so in zip(conds, statuses) if so in (FAILED, NOT_GIVEN))
     for v in verdicts:
-        used |= _sources_of(v["dimension"], facts)
+        for dim in (v["dimension"], *v.get("when", ())):
+            used |= _sources_of(dim, facts)
     out = []
     for name, f in facts.items():
         if f.derived or name in used:
@@ -136,6 +138,8 @@ def _checked_by(kind: str, name: str, snap: dict) -> list[str]:
 
 def _why(kind: str, name: str, needs: set[str] | None, checked: list[str], snap: dict) -> str:
     dim = snap["dimensions"].get(name, {})
+    if not needs and snap["rule_index"]["by_dimension"].get(name):
+        return f"the advice in the KB that depends on {name} is for other situations than this one"
     if checked and not needs:
         return (f"no {kind} advised here depends on {name}; the {kind}s whose properties check it "
                 f"({', '.join(checked[:4])}) are not advised for this situation")
