@@ -3,9 +3,9 @@ decides the ranking, the answer names both sides (``near_boundary``).
 
 A threshold is a bound of a numeric condition of a rule about the situation: one the query
 narrowly misses (the rule is *near*, :mod:`recipekg.reason.situation`) or one it narrowly
-meets. The choices are ranked again with the value moved to the other side (mirrored: the
-same ratio away), and the threshold is named when the first choice there differs, or when a
-rule on the other side speaks for another choice. Where the literature places the threshold
+meets. The choices are ranked again with the value moved just past the threshold (a tenth
+beyond it, into the neighbouring row), and the threshold is named when the first choice there
+differs, or when a rule on the other side speaks for another choice. Where the literature places the threshold
 differently from the reference (``rkg:differsFrom``), the entry says both, with sources::
 
     >>> from recipekg.reason.recommend import recommend
@@ -51,7 +51,8 @@ def boundaries(kind: str, facts: dict, ranked: dict, results: list[dict], snap: 
         speaks = sorted({t for r in spot["missed"] for t in r["for"]} - {here})
         if there == here and not speaks:
             continue  # the threshold does not decide the ranking
-        spot["missed"].sort(key=lambda r: not (r["for"] - {here}))  # the rules for another choice first
+        # the rule that makes the other side's first choice first, then the rules for another choice
+        spot["missed"].sort(key=lambda r: (there != here and there not in r["for"], not (r["for"] - {here})))
         out.append(_entry(dim, spot, threshold, value, (here, there, speaks), labels, facts, snap))
     return out
 
@@ -73,17 +74,21 @@ def _note(found: dict, dim: str, value: float, threshold: float, reason: dict, c
         rule["for"].add(choice)
 
 
+#: How far past a threshold the other side is tried: just beyond it, in the neighbouring row.
+STEP = 1.1
+
+
 def _other_side(dim: str, value: float, threshold: float, given: dict, snap: dict, rerank) -> tuple[list, float]:
-    """The ranking with ``dim`` as far on the other side of ``threshold`` as it is on this one
-    (rounded to three significant digits where that keeps it on the other side)."""
+    """The ranking with ``dim`` just on the other side of ``threshold`` (a tenth past it)."""
     f = given[dim]
-    mirrored = threshold * threshold / value if value != threshold else threshold * (1.5 if _below(f, threshold) else 1 / 1.5)
-    rounded = float(f"{mirrored:.3g}")
-    if (rounded - threshold) * (mirrored - threshold) > 0:
-        mirrored = rounded
+    below = value < threshold or value == threshold and not _below(f, threshold)
+    other = threshold * STEP if below else threshold / STEP
+    rounded = float(f"{other:.3g}")
+    if (rounded - threshold) * (other - threshold) > 0:
+        other = rounded
     trial = dict(given)
-    trial[dim] = Facts(dim, f.kind, intervals=[(mirrored, True, mirrored, True)])
-    return rerank(derive(trial, snap)), mirrored
+    trial[dim] = Facts(dim, f.kind, intervals=[(other, True, other, True)])
+    return rerank(derive(trial, snap)), other
 
 
 def _below(f: Facts, threshold: float) -> bool:
@@ -102,12 +107,13 @@ def _entry(dim: str, spot: dict, threshold: float, mirrored: float, picks: tuple
     other = "above" if side != "above" else "below"
     named = lambda i: labels.get(i, i or "no choice")  # noqa: E731
     if there != here:
-        then = f"{other} {shown} {named(there)} would"
+        then = f"{other} {shown} {named(there)} would rank first"
     else:
         then = f"{other} {shown} it still would, and the advice there also speaks for " + ", ".join(map(named, speaks))
     text = (f"{format_constraint(constraint)} is within a factor of 2 of {shown}, a threshold of the advice "
             f"'{primary['label'].replace(' -> ', ' → ')}': here {named(here)} ranks first; {then}.")
-    return {"dimension": dim, "value": value, "threshold": threshold, "side": side, "text": text,
+    return {"dimension": dim, "value": value, "threshold": threshold, "unit": constraint.get("unit"), "side": side,
+            "text": text,
             "rule": primary["id"], "rules": [r["id"] for r in rules],
             "other_side": {"value": mirrored, "pick": there, "label": labels.get(there)},
             "literature": _literature(rules, dim, threshold, snap)}

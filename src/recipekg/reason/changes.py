@@ -39,7 +39,7 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, rank_of) -> di
     if rank_of(kind, facts) == 1:
         return {"found": []}
     given = {n: f for n, f in facts.items() if not f.derived}
-    found, blocked = {}, set()
+    found, blocked, tried = {}, set(), 0
     for rule_iri, rule in _recommending(iri, snap):
         changes = _changes_for(rule, given, snap)
         if not changes:
@@ -51,6 +51,7 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, rank_of) -> di
             continue  # a fact of the problem the user stated is not a knob
         trial = dict(given)
         trial.update(changes)
+        tried += 1
         if rank_of(kind, derive(trial, snap)) == 1:
             key = tuple(sorted(changes))
             weight = snap["strengths"][rule["strength"]]["weight"]
@@ -63,8 +64,10 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, rank_of) -> di
     out = {"found": [{"rule": r, "changes": [c for f in ch.values() for c in f.constraints],
                       "query": _query(kind, given, ch, snap)} for _, r, ch in best]}
     if not best and blocked:
-        out["why"] = (f"every rule for it needs a different problem ({', '.join(sorted(blocked))}); "
-                      f"only knobs are changed (sizes, budgets, hardware, preferences), never the problem")
+        others = "; the ones that need only a knob leave other choices ahead of it" if tried else ""
+        out["why"] = (f"{'some rules for it need' if tried else 'every rule for it needs'} a different problem "
+                      f"({', '.join(sorted(blocked))}){others}; only knobs are changed (sizes, budgets, hardware, "
+                      f"preferences), never the problem")
     return out
 
 

@@ -5,8 +5,8 @@
     (True, True)
 
 For every rule naming the choice, each condition is marked held, failed, partly or not
-given; rules about its families (``skos:broader``) are listed too (``family_rules``, each
-``via`` the family), and the reasons against it, its own and its families', come first. Its
+given; rules about its families (``skos:broader``) that apply or are near their threshold
+are listed too (``family_rules``, each ``via`` the family), and the reasons against it, its own and its families', come first. Its
 properties are checked against the constraints (``properties``; a contradicted one excludes
 it: ``excluded``). The smallest change is found by trying, for each rule that recommends the
 choice, the constraints that would make all its conditions hold, re-ranking, and keeping the
@@ -46,8 +46,8 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> dict:
     rules = _rules(iri, None, facts, snap, backend)
     own = {r["rule"] for r in rules}
     family = [r for a in node.get("ancestors", ()) if kind in snap["nodes"].get(a, {}).get("kinds", ())
-              for r in _rules(a, a, facts, snap, backend)
-              if ranks_kind(snap["rules"][r["rule"]], kind) and r["rule"] not in own and not own.add(r["rule"])]
+              for r in _rules(a, a, facts, snap, backend) if _about_situation(r)
+              and ranks_kind(snap["rules"][r["rule"]], kind) and r["rule"] not in own and not own.add(r["rule"])]
     verdicts = checks(iri, kind, facts, snap)
     contra = [c for c in verdicts if c["verdict"] == CONTRADICTS]
 
@@ -89,6 +89,13 @@ def _rules(iri: str, via: str | None, facts: dict, snap: dict, backend: Backend)
         out.append(r)
     out.sort(key=lambda r: (not r["fires"], r["side"] != "for", -r["contribution"], r["id"]))
     return out
+
+
+def _about_situation(r: dict) -> bool:
+    """A family rule worth showing with the choice: one about the situation that applies or is
+    near its threshold (general advice about the family, a rule the constraints rule out or
+    one that waits for them speak of the family, not of this member here)."""
+    return r["fires"] and r["match"] != "general" or "near" in r
 
 
 def _brief(r: dict) -> dict:

@@ -36,7 +36,8 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> di
     facts = facts_of(stmt.constraints, snap)
     ranked = ranking(kind, facts, snap, backend)
     results = group_families(ranked["results"], snap)
-    ask = questions(kind, facts, results, snap, lambda trial: group_families(rank(kind, trial, snap), snap))
+    ask = questions(kind, facts, results, snap, lambda trial: group_families(rank(kind, trial, snap), snap),
+                    ranked["results"])
     near = boundaries(kind, facts, ranked, results, snap, lambda trial: group_families(rank(kind, trial, snap), snap))
     shown = results if stmt.top is None else results[:stmt.top]
     return {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
@@ -152,8 +153,10 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
 
 
 def _same_rules(a: dict, b: dict) -> bool:
+    """Whether the same rules decide for and against two choices (as families group them)."""
     def keys(entry):
-        return {(r["rule"], side) for side in ("because", "against") for r in entry[side]}
+        return {(r["rule"], side) for side in ("because", "against") for r in entry[side]
+                if r["match"] in ("full", "general", NEAR)}
     return keys(a) == keys(b)
 
 

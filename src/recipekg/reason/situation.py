@@ -59,8 +59,9 @@ def near_reasons(evaluated: list, facts: dict) -> dict[tuple[str, str, str], dic
         f = facts.get(failed[0]["dimension"])
         hit = near_miss(failed[0], f.intervals) if f is not None and f.intervals else None
         if hit:
+            unit = next((c.get("unit") for c in f.constraints if c.get("unit")), None)
             out[(a.rule, a.choice, a.side)] = {"dimension": failed[0]["dimension"], "value": hit[0],
-                                               "threshold": hit[1]}
+                                               "threshold": hit[1], **({"unit": unit} if unit else {})}
     return out
 
 
@@ -122,7 +123,7 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
         if f.derived or name in used:
             continue
         for c in f.constraints:
-            out.append({"dimension": name, "value": c["value"],
+            out.append({"dimension": name, "value": c["value"], **({"unit": c["unit"]} if c.get("unit") else {}),
                         "why": _why(kind, name, needs.get(name), _checked_by(kind, name, snap), snap)})
     return out
 

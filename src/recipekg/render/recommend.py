@@ -4,14 +4,15 @@ tell the reasoner next.
 
     >>> a, = kb.query("recommend architecture where data = tabular and rows = 100k")
     >>> print(render_recommend(a, md=False).split("\\n\\n")[1])
-    pick: Gradient-boosted trees (gradient-boosted-trees)
-    runner-ups: LightGBM (lightgbm), XGBoost (xgboost), Neural tabular models (neural-tabular)
+    pick: Gradient-boosted trees (LightGBM, XGBoost) (gradient-boosted-trees)
+    runner-ups: Neural tabular models (TabNet) (neural-tabular)
     compare with: FT-Transformer (ft-transformer)
 """
 
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
+from recipekg.render.numbers import value
 from recipekg.render.situation import entry_name, excluded_lines, near_lines, note_lines, unused_lines
 from recipekg.render.sources import caveat_line, sources_short, sources_text
 from recipekg.render.tables import table
@@ -110,7 +111,8 @@ def reason_text(x: dict, sign: str) -> list[str]:
     step = f"step {x['step']}: " if x.get("procedure") else ""
     via = f"(about {x['via']['label']}) " if x.get("via") else ""
     near = x.get("near")
-    missed = f" (missed narrowly: {near['dimension']} {near['value']:,g} against {near['threshold']:,g})" if near else ""
+    missed = (f" (missed narrowly: {near['dimension']} {value(near['value'], near.get('unit'))} against "
+              f"{value(near['threshold'], near.get('unit'))})" if near else "")
     lines = [f"    {sign} [{x['strength']}, {x['match']}] {via}{step}{x['text']}{missed}",
              f"      section: {x['section']}",
              f"      sources: {sources_text(x['sources'])}", *caveat_line(x, "      ")]

@@ -12,6 +12,7 @@ family entries named with their members.
 from __future__ import annotations
 
 from recipekg.render.constraints import format_constraint
+from recipekg.render.numbers import value
 from recipekg.render.sources import sources_short
 
 
@@ -21,22 +22,25 @@ def entry_name(r: dict) -> str:
     return r["label"] + (f" ({', '.join(m['label'] for m in members)})" if members else "")
 
 
-def value_text(v) -> str:
-    """A constraint's value as an answer names it (a list joined, a number without a trailing .0)."""
-    return ", ".join(map(str, v)) if isinstance(v, list) else f"{v:g}" if isinstance(v, float) else str(v)
+def value_text(v, unit: str | None = None) -> str:
+    """A constraint's value as an answer names it (a list joined, a number in its unit)."""
+    if isinstance(v, list):
+        return ", ".join(value_text(x, unit) for x in v)
+    return value(v, unit) if isinstance(v, (int, float)) else str(v)
 
 
 def unused_lines(unused: list[dict], md: bool) -> list[str]:
     """One line per constraint no rule or property used, with why."""
     dash = "- " if md else ""
-    return [f"{dash}not used: {u['dimension']} = {value_text(u['value'])} — {u['why']}" for u in unused or ()]
+    return [f"{dash}not used: {u['dimension']} = {value_text(u['value'], u.get('unit'))} — {u['why']}"
+            for u in unused or ()]
 
 
 def property_text(p: dict) -> str:
     """``longest input: 512 tokens`` (the aspect and value of a property)."""
-    value = p.get("value")
-    shown = ", ".join(value) if isinstance(value, list) else f"{value:,g}" if isinstance(value, float) else value
-    return f"{p['aspect']}: {shown}" + (f" {p['unit']}" if p.get("unit") and not isinstance(value, list) else "")
+    v = p.get("value")
+    shown = ", ".join(v) if isinstance(v, list) else value(v, "count") if isinstance(v, (int, float)) else v
+    return f"{p['aspect']}: {shown}" + (f" {p['unit']}" if p.get("unit") and not isinstance(v, list) else "")
 
 
 def excluded_lines(excluded: list[dict], md: bool) -> list[str]:
@@ -57,7 +61,7 @@ def near_lines(near: list[dict], md: bool) -> list[str]:
     for n in near or ():
         out.append(("- " if md else "") + f"near a threshold: {n['text']}")
         for lit in n.get("literature", ()):
-            out.append(f"{'  - ' if md else '  '}elsewhere placed at {lit['threshold']:,g}: {lit['text']} "
+            out.append(f"{'  - ' if md else '  '}elsewhere placed at {value(lit['threshold'], n.get('unit'))}: {lit['text']} "
                        f"[{sources_short(lit['sources'])}]")
     return out
 

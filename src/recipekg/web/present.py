@@ -24,7 +24,7 @@ def answer_view(a: dict) -> dict:
                          for e in ([a["excluded"]] if a["statement"] == "explain" and a.get("excluded")
                                    else a.get("excluded") or [] if a["statement"] == "recommend" else [])],
             "properties": [dict(p, shown=property_text(p)) for p in a.get("properties", [])],
-            "unused": [{"shown": f"{u['dimension']} = {value_text(u['value'])}", "why": u["why"]}
+            "unused": [{"shown": f"{u['dimension']} = {value_text(u['value'], u.get('unit'))}", "why": u["why"]}
                        for u in a.get("unused") or []]}
     if a["statement"] == "recommend" and a["results"]:
         view["flow"] = flow(a["constraints"], constraints,
