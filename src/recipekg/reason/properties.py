@@ -89,7 +89,7 @@ def excluded_json(iri: str, contradictions: list[dict], facts: dict, snap: dict)
     why = prop["text"]
     if first.get("family"):  # every member the same rules name is ruled out: the family goes with them
         names = [snap["nodes"][snap["rule_index"]["choices"][c["family"]]]["label"] for c in contradictions]
-        why = f"every {node['label']} this advice names is ruled out ({', '.join(dict.fromkeys(names))}). {why}"
+        why = f"Every {node['label']} this advice names is ruled out ({', '.join(dict.fromkeys(names))}). {why}"
     return {"id": node["id"], "label": node["label"], "iri": iri, "why": why,
             "property": {k: v for k, v in prop.items() if k not in ("sources", "text")},
             "sources": prop["sources"],

@@ -27,14 +27,15 @@ def answer_view(a: dict) -> dict:
             "unused": [{"shown": f"{u['dimension']} = {value_text(u['value'], u.get('unit'))}", "why": u["why"]}
                        for u in a.get("unused") or []]}
     if a["statement"] == "recommend" and a["results"]:
+        fired = lambda reasons: [x for x in reasons if x["match"] != "near"]  # noqa: E731  (near rules did not fire)
         view["flow"] = flow(a["constraints"], constraints,
-                            [(r["id"], entry_name(r), r["because"], r["against"]) for r in a["results"]])
+                            [(r["id"], entry_name(r), fired(r["because"]), fired(r["against"])) for r in a["results"]])
     elif a["statement"] == "plan":
         view["quantities"] = [quantity_view(q) for q in a["quantities"]]
         view["plan"] = plan_view(a)
         view["plan_text"] = render_plan(a, False)
     elif a["statement"] == "explain":
-        fired = [x for x in a["rules"] if x["fires"]]
+        fired = [x for x in a["rules"] + a.get("family_rules", []) if x["fires"]]
         c = a["choice"]
         view["flow"] = flow(a["constraints"], constraints,
                             [(c["id"], c["label"], [x for x in fired if x["side"] == "for"],
