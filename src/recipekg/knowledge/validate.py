@@ -19,6 +19,8 @@ Each violation prints as ``file:line: message``. The checks beyond SHACL:
   condition has at most one lower bound (``rkg:minInclusive`` or ``rkg:minExclusive``) and one
   upper bound (``rkg:maxInclusive`` or ``rkg:maxExclusive``), and min < max, or min == max with
   both ends included (a single value);
+- a choice property's value fits its aspect's test (a number for at most / at least, values
+  of the checked dimension for one of / none of);
 - numbers are finite and well-typed (no NaN, no ``"12"`` strings or language tags where a
   number is meant), so nothing odd ever reaches a reasoner or a SPARQL FILTER.
 """
