@@ -40,10 +40,17 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, rank_of) -> di
         return {"found": []}
     given = {n: f for n, f in facts.items() if not f.derived}
     found, blocked, tried = {}, set(), 0
-    for rule_iri, rule in _recommending(iri, snap):
+    fixes = _property_fixes(iri, kind, facts, snap)
+    candidates = [(None, {"id": "", "strength": None, "conditions": []})] * bool(fixes) + list(_recommending(iri, snap))
+    for rule_iri, rule in candidates:
         changes = _changes_for(rule, given, snap)
-        if not changes:
+        if changes is None or not changes and not fixes:
             continue
+        merged = {n: f if n not in changes or changes[n].constraints == f.constraints else _merge(changes[n], f, snap)
+                  for n, f in fixes.items()}
+        if any(m is None for m in merged.values()):
+            continue  # the rule needs what the choice's property rules out
+        changes = {**changes, **merged}
         facts_changed = sorted(n for n in changes if n in given and snap["dimensions"].get(n, {}).get("problem_fact"))
         if facts_changed:
             blocked.update(c["label"] for c in map(snap["conditions"].get, rule["conditions"])
@@ -54,7 +61,7 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, rank_of) -> di
         tried += 1
         if rank_of(kind, derive(trial, snap)) == 1:
             key = tuple(sorted(changes))
-            weight = snap["strengths"][rule["strength"]]["weight"]
+            weight = snap["strengths"][rule["strength"]]["weight"] if rule["strength"] else 0.0
             # Adding a constraint costs 1; overriding one the user gave costs 2.
             cost = sum(2 if name in given else 1 for name in changes)
             candidate = (cost, -weight, rule["id"])
@@ -68,6 +75,24 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, rank_of) -> di
         out["why"] = (f"{'some rules for it need' if tried else 'every rule for it needs'} a different problem "
                       f"({', '.join(sorted(blocked))}){others}; only knobs are changed (sizes, budgets, hardware, "
                       f"preferences), never the problem")
+    return out
+
+
+def _property_fixes(iri: str, kind: str, facts: dict, snap: dict) -> dict[str, Facts]:
+    """The knob changes that meet the bounds of the choice's properties the constraints
+    contradict (a ``seq-length`` within BERT's 512 tokens, two GPUs for FSDP); never a change
+    of a fact of the problem."""
+    from recipekg.reason.properties import CONTRADICTS, checks, properties_of
+
+    table = (snap.get("choice_properties") or {}).get("properties") or {}
+    props = {table[p]["id"]: table[p] for p, _ in properties_of(iri, snap) if p in table}
+    out: dict[str, Facts] = {}
+    for c in checks(iri, kind, facts, snap):
+        prop = props.get(c["property"]["id"])
+        dim = snap["dimensions"].get(c["dimension"], {})
+        if c["verdict"] == CONTRADICTS and prop and prop["test"] in ("at-most", "at-least") \
+                and not dim.get("problem_fact") and c["dimension"] not in out:
+            out[c["dimension"]] = _satisfying(prop["check"], snap)
     return out
 
 
@@ -103,22 +128,32 @@ def _satisfying(cond: dict, snap: dict) -> Facts:
                      constraints=[constraint_json(dim, "=", snap["nodes"][value]["id"])])
     # the query constraints whose interval is the condition's, each end included or not as
     # the condition says ("time <= 168h" for [24 h, 168 h], "params > 70B" for (70B, inf))
-    interval = low, low_inc, high, high_inc = bounds(cond)
+    interval = bounds(cond)
+    return Facts(dim["name"], dim["kind"], intervals=[interval], constraints=_written(dim, interval))
+
+
+def _written(dim: dict, interval) -> list[dict]:
+    """The query constraints of an interval, each end included or not."""
+    low, low_inc, high, high_inc = interval
     if low == high:
-        return Facts(dim["name"], dim["kind"], intervals=[interval], constraints=[constraint_json(dim, "=", low)])
+        return [constraint_json(dim, "=", low)]
     constraints = []
     if low != -math.inf:
         constraints.append(constraint_json(dim, ">=" if low_inc else ">", low))
     if high != math.inf:
         constraints.append(constraint_json(dim, "<=" if high_inc else "<", high))
-    return Facts(dim["name"], dim["kind"], intervals=[interval], constraints=constraints)
+    return constraints
 
 
-def _merge(a: Facts, b: Facts) -> Facts | None:
-    """Two changes on one dimension at once: the intersection of their intervals, with the
-    constraints of both (each once); None when they cannot both hold."""
+def _merge(a: Facts, b: Facts, snap: dict | None = None) -> Facts | None:
+    """Two changes on one dimension at once: the intersection of their intervals, written as
+    its constraints (with ``snap``; else the constraints of both, each once); None when they
+    cannot both hold."""
     if a.intervals and b.intervals:
         merged = [i for x in a.intervals for y in b.intervals if (i := intersect(x, y))]
+        if len(merged) == 1 and snap is not None:
+            return Facts(a.dimension, a.kind, intervals=merged, constraints=_written(snap["dimensions"][a.dimension],
+                                                                                     merged[0]))
         if merged:
             return Facts(a.dimension, a.kind, intervals=merged,
                          constraints=a.constraints + [c for c in b.constraints if c not in a.constraints])
