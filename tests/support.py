@@ -64,3 +64,22 @@ def spec_hardware_names(shared: Path) -> list[str]:
     sentence = text.split("`hardware` names include", 1)[1].split(", each with sourced figures", 1)[0]
     sentence = re.sub(r"\s*\([^)]*\)", "", " ".join(sentence.split())).replace(" and ", ", ")
     return [n.strip() for n in sentence.split(",") if n.strip()]
+
+
+def ranked_ids(results: list[dict]) -> list[str]:
+    """The ids of ranked results in order, each family entry followed by its members (a family
+    shown once stands for the members the same rules rank: reason/families.py)."""
+    return [i for r in results for i in (r["id"], *(m["id"] for m in r.get("members", ())))]
+
+
+def entry_ids(result: dict) -> list[str]:
+    """A result's id and its members' ids."""
+    return [result["id"], *(m["id"] for m in result.get("members", ()))]
+
+
+def scores_of(answer: dict) -> dict[str, float]:
+    """Every ranked choice's score, members scored as their entry, and a choice a property
+    rules out (``excluded``) as below every advised one (-inf)."""
+    out = {i: r["score"] for r in answer["results"] for i in entry_ids(r)}
+    out.update({e["id"]: float("-inf") for e in answer.get("excluded", ())})
+    return out

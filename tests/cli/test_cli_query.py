@@ -20,7 +20,8 @@ def run(*args, input=None):
 def test_text_answer_shows_ranked_choices_reasons_and_papers():
     code, out, _ = run("query", TABULAR)
     assert code == 0
-    assert "LightGBM (lightgbm)" in out and "grinsztajn2022" in out
+    # the family once, with its members: "Gradient-boosted trees (LightGBM, XGBoost)"
+    assert "Gradient-boosted trees (LightGBM, XGBoost) (gradient-boosted-trees)" in out and "grinsztajn2022" in out
     assert out.index("LightGBM") < out.index("Neural tabular")
     assert "section: Data Scale Thresholds > Tabular: the tree boundary" in out
 

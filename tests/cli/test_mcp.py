@@ -121,3 +121,20 @@ def test_vocab_gives_the_cli_word_list(kb):
     with pytest.raises(ToolError) as wrong:
         anyio.run(lambda: server.call_tool("vocab", {"dimension": "symptm"}))
     assert done.returncode == 2 and done.stderr.strip().removeprefix("error: ").splitlines()[0] in str(wrong.value)
+
+
+def test_the_tools_give_the_whole_situation_as_the_cli_does():
+    """The situation fields (issue 21: unused, excluded, near_boundary, family members;
+    explain's family rules, reasons against and properties) reach an agent unchanged."""
+    statement = "recommend architecture where data = text and task = classification and seq-length = 32k and precision = bf16"
+    _, (got, why) = anyio.run(session_calls, [
+        ("query", {"statements": statement}),
+        ("explain", {"choice": "ft-transformer", "constraints": "data = tabular and rows = 20k"})])
+    answer = json.loads(text(got))
+    assert answer == json.loads(cli("query", "--format", "json", statement).stdout)
+    assert {e["id"] for e in answer["excluded"]} >= {"bert", "roberta"}
+    assert [u["dimension"] for u in answer["unused"]] == ["precision"]
+    explained = json.loads(text(why))
+    assert explained["member_of"]["id"] == "neural-tabular"
+    assert any(x.get("via", {}).get("id") == "neural-tabular" for x in explained["against"])
+    assert explained["properties"] and explained["family_rules"]

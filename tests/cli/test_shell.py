@@ -65,7 +65,7 @@ def test_tab_completes_a_statement_word_by_word_and_the_answer_follows(tmp_path)
     term.send(" and rows = 30k;\r")
     # the answer echoes the statement it answered: the completed words reached the parser
     term.expect("recommend architecture where data = tabular and rows = 30k")
-    term.expect("LightGBM (lightgbm)")
+    term.expect("Gradient-boosted trees (LightGBM, XGBoost)")
     term.expect("rkg>")
     assert term.quit() == 0
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from support import CASES
+from support import CASES, entry_ids, ranked_ids, scores_of
 
 RECOMMEND = json.loads((CASES / "recommend.json").read_text(encoding="utf-8"))
 EXPLAIN = json.loads((CASES / "explain.json").read_text(encoding="utf-8"))
@@ -24,12 +24,12 @@ def test_every_case_names_its_section_of_the_reference(snap):
 @pytest.mark.parametrize("case", RECOMMEND, ids=[c["query"] for c in RECOMMEND])
 def test_recommend_case(kb, case):
     (answer,) = kb.query(case["query"])
-    top = [r["id"] for r in answer["results"][:case["top"]]]
+    top = ranked_ids(answer["results"][:case["top"]])
     for choice in case.get("includes", []):
         assert choice in top, f"{choice} not in top {case['top']}: {top}"
     if "first" in case:
-        assert top[0] == case["first"]
-    scores = {r["id"]: r["score"] for r in answer["results"]}
+        assert case["first"] in entry_ids(answer["results"][0])
+    scores = scores_of(answer)
     for choice in case.get("negative", []):
         assert scores.get(choice, 0) < 0, f"{choice} should be advised against: {scores.get(choice)}"
 

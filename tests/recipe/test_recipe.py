@@ -69,7 +69,7 @@ def test_the_recipe_composes_the_answers_it_reads(kb, snap):
     constraints: nothing is decided twice."""
     a = _recipe(PRETRAIN, kb)
     (arch,) = kb.query(PRETRAIN.replace("recipe", "recommend architecture", 1))
-    first = dict(_items(a))["architecture"]
+    first = next(it for s, it in _items(a) if s == "architecture" and it["what"] == "architecture")
     assert first["value"] == arch["decision"]["pick"] == a["context"]["architecture"]
     plan = a["plan"]
     memory = next(it for s, it in _items(a) if it.get("quantity") == "memory_per_gpu")
@@ -96,6 +96,14 @@ def test_settings_hold_only_where_their_conditions_do(kb):
     assert by["beta2"].get("unsourced") or by["beta2"]["value"] != 0.95 or \
         "touvron2023" not in {s["id"] for s in by["beta2"]["sources"]}
     assert by["lora-rank"]["value"] == 64
+
+
+def test_a_choice_a_property_rules_out_is_said_in_its_section(kb):
+    a = _recipe("recipe where data = text and task = classification and seq-length = 32k and samples = 100k", kb)
+    arch = next(s for s in a["sections"] if s["name"] == "architecture")["items"]
+    out = {it["value"]: it for it in arch if it["what"] == "ruled out"}
+    assert "bert" in out and "512" in out["bert"]["why"] and out["bert"]["sources"]
+    assert arch[0]["value"] not in out, "the architecture is not one that is ruled out"
 
 
 def test_a_tree_ensemble_gets_no_optimizer_and_says_what_is_unsourced(kb):

@@ -453,3 +453,22 @@ def test_browser_map_rule_links_open_their_rule(chromium_driver, live_server, sn
     first.click()
     assert d.current_url == href
     assert d.find_element(By.TAG_NAME, "h1").text == label
+
+
+def test_the_page_shows_the_whole_situation(client, kb):
+    """Not used, near a threshold (with the literature's threshold), ruled out with the
+    property and its sources, a family with its members: what the JSON says, on the page."""
+    q = "recommend optimizer where batch-size = 30k and precision = bf16"
+    t = tree(page(client, q))
+    visible = " ".join("".join(t.text).split())
+    a = answer(kb, q)
+    assert "Not used: precision = bf16" in visible and a["unused"][0]["why"] in visible
+    near = a["near_boundary"][0]
+    assert "Near a threshold:" in visible and " ".join(near["text"].split()) in visible
+    assert "Elsewhere placed at 8192" in visible
+    assert "Layer-wise adaptive optimizers (LAMB, LARS)" in visible
+    q = "recommend architecture where data = text and task = classification and seq-length = 32k"
+    visible = " ".join("".join(tree(page(client, q)).text).split())
+    assert "Ruled out by their properties" in visible
+    assert "BERT: seq-length = 32k contradicts its longest input: 512 tokens" in visible
+    assert "devlin2018" in visible and "Appendix A.2" in visible

@@ -24,6 +24,7 @@ from typing import Iterable
 from recipekg.errors import FormulaError
 from recipekg.knowledge.rdfio import Lit, Triple
 from recipekg.knowledge.compile_recipe import compile_recipe
+from recipekg.knowledge.properties import compile_properties
 from recipekg.knowledge.rule_index import index_rules
 from recipekg.knowledge.terms import CITO, DCTERMS, PROV, QUDT, RDF, RDFS, RKG, SKOS, XSD, local_name
 from recipekg.names import slug
@@ -141,6 +142,7 @@ def compile_graph(triples: Iterable[Triple]) -> dict:
     snap["superseded"] = {iri: {"id": c["id"], "label": c["label"], "superseded_by": c["superseded_by"]}
                           for table in ("rules", "formulas", "constants", "facts")
                           for iri, c in snap[table].items() if c.get("superseded_by")}  # small: answers read only it
+    snap.update(choice_properties=compile_properties(ix, snap["dimensions"], snap["nodes"], sources_of))
     snap = canonical(snap)
     snap["rule_index"] = canonical(index_rules(snap))
     return snap
@@ -191,11 +193,11 @@ def _models(ix: Index) -> dict:
     """Named model configurations: their figures (None where the KB has none), family and sources."""
     return {m: {"id": ix.text(m, SKOS.notation) or local_name(m), "label": ix.text(m, RDFS.label),
                 "family": ix.iris(m, SKOS.broader), **{k: ix.number(m, p) for k, p in MODEL_FIGURES.items()},
-                **_sources(ix, m), "caveat": ix.text(m, RDFS.comment)}
+                **sources_of(ix, m), "caveat": ix.text(m, RDFS.comment)}
             for m in ix.instances(RKG.ModelConfiguration)}
 
 
-def _sources(ix: Index, s: str) -> dict:
+def sources_of(ix: Index, s: str) -> dict:
     """A claim's sources (ids, from prov:wasDerivedFrom) and what each does for it
     (``citations``: id → ``{"role", "where", "typed"}``). A link without a typed citation (an
     extension's) reads as ``reference`` for the reference itself and ``supports`` for a paper,
@@ -296,7 +298,7 @@ def _nodes(ix: Index, kinds: dict) -> dict:
             "broader": ix.iris(s, SKOS.broader),
             "definition": ix.text(s, SKOS.definition),
             "papers": [local_name(p) for p in ix.iris(s, RKG.originalPaper)],
-            **_sources(ix, s), "best_for": ix.text(s, RKG.bestFor),
+            **sources_of(ix, s), "best_for": ix.text(s, RKG.bestFor),
             "notes": ix.text(s, RKG.notes), "fixed_by": ix.iris(s, RKG.fixedBy),
         }
         nodes[s]["caveat"] = ix.text(s, RDFS.comment) if nodes[s]["sources"] else None
@@ -332,6 +334,7 @@ def _dimensions(ix: Index, nodes: dict) -> dict:
             "question": ix.text(d, RKG.question), "example": ix.text(d, SKOS.example),
             "min": ix.number(d, RKG.minValue), "max": ix.number(d, RKG.maxValue),
             "derived_via": ix.one(d, RKG.derivedVia), "plan_only": ix.text(d, RKG.planOnly) == "true",
+            "problem_fact": ix.text(d, RKG.problemFact) == "true",
             "order": ix.number(d, RKG.order), "value_class": value_class,
             "unit": local_name(ix.one(d, QUDT.unit)) if ix.one(d, QUDT.unit) else None,
             "values": _value_names(ix, value_class, nodes) if value_class else {},
@@ -381,19 +384,23 @@ def _rules(ix: Index) -> dict:
     rules = {}
     all_rules = ix.instances(RKG.Rule)
     contradicted_by = defaultdict(set)  # rule -> the rules stating that they contradict it
+    differs_from = defaultdict(set)  # rule -> the rules placing its threshold differently
     for s in all_rules:
         for o in ix.iris(s, RKG.contradicts):
             contradicted_by[o].add(s)
+        for o in ix.iris(s, RKG.differsFrom):
+            differs_from[o].add(s)
     for r in all_rules:
         rules[r] = {
             "id": local_name(r), "label": ix.text(r, RDFS.label), "text": ix.text(r, RKG.text),
             "recommends": ix.iris(r, RKG.recommends), "against": ix.iris(r, RKG.advisesAgainst),
             "conditions": ix.iris(r, RKG.condition), "strength": ix.one(r, RKG.strength),
-            "section": ix.one(r, RKG.section), **_sources(ix, r), "caveat": _caveat(ix, r),
+            "section": ix.one(r, RKG.section), **sources_of(ix, r), "caveat": _caveat(ix, r),
             "procedure": ix.one(r, RKG.stepOf), "step": ix.number(r, RKG.step),
             "contradicts": sorted(set(ix.iris(r, RKG.contradicts)) | contradicted_by[r]),
             "role": _ROLES.get(next((t for t in ix.iris(r, RDF.type) if t in _ROLES), None)),
             "for_kinds": sorted(ix.text(k, RKG.kindName) for k in ix.iris(r, RKG.forKind) if ix.text(k, RKG.kindName)),
+            "differs_from": sorted(set(ix.iris(r, RKG.differsFrom)) | differs_from[r]),
         }
     return rules
 
@@ -404,7 +411,7 @@ def _constants(ix: Index) -> dict:
                 "high": ix.number(c, RKG.high), "unit": ix.text(c, RKG.unitLabel),
                 "applies_to": ix.iris(c, RKG.appliesTo), "quantity": ix.text(c, RKG.quantity),
                 "text": ix.text(c, RKG.text) or ix.text(c, RDFS.comment),
-                "section": ix.one(c, RKG.section), **_sources(ix, c), "caveat": _caveat(ix, c)}
+                "section": ix.one(c, RKG.section), **sources_of(ix, c), "caveat": _caveat(ix, c)}
             for c in ix.instances(RKG.Constant)}
 
 
@@ -414,7 +421,7 @@ def _formulas(ix: Index) -> dict:
                 **_parsed(ix.text(f, RKG.expression)),
                 "constants": ix.iris(f, RKG.usesConstant), "applies_to": ix.iris(f, RKG.appliesTo),
                 "text": ix.text(f, RKG.text) or ix.text(f, RDFS.comment),
-                "section": ix.one(f, RKG.section), **_sources(ix, f), "caveat": _caveat(ix, f)}
+                "section": ix.one(f, RKG.section), **sources_of(ix, f), "caveat": _caveat(ix, f)}
             for f in ix.instances(RKG.Formula)}
 
 
@@ -436,7 +443,7 @@ def _facts(ix: Index) -> dict:
         facts[f] = {"id": local_name(f), "label": ix.text(f, RDFS.label),
                     "types": [local_name(t) for t in ix.iris(f, RDF.type)],
                     "text": ix.text(f, RKG.text) or ix.text(f, RDFS.comment),
-                    "section": ix.one(f, RKG.section), **_sources(ix, f), "caveat": _caveat(ix, f),
+                    "section": ix.one(f, RKG.section), **sources_of(ix, f), "caveat": _caveat(ix, f),
                     "about": ix.iris(f, RKG.appliesTo)}
         for key, prop in (("params", RKG.params), ("tokens", RKG.tokens), ("flops", RKG.flops),
                           ("gpu_hours", RKG.gpuHours), ("mfu", RKG.mfu),

@@ -30,7 +30,8 @@ def index_rules(snap: dict) -> dict:
 
     Also ``by_target[iri]``: the rules recommending or advising against ``iri`` (sorted);
     ``choices``: every name of a choice (id or alias) -> its IRI, as ``explain`` reads them;
-    ``by_dimension[dim]``: the rules with a condition on ``dim`` (sorted), as ``plan`` reads them.
+    ``by_dimension[dim]``: the rules with a condition on ``dim`` (sorted), as ``plan`` reads them;
+    ``narrower[iri]``: the choices narrower than ``iri`` (sorted), which a rule against a family reaches.
     """
     nodes, conditions = snap["nodes"], snap["conditions"]
     kinds: dict[str, dict] = {}
@@ -83,8 +84,14 @@ def index_rules(snap: dict) -> dict:
         for c in rule["conditions"]:
             if conditions.get(c, {}).get("dimension"):
                 by_dimension[conditions[c]["dimension"]].add(iri)
+    narrower: dict[str, list[str]] = defaultdict(list)
+    for iri, node in nodes.items():
+        if node["kinds"]:
+            for a in node.get("ancestors", ()):
+                narrower[a].append(iri)
     return {"kinds": kinds, "by_target": {t: sorted(rs) for t, rs in sorted(by_target.items())},
-            "choices": choices, "by_dimension": {d: sorted(rs) for d, rs in sorted(by_dimension.items())}}
+            "choices": choices, "by_dimension": {d: sorted(rs) for d, rs in sorted(by_dimension.items())},
+            "narrower": {a: sorted(ds) for a, ds in sorted(narrower.items())}}
 
 
 def _add(index: dict, key, pos: int) -> None:

@@ -19,6 +19,8 @@ Each violation prints as ``file:line: message``. The checks beyond SHACL:
   condition has at most one lower bound (``rkg:minInclusive`` or ``rkg:minExclusive``) and one
   upper bound (``rkg:maxInclusive`` or ``rkg:maxExclusive``), and min < max, or min == max with
   both ends included (a single value);
+- a choice property's value fits its aspect's test (a number for at most / at least, values
+  of the checked dimension for one of / none of);
 - numbers are finite and well-typed (no NaN, no ``"12"`` strings or language tags where a
   number is meant), so nothing odd ever reaches a reasoner or a SPARQL FILTER.
 """
@@ -44,7 +46,7 @@ _NUMERIC_PROPS = {RKG.weight, RKG.rank, *BOUND_PROPERTIES, RKG.minValue, RKG.max
                   RKG.bandwidthBytesPerSecond, RKG.bf16PeakFlopsPerSecond, RKG.powerWatts,
                   RKG.fp16PeakFlopsPerSecond, RKG.fp8PeakFlopsPerSecond, RKG.interconnectBytesPerSecond,
                   RKG.params, RKG.tokens, RKG.flops, RKG.gpuHours, RKG.mfu, RKG.step, RKG.order}
-_SOURCED = (RKG.Rule, RKG.Formula, RKG.Constant, RKG.Fact, RKG.Hardware)
+_SOURCED = (RKG.Rule, RKG.Formula, RKG.Constant, RKG.Fact, RKG.Hardware, RKG.ChoiceProperty)
 
 
 @dataclass(frozen=True, order=True)
@@ -89,6 +91,7 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     found += [at(s, m) for s, m in _citations(ix, bundled=_bundled_subjects(where))]
     found += [at(s, m) for s, m in _labels(ix)]
     found += [at(s, m) for s, m in _conditions(ix)]
+    found += [at(s, m) for s, m in _choice_properties(ix)]
     found += [at(s, m) for s, m in _formulas(ix)]
     found += [at(s, m) for s, m in _literals(triples, set(ix.instances(RKG.Constant)))]
     found += [at(s, m) for s, m in _ranges(triples, ix)]
@@ -246,6 +249,27 @@ def _conditions(ix: Index):
         if low is not None and high is not None and not (low < high or (low == high and low_in and high_in)):
             shown = f"{'[' if low_in else '('}{low:g}, {high:g}{']' if high_in else ')'}"
             yield (c, f"empty interval {shown} in {_short(c)}")
+
+
+def _choice_properties(ix: Index):
+    """A choice property's value fits its aspect's test: a number for at-most and at-least,
+    values of the checked dimension otherwise (or, through ``rkg:via``, values it reaches)."""
+    dims = {d: ix.one(d, RKG.valueClass) for d in ix.instances(RKG.Dimension)}
+    for p in ix.instances(RKG.ChoiceProperty):
+        aspect = ix.one(p, RKG.aspect)
+        if not isinstance(aspect, str):
+            continue  # SHACL reports the missing aspect
+        test, dim = ix.one(aspect, RKG.test), ix.one(aspect, RKG.checks)
+        numeric = test in (RKG.AtMost, RKG.AtLeast)
+        if numeric and ix.number(p, RKG.value) is None:
+            yield (p, f"{_short(p)}: the {_short(test)} test of {_short(aspect)} needs a number as rkg:value")
+        elif not numeric and not ix.iris(p, RKG.value):
+            yield (p, f"{_short(p)}: {_short(aspect)} needs values (IRIs) as rkg:value")
+        elif not numeric and not ix.one(aspect, RKG.via) and dims.get(dim):
+            allowed = set(ix.instances_of(dims[dim]))
+            for v in ix.iris(p, RKG.value):
+                if v not in allowed:
+                    yield (p, f"{_short(v)} is not a value of dimension {_short(dim)}")
 
 
 def _number(ix: Index, s: str, p: str) -> float | None:

@@ -14,7 +14,7 @@ supports, method or reference; ``where`` when the source locates it)::
 
 from __future__ import annotations
 
-from recipekg.reason.scoring import MATCHES, best_match, rank_key, tally
+from recipekg.reason.scoring import MATCHES, best_match, rank_key, situate, tally
 
 
 def constraints_json(facts: dict) -> list[dict]:
@@ -88,17 +88,49 @@ def choice_json(iri: str, snap: dict) -> dict:
 
 
 def result_json(iri: str, entry: dict, snap: dict) -> dict:
-    """A ranked result (rank filled in by :func:`order_results`) from its reasons."""
+    """A ranked result (rank filled in by :func:`order_results`) from its reasons: with the
+    constraints its properties fit (``fits``) and the properties they go past (``notes``)."""
     for side in ("because", "against"):
         entry[side].sort(key=lambda r: (-r["contribution"], r["id"]))
     choice = choice_json(iri, snap)
+    ranks = {s["label"]: s["rank"] for s in snap["strengths"].values()}
     result = {"rank": 0, "id": choice["id"], "label": choice["label"], "iri": iri, "kinds": choice["kinds"],
               **tally(entry["because"], entry["against"], snap["scoring"].get("default_support")),
               "match": best_match(entry["because"]), "depth": len(snap["nodes"][iri].get("ancestors", ())),
+              "strength": max((ranks.get(r["strength"]) or 0 for r in entry["because"]
+                               if r["match"] in ("full", "general")), default=0),
               "papers": choice["papers"], "because": entry["because"], "against": entry["against"]}
+    used = {g for r in entry["because"] if r["match"] in ("full", "general", "near") for u in r.get("uses", ())
+            for g in u.split(" and ")}
+    result["fits_more"] = sum(1 for d in entry.get("fits", ()) if d not in used)
+    if entry.get("fits"):
+        result["fits"] = entry["fits"]
+    if entry.get("notes"):
+        result["notes"] = entry["notes"]
     if result["group"] != MATCHES:
         result["waits_for"] = waits_for(entry["because"] + entry["against"])
     return result
+
+
+def situation_groups(facts: dict) -> dict[str, str]:
+    """A derived fact counts as the constraints it comes from (``tier`` as ``gpus and time``,
+    ``bandwidth`` as ``hardware``), when rules are compared by the constraints they use."""
+    return {name: f.derived for name, f in facts.items() if f.derived}
+
+
+def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
+    """The user's constraints a rule holds on and uses: a numeric condition, or one naming the
+    user's own value (not a broader category of it), each derived fact counted as the
+    constraints it comes from."""
+    groups = situation_groups(facts)
+    out = set()
+    for c, s in zip(conds, statuses):
+        f = facts.get(c["dimension"])
+        named = f is not None and f.values and (f.values & set(c["values"]) if f.all_of else f.values <= set(c["values"]))
+        if s != "held" or f is None or c["values"] and not named:
+            continue
+        out.add(groups.get(c["dimension"], c["dimension"]))
+    return sorted(out)
 
 
 #: A derived dimension is asked for through the ones it is derived from.
@@ -112,14 +144,22 @@ def waits_for(reasons: list[dict]) -> list[str]:
     return sorted({d for dim in dims for d in _ASKED_AS.get(dim, (dim,))})
 
 
-def order_results(choices: dict[str, dict], snap: dict) -> list[dict]:
-    """Choice → {"because": [...], "against": [...]} reasons, as ranked results: by
-    :func:`recipekg.reason.scoring.rank_key`, then the steps of a procedure in their order."""
+def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = None,
+                  most: int | None = None) -> list[dict]:
+    """Choice → {"because": [...], "against": [...]} reasons, as ranked results: each rule's
+    contribution measured against the most specific advice (:func:`recipekg.reason.scoring.situate`,
+    against ``most`` constraints when given), ordered by :func:`recipekg.reason.scoring.rank_key`,
+    then the steps of a procedure in their order."""
+    scoring = snap["scoring"]
+    reasons = [r for entry in choices.values() for side in ("because", "against") for r in entry[side]]
+    situate(reasons, scoring.get("default_support") or 0.0, scoring["unconstrained_factor"], most)
     results = in_procedure_order(sorted((result_json(iri, entry, snap) for iri, entry in choices.items()),
                                         key=rank_key))
+    for r in reasons:
+        r.pop("uses", None)
     for i, r in enumerate(results, 1):
         r["rank"] = i
-        del r["support"], r["depth"]
+        del r["support"], r["depth"], r["strength"], r["fits_more"]
     return results
 
 
@@ -153,11 +193,12 @@ def in_procedure_order(results: list[dict]) -> list[dict]:
     return out
 
 
-def decision(results: list[dict], limit: int = 3) -> dict:
+def decision(results: list[dict], limit: int = 3, near: list[dict] | None = None) -> dict:
     """The recommended pick, its runner-ups and the choices the reference says to compare
     with it, from ranked results (the pick is the first choice that matches and scores).
     When the pick is a step of an ordered procedure, ``procedure`` lists the steps that
-    apply, in order, instead of counting them as runner-ups."""
+    apply, in order, instead of counting them as runner-ups. The choice that would rank first
+    on the other side of a threshold near the user's value (``near``) stays a runner-up."""
     matching = [r for r in results if r["group"] == MATCHES and r["score"] > 0]
     pick = matching[0]["id"] if matching else None
     compare = [r["id"] for r in results if r["id"] != pick and any(
@@ -165,6 +206,10 @@ def decision(results: list[dict], limit: int = 3) -> dict:
     step = _step(matching[0]) if matching else None
     steps = [r["id"] for r in matching if step and (_step(r) or ("",))[0] == step[0]]
     runner_ups = [r["id"] for r in matching[1:] if r["id"] not in compare and r["id"] not in steps][:limit]
+    ranked = {r["id"] for r in matching}
+    for other in (n["other_side"]["pick"] for n in near or () if n.get("other_side")):
+        if other in ranked and other != pick and other not in runner_ups and other not in compare + steps:
+            runner_ups = runner_ups[:limit - 1] + [other]
     out = {"pick": pick, "runner_ups": runner_ups, "compare_with": compare}
     if steps:
         out["procedure"] = {"id": step[0], "steps": steps}

@@ -27,15 +27,19 @@ from recipekg.reason.facts import Facts
 LOOK_AT, MAX_QUESTIONS = 12, 3
 
 
-def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank) -> list[dict]:
+def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
+              members: list[dict] | None = None) -> list[dict]:
     """``[{"dimension", "text", "would_change"}]`` for ``results`` ranked under ``facts``;
-    ``rerank(trial_facts) -> results`` ranks the choices again."""
+    ``rerank(trial_facts) -> results`` ranks the choices again; ``members``: the ranked
+    results family entries fold (their rules waiting for a dimension count too)."""
     if not results:
         return []
     pick = decision(results)["pick"]
     given = {n: f for n, f in facts.items() if not f.derived}
+    first = {i for r in results[:LOOK_AT] for i in (r["iri"], *(m["iri"] for m in r.get("members", ())))}
+    looked_at = results[:LOOK_AT] + [r for r in members or () if r["iri"] in first]
     found = []
-    for dim, conds in _open_dimensions(results[:LOOK_AT], given, snap).items():
+    for dim, conds in _open_dimensions(looked_at, given, snap).items():
         changed, named = False, [pick] if pick else []
         for value in _trial_values(conds, snap):
             d = decision(rerank(derive({**given, dim: value}, snap)))

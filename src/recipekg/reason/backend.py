@@ -54,6 +54,11 @@ class Backend:
         that does both is named once, as ``"for"``."""
         raise NotImplementedError
 
+    def evaluating(self, kind: str, facts: dict) -> list[Applied]:
+        """Every rule of ``kind`` with a condition on a dimension ``facts`` give, applying or
+        not (what says a constraint was used, and which thresholds are near), in rule order."""
+        raise NotImplementedError
+
 
 class NativeBackend(Backend):
     """The compiled snapshot's rules, looked up through its rule index (or scanned whole:
@@ -80,6 +85,18 @@ class NativeBackend(Backend):
                 out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
         return out
 
+    def evaluating(self, kind: str, facts: dict) -> list[Applied]:
+        snap, nodes = self.snap, self.snap["nodes"]
+        out = []
+        for iri in evaluated_rules(kind, facts, snap):
+            rule = snap["rules"][iri]
+            targets = [(t, "for") for t in rule["recommends"] if kind in nodes.get(t, {}).get("kinds", ())]
+            targets += [(t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())]
+            if targets:
+                ev = evaluate_rule(rule, facts, snap)
+                out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
+        return sorted(out, key=lambda a: (a.rule, a.choice, a.side))
+
     def naming(self, choice: str, facts: dict) -> list[Applied]:
         rules = self.snap["rules"]
         out = []
@@ -91,13 +108,24 @@ class NativeBackend(Backend):
         return out
 
 
+def evaluated_rules(kind: str, facts: dict, snap: dict) -> list[str]:
+    """The rules of ``kind`` ``evaluating`` gives (sorted): those with a condition on a given
+    dimension that could apply or are near their threshold, found through the rule index, so
+    the cost follows the rules about the query, not the size of the KB."""
+    rules, conditions = snap["rules"], snap["conditions"]
+    return sorted(iri for iri in candidates(kind, facts, snap, widen=True) if ranks_kind(rules[iri], kind)
+                  and any(conditions.get(c, {}).get("dimension") in facts for c in rules[iri]["conditions"]))
+
+
 def ranks_kind(rule: dict, kind: str) -> bool:
     """Whether a rule ranks choices of ``kind`` (``rkg:forKind`` limits a rule to some kinds)."""
     return not rule.get("for_kinds") or kind in rule["for_kinds"]
 
 
-def candidates(kind: str, facts: dict, snap: dict) -> list[str]:
-    """The rules of ``kind`` that could apply to ``facts``, in the order of ``snap["rules"]``.
+def candidates(kind: str, facts: dict, snap: dict, widen: bool = False) -> list[str]:
+    """The rules of ``kind`` that could apply to ``facts``, in the order of ``snap["rules"]``
+    (with ``widen``, also those a numeric value misses by less than a factor of 2: the rules
+    near their threshold, :mod:`recipekg.reason.situation`).
 
     A rule applies when none of its conditions fails and one holds at least partly, or when
     it has none. A condition listing values holds (partly) only when the query gives a value
@@ -113,6 +141,7 @@ def candidates(kind: str, facts: dict, snap: dict) -> list[str]:
     found = set(entry["always"])
     found |= _by_value(entry, facts, snap["nodes"])
     valued = {dim for dim, f in facts.items() if f.values is not None}
+    reach = _widened(facts) if widen else facts
     for dim, f in facts.items():
         for cats, boxes in entry["numeric"].get(dim, ()):
             if valued.intersection(cats):
@@ -120,10 +149,24 @@ def candidates(kind: str, facts: dict, snap: dict) -> list[str]:
             for low, low_inc, high, high_inc, positions in boxes:
                 box = {"dimension": dim, "values": (), "min": low, "min_inclusive": low_inc,
                        "max": high, "max_inclusive": high_inc}
-                if status(box, facts, snap) in (HELD, PARTLY):
+                if status(box, reach, snap) in (HELD, PARTLY):
                     found.update(positions)
     rules = entry["rules"]
     return [rules[i] for i in sorted(found)]
+
+
+def _widened(facts: dict) -> dict:
+    """Numeric facts stretched by the factor that makes a threshold near (2: half to double)."""
+    from recipekg.reason.facts import Facts
+    from recipekg.reason.situation import NEAR_FACTOR
+
+    out = dict(facts)
+    for dim, f in facts.items():
+        if f.intervals:
+            low, high = f.intervals[0][0], f.intervals[-1][2]
+            out[dim] = Facts(dim, f.kind, intervals=[(low / NEAR_FACTOR if low > 0 else low, True,
+                                                      high * NEAR_FACTOR if high > 0 else high, True)])
+    return out
 
 
 def _by_value(entry: dict, facts: dict, nodes: dict) -> set[int]:

@@ -5,11 +5,16 @@
     (True, True)
 
 For every rule naming the choice, each condition is marked held, failed, partly or not
-given. The smallest change is found by trying, for each rule that recommends the choice, the
-constraints that would make all its conditions hold, re-ranking, and keeping the candidates
-that put the choice first with the fewest changes (adding a constraint counts one,
-overriding one the user gave counts two). The backend (:mod:`recipekg.reason.backend`)
-evaluates the rules and every re-ranking.
+given; rules about its families (``skos:broader``) that apply or are near their threshold
+are listed too (``family_rules``, each ``via`` the family), and the reasons against it, its own and its families', come first. Its
+properties are checked against the constraints (``properties``; a contradicted one excludes
+it: ``excluded``). The smallest change is found by trying, for each rule that recommends the
+choice, the constraints that would make all its conditions hold, re-ranking, and keeping the
+candidates that put the choice (or its family's entry) first with the fewest changes (adding
+a constraint counts one, overriding one the user gave counts two). It only turns knobs:
+a dimension that states the problem (``rkg:problemFact``: data, task, symptom, ...) the user
+gave is never changed. The backend (:mod:`recipekg.reason.backend`) evaluates the rules and
+every re-ranking.
 """
 
 from __future__ import annotations
@@ -18,13 +23,13 @@ import math
 
 from recipekg.query.ast import Explain
 from recipekg.reason.answers import choice_json, constraints_json, reason_json
-from recipekg.reason.backend import Backend, NativeBackend
-from recipekg.reason.conditions import HELD, bounds, status
-from recipekg.reason.derive import derive
-from recipekg.reason.facts import Facts, constraint_json, intersect
-from recipekg.reason.recommend import rank
+from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
+from recipekg.reason.changes import smallest_change
+from recipekg.reason.families import entry_of, group_families
+from recipekg.reason.properties import CONTRADICTS, checks, excluded_json
+from recipekg.reason.recommend import ranking
 from recipekg.reason.resolve import facts_of, resolve_choice
-from recipekg.render.constraints import format_constraint
+from recipekg.reason.situation import near_reasons, unused
 
 
 def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> dict:
@@ -32,121 +37,67 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> dict:
     backend = backend or NativeBackend(snap)
     iri = resolve_choice(stmt.choice, snap)
     facts = facts_of(stmt.constraints, snap)
-    rules = [{"side": a.side, "fires": a.ev["fires"], **reason_json(a.rule, a.view, a.ev, snap)}
-             for a in backend.naming(iri, facts)]
     node = snap["nodes"][iri]
-    # each kind ranked once under the query's facts (the answer and smallest_change both need it)
-    results = {kind: _result_of(iri, kind, facts, snap, backend) or {} for kind in node["kinds"]}
-    ranks = {kind: result.get("rank") for kind, result in results.items()}
-    rank_of = lambda kind, trial: (ranks[kind] if trial is facts  # noqa: E731
-                                   else (_result_of(iri, kind, trial, snap, backend) or {}).get("rank"))
+    rankings = {kind: ranking(kind, facts, snap, backend) for kind in node["kinds"]}
+    entries = {kind: group_families(r["results"], snap) for kind, r in rankings.items()}
+    ranks = {kind: (entry_of(iri, entries[kind]) or {}).get("rank") for kind in node["kinds"]}
     kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
-    rules.sort(key=lambda r: (not r["fires"], r["side"] != "for", -r["contribution"], r["id"]))
-    result = results[kind]
-    return {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
-            "choice": {**choice_json(iri, snap), "definition": node["definition"]},
-            "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,
-            "group": result.get("group"), "waits_for": result.get("waits_for", []),
-            "rules": rules, "would_rank_first_if": smallest_change(iri, kind, facts, snap, rank_of)}
+    entry = entry_of(iri, entries[kind]) or {}
+    rules = _rules(iri, None, facts, snap, backend)
+    own = {r["rule"] for r in rules}
+    family = [r for a in node.get("ancestors", ()) if kind in snap["nodes"].get(a, {}).get("kinds", ())
+              for r in _rules(a, a, facts, snap, backend) if _about_situation(r)
+              and ranks_kind(snap["rules"][r["rule"]], kind) and r["rule"] not in own and not own.add(r["rule"])]
+    verdicts = checks(iri, kind, facts, snap)
+    contra = [c for c in verdicts if c["verdict"] == CONTRADICTS]
+
+    def rank_of(k: str, trial: dict) -> int | None:
+        if trial is facts:
+            return ranks[k]
+        return (entry_of(iri, group_families(ranking(k, trial, snap, backend)["results"], snap)) or {}).get("rank")
+
+    change = smallest_change(iri, kind, facts, snap, rank_of)
+    out = {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
+           "choice": {**choice_json(iri, snap), "definition": node["definition"]},
+           "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,
+           "group": entry.get("group"), "waits_for": entry.get("waits_for", []),
+           "rules": rules, "family_rules": family,
+           "against": [_brief(r) for r in rules + family if r["side"] == "against" and r["fires"]],
+           "properties": [dict(c["property"], verdict=c["verdict"]) for c in verdicts],
+           "excluded": excluded_json(iri, contra, facts, snap) if contra else None,
+           "unused": unused(kind, facts, rankings[kind]["evaluated"], rankings[kind]["verdicts"] + verdicts, snap),
+           "would_rank_first_if": change["found"]}
+    if entry and entry["iri"] != iri:
+        out["member_of"] = {"id": entry["id"], "label": entry["label"], "rank": entry["rank"]}
+    if change.get("why"):
+        out["no_change_because"] = change["why"]
+    return out
 
 
-def _result_of(iri: str, kind: str, facts: dict, snap: dict, backend: Backend) -> dict | None:
-    return next((r for r in rank(kind, facts, snap, backend) if r["iri"] == iri), None)
+def _rules(iri: str, via: str | None, facts: dict, snap: dict, backend: Backend) -> list[dict]:
+    """Every rule naming ``iri``, with its evaluation, fired rules first and against before for
+    among them; a rule near its threshold says so (``near``); ``via`` the family it is about."""
+    named = backend.naming(iri, facts)
+    near = near_reasons(named, facts)
+    out = []
+    for a in named:
+        r = {"side": a.side, "fires": a.ev["fires"], **reason_json(a.rule, a.view, a.ev, snap)}
+        if (a.rule, a.choice, a.side) in near:
+            r["near"] = near[(a.rule, a.choice, a.side)]
+        if via:
+            r["via"] = {"id": snap["nodes"][via]["id"], "label": snap["nodes"][via]["label"]}
+        out.append(r)
+    out.sort(key=lambda r: (not r["fires"], r["side"] != "for", -r["contribution"], r["id"]))
+    return out
 
 
-def _recommending(iri: str, snap: dict):
-    """The KB's rules recommending ``iri`` (the candidates for a change), sorted by IRI."""
-    rules = snap["rules"]
-    for r in snap["rule_index"]["by_target"].get(iri, ()):
-        if iri in rules[r]["recommends"]:
-            yield r, rules[r]
+def _about_situation(r: dict) -> bool:
+    """A family rule worth showing with the choice: one about the situation that applies or is
+    near its threshold (general advice about the family, a rule the constraints rule out or
+    one that waits for them speak of the family, not of this member here)."""
+    return r["fires"] and r["match"] != "general" or "near" in r
 
 
-def smallest_change(iri: str, kind: str, facts: dict, snap: dict, rank_of) -> list[dict]:
-    """Candidate constraint changes that rank the choice first, fewest changes first.
-
-    ``rank_of(kind, facts) -> int | None`` ranks the choice (through the answer's backend).
-    """
-    if rank_of(kind, facts) == 1:
-        return []
-    given = {n: f for n, f in facts.items() if not f.derived}
-    found = {}
-    for rule_iri, rule in _recommending(iri, snap):
-        changes = _changes_for(rule, given, snap)
-        if not changes:
-            continue
-        trial = dict(given)
-        trial.update(changes)
-        if rank_of(kind, derive(trial, snap)) == 1:
-            key = tuple(sorted(changes))
-            weight = snap["strengths"][rule["strength"]]["weight"]
-            # Adding a constraint costs 1; overriding one the user gave costs 2.
-            cost = sum(2 if name in given else 1 for name in changes)
-            candidate = (cost, -weight, rule["id"])
-            if key not in found or candidate < found[key][0]:
-                found[key] = (candidate, rule_iri, changes)
-    best = sorted(found.values(), key=lambda x: x[0])[:3]
-    return [{"rule": r, "changes": [c for f in ch.values() for c in f.constraints],
-             "query": _query(kind, given, ch, snap)} for _, r, ch in best]
-
-
-def _changes_for(rule: dict, given: dict[str, Facts], snap: dict) -> dict[str, Facts] | None:
-    """Facts that would make every condition of ``rule`` hold (None if impossible)."""
-    changes: dict[str, Facts] = {}
-    todo = [snap["conditions"][c] for c in rule["conditions"]]
-    while todo:
-        cond = todo.pop(0)
-        name = cond["dimension"]
-        if status(cond, given, snap) == HELD and name not in changes:
-            continue
-        if name == "tier" and cond["values"] and "tier" not in given:
-            tier = snap["tiers"].get(cond["values"][0])
-            if tier:  # propose the gpus and time of the tier, not the tier itself
-                todo.extend(snap["conditions"][c] for c in tier["conditions"])
-                continue
-        change = _satisfying(cond, snap)
-        if name in changes and change.constraints != changes[name].constraints:
-            merged = _merge(changes[name], change)
-            if merged is None:
-                return None
-            change = merged
-        changes[name] = change
-    return changes
-
-
-def _satisfying(cond: dict, snap: dict) -> Facts:
-    dim = snap["dimensions"][cond["dimension"]]
-    if cond["values"]:
-        value = cond["values"][0]
-        return Facts(dim["name"], dim["kind"], values={value},
-                     constraints=[constraint_json(dim, "=", snap["nodes"][value]["id"])])
-    # the query constraints whose interval is the condition's, each end included or not as
-    # the condition says ("time <= 168h" for [24 h, 168 h], "params > 70B" for (70B, inf))
-    interval = low, low_inc, high, high_inc = bounds(cond)
-    if low == high:
-        return Facts(dim["name"], dim["kind"], intervals=[interval], constraints=[constraint_json(dim, "=", low)])
-    constraints = []
-    if low != -math.inf:
-        constraints.append(constraint_json(dim, ">=" if low_inc else ">", low))
-    if high != math.inf:
-        constraints.append(constraint_json(dim, "<=" if high_inc else "<", high))
-    return Facts(dim["name"], dim["kind"], intervals=[interval], constraints=constraints)
-
-
-def _merge(a: Facts, b: Facts) -> Facts | None:
-    """Two changes on one dimension at once: the intersection of their intervals, with the
-    constraints of both (each once); None when they cannot both hold."""
-    if a.intervals and b.intervals:
-        merged = [i for x in a.intervals for y in b.intervals if (i := intersect(x, y))]
-        if merged:
-            return Facts(a.dimension, a.kind, intervals=merged,
-                         constraints=a.constraints + [c for c in b.constraints if c not in a.constraints])
-    return None
-
-
-def _query(kind: str, given: dict[str, Facts], changes: dict[str, Facts], snap: dict) -> str:
-    parts = []
-    for name, f in {**given, **changes}.items():
-        for c in f.constraints:
-            parts.append(format_constraint(c))
-    return f"recommend {kind}" + (" where " + " and ".join(parts) if parts else "")
+def _brief(r: dict) -> dict:
+    return {"rule": r["rule"], "id": r["id"], "text": r["text"], "strength": r["strength"],
+            **({"via": r["via"]} if "via" in r else {})}

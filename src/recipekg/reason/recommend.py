@@ -2,36 +2,48 @@
 the pick, and the questions whose answers would change it.
 
     >>> answer = recommend(parse("recommend architecture where data = tabular and rows = 30k")[0], snap)
-    >>> answer["decision"]["pick"], answer["results"][0]["group"]
-    ('gradient-boosted-trees', 'matches')
+    >>> answer["decision"]["pick"], [m["id"] for m in answer["results"][0]["members"]]
+    ('gradient-boosted-trees', ['lightgbm', 'xgboost'])
     >>> [a["dimension"] for a in recommend(parse("recommend architecture where data = tabular")[0], snap)["ask"]]
     ['samples']
 
 How the rules' evaluations become scores, groups and an order is
 :mod:`recipekg.reason.scoring` (docs/scoring.md); where the evaluations come from is the
 backend's business (:mod:`recipekg.reason.backend`: the native rule index, or a SPARQL engine).
+The situation around the ranking (choices a property excludes, constraints no advice used,
+thresholds near the user's values) is :mod:`recipekg.reason.properties` and
+:mod:`recipekg.reason.situation`; families as one entry :mod:`recipekg.reason.families`.
 """
 
 from __future__ import annotations
 
 from recipekg.query.ast import Recommend
-from recipekg.reason.answers import constraints_json, decision, order_results, reason_json
+from recipekg.reason.answers import constraints_json, decision, order_results, reason_json, uses
 from recipekg.reason.ask import questions
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
+from recipekg.reason.boundaries import boundaries
 from recipekg.reason.conditions import FAILED, specificity, status
+from recipekg.reason.families import group_families
+from recipekg.reason.properties import CONTRADICTS, checks, excluded_json
 from recipekg.reason.resolve import facts_of, resolve_kind
+from recipekg.reason.scoring import NEAR, near_contribution
+from recipekg.reason.situation import near_reasons, unused
 
 
 def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> dict:
     """The answer to a ``recommend`` statement (the JSON the spec describes)."""
     kind = resolve_kind(stmt.kind, snap)
     facts = facts_of(stmt.constraints, snap)
-    results = rank(kind, facts, snap, backend)
-    ask = questions(kind, facts, results, snap, lambda trial: rank(kind, trial, snap))
+    ranked = ranking(kind, facts, snap, backend)
+    results = group_families(ranked["results"], snap)
+    ask = questions(kind, facts, results, snap, lambda trial: group_families(rank(kind, trial, snap), snap),
+                    ranked["results"])
+    near = boundaries(kind, facts, ranked, results, snap, lambda trial: group_families(rank(kind, trial, snap), snap))
     shown = results if stmt.top is None else results[:stmt.top]
     return {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
-            "constraints": constraints_json(facts), "decision": decision(shown), "ask": ask,
-            "results": shown}
+            "constraints": constraints_json(facts), "decision": decision(shown, near=near), "ask": ask,
+            "results": shown, "excluded": ranked["excluded"],
+            "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap), "near_boundary": near}
 
 
 def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
@@ -39,16 +51,122 @@ def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     """Ranked choices of ``kind`` under ``facts``, with the rules for and against each; with
     ``among``, only those choices (as they rank among all of them: each choice's score is its
     own), from the rules that name them alone."""
+    return ranking(kind, facts, snap, backend, among)["results"]
+
+
+def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
+            among: tuple[str, ...] | None = None) -> dict:
+    """``{"results", "excluded", "evaluated", "verdicts"}``: the ranked results, the choices
+    a property rules out, the backend's evaluations of the rules on the given dimensions and
+    the property checks made (what :func:`recipekg.reason.situation.unused` reads)."""
     backend = backend or NativeBackend(snap)
+    if among is None:
+        applied, evaluated = backend.applying(kind, facts), backend.evaluating(kind, facts)
+    else:  # the choices and their families (whose rules against them reach them)
+        nodes = snap["nodes"]
+        families = tuple(dict.fromkeys(c for choice in among for c in (choice, *nodes.get(choice, {}).get("ancestors", ()))
+                                       if kind in nodes.get(c, {}).get("kinds", ())))
+        applied = _naming(backend, kind, families, facts, snap)
+        evaluated = _about(backend, kind, families, facts, snap)
     choices: dict[str, dict] = {}
-    applied = backend.applying(kind, facts) if among is None else _naming(backend, kind, among, facts, snap)
     for a in applied:
+        _add(choices, a, reason_json(a.rule, a.view, a.ev, snap), facts, snap)
+    for a, near in _near(evaluated, facts).items():
         reason = reason_json(a.rule, a.view, a.ev, snap)
-        reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
-        reason["specificity"] = specificity(a.ev["conditions"], a.ev["statuses"], facts)
-        entry = choices.setdefault(a.choice, {"because": [], "against": []})
-        entry["because" if a.side == "for" else "against"].append(reason)
-    return order_results(choices, snap)
+        weight = snap["strengths"][a.view["strength"]]["weight"]
+        reason.update(match=NEAR, near=near,
+                      contribution=round(near_contribution(weight, snap["scoring"]["partly_credit"]), 4))
+        _add(choices, a, reason, facts, snap)
+    _inherit(choices, kind, snap, among)
+    for iri in [c for c in choices if among is not None and c not in among]:
+        del choices[iri]
+    excluded, verdicts = _exclude(choices, kind, facts, snap)
+    most = _most(applied if among is None else backend.applying(kind, facts), facts, snap)
+    results = order_results(choices, snap, facts, most)
+    return {"results": results, "excluded": excluded, "evaluated": evaluated, "verdicts": verdicts}
+
+
+def _add(choices: dict, a, reason: dict, facts: dict, snap: dict) -> None:
+    reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
+    reason["specificity"] = specificity(a.ev["conditions"], a.ev["statuses"], facts)
+    reason["uses"] = uses(a.ev["conditions"], a.ev["statuses"], facts)
+    entry = choices.setdefault(a.choice, {"because": [], "against": []})
+    entry["because" if a.side == "for" else "against"].append(reason)
+
+
+def _near(evaluated: list, facts: dict) -> dict:
+    """The evaluations of rules near their threshold (once per rule, choice and side), with
+    where the threshold is."""
+    found = near_reasons(evaluated, facts)
+    out, seen = {}, set()
+    for a in evaluated:
+        key = (a.rule, a.choice, a.side)
+        if key in found and key not in seen:
+            seen.add(key)
+            out[a] = found[key]
+    return out
+
+
+def _inherit(choices: dict, kind: str, snap: dict, among) -> None:
+    """A rule against a family reaches its members: each choice of ``kind`` narrower than a
+    choice advised against gets that reason (``via`` the family), once."""
+    narrower = snap["rule_index"].get("narrower", {})
+    nodes = snap["nodes"]
+    inherited: dict[str, list[dict]] = {}
+    for iri, entry in choices.items():
+        against = [r for r in entry["against"] if r["match"] in ("full", "general", NEAR) and "via" not in r]
+        for member in narrower.get(iri, ()) if against else ():
+            if kind in nodes[member]["kinds"] and (among is None or member in among):
+                inherited.setdefault(member, []).extend(
+                    dict(r, via={"id": nodes[iri]["id"], "label": nodes[iri]["label"]}) for r in against)
+    for member, reasons in inherited.items():
+        entry = choices.setdefault(member, {"because": [], "against": []})
+        own = {r["rule"] for r in entry["against"]}
+        entry["against"].extend(r for r in reasons if r["rule"] not in own and not own.add(r["rule"]))
+
+
+def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[dict], list[dict]]:
+    """Check every ranked choice's properties: the ones a constraint contradicts leave the
+    ranking (returned, with why); fits and notes stay on the choice (``fits``, ``notes``).
+    A family whose members with the same rules are all excluded goes with them."""
+    excluded, verdicts, out = {}, [], []
+    for iri in sorted(choices):
+        found = checks(iri, kind, facts, snap)
+        verdicts += found
+        contra = [c for c in found if c["verdict"] == CONTRADICTS]
+        if contra:
+            excluded[iri] = contra
+            continue
+        choices[iri]["fits"] = sorted({c["dimension"] for c in found if c["verdict"] == "fits"})
+        choices[iri]["notes"] = [c["property"] for c in found if c["verdict"] == "note"]
+    for iri in sorted(choices):
+        if iri in excluded:
+            continue
+        named = [m for m in snap["rule_index"].get("narrower", {}).get(iri, ()) if m in choices
+                 and _same_rules(choices[m], choices[iri])]
+        if named and all(m in excluded for m in named):
+            excluded[iri] = [dict(c, family=snap["nodes"][m]["id"]) for m in named for c in excluded[m][:1]]
+    for iri, contra in excluded.items():
+        out.append(excluded_json(iri, contra, facts, snap))
+        del choices[iri]
+    return sorted(out, key=lambda e: e["id"]), verdicts
+
+
+def _same_rules(a: dict, b: dict) -> bool:
+    """Whether the same rules decide for and against two choices (as families group them)."""
+    def keys(entry):
+        return {(r["rule"], side) for side in ("because", "against") for r in entry[side]
+                if r["match"] in ("full", "general", NEAR)}
+    return keys(a) == keys(b)
+
+
+def _most(applied: list, facts: dict, snap: dict) -> int:
+    """The most constraints a fully matching rule above the default's support holds on, over
+    every rule that applies (what :func:`recipekg.reason.scoring.situate` measures against)."""
+    floor = snap["scoring"].get("default_support") or 0.0
+    return max((len(uses(a.ev["conditions"], a.ev["statuses"], facts))
+                for a in applied if a.ev["match"] == "full" and a.view.get("role") is None
+                and a.ev["contribution"] > floor), default=0)
 
 
 def _naming(backend: Backend, kind: str, among: tuple[str, ...], facts: dict, snap: dict) -> list:
@@ -59,6 +177,13 @@ def _naming(backend: Backend, kind: str, among: tuple[str, ...], facts: dict, sn
     entry = snap["rule_index"]["kinds"].get(kind) or {"rules": []}
     order = {iri: i for i, iri in enumerate(entry["rules"])}  # the rules' order, as applying() gives them
     return sorted(found, key=lambda a: (order.get(a.rule, len(order)), among.index(a.choice)))
+
+
+def _about(backend: Backend, kind: str, among: tuple[str, ...], facts: dict, snap: dict) -> list:
+    """The rules naming the choices ``among``, as ``evaluating`` gives them: of ``kind``, with
+    a condition on a given dimension (for the thresholds near the user's values)."""
+    return [a for choice in among for a in backend.naming(choice, facts)
+            if ranks_kind(a.view, kind) and any(c["dimension"] in facts for c in a.ev["conditions"])]
 
 
 def could_apply(rule_iri: str, facts: dict, snap: dict) -> bool:

@@ -34,6 +34,11 @@ from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, status
 
 MATCHES, WOULD_APPLY = "matches", "would apply"
 GROUP_ORDER = {MATCHES: 0, WOULD_APPLY: 1}
+#: The match of a rule that misses one numeric condition by less than a factor of 2.
+NEAR = "near"
+#: At equal scores, a choice a rule applies to before one general advice ranks, before one
+#: only a rule near its threshold ranks.
+DECIDED = {"full": 0, "general": 1, NEAR: 2}
 
 
 def engaged(statuses: list[str]) -> bool:
@@ -103,9 +108,46 @@ def noisy_or(values) -> float:
 
 
 def _decides(reason: dict) -> bool:
-    """A reason that decides among the choices matching the query: it fully matches, or it is
-    the default or general advice (no conditions)."""
-    return reason["match"] in ("full", "general")
+    """A reason that decides among the choices matching the query: it fully matches, it is
+    the default or general advice (no conditions), or it is near (one threshold narrowly missed)."""
+    return reason["match"] in ("full", "general", NEAR)
+
+
+def near_contribution(weight: float, partly_credit: float) -> float:
+    """What a rule near its threshold gives: ``partlyCredit × weight`` (below the same rule
+    applying, so a rule that does not apply never outranks one that does at its strength).
+
+    >>> near_contribution(0.6, 0.5)
+    0.3
+    """
+    return weight * partly_credit
+
+
+def situate(reasons: list[dict], floor: float, unconstrained: float, most: int | None = None) -> None:
+    """Specificity in the score: a fully matching rule that holds on fewer of the user's
+    constraints than the most specific rule deciding the answer counts as a partial match of
+    the situation, ``weight × (f + (1 − f) × used / most)`` (``used``: the constraints it holds
+    on, a reason's ``uses``, a derived fact counted as the constraints it comes from; ``most``: the
+    most any fully matching rule above the default's support holds on, over every rule that
+    applies: ``most``, when the reasons are only some of them). A condition on a category
+    broader than the user's value (``data = visual`` for video) holds without using the
+    constraint: the rule is written for a broader case. A generic rule then
+    never beats, at the same strength, the one written for the user's case.
+
+    >>> r1 = {"match": "full", "role": None, "contribution": 0.9, "conditions": [{}], "uses": ["tier"]}
+    >>> r2 = {"match": "full", "role": None, "contribution": 0.6, "conditions": [{}, {}], "uses": ["tier", "params"]}
+    >>> situate([r1, r2], 0.45, 0.25); r1["contribution"], r2["contribution"]
+    (0.5625, 0.6)
+    """
+    def used(r: dict) -> int:
+        return len(r.get("uses", ()))
+
+    full = [r for r in reasons if r["match"] == "full" and r.get("role") is None and r["conditions"]]
+    if most is None:
+        most = max((used(r) for r in full if r["contribution"] > floor), default=0)
+    for r in full:
+        if 0 < used(r) < most:
+            r["contribution"] = round(r["contribution"] * (unconstrained + (1 - unconstrained) * used(r) / most), 4)
 
 
 def corroborated(reasons: list[dict]) -> float:
@@ -120,11 +162,13 @@ def corroborated(reasons: list[dict]) -> float:
 
 def support(reasons: list[dict]) -> float:
     """The strongest kind of support, never several kinds stacked: the fully matching rules
-    (corroborated across sections), the default's support, or general advice."""
+    (corroborated across sections), the strongest rule near its threshold, the default's
+    support, or general advice."""
     full = [r for r in reasons if r["match"] == "full"]
+    near = [r["contribution"] for r in reasons if r["match"] == NEAR]
     default = [r["contribution"] for r in reasons if r["match"] == "general" and r.get("role") == "default"]
     general = [r for r in reasons if r["match"] == "general" and r.get("role") != "default"]
-    return max(corroborated(full), max(default, default=0.0), corroborated(general))
+    return max(corroborated(full), max(near, default=0.0), max(default, default=0.0), corroborated(general))
 
 
 def tally(because: list[dict], against: list[dict], default_support: float | None = None) -> dict:
@@ -151,7 +195,7 @@ def tally(because: list[dict], against: list[dict], default_support: float | Non
 def best_match(reasons: list[dict]) -> str:
     """The best match among the reasons for a choice (``none`` when it has none)."""
     levels = {r["match"] for r in reasons}
-    return next((m for m in ("full", "general", "partial") if m in levels), "none")
+    return next((m for m in ("full", "general", NEAR, "partial") if m in levels), "none")
 
 
 def specificity(deciding_for: list[dict], default_support: float | None) -> list[int]:
@@ -166,11 +210,14 @@ def specificity(deciding_for: list[dict], default_support: float | None) -> list
 
 
 def rank_key(result: dict) -> tuple:
-    """The order of results: group, specificity, score, support, the earlier item of a
-    checklist ("FP8 training, the biggest single win" first), the broader choice (a family
-    before its members, as the reference names it: "GNN (GCN, GAT, GraphSAGE)"), then the
-    id, so the order is deterministic. (Steps of an ordered procedure are then put in their
-    order: answers.py.)"""
+    """The order of results: group, then score (so the scores shown never rise down the
+    list), then the ties: specificity, the constraints the choice's properties fit that its
+    rules do not already use (``fits_more``), how it is decided (a rule that applies, general
+    advice, a rule near its threshold), the strongest rule deciding for it, support, the earlier item of a checklist ("FP8 training,
+    the biggest single win" first), the broader choice (a family before its members, as the
+    reference names it: "GNN (GCN, GAT, GraphSAGE)"), then the id, so the order is
+    deterministic. (Steps of an ordered procedure are then put in their order: answers.py.)"""
     first_step = min((r["step"] for r in result["because"] if "step" in r and _decides(r)), default=1 << 30)
-    return (GROUP_ORDER[result["group"]], [-x for x in result["specificity"]], -result["score"], -result["support"],
-            first_step, result.get("depth", 0), result["id"])
+    return (GROUP_ORDER[result["group"]], -result["score"], [-x for x in result["specificity"]],
+            -result.get("fits_more", 0), DECIDED.get(result["match"], len(DECIDED)), -result.get("strength", 0),
+            -result["support"], first_step, result.get("depth", 0), result["id"])

@@ -75,8 +75,15 @@ def architecture(ctx, plan, snap: dict) -> list[dict]:
         return [item("architecture", node["id"], node["label"], f"given: architecture = {node['id']}",
                      _papers(node, snap), **{"from": "constraints"})]
     if ctx.architecture is None:
-        return [_no_pick("architecture", answer, "architecture")]
-    return [_pick_item("architecture", answer, "architecture")]
+        return [_no_pick("architecture", answer, "architecture")] + ruled_out(answer, "architecture")
+    return [_pick_item("architecture", answer, "architecture")] + ruled_out(answer, "architecture")
+
+
+def ruled_out(answer: dict, kind: str) -> list[dict]:
+    """The choices of a ranking a property of theirs rules out for these constraints (BERT's 512
+    tokens at seq-length = 32k), each with the property's sources."""
+    return [item("ruled out", e["id"], e["label"], e["why"], e["sources"],
+                 **{"from": f"recommend {kind}"}) for e in answer.get("excluded", ())]
 
 
 def approach(ctx, plan, snap: dict) -> list[dict]:
@@ -85,7 +92,7 @@ def approach(ctx, plan, snap: dict) -> list[dict]:
     picked = [r for r in answer["results"] if r["group"] == "matches" and r["score"] > 0
               and where.get(r["iri"], "approach") == "approach"
               and methods.get(r["iri"], ctx.method) == ctx.method]  # never one that trains another way
-    out = []
+    out = ruled_out(answer, "approach")
     if picked:
         r = picked[0]
         reason = r["because"][0] if r["because"] else {"text": "", "sources": []}

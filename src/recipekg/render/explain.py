@@ -2,13 +2,14 @@
 
     >>> a, = kb.query("explain vit where data = images and samples = 3000")
     >>> render_explain(a, md=False).splitlines()[0]
-    'explain ViT (vit) — rank 4 among architecture choices'
+    'explain ViT (vit) — rank 2 among architecture choices'
 """
 
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
-from recipekg.render.sources import caveat_line, sources_text
+from recipekg.render.situation import excluded_lines, property_text, unused_lines
+from recipekg.render.sources import caveat_line, sources_short, sources_text
 
 
 def render_explain(a: dict, md: bool) -> str:
@@ -16,18 +17,29 @@ def render_explain(a: dict, md: bool) -> str:
     status, and what would rank it first."""
     c = a["choice"]
     rank = f"rank {a['rank']} among {a['kind']} choices" if a["rank"] else f"not ranked among {a['kind']} choices"
+    member = a.get("member_of")
+    rank += f", in the entry of its family {member['label']} ({member['id']})" if member else ""
     head = f"explain {c['label']} ({c['id']}) — {rank}"
     out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
-           *no_advice_lines(a["constraints"])]
+           *no_advice_lines(a["constraints"]), *unused_lines(a.get("unused"), md)]
     if c.get("definition"):
         out.append(f"what it is: {c['definition']}")
     if c["papers"]:
         out.append("introduced in: " + "; ".join(f"{p['id']} — {p['title']}" for p in c["papers"]))
+    out += excluded_lines([a["excluded"]] if a.get("excluded") else [], md)
+    for p in a.get("properties", ()):
+        via = f" (as a {p['via']['label']})" if p.get("via") else ""
+        out.append(f"{'- ' if md else ''}property{via}: {property_text(p)} — {p['verdict']} [{sources_short(p['sources'])}]")
+    if a.get("against"):
+        out += ["", "against it:"] + [f"{'- ' if md else '  '}{x['text']}" + (f" (a rule about {x['via']['label']})"
+                                                                                 if x.get("via") else "")
+                                      for x in a["against"]]
     out.append("")
-    for x in a["rules"]:
-        verdict = ("applies" if x["fires"] else "does not apply") + f", {x['match']}"
+    for x in a["rules"] + a.get("family_rules", []):
+        verdict = ("applies" if x["fires"] else "does not apply") + f", {x['match'] if 'near' not in x else 'near'}"
         side = "FOR" if x["side"] == "for" else "AGAINST"
-        out.append(f"{'- ' if md else ''}{side} [{x['strength']}] {x['text']}  ({verdict})")
+        about = f" (about {x['via']['label']})" if x.get("via") else ""
+        out.append(f"{'- ' if md else ''}{side}{about} [{x['strength']}] {x['text']}  ({verdict})")
         for cond in x["conditions"]:
             out.append(f"    {cond['status']:>9}: {cond['condition']}")
         out.append(f"    section: {x['section']}; sources: {sources_text(x['sources'])}")
@@ -42,6 +54,8 @@ def render_explain(a: dict, md: bool) -> str:
         out.append("\nIt would rank first with:")
         for w in a["would_rank_first_if"]:
             out.append(f"    {w['query']}")
+    elif a.get("no_change_because"):
+        out.append(f"\nNo change of the knobs ranks it first: {a['no_change_because']}.")
     else:
         out.append("\nNo change of constraints found that ranks it first.")
     return "\n".join(out)

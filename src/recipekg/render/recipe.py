@@ -9,6 +9,7 @@ items (value, why, sources), what is unsourced, and the configurations it can be
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
+from recipekg.render.situation import unused_lines
 from recipekg.render.sources import sources_short
 from recipekg.render.tables import table
 
@@ -17,7 +18,7 @@ def render_recipe(a: dict, md: bool) -> str:
     head = f"recipe — {a['query']}"
     out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
            f"context: {_context(a['context'])}", *no_advice_lines(a["constraints"])]
-    out += [f"not used: {u['dimension']} = {u['value']} ({u['why']})" for u in a.get("unused", ())]
+    out += unused_lines(a.get("unused", ()), md)
     for section in a["sections"]:
         if not section["items"]:
             continue

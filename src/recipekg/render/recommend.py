@@ -4,14 +4,16 @@ tell the reasoner next.
 
     >>> a, = kb.query("recommend architecture where data = tabular and rows = 100k")
     >>> print(render_recommend(a, md=False).split("\\n\\n")[1])
-    pick: Gradient-boosted trees (gradient-boosted-trees)
-    runner-ups: LightGBM (lightgbm), XGBoost (xgboost), Neural tabular models (neural-tabular)
+    pick: Gradient-boosted trees (LightGBM, XGBoost) (gradient-boosted-trees)
+    runner-ups: Neural tabular models (TabNet) (neural-tabular)
     compare with: FT-Transformer (ft-transformer)
 """
 
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
+from recipekg.render.numbers import value
+from recipekg.render.situation import entry_name, excluded_lines, near_lines, note_lines, unused_lines
 from recipekg.render.sources import caveat_line, sources_short, sources_text
 from recipekg.render.tables import table
 
@@ -22,10 +24,14 @@ WOULD_APPLY_HEAD = "would also apply if you gave more (each waits for a conditio
 def render_recommend(a: dict, md: bool) -> str:
     head = f"recommend {a['kind']} — {a['query']}"
     out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
-           *no_advice_lines(a["constraints"]), ""]
+           *no_advice_lines(a["constraints"]), *unused_lines(a.get("unused"), md), ""]
+    situation = near_lines(a.get("near_boundary"), md) + excluded_lines(a.get("excluded"), md)
     if not a["results"]:
-        return "\n".join(out + ["No rule of the KB applies to these constraints."] + _ask(a, md))
+        return "\n".join(out + ["No rule of the KB applies to these constraints."] + situation * bool(situation)
+                         + _ask(a, md))
     out += _decision(a, md)
+    if situation:
+        out += [""] + situation
     for group, title in (("matches", MATCHES_HEAD), ("would apply", WOULD_APPLY_HEAD)):
         results = [r for r in a["results"] if r["group"] == group]
         if results:
@@ -36,7 +42,7 @@ def render_recommend(a: dict, md: bool) -> str:
 
 
 def _name(a: dict, choice_id: str) -> str:
-    label = next((r["label"] for r in a["results"] if r["id"] == choice_id), None)
+    label = next((entry_name(r) for r in a["results"] if r["id"] == choice_id), None)
     return f"{label} ({choice_id})" if label else choice_id
 
 
@@ -66,10 +72,11 @@ def _ask(a: dict, md: bool) -> list[str]:
 
 def _shown(r: dict, side: str) -> list[dict]:
     """The reasons a result lists first: for a choice the constraints decide, the rules that
-    decide (the others, waiting for a constraint, are in the JSON and in explain)."""
+    decide, a rule near its threshold among them (the others, waiting for a constraint, are
+    in the JSON and in explain)."""
     reasons = r[side]
     if r["group"] == "matches":
-        reasons = [x for x in reasons if x["match"] in ("full", "general")]
+        reasons = [x for x in reasons if x["match"] in ("full", "general", "near")]
     return reasons[:2]
 
 
@@ -79,17 +86,21 @@ def _row(r: dict) -> tuple:
     if r.get("waits_for"):
         why += f"<br>*waits for: {', '.join(r['waits_for'])}*"
     srcs = sources_short([s for x in reasons for s in x["sources"]], sep="<br>")
-    return (r["rank"], f"{r['label']} (`{r['id']}`)", f"{r['score']:.2f}", why, srcs)
+    notes = note_lines(r, "")
+    if notes:
+        why += "".join(f"<br>*{n}*" for n in notes)
+    return (r["rank"], f"{entry_name(r)} (`{r['id']}`)", f"{r['score']:.2f}", why, srcs)
 
 
 def _result_text(r: dict) -> list[str]:
     waits = f"  (waits for: {', '.join(r['waits_for'])})" if r.get("waits_for") else ""
-    out = [f"{r['rank']:>2}. {r['label']} ({r['id']})  score {r['score']:.2f}{waits}"]
+    out = [f"{r['rank']:>2}. {entry_name(r)} ({r['id']})  score {r['score']:.2f}{waits}"]
     because, against = _shown(r, "because"), _shown(r, "against")
     for x in because:
         out += reason_text(x, "+")
     for x in against:
         out += reason_text(x, "−")
+    out += note_lines(r, "    ")
     more = len(r["because"]) + len(r["against"]) - len(because) - len(against)
     if more > 0:
         out.append(f"      … {more} more rule{'s' * (more != 1)} (--format json or explain {r['id']})")
@@ -98,7 +109,11 @@ def _result_text(r: dict) -> list[str]:
 
 def reason_text(x: dict, sign: str) -> list[str]:
     step = f"step {x['step']}: " if x.get("procedure") else ""
-    lines = [f"    {sign} [{x['strength']}, {x['match']}] {step}{x['text']}",
+    via = f"(about {x['via']['label']}) " if x.get("via") else ""
+    near = x.get("near")
+    missed = (f" (missed narrowly: {near['dimension']} {value(near['value'], near.get('unit'))} against "
+              f"{value(near['threshold'], near.get('unit'))})" if near else "")
+    lines = [f"    {sign} [{x['strength']}, {x['match']}] {via}{step}{x['text']}{missed}",
              f"      section: {x['section']}",
              f"      sources: {sources_text(x['sources'])}", *caveat_line(x, "      ")]
     for d in x.get("disputed_by", []):
@@ -108,7 +123,7 @@ def reason_text(x: dict, sign: str) -> list[str]:
 
 def _reason_md(x: dict, r: dict) -> str:
     sign = "against: " if x in r["against"] else ""
-    step = f"step {x['step']}: " if x.get("procedure") else ""
+    step = (f"(about {x['via']['label']}) " if x.get("via") else "") + (f"step {x['step']}: " if x.get("procedure") else "")
     disputed = "".join(f" ⚠ disputed by *{d['section']}*" for d in x.get("disputed_by", []))
     caveat = f"<br>*caveat: {x['caveat']}*" if x.get("caveat") else ""
     return f"{sign}**{x['strength']}**, {x['match']}: {step}{x['text']} (*{x['section']}*){disputed}{caveat}"

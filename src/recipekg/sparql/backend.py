@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from recipekg.errors import EngineError
 from recipekg.knowledge.terms import local_name
-from recipekg.reason.backend import Applied, Backend, ranks_kind
+from recipekg.reason.backend import Applied, Backend, evaluated_rules, ranks_kind
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY
 from recipekg.reason.scoring import contribution, engaged, match_level
 from recipekg.sparql.engines import Engine
-from recipekg.sparql.generate import explain_query, recommend_query
+from recipekg.sparql.generate import evaluating_query, explain_query, recommend_query
 
 
 class SparqlBackend(Backend):
@@ -46,6 +46,19 @@ class SparqlBackend(Backend):
             if ev["fires"] and ranks_kind(view, kind):
                 out.append(Applied(row["rule"], row["choice"], row["side"], view, ev))
         return out
+
+    def evaluating(self, kind: str, facts: dict) -> list[Applied]:
+        """The engine's statuses of the rules the local index says are about the query (the
+        same rules the native backend evaluates)."""
+        about = set(evaluated_rules(kind, facts, self.snap))
+        out = []
+        for row in self._select(evaluating_query(kind, facts, self.snap)):
+            if kind not in self.snap["nodes"].get(row["choice"], {}).get("kinds", ()):
+                raise EngineError(f"the engine named {row['choice']}, which is not a {kind} of the local KB")
+            if row["rule"] in about:
+                view, ev = evaluation(row, self.snap)
+                out.append(Applied(row["rule"], row["choice"], row["side"], view, ev))
+        return sorted(out, key=lambda a: (a.rule, a.choice, a.side))
 
     def naming(self, choice: str, facts: dict) -> list[Applied]:
         out, seen = [], set()

@@ -102,6 +102,14 @@ def recommend_query(kind: str, facts: dict[str, Facts], snap: dict) -> str:
                   comment=f"rules that apply to choices of kind {_comment_safe(kind)}")
 
 
+def evaluating_query(kind: str, facts: dict[str, Facts], snap: dict) -> str:
+    """Every rule naming a choice of ``kind``, applying or not, with its statuses (what says
+    whether a constraint was used and which thresholds are near)."""
+    choices = sorted(iri for iri, node in snap["nodes"].items() if kind in node["kinds"])
+    return _query(choices, facts, snap, applying_only=False,
+                  comment=f"every rule about choices of kind {_comment_safe(kind)}, applying or not")
+
+
 def explain_query(choice: str, facts: dict[str, Facts], snap: dict) -> str:
     """Every rule naming ``choice`` (an IRI of the KB), applying or not, with its statuses."""
     if choice not in snap["nodes"]:

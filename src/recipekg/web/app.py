@@ -69,6 +69,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     from recipekg.cite.graph import CiteGraph
     from recipekg.web import api, sparql_endpoint, views
     from recipekg.web.cache import PageCache
+    from recipekg.render.numbers import value as number_text
     from recipekg.render.sources import role_text
     from recipekg.web.flow import human
     from recipekg.web.present import short
@@ -83,6 +84,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     app.jinja_env.filters["short"] = short
     app.jinja_env.filters["human"] = human
     app.jinja_env.filters["role"] = role_text
+    app.jinja_env.filters["number"] = number_text
     trusted = {host_name(h) for h in trusted_hosts or ()}
     graph = CiteGraph(kb.snap)
     pages = page_cache if page_cache is not None else PageCache()

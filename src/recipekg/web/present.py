@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from recipekg.render.constraints import constraint_label
 from recipekg.render.plan import quantity_value, table_note, render_plan
+from recipekg.render.situation import entry_name, property_text, value_text
 from recipekg.web.flow import flow
 from recipekg.web.planview import plan_view
 
@@ -17,16 +18,24 @@ def answer_view(a: dict) -> dict:
     """An answer plus what the page draws for it (constraint labels, the flow picture)."""
     constraints = [constraint_label(c) for c in a.get("constraints", [])]
     view = {"answer": a, "constraints": constraints, "flow": None,
-            "labels": {r["id"]: r["label"] for r in a.get("results", [])}}
+            "labels": {r["id"]: entry_name(r) for r in a.get("results", [])},
+            "excluded": [dict(e, shown=property_text(e["property"]),
+                              given=", ".join(constraint_label(c) for c in e.get("because_of", ())))
+                         for e in ([a["excluded"]] if a["statement"] == "explain" and a.get("excluded")
+                                   else a.get("excluded") or [] if a["statement"] == "recommend" else [])],
+            "properties": [dict(p, shown=property_text(p)) for p in a.get("properties", [])],
+            "unused": [{"shown": f"{u['dimension']} = {value_text(u['value'], u.get('unit'))}", "why": u["why"]}
+                       for u in a.get("unused") or []]}
     if a["statement"] == "recommend" and a["results"]:
+        fired = lambda reasons: [x for x in reasons if x["match"] != "near"]  # noqa: E731  (near rules did not fire)
         view["flow"] = flow(a["constraints"], constraints,
-                            [(r["id"], r["label"], r["because"], r["against"]) for r in a["results"]])
+                            [(r["id"], entry_name(r), fired(r["because"]), fired(r["against"])) for r in a["results"]])
     elif a["statement"] == "plan":
         view["quantities"] = [quantity_view(q) for q in a["quantities"]]
         view["plan"] = plan_view(a)
         view["plan_text"] = render_plan(a, False)
     elif a["statement"] == "explain":
-        fired = [x for x in a["rules"] if x["fires"]]
+        fired = [x for x in a["rules"] + a.get("family_rules", []) if x["fires"]]
         c = a["choice"]
         view["flow"] = flow(a["constraints"], constraints,
                             [(c["id"], c["label"], [x for x in fired if x["side"] == "for"],

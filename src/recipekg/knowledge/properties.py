@@ -1,0 +1,83 @@
+"""Choice properties compiled for the query path (ontology/recipekg.ttl, "choice properties").
+
+Each ``rkg:ChoiceProperty`` becomes plain data: the choice it is about, its aspect (label,
+unit, the dimension checked and the test), its value, the sourced text, and ``check``, a
+condition-shaped dict the reasoner evaluates with the same code as a rule's conditions
+(:func:`recipekg.reason.conditions.status`)::
+
+    >>> prop = snap["choice_properties"]["properties"]["https://w3id.org/recipekg/fact/bert-longest-input"]
+    >>> prop["test"], prop["value"], prop["check"]["dimension"], prop["check"]["max"]
+    ('at-most', 512.0, 'seq-length', 512.0)
+
+The tests turn a value into a check: ``at-most`` (a bound the constraint must not pass),
+``at-least`` (a bound it must reach), ``one-of`` (the values the choice is for) and
+``none-of`` (the values the choice already is or does badly with). An aspect with ``rkg:via``
+checks the dimension's values through one of their properties: "needs fp8 tensor cores" is
+the hardware whose ``rkg:supportsPrecision`` holds fp8, or that states no precision at all.
+The snapshot holds them as ``choice_properties``: ``{"properties": {iri: property},
+"by_choice": {choice: [iris]}, "by_dimension": {dimension: [iris]}}`` (each choice's own
+properties, the reasoner adds its ancestors'; the properties that check each dimension).
+"""
+
+from __future__ import annotations
+
+from recipekg.knowledge.terms import RDF, RDFS, RKG, local_name
+
+TESTS = {RKG.AtMost: "at-most", RKG.AtLeast: "at-least", RKG.OneOf: "one-of", RKG.NoneOf: "none-of"}
+
+
+def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
+    """``{"properties": {iri: property}, "by_choice": {choice: [iris]}}`` from the index
+    ``ix`` of the merged graph (``sources_of(ix, iri)`` gives a claim's sources)."""
+    dims_by_iri = {d["iri"]: name for name, d in dimensions.items()}
+    props, by_choice, by_dimension = {}, {}, {}
+    for p in ix.instances(RKG.ChoiceProperty):
+        aspect = ix.one(p, RKG.aspect)
+        aspect = aspect if isinstance(aspect, str) else None
+        dim = dims_by_iri.get(ix.one(aspect, RKG.checks)) if aspect else None
+        test = TESTS.get(ix.one(aspect, RKG.test)) if aspect else None
+        number, values = ix.number(p, RKG.value), ix.iris(p, RKG.value)
+        of = ix.one(p, RKG.propertyOf)
+        props[p] = {
+            "id": local_name(p), "label": ix.text(p, RDFS.label), "of": of if isinstance(of, str) else None,
+            "aspect": {"label": ix.text(aspect, RDFS.label) if aspect else None,
+                       "unit": ix.text(aspect, RKG.unitLabel) if aspect else None},
+            "test": test, "dimension": dim,
+            "value": number if number is not None else [nodes.get(v, {}).get("id", local_name(v)) for v in values],
+            "check": _check(ix, dim, test, number, values, ix.one(aspect, RKG.via) if aspect else None),
+            "when": ix.iris(p, RKG.when), "strict": ix.text(p, RKG.strict) not in ("false", "0"),
+            "for_kinds": sorted(ix.text(k, RKG.kindName) for k in ix.iris(p, RKG.forKind) if ix.text(k, RKG.kindName)),
+            "text": ix.text(p, RKG.text), "caveat": ix.text(p, RDFS.comment), **sources_of(ix, p),
+        }
+        if props[p]["of"]:
+            by_choice.setdefault(props[p]["of"], []).append(p)
+        if props[p]["check"]:
+            by_dimension.setdefault(props[p]["check"]["dimension"], []).append(p)
+    return {"properties": props, "by_choice": by_choice, "by_dimension": by_dimension}
+
+
+def _check(ix, dim: str | None, test: str | None, number: float | None, values: list[str], via) -> dict | None:
+    """The condition a property's test evaluates (None when the property is incomplete: an
+    aspect without a dimension or test, a bound without a number; such a property is never
+    checked and ``recipekg validate`` reports it)."""
+    if dim is None or test is None:
+        return None
+    cond = {"dimension": dim, "values": [], "min": None, "min_inclusive": False, "max": None, "max_inclusive": False}
+    if test in ("at-most", "at-least"):
+        if number is None:
+            return None
+        side = "max" if test == "at-most" else "min"
+        cond[side], cond[side + "_inclusive"] = number, True
+        return cond
+    if not values:
+        return None
+    if via:  # the dimension's values that have one of these through ``via``, or state nothing
+        holders = [s for s, props in ix.spo.items() if via in props]
+        members = {s for c in {t for h in holders for t in ix.iris(h, RDF.type)} for s in ix.instances(c)}
+        wanted = set(values)
+        values = sorted(s for s in members if not ix.all(s, via) or wanted & set(ix.iris(s, via)))
+        if not values:
+            return None
+    cond["values"] = values
+    return cond
+

@@ -1,0 +1,137 @@
+"""Both sides of a threshold: when a given value lies within a factor of 2 of a threshold that
+decides the ranking, the answer names both sides (``near_boundary``).
+
+A threshold is a bound of a numeric condition of a rule about the situation: one the query
+narrowly misses (the rule is *near*, :mod:`recipekg.reason.situation`) or one it narrowly
+meets. The choices are ranked again with the value moved just past the threshold (a tenth
+beyond it, into the neighbouring row), and the threshold is named when the first choice there
+differs, or when a rule on the other side speaks for another choice. Where the literature places the threshold
+differently from the reference (``rkg:differsFrom``), the entry says both, with sources::
+
+    >>> from recipekg.reason.recommend import recommend
+    >>> a = recommend(parse("recommend optimizer where batch-size = 30k")[0], snap)
+    >>> n = a["near_boundary"][0]
+    >>> n["threshold"], n["other_side"]["pick"], [x["threshold"] for x in n["literature"]]
+    (32000.0, 'layerwise-adaptive-optimizers', [8192.0])
+"""
+
+from __future__ import annotations
+
+from recipekg.reason.answers import decision, sources_json
+from recipekg.reason.derive import derive
+from recipekg.reason.facts import Facts
+from recipekg.reason.families import entry_of
+from recipekg.reason.situation import held_near
+from recipekg.render.constraints import format_constraint
+
+
+def boundaries(kind: str, facts: dict, ranked: dict, results: list[dict], snap: dict, rerank) -> list[dict]:
+    """``[{"dimension", "value", "threshold", "text", "rule", "rules", "side", "other_side",
+    "literature"}]`` for ``results`` (family entries) ranked under ``facts``;
+    ``rerank(trial_facts) -> entries`` ranks the choices again."""
+    here = decision(results)["pick"]
+    found: dict[tuple[str, float], dict] = {}
+    for r in ranked["results"]:
+        for reason in r["because"] + r["against"]:
+            speaks_for = entry_id(r["iri"], results) if reason in r["because"] else None
+            if reason["match"] == "near":
+                n = reason["near"]
+                _note(found, n["dimension"], n["value"], n["threshold"], reason, speaks_for, missed=True)
+            elif reason["match"] == "full" and "via" not in reason:
+                for dim, value, threshold in held_near(reason, facts, snap):
+                    _note(found, dim, value, threshold, reason, speaks_for, missed=False)
+    given = {n: f for n, f in facts.items() if not f.derived}
+    out = []
+    for (dim, threshold), spot in sorted(found.items()):
+        if dim not in given:
+            continue
+        other, value = _other_side(dim, spot["value"], threshold, given, snap, rerank)
+        labels = {e["id"]: e["label"] for e in results + other}
+        there = decision(other)["pick"]
+        speaks = sorted({t for r in spot["missed"] for t in r["for"]} - {here})
+        if there == here and not speaks:
+            continue  # the threshold does not decide the ranking
+        # the rule that makes the other side's first choice first, then the rules for another choice
+        spot["missed"].sort(key=lambda r: (there != here and there not in r["for"], not (r["for"] - {here})))
+        out.append(_entry(dim, spot, threshold, value, (here, there, speaks), labels, facts, snap))
+    return out
+
+
+def entry_id(iri: str, results: list[dict]) -> str | None:
+    """The id of the entry (the choice's own, or its family's) a choice is ranked in."""
+    entry = entry_of(iri, results)
+    return entry["id"] if entry else None
+
+
+def _note(found: dict, dim: str, value: float, threshold: float, reason: dict, choice: str | None,
+          missed: bool) -> None:
+    spot = found.setdefault((dim, threshold), {"value": value, "missed": [], "held": []})
+    side = spot["missed" if missed else "held"]
+    rule = next((r for r in side if r["rule"] == reason["rule"]), None)
+    if rule is None:
+        side.append(rule := {"rule": reason["rule"], "id": reason["id"], "for": set()})
+    if choice:
+        rule["for"].add(choice)
+
+
+#: How far past a threshold the other side is tried: just beyond it, in the neighbouring row.
+STEP = 1.1
+
+
+def _other_side(dim: str, value: float, threshold: float, given: dict, snap: dict, rerank) -> tuple[list, float]:
+    """The ranking with ``dim`` just on the other side of ``threshold`` (a tenth past it)."""
+    f = given[dim]
+    below = value < threshold or value == threshold and not _below(f, threshold)
+    other = threshold * STEP if below else threshold / STEP
+    rounded = float(f"{other:.3g}")
+    if (rounded - threshold) * (other - threshold) > 0:
+        other = rounded
+    trial = dict(given)
+    trial[dim] = Facts(dim, f.kind, intervals=[(other, True, other, True)])
+    return rerank(derive(trial, snap)), other
+
+
+def _below(f: Facts, threshold: float) -> bool:
+    return bool(f.intervals) and f.intervals[-1][2] <= threshold
+
+
+def _entry(dim: str, spot: dict, threshold: float, mirrored: float, picks: tuple, labels: dict,
+           facts: dict, snap: dict) -> dict:
+    here, there, speaks = picks
+    value = spot["value"]
+    rules = spot["missed"] + spot["held"]
+    primary = snap["rules"][rules[0]["rule"]]
+    side = "below" if value < threshold else "above" if value > threshold else "at"
+    constraint = {**facts[dim].constraints[0], "op": "=", "value": value}
+    shown = format_constraint({**constraint, "value": threshold}).split(" = ", 1)[1]
+    other = "above" if side != "above" else "below"
+    named = lambda i: labels.get(i, i or "no choice")  # noqa: E731
+    if there != here:
+        then = f"{other} {shown} {named(there)} would rank first"
+    else:
+        then = f"{other} {shown} it still would, and the advice there also speaks for " + ", ".join(map(named, speaks))
+    text = (f"{format_constraint(constraint)} is within a factor of 2 of {shown}, a threshold of the advice "
+            f"'{primary['label'].replace(' -> ', ' → ')}': here {named(here)} ranks first; {then}.")
+    return {"dimension": dim, "value": value, "threshold": threshold, "unit": constraint.get("unit"), "side": side,
+            "text": text,
+            "rule": primary["id"], "rules": [r["id"] for r in rules],
+            "other_side": {"value": mirrored, "pick": there, "label": labels.get(there)},
+            "literature": _literature(rules, dim, threshold, snap)}
+
+
+def _literature(rules: list[dict], dim: str, threshold: float, snap: dict) -> list[dict]:
+    """Where other rules place this threshold differently (``rkg:differsFrom``), with sources."""
+    out, seen = [], set()
+    for r in rules:
+        for other in snap["rules"][r["rule"]].get("differs_from", ()):
+            rule = snap["rules"].get(other)
+            if rule is None or other in seen:
+                continue
+            seen.add(other)
+            for c in (snap["conditions"].get(i) for i in rule["conditions"]):
+                if c and c["dimension"] == dim and not c["values"]:
+                    bound = c["min"] if c["min"] is not None else c["max"]
+                    if bound is not None and bound != threshold:
+                        out.append({"rule": rule["id"], "threshold": bound, "text": rule["text"],
+                                    "sources": sources_json(rule, snap)})
+    return out

@@ -1,0 +1,80 @@
+"""Families as one entry: members of a family that the same rules rank are shown once, under
+the family, as the reference names them ("gradient-boosted trees: XGBoost, LightGBM").
+
+Two results are ranked by the same rules when the rules deciding for and against them are
+the same (:func:`signature`: a rule about a family counts for its members too); a result
+whose ancestor (``skos:broader``) has the same signature is folded into the ancestor's entry,
+as a member. The entry takes the place of its best-ranked result, so runner-ups are the next
+real alternatives::
+
+    >>> a = {"id": "gbt", "label": "GBT", "iri": "G", "group": "matches",
+    ...      "because": [{"rule": "r", "match": "full"}], "against": []}
+    >>> b = dict(a, id="xgb", label="XGBoost", iri="X", papers=[])
+    >>> nodes = {"G": {"ancestors": []}, "X": {"ancestors": ["G"]}}
+    >>> [(e["id"], [m["id"] for m in e.get("members", [])]) for e in group_families([a, b], {"nodes": nodes})]
+    [('gbt', ['xgb'])]
+"""
+
+from __future__ import annotations
+
+#: The matches of reasons that decide a choice's place (waiting ones do not).
+DECIDING = ("full", "general", "near")
+
+
+def signature(result: dict) -> tuple:
+    """The rules deciding for and against a result (rule, side, match)."""
+    keys = {(r["rule"], "for", r["match"]) for r in result["because"] if r["match"] in DECIDING}
+    keys |= {(r["rule"], "against", r["match"]) for r in result["against"] if r["match"] in DECIDING}
+    return result["group"], tuple(sorted(keys))
+
+
+def group_families(results: list[dict], snap: dict) -> list[dict]:
+    """``results`` (ranked) with each family's members folded into its entry (``members``),
+    ranks renumbered; a result without deciding rules is never folded."""
+    nodes = snap["nodes"]
+    buckets: dict[tuple, list[dict]] = {}
+    for r in results:
+        if signature(r)[1]:
+            buckets.setdefault(signature(r), []).append(r)
+    head_of: dict[str, str] = {}
+    for bucket in buckets.values():
+        iris = {r["iri"] for r in bucket}
+        for r in bucket:
+            above = [a for a in nodes.get(r["iri"], {}).get("ancestors", ()) if a in iris]
+            if above:  # the broadest ancestor in the bucket heads the entry
+                head_of[r["iri"]] = next(a for a in above if not set(nodes.get(a, {}).get("ancestors", ())) & iris)
+    members: dict[str, list[dict]] = {}
+    for r in results:
+        if r["iri"] in head_of:
+            members.setdefault(head_of[r["iri"]], []).append(r)
+    out, placed = [], set()
+    by_iri = {r["iri"]: r for r in results}
+    for r in results:
+        head = by_iri[head_of.get(r["iri"], r["iri"])]
+        if head["iri"] in placed:
+            continue
+        placed.add(head["iri"])
+        entry = dict(head)
+        if members.get(head["iri"]):
+            entry["members"] = [member_json(m) for m in members[head["iri"]]]
+        out.append(entry)
+    for i, entry in enumerate(out, 1):
+        entry["rank"] = i
+    return out
+
+
+def member_json(r: dict) -> dict:
+    """A member of a family entry: id, label, IRI, papers, and its notes where it has any."""
+    out = {"id": r["id"], "label": r["label"], "iri": r["iri"], "papers": r.get("papers", [])}
+    for key in ("fits", "notes"):
+        if r.get(key):
+            out[key] = r[key]
+    return out
+
+
+def entry_of(choice_iri: str, entries: list[dict]) -> dict | None:
+    """The entry a choice is ranked in: its own, or its family's."""
+    for e in entries:
+        if e["iri"] == choice_iri or any(m["iri"] == choice_iri for m in e.get("members", ())):
+            return e
+    return None

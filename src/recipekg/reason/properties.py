@@ -1,0 +1,97 @@
+"""Choices with properties: each property of a choice (its own and its families') checked
+against the user's constraints, with the code that evaluates a rule's conditions.
+
+A property the constraints contradict excludes the choice (a strict one) or puts a note on it
+(``rkg:strict false``); one they fit counts towards the choice's specificity; one whose
+dimension they do not give says nothing::
+
+    >>> from recipekg.reason.resolve import facts_of
+    >>> bert = snap["rule_index"]["choices"]["bert"]
+    >>> facts = facts_of(parse("recommend x where seq-length = 32k")[0].constraints, snap)
+    >>> [(c["property"]["id"], c["verdict"]) for c in checks(bert, "architecture", facts, snap)]
+    [('bert-longest-input', 'contradicts')]
+    >>> facts = facts_of(parse("recommend x where seq-length = 256 and data = text")[0].constraints, snap)
+    >>> sorted(c["verdict"] for c in checks(bert, "architecture", facts, snap))
+    ['fits', 'fits']
+
+The tests (``at-most``, ``at-least``, ``one-of``, ``none-of``) are data of the ontology
+(``rkg:test`` of the property's aspect); a ``none-of`` property (what a technique already is,
+an architecture an optimizer does badly on) is contradicted when the constraint names its
+value, the others when the constraint rules their check out.
+"""
+
+from __future__ import annotations
+
+from recipekg.reason.answers import sources_json
+from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, status
+
+CONTRADICTS, FITS, NOTE = "contradicts", "fits", "note"
+
+
+def properties_of(iri: str, snap: dict) -> list[tuple[str, str | None]]:
+    """``(property IRI, via)`` for the choice's own properties and its ancestors' (``via``
+    names the ancestor a property comes from, None for the choice's own)."""
+    table = snap.get("choice_properties") or {}
+    by_choice = table.get("by_choice") or {}
+    out = [(p, None) for p in by_choice.get(iri, ())]
+    for ancestor in snap["nodes"].get(iri, {}).get("ancestors", ()):
+        out += [(p, ancestor) for p in by_choice.get(ancestor, ())]
+    return out
+
+
+def checks(iri: str, kind: str, facts: dict, snap: dict) -> list[dict]:
+    """The verdict of each property of ``iri`` (as a choice of ``kind``) that the constraints
+    speak to: ``contradicts`` (strict: the choice is excluded), ``note`` (a non-strict
+    property the constraints go past) or ``fits``."""
+    props = (snap.get("choice_properties") or {}).get("properties") or {}
+    out = []
+    for piri, via in properties_of(iri, snap):
+        prop = props.get(piri)
+        if prop is None or prop["check"] is None or (prop["for_kinds"] and kind not in prop["for_kinds"]):
+            continue
+        if any(status(snap["conditions"][c], facts, snap) != HELD for c in prop["when"] if c in snap["conditions"]):
+            continue
+        st = status(prop["check"], facts, snap)
+        if st == NOT_GIVEN:
+            continue
+        against = HELD if prop["test"] == "none-of" else FAILED
+        agrees = FAILED if prop["test"] == "none-of" else HELD
+        verdict = (CONTRADICTS if prop["strict"] else NOTE) if st == against else FITS if st == agrees else None
+        if verdict:
+            out.append({"property": property_json(piri, prop, snap, via), "verdict": verdict,
+                        "dimension": prop["check"]["dimension"],
+                        "when": [snap["conditions"][c]["dimension"] for c in prop["when"] if c in snap["conditions"]]})
+    return out
+
+
+def property_json(piri: str, prop: dict, snap: dict, via: str | None = None) -> dict:
+    """A property as answers show it: id, aspect, value (and unit), its text, caveat, sources,
+    and the family it comes from (``via``)."""
+    out = {"id": prop["id"], "label": prop["label"], "aspect": prop["aspect"]["label"], "value": prop["value"],
+           "text": prop["text"], "sources": sources_json(prop, snap)}
+    if prop["aspect"].get("unit"):
+        out["unit"] = prop["aspect"]["unit"]
+    if prop.get("caveat"):
+        out["caveat"] = prop["caveat"]
+    if via:
+        node = snap["nodes"].get(via, {})
+        out["via"] = {"id": node.get("id", via), "label": node.get("label", via)}
+    return out
+
+
+def excluded_json(iri: str, contradictions: list[dict], facts: dict, snap: dict) -> dict:
+    """A choice the constraints rule out: id, label, why (the property's text), the property
+    and its sources, and the constraint it contradicts (``because_of``)."""
+    node = snap["nodes"][iri]
+    first = contradictions[0]
+    prop = first["property"]
+    given = facts.get(first["dimension"])
+    why = prop["text"]
+    if first.get("family"):  # every member the same rules name is ruled out: the family goes with them
+        names = [snap["nodes"][snap["rule_index"]["choices"][c["family"]]]["label"] for c in contradictions]
+        why = f"Every {node['label']} this advice names is ruled out ({', '.join(dict.fromkeys(names))}). {why}"
+    return {"id": node["id"], "label": node["label"], "iri": iri, "why": why,
+            "property": {k: v for k, v in prop.items() if k not in ("sources", "text")},
+            "sources": prop["sources"],
+            "because_of": [{k: v for k, v in c.items() if k != "text"} for c in given.constraints] if given else [],
+            **({"also": [c["property"]["id"] for c in contradictions[1:]]} if len(contradictions) > 1 else {})}

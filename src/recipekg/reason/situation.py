@@ -1,0 +1,154 @@
+"""Answers that fit the whole situation: thresholds near the user's values, and the
+constraints no advice used.
+
+**Near a threshold.** A rule that fails only because one numeric condition misses by less
+than a factor of 2 (``rows = 45k`` against "from 50K") is *near*: it ranks its choices at a
+share of its weight (``rkg:partlyCredit``, docs/scoring.md), so the choice on the other side of
+the threshold stays in sight::
+
+    >>> from_50k = {"dimension": "samples", "values": [], "min": 50000.0, "min_inclusive": True,
+    ...             "max": None, "max_inclusive": False}
+    >>> near_miss(from_50k, [(45000.0, True, 45000.0, True)]), near_miss(from_50k, [(20000.0, True, 20000.0, True)])
+    ((45000.0, 50000.0), None)
+
+**Unused.** A constraint is used when a rule about the situation depends on it (the rule
+applies and holds on it, or it is the one condition that rules the rule out) or a property of
+a choice checks it; any other given constraint is listed in ``unused`` with why.
+"""
+
+from __future__ import annotations
+
+from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, bounds
+
+#: How far a value may lie from a threshold (either way, as a ratio) and still be near it.
+NEAR_FACTOR = 2.0
+
+
+def near_miss(cond: dict, intervals: list) -> tuple[float, float] | None:
+    """``(value, threshold)`` when the query's intervals miss the numeric condition ``cond``
+    on one side by less than :data:`NEAR_FACTOR` (the query's end nearest the threshold)."""
+    if cond["values"] or not intervals:
+        return None
+    low, _, high, _ = bounds(cond)
+    q_low, q_high = intervals[0][0], intervals[-1][2]
+    if q_high <= low and cond["min"] is not None:
+        value, threshold = q_high, low
+    elif q_low >= high and cond["max"] is not None:
+        value, threshold = q_low, high
+    else:
+        return None
+    return (value, threshold) if _near(value, threshold) else None
+
+
+def _near(value: float, threshold: float) -> bool:
+    return value > 0 and threshold > 0 and threshold / NEAR_FACTOR <= value <= threshold * NEAR_FACTOR
+
+
+def near_reasons(evaluated: list, facts: dict) -> dict[tuple[str, str, str], dict]:
+    """``(rule, choice, side) → {"dimension", "value", "threshold"}`` for the rules for a
+    choice that fail only by one numeric condition they miss narrowly, every other condition
+    held (a comparison or a rule against a choice is never near)."""
+    out = {}
+    for a in evaluated:
+        if a.side != "for" or a.view.get("role") == "comparison":
+            continue  # near keeps an alternative in sight; it never counts against a choice
+        statuses, conds = a.ev["statuses"], a.ev["conditions"]
+        failed = [c for c, s in zip(conds, statuses) if s == FAILED]
+        if len(failed) != 1 or any(s not in (HELD, FAILED) for s in statuses):
+            continue
+        f = facts.get(failed[0]["dimension"])
+        hit = near_miss(failed[0], f.intervals) if f is not None and f.intervals else None
+        if hit:
+            unit = next((c.get("unit") for c in f.constraints if c.get("unit")), None)
+            out[(a.rule, a.choice, a.side)] = {"dimension": failed[0]["dimension"], "value": hit[0],
+                                               "threshold": hit[1], **({"unit": unit} if unit else {})}
+    return out
+
+
+def held_near(reason: dict, facts: dict, snap: dict) -> list[tuple[str, float, float]]:
+    """``(dimension, value, threshold)`` for each numeric condition a fully matching rule holds
+    whose bound lies within :data:`NEAR_FACTOR` of the query's value."""
+    rule = snap["rules"].get(reason["rule"], {})
+    out = []
+    for c in (snap["conditions"].get(i) for i in rule.get("conditions", ())):
+        f = facts.get(c["dimension"]) if c else None
+        if not c or c["values"] or f is None or not f.intervals:
+            continue
+        q_low, q_high = f.intervals[0][0], f.intervals[-1][2]
+        for bound, value in ((c["min"], q_low), (c["max"], q_high)):
+            if bound is not None and _near(value, bound):
+                out.append((c["dimension"], value, bound))
+    return out
+
+
+# ----------------------------------------------------------------------------- unused
+
+def _sources_of(dim: str, facts: dict) -> set[str]:
+    """The given dimensions a fact stands for: itself, or those it was derived from."""
+    f = facts.get(dim)
+    return set(f.derived.split(" and ")) if f is not None and f.derived else {dim}
+
+
+def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: dict) -> list[dict]:
+    """``[{"dimension", "value", "why"}]`` for each given constraint that no rule about the
+    situation and no property of a choice of ``kind`` depends on (``evaluated``: the backend's
+    evaluations of the rules on the given dimensions; ``verdicts``: the property checks made).
+
+    A rule uses a constraint when it applies and holds (or partly holds) on it, or when it is
+    near its threshold on it; a rule the constraint merely rules out does not use it, and
+    what such rules need is the why."""
+    near = near_reasons(evaluated, facts)
+    used: set[str] = set()
+    needs: dict[str, set[str]] = {}
+    for a in evaluated:
+        statuses, conds = a.ev["statuses"], a.ev["conditions"]
+        applies = FAILED not in statuses
+        miss = near.get((a.rule, a.choice, a.side))
+        for c, s in zip(conds, statuses):
+            if c["dimension"] not in facts:
+                continue
+            # a rule that applies, or one near its threshold: the conditions it holds and the one it narrowly misses
+            about = (applies or miss is not None) and s in (HELD, PARTLY) or bool(miss) and miss["dimension"] == c["dimension"]
+            for g in _sources_of(c["dimension"], facts):
+                if about:
+                    used.add(g)
+                else:
+                    needs.setdefault(g, set()).update(
+                        o["label"] for o, so in zip(conds, statuses) if so in (FAILED, NOT_GIVEN))
+    for v in verdicts:
+        for dim in (v["dimension"], *v.get("when", ())):
+            used |= _sources_of(dim, facts)
+    out = []
+    for name, f in facts.items():
+        if f.derived or name in used:
+            continue
+        for c in f.constraints:
+            out.append({"dimension": name, "value": c["value"], **({"unit": c["unit"]} if c.get("unit") else {}),
+                        "why": _why(kind, name, needs.get(name), _checked_by(kind, name, snap), snap)})
+    return out
+
+
+def _checked_by(kind: str, name: str, snap: dict) -> list[str]:
+    """The choices of ``kind`` with a property that checks dimension ``name``."""
+    table = snap.get("choice_properties") or {}
+    props, nodes = table.get("properties") or {}, snap["nodes"]
+    found = (props[p] for p in (table.get("by_dimension") or {}).get(name, ()) if p in props)
+    return sorted({nodes[p["of"]]["label"] for p in found if kind in nodes.get(p["of"], {}).get("kinds", ())
+                   and (not p["for_kinds"] or kind in p["for_kinds"])})
+
+
+def _why(kind: str, name: str, needs: set[str] | None, checked: list[str], snap: dict) -> str:
+    dim = snap["dimensions"].get(name, {})
+    if not needs and snap["rule_index"]["by_dimension"].get(name):
+        return f"the advice in the KB that depends on {name} is for other situations than this one"
+    if checked and not needs:
+        return (f"no {kind} advised here depends on {name}; the {kind}s whose properties check it "
+                f"({', '.join(checked[:4])}) are not advised for this situation")
+    if needs:
+        shown = sorted(needs)
+        more = f" and {len(shown) - 4} more" if len(shown) > 4 else ""
+        return (f"the {kind} advice that depends on {name} is for other situations: it needs "
+                f"{', '.join(shown[:4])}{more}")
+    if dim.get("plan_only"):
+        return f"no {kind} advice depends on {name}: it is a dimension of plan"
+    return f"no {kind} advice in the KB depends on {name}"

@@ -1,0 +1,74 @@
+"""What an answer says about the whole situation, as text and Markdown lines: the constraints
+no advice used, the choices a property rules out, the thresholds near the user's values, and
+family entries named with their members.
+
+    >>> unused_lines([{"dimension": "precision", "value": "bf16", "why": "no fix advice depends on precision"}], md=False)
+    ['not used: precision = bf16 — no fix advice depends on precision']
+    >>> entry_name({"id": "gradient-boosted-trees", "label": "Gradient-boosted trees",
+    ...             "members": [{"id": "xgboost", "label": "XGBoost"}, {"id": "lightgbm", "label": "LightGBM"}]})
+    'Gradient-boosted trees (XGBoost, LightGBM)'
+"""
+
+from __future__ import annotations
+
+from recipekg.render.constraints import format_constraint
+from recipekg.render.numbers import value
+from recipekg.render.sources import sources_short
+
+
+def entry_name(r: dict) -> str:
+    """A result's label, a family entry's with its members: "Gradient-boosted trees (XGBoost, LightGBM)"."""
+    members = r.get("members") or []
+    return r["label"] + (f" ({', '.join(m['label'] for m in members)})" if members else "")
+
+
+def value_text(v, unit: str | None = None) -> str:
+    """A constraint's value as an answer names it (a list joined, a number in its unit)."""
+    if isinstance(v, list):
+        return ", ".join(value_text(x, unit) for x in v)
+    return value(v, unit) if isinstance(v, (int, float)) else str(v)
+
+
+def unused_lines(unused: list[dict], md: bool) -> list[str]:
+    """One line per constraint no rule or property used, with why."""
+    dash = "- " if md else ""
+    return [f"{dash}not used: {u['dimension']} = {value_text(u['value'], u.get('unit'))} — {u['why']}"
+            for u in unused or ()]
+
+
+def property_text(p: dict) -> str:
+    """``longest input: 512 tokens`` (the aspect and value of a property)."""
+    v = p.get("value")
+    shown = ", ".join(v) if isinstance(v, list) else value(v, "count") if isinstance(v, (int, float)) else v
+    return f"{p['aspect']}: {shown}" + (f" {p['unit']}" if p.get("unit") and not isinstance(v, list) else "")
+
+
+def excluded_lines(excluded: list[dict], md: bool) -> list[str]:
+    """One line per choice a property rules out: which, the constraint, why, the sources."""
+    out = []
+    for e in excluded or ():
+        given = ", ".join(format_constraint(c) for c in e.get("because_of", ())) or "the constraints"
+        via = f" (from {e['property']['via']['label']})" if e["property"].get("via") else ""
+        line = (f"ruled out: {e['label']} ({e['id']}) — {given} contradicts its {property_text(e['property'])}{via}: "
+                f"{e['why']} [{sources_short(e['sources'])}]")
+        out.append(("- " if md else "") + line)
+    return out
+
+
+def near_lines(near: list[dict], md: bool) -> list[str]:
+    """Each threshold near the user's value, both sides, and where the literature places it."""
+    out = []
+    for n in near or ():
+        out.append(("- " if md else "") + f"near a threshold: {n['text']}")
+        for lit in n.get("literature", ()):
+            out.append(f"{'  - ' if md else '  '}elsewhere placed at {value(lit['threshold'], n.get('unit'))}: {lit['text']} "
+                       f"[{sources_short(lit['sources'])}]")
+    return out
+
+
+def note_lines(r: dict, indent: str) -> list[str]:
+    """The properties of a result (and its members) the constraints go past, as notes."""
+    out = [f"{indent}note: {p['text']} [{sources_short(p['sources'])}]" for p in r.get("notes", ())]
+    for m in r.get("members", ()):
+        out += [f"{indent}note on {m['label']}: {p['text']} [{sources_short(p['sources'])}]" for p in m.get("notes", ())]
+    return out

@@ -1,0 +1,159 @@
+"""Answers that fit the whole situation (issue 21): tests/cases/situation.json, twenty-odd
+practitioner questions across every data type and kind of choice, near thresholds and with
+constraints that should not matter, each answer read (its "read"); and the rules every answer
+keeps: scores that agree with the order, every constraint used or said unused, a ruled-out
+choice never ranked, families as one entry, both sides of a near threshold."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support import CASES, TURTLE_PREFIXES, entry_ids, ranked_ids
+
+SITUATION = json.loads((CASES / "situation.json").read_text(encoding="utf-8"))
+QUERIES = Path(__file__).resolve().parents[2] / "queries"
+
+
+def _unused(answer: dict) -> set[str]:
+    return {u["dimension"] for u in answer["unused"]}
+
+
+@pytest.mark.parametrize("case", SITUATION, ids=[c["query"] for c in SITUATION])
+def test_situation_case(kb, case):
+    (a,) = kb.query(case["query"])
+    assert case["read"]  # every case says what a practitioner reads in the answer, and why it is right
+    if a["statement"] == "explain":
+        return _explain_case(a, case)
+    entries = a["results"]
+    ids = ranked_ids(entries)
+    excluded = {e["id"] for e in a["excluded"]}
+    if "pick" in case:
+        assert a["decision"]["pick"] in case["pick"] or set(entry_ids(entries[0])) & set(case["pick"]), \
+            (a["decision"], ids[:6])
+    for choice in case.get("not_pick", []):
+        assert choice not in entry_ids(entries[0]) if entries else True
+    for choice in case.get("excluded", []):
+        assert choice in excluded and choice not in ids, (choice, excluded)
+    for choice in case.get("also", []):
+        assert choice in ids
+    for choice in case.get("top3", []):
+        assert choice in [e["id"] for e in entries[:3]], [e["id"] for e in entries[:3]]
+    for head, members in case.get("members", {}).items():
+        entry = next(e for e in entries if e["id"] == head)
+        assert sorted(m["id"] for m in entry.get("members", [])) == sorted(members)
+    order = [i for i in ids if i in case.get("order", [])]
+    assert order == case.get("order", order)
+    assert set(case.get("unused", [])) <= _unused(a), a["unused"]
+    assert not set(case.get("used", [])) & _unused(a), a["unused"]
+    near = {(n["dimension"], n["threshold"]) for n in a["near_boundary"]}
+    assert {(d, float(t)) for d, t in case.get("near", [])} <= near, near
+    lit = {x["threshold"] for n in a["near_boundary"] for x in n["literature"]}
+    assert {float(t) for t in case.get("literature", [])} <= lit
+    noted = {r["id"] for r in entries if r.get("notes")} | {m["id"] for r in entries for m in r.get("members", ())
+                                                           if m.get("notes")}
+    assert set(case.get("notes", [])) <= noted
+
+
+def _explain_case(a: dict, case: dict) -> None:
+    if "rank" in case:
+        assert a["rank"] == case["rank"]
+    if "member_of" in case:
+        assert a["member_of"]["id"] == case["member_of"]
+    for rule in case.get("against_via", []):
+        assert any(x["id"] == rule and x.get("via") for x in a["against"]), a["against"]
+    if case.get("excluded_choice"):
+        assert a["excluded"] and a["rank"] is None
+    if case.get("no_change"):
+        assert a["would_rank_first_if"] == [] and "never the problem" in a["no_change_because"]
+    if "first_if_mentions" in case:
+        assert any(case["first_if_mentions"] in w["query"] for w in a["would_rank_first_if"])
+
+
+def _statements(kb) -> list[dict]:
+    texts = [line.strip() for p in sorted(QUERIES.glob("*.rkg")) for line in p.read_text(encoding="utf-8").splitlines()]
+    texts += [c["query"] for c in SITUATION]
+    return [a for t in dict.fromkeys(texts) if t.startswith(("recommend", "explain")) for a in kb.query(t)]
+
+
+def test_scores_shown_never_rise_down_the_list(kb):
+    """Order and scores agree: within a group, a result's score is never below the one after
+    it, except between the steps of an ordered procedure, which keep their order."""
+    for a in _statements(kb):
+        if a["statement"] != "recommend":
+            continue
+        steps = set((a["decision"].get("procedure") or {}).get("steps", ()))
+        shown = [r for r in a["results"] if r["group"] == "matches" and r["id"] not in steps]
+        assert all(x["score"] >= y["score"] for x, y in zip(shown, shown[1:])), \
+            (a["query"], [(r["id"], r["score"]) for r in shown])
+
+
+def test_every_constraint_is_used_or_said_unused(kb, snap):
+    """A given constraint no rule or property uses is in ``unused`` with why; one that is in
+    ``unused`` is really used by no applying or near rule and by no property check."""
+    for a in _statements(kb):
+        given = {c["dimension"] for c in a["constraints"] if "derived_from" not in c}
+        unused = {u["dimension"]: u for u in a["unused"]}
+        assert set(unused) <= given, (a["query"], unused)
+        for u in unused.values():
+            assert u["why"] and u["dimension"] in u["why"]
+        reasons = [x for r in a.get("results", []) for x in r["because"] + r["against"]
+                   if x["match"] in ("full", "general", "near") and not x.get("via")]
+        for x in reasons:
+            for c in x["conditions"]:
+                if c["status"] in ("held", "partly") and c["dimension"] in given and x["match"] != "partial":
+                    assert c["dimension"] not in unused, (a["query"], x["id"], c)
+
+
+def test_a_ruled_out_choice_is_never_ranked_and_says_why(kb):
+    for a in _statements(kb):
+        if a["statement"] != "recommend":
+            continue
+        ids = set(ranked_ids(a["results"]))
+        for e in a["excluded"]:
+            assert e["id"] not in ids
+            assert e["why"] and e["property"]["aspect"] and e["sources"], e
+            assert all(s.get("role") for s in e["sources"])
+
+
+def test_runner_ups_are_never_members_of_the_pick(kb):
+    for a in _statements(kb):
+        if a["statement"] != "recommend" or not a["decision"]["pick"]:
+            continue
+        first = next(r for r in a["results"] if r["id"] == a["decision"]["pick"])
+        assert not set(a["decision"]["runner_ups"]) & set(entry_ids(first)[1:])
+
+
+def test_near_boundary_names_both_sides(kb):
+    for a in _statements(kb):
+        for n in a.get("near_boundary", ()):
+            assert n["threshold"] / 2 <= n["value"] <= n["threshold"] * 2
+            assert (n["value"] - n["threshold"]) * (n["other_side"]["value"] - n["threshold"]) <= 0
+            assert "within a factor of 2" in n["text"]
+
+
+def test_an_extension_s_choice_with_a_property_is_excluded_by_it(tmp_path):
+    """A user's extension adds a model with a longest input; a query past it rules the model
+    out with the extension's property and source, on the merged KB."""
+    from recipekg.api import KnowledgeBase
+
+    ext = tmp_path / "short-encoder.ttl"
+    ext.write_text(TURTLE_PREFIXES + """
+@prefix fact: <https://w3id.org/recipekg/fact/> .
+kb:tiny-encoder a rkg:Architecture ; rdfs:label "Tiny encoder" ; <http://www.w3.org/2004/02/skos/core#broader> kb:encoder .
+fact:tiny-encoder-longest-input a rkg:ChoiceProperty ; rdfs:label "Tiny encoder reads at most 128 tokens" ;
+    rkg:propertyOf kb:tiny-encoder ; rkg:aspect rkg:longestInput ; rkg:value 128.0e0 ;
+    rkg:text "The tiny encoder has 128 positions." ; prov:wasDerivedFrom paper:devlin2018 .
+rule:ext-tiny-encoder a rkg:Rule ; rdfs:label "Extension: text classification -> the tiny encoder" ;
+    rkg:text "Use the tiny encoder for text classification." ; rkg:recommends kb:tiny-encoder ;
+    rkg:condition cond:data-text, cond:task-classification-or-ner ; rkg:strength rkg:weak ;
+    rkg:section sec:architecture-decision-tree--master-flowchart-by-data-type ; prov:wasDerivedFrom paper:devlin2018 .
+""", encoding="utf-8")
+    kb = KnowledgeBase.load([ext])
+    (short,) = kb.query("recommend architecture where data = text and task = classification and seq-length = 100")
+    assert "tiny-encoder" in ranked_ids(short["results"])
+    (long,) = kb.query("recommend architecture where data = text and task = classification and seq-length = 1k")
+    gone = next(e for e in long["excluded"] if e["id"] == "tiny-encoder")
+    assert gone["property"]["id"] == "tiny-encoder-longest-input" and gone["sources"][0]["id"] == "devlin2018"
