@@ -39,10 +39,12 @@ class Index:
     def __init__(self, triples: Iterable[Triple]):
         self.spo: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
         self.by_type: dict[str, list[str]] = defaultdict(list)
-        for s, p, o in triples:
-            objects = self.spo[s][p]
-            if o not in objects:
-                objects.append(o)
+        seen: set = set()  # a set, not a look through the list: linear in the objects of one s, p
+        for t in triples:
+            if t not in seen:
+                seen.add(t)
+                s, p, o = t
+                self.spo[s][p].append(o)
                 if p == RDF.type and isinstance(o, str):
                     self.by_type[o].append(s)
 
@@ -111,8 +113,12 @@ class Index:
         return self._typed_citations
 
 
-def compile_graph(triples: Iterable[Triple]) -> dict:
-    """The snapshot of a merged graph (ontology + KB + extensions)."""
+def compile_graph(triples: Iterable[Triple], origins: dict | None = None) -> dict:
+    """The snapshot of a merged graph (ontology + KB + extensions); ``origins`` (node →
+    ``{"file", "line"}``, :func:`recipekg.knowledge.origin.owned_origins`) marks what the
+    extensions add (:func:`recipekg.knowledge.origin.mark`)."""
+    from recipekg.knowledge.origin import mark
+
     ix = Index(triples)
     snap = {}
     snap["sections"] = _sections(ix)
@@ -136,6 +142,7 @@ def compile_graph(triples: Iterable[Triple]) -> dict:
                        "default_support": ix.number(RKG.scoring, RKG.defaultSupport)}
     snap["procedures"] = {p: {"label": ix.text(p, RDFS.label), "ordered": RKG.OrderedProcedure in ix.iris(p, RDF.type)}
                           for p in ix.instances(RKG.Procedure)}
+    mark(snap, origins or {})
     snap = canonical(snap)
     snap["rule_index"] = canonical(index_rules(snap))
     return snap

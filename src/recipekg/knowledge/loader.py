@@ -17,12 +17,23 @@ from recipekg.knowledge.snapshot import load_snapshot
 
 
 def compile_files(paths: list) -> dict:
-    """Parse and compile ``paths`` into a snapshot (no validation, no cache)."""
-    from recipekg.knowledge.compiler import compile_graph
-    from recipekg.knowledge.rdfio import read_all
+    """Parse and compile ``paths`` into a snapshot (no validation, no cache); what the files
+    that are not bundled add is marked with its origin (:mod:`recipekg.knowledge.origin`)."""
+    from pathlib import Path
 
-    triples = read_all(paths)
-    snap = compile_graph(triples)
+    from recipekg.knowledge.rdfio import read_turtle
+
+    return compile_read([(Path(p), read_turtle(Path(p))) for p in paths])
+
+
+def compile_read(per_file: list) -> dict:
+    """:func:`compile_files` of files already read: ``(path, triples)`` pairs."""
+    from recipekg.knowledge.compiler import compile_graph
+    from recipekg.knowledge.origin import owned_origins
+
+    bundled = {os.path.abspath(p) for p in bundled_paths()}
+    triples = [t for _, ts in per_file for t in ts]
+    snap = compile_graph(triples, owned_origins(per_file, bundled))
     snap["triples"] = len(triples)
     return snap
 

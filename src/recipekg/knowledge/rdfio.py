@@ -129,6 +129,40 @@ def subject_lines(path: Path) -> dict[str, int]:
     return found
 
 
+def locate_in(path, iris) -> dict[str, int]:
+    """Line of each of ``iris`` in one Turtle file: where it starts a subject block
+    (:func:`subject_lines`), else the first line naming it at all (a subject written after
+    another on one line, or indented), else absent."""
+    path = Path(path)
+    found = {i: n for i, n in subject_lines(path).items() if i in iris}
+    missing = set(iris) - set(found)
+    if missing:
+        for iri, number in _mentions(path, missing).items():
+            found.setdefault(iri, number)
+    return found
+
+
+def _mentions(path: Path, iris: set[str]) -> dict[str, int]:
+    """The first line mentioning each IRI, written in full or with a prefix of the file."""
+    prefixes: dict[str, str] = {}
+    text = path.read_bytes().decode("utf-8-sig", "replace")
+    found: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if m := _PREFIX.match(line):
+            prefixes[m.group(1) or ""] = m.group(2)
+            continue
+        for m in _NAME.finditer(line):
+            iri = m.group(3) if m.group(3) else prefixes.get(m.group(1) or "", "\0") + m.group(2)
+            if iri in iris:
+                found.setdefault(iri, number)
+        if len(found) == len(iris):
+            break
+    return found
+
+
+_NAME = re.compile(r"(?<![\w.:-])([A-Za-z][\w.-]*)?:((?:[\w-]|%[0-9A-Fa-f]{2}|\.(?=[\w-]))*)|<([^>\s]+)>")
+
+
 def read_all(paths: list[Path]) -> list[Triple]:
     """Every triple of every file (bundled files, then extensions); the first broken file
     raises KBError."""
