@@ -133,7 +133,7 @@ def _hijack(path: Path) -> str:
         from recipekg.knowledge.isolation import differences
     except ImportError:  # a version without the guarantee: answers are the only measure
         return ""
-    from recipekg.knowledge.loader import compile_read
+    from recipekg.knowledge.compiler import compile_read
     from recipekg.knowledge.origin import owned_origins
     from recipekg.knowledge.rdfio import read_turtle
     from recipekg.knowledge.resources import bundled_files

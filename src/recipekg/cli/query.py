@@ -12,7 +12,7 @@ import sys
 import click
 
 from recipekg.cli.completion import complete_choice, complete_statement, complete_words
-from recipekg.cli.common import format_option, kb_option, no_cache_option, statement_text, user_errors
+from recipekg.cli.common import echo, format_option, kb_option, no_cache_option, statement_text, user_errors
 from recipekg.cli.respond import respond, statement_of
 
 
@@ -20,7 +20,7 @@ def _print(text: str, fmt: str, extensions, no_cache: bool, source: str | None =
            engine: str | None = None, endpoint: str | None = None) -> None:
     out, to_stderr, status = respond(text, fmt, extensions, no_cache=no_cache, source=source,
                                      engine=engine, endpoint=endpoint)
-    click.echo(out, err=to_stderr)
+    echo(out, err=to_stderr)
     sys.exit(status)
 
 

@@ -15,7 +15,7 @@ import re
 
 import click
 
-from recipekg.cli.common import kb_option, load_kb, user_errors
+from recipekg.cli.common import echo, kb_option, load_kb, user_errors
 from recipekg.errors import UsageError
 from recipekg.limits import SPARQL_TIMEOUT_SECONDS
 
@@ -54,9 +54,9 @@ def serve(host, port, server_name, threads, cors, sparql_timeout, extensions):
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     shown = f"[{host}]" if ":" in host else host
     pool = f", {server.threads} threads" if server.threads else ""
-    click.echo(f"recipekg: serving on http://{shown}:{server.port}/ ({server.name}{pool}; Ctrl-C to stop)", err=True)
+    echo(f"recipekg: serving on http://{shown}:{server.port}/ ({server.name}{pool}; Ctrl-C to stop)", err=True)
     if host not in LOOPBACK_HOSTS:
-        click.echo(f"recipekg: warning: listening on {host}, reachable from other machines", err=True)
+        echo(f"recipekg: warning: listening on {host}, reachable from other machines", err=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -31,7 +31,7 @@ from typing import NamedTuple
 import click
 
 from recipekg.cli.completion import ends_input
-from recipekg.cli.common import format_option, kb_option, load_kb, no_cache_option, user_errors, utf8_text
+from recipekg.cli.common import echo, format_option, kb_option, load_kb, no_cache_option, user_errors, utf8_text
 from recipekg.cli.lanes import FORMATS
 from recipekg.cli.respond import answered
 from recipekg.errors import RecipeKGError
@@ -100,7 +100,7 @@ class Session:
 
 def show(reply: Reply) -> None:
     if reply.out:
-        click.echo(reply.out, err=reply.to_stderr)
+        echo(reply.out, err=reply.to_stderr)
 
 
 def run_lines(session: Session, lines) -> int:
@@ -138,7 +138,7 @@ def start(extensions=(), fmt: str = "text", no_cache: bool = False) -> int:
         return run_lines(session, sys.stdin.buffer)
     from recipekg.cli.prompt import interact
 
-    click.echo("recipekg shell: end a statement with ';' or a blank line; .help for help, .quit to leave",
+    echo("recipekg shell: end a statement with ';' or a blank line; .help for help, .quit to leave",
                err=True)
     return interact(session, history_path(), show)
 

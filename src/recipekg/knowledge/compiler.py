@@ -148,6 +148,22 @@ def compile_graph(triples: Iterable[Triple], origins: dict | None = None) -> dic
     return snap
 
 
+def compile_read(per_file: list) -> dict:
+    """The snapshot of files already read (``(path, triples)`` pairs, bundled and extensions):
+    what the files that are not bundled add is marked with its origin
+    (:mod:`recipekg.knowledge.origin`)."""
+    import os
+
+    from recipekg.knowledge.origin import owned_origins
+    from recipekg.knowledge.resources import bundled_paths
+
+    bundled = {os.path.abspath(p) for p in bundled_paths()}
+    triples = [t for _, ts in per_file for t in ts]
+    snap = compile_graph(triples, owned_origins(per_file, bundled))
+    snap["triples"] = len(triples)
+    return snap
+
+
 def canonical(data):
     """``data`` as JSON would give it back (dict keys sorted, tuples as lists); equal strings
     become one object, which marshal writes once (a third smaller at 1M triples)."""

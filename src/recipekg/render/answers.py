@@ -27,7 +27,11 @@ def render_text(a: dict) -> str:
 
 
 def render_markdown(a: dict) -> str:
-    return _renderer(a["statement"])(a, md=True)
+    """Markdown, every piece of KB and query text in it escaped
+    (:func:`recipekg.render.tables.markdown_safe`)."""
+    from recipekg.render.tables import markdown_safe
+
+    return _renderer(a["statement"])(markdown_safe(a), md=True)
 
 
 def _renderer(statement: str):

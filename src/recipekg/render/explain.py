@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
-from recipekg.render.sources import caveat_line, sources_text
+from recipekg.render.sources import caveat_line, origin_text, sources_text
 
 
 def render_explain(a: dict, md: bool) -> str:
@@ -16,7 +16,8 @@ def render_explain(a: dict, md: bool) -> str:
     status, and what would rank it first."""
     c = a["choice"]
     rank = f"rank {a['rank']} among {a['kind']} choices" if a["rank"] else f"not ranked among {a['kind']} choices"
-    head = f"explain {c['label']} ({c['id']}) — {rank}"
+    own = f" [{origin_text(c)}]" if c.get("origin") else ""
+    head = f"explain {c['label']} ({c['id']}){own} — {rank}"
     out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
            *no_advice_lines(a["constraints"])]
     if c.get("definition"):
@@ -30,7 +31,8 @@ def render_explain(a: dict, md: bool) -> str:
         out.append(f"{'- ' if md else ''}{side} [{x['strength']}] {x['text']}  ({verdict})")
         for cond in x["conditions"]:
             out.append(f"    {cond['status']:>9}: {cond['condition']}")
-        out.append(f"    section: {x['section']}; sources: {sources_text(x['sources'])}")
+        where = f"from: {origin_text(x)}, not the reference" if x.get("origin") else f"section: {x['section']}"
+        out.append(f"    {where}; sources: {sources_text(x['sources'])}")
         out += caveat_line(x, "    ")
     if a.get("group") == "would apply":
         out.append(f"\nIt is among the choices that would also apply: every rule for or against it waits for "
