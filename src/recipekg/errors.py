@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # annotations only: the query path imports neither typing's n
 
 __all__ = [
     "RecipeKGError", "QuerySyntaxError", "VocabularyError", "RangeError", "KBError",
-    "FormulaError", "UsageError", "UnsupportedStatement", "EngineError", "InternalError",
+    "FormulaError", "UsageError", "UnsupportedStatement", "EngineError", "LimitError", "InternalError",
     "FrozenInstanceError", "closest", "printable",
 ]
 
@@ -145,6 +145,10 @@ class RecipeKGError(Exception):
             d["notes"] = list(self.notes)
         return d
 
+    def transfer(self) -> dict[str, Any]:
+        """Everything :func:`error_of` needs to make this error again (in another process)."""
+        return dict(self.to_dict(), length=self.length, source_line=self.source_line)
+
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.message!r}, kind={self.kind!r}, "
                 f"line={self.line!r}, column={self.column!r})")
@@ -202,10 +206,32 @@ class EngineError(RecipeKGError):
     kind = "engine"
 
 
+class LimitError(RecipeKGError):
+    """A request that outlasted the server's time limit, or found every worker busy for that
+    long (kind ``"limit"``; ``recipekg serve`` answers it with 503)."""
+
+    kind = "limit"
+
+
 class InternalError(RecipeKGError):
     """A bug of recipekg, reported as one short message instead of a traceback."""
 
     kind = "internal"
+
+
+def error_of(fields: dict) -> RecipeKGError:
+    """The error that :meth:`RecipeKGError.transfer` described (in another process).
+
+    >>> str(error_of(RangeError("too big", line=1, column=5, source_line="plan x").transfer()))
+    'line 1, column 5: too big\\n  plan x\\n      ^'
+    """
+    classes = {c.kind: c for c in (QuerySyntaxError, VocabularyError, RangeError, KBError, UsageError,
+                                   EngineError, LimitError, InternalError)}
+    cls = classes.get(fields.get("kind"), InternalError)
+    return cls(fields.get("message", ""), line=fields.get("line"), column=fields.get("column"),
+               length=fields.get("length", 1), source_line=fields.get("source_line"),
+               expected=fields.get("expected", ()), suggestions=fields.get("suggestions", ()),
+               file=fields.get("file"), notes=fields.get("notes", ()))
 
 
 class FrozenInstanceError(AttributeError):
