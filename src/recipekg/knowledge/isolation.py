@@ -80,7 +80,13 @@ def differences(bundled, merged, owned: set[str]):
             if key not in m:
                 yield Difference(f"bundled {_shown(key)} ({name}) is missing from the merged KB", (), (name, key))
                 continue
-            where = _changed(entry, m[key], (name, key), owned)
+            after = m[key]
+            if isinstance(after, dict) and "origin" in after and not (isinstance(entry, dict) and "origin" in entry):
+                node = after.get("iri") or key
+                yield Difference(f"bundled {_shown(key)} ({name}) would be replaced by the extension's "
+                                 f"{_shown(node)}: choose another id", (node, key), (name, key))
+                continue
+            where = _changed(entry, after, (name, key), owned)
             if where is not None:
                 path, after = where
                 yield Difference(f"bundled {_shown(key)} ({name}) would change: {_at(path[2:])}"
