@@ -27,8 +27,8 @@ if TYPE_CHECKING:  # annotations only: the query path imports neither typing's n
 
 __all__ = [
     "RecipeKGError", "QuerySyntaxError", "VocabularyError", "RangeError", "KBError",
-    "FormulaError", "UsageError", "UnsupportedStatement", "EngineError", "InternalError",
-    "FrozenInstanceError", "closest",
+    "FormulaError", "UsageError", "UnsupportedStatement", "EngineError", "LimitError", "InternalError",
+    "FrozenInstanceError", "closest", "printable",
 ]
 
 
@@ -108,21 +108,24 @@ class RecipeKGError(Exception):
         return where
 
     def __str__(self) -> str:
+        """The message, the query line with a caret under the spot, what was expected: every
+        control character written as ``\\u001b`` (:func:`printable`), the caret still under it."""
         loc = self.location()
-        out = [f"{loc}: {self.message}" if loc else self.message]
+        out = [printable(f"{loc}: {self.message}" if loc else self.message)]
         if self.source_line is not None and self.column is not None:
             text = self.source_line.rstrip("\r\n")
+            shown = [printable(c, keep="\t") for c in text]
             # keep tabs so the caret lines up under tab-indented text
-            pad = "".join(c if c == "\t" else " " for c in text[: self.column - 1])
+            pad = "".join("\t" if c == "\t" else " " * len(w) for c, w in zip(text, shown[: self.column - 1]))
             pad += " " * max(0, self.column - 1 - len(text))
-            width = min(self.length, max(1, len(text) - self.column + 1))
-            out.append("  " + text)
-            out.append("  " + pad + "^" * width)
+            width = sum(len(w) for w in shown[self.column - 1: self.column - 1 + self.length])
+            out.append("  " + "".join(shown))
+            out.append("  " + pad + "^" * max(1, width))
         if self.expected:
-            out.append("expected: " + _join(self.expected))
+            out.append(printable("expected: " + _join(self.expected)))
         if self.suggestions:
-            out.append("did you mean: " + ", ".join(_quote(s) for s in self.suggestions))
-        out.extend("note: " + n for n in self.notes)
+            out.append(printable("did you mean: " + ", ".join(_quote(s) for s in self.suggestions)))
+        out.extend(printable("note: " + n) for n in self.notes)
         return "\n".join(out)
 
     def to_dict(self) -> dict[str, Any]:
@@ -141,6 +144,10 @@ class RecipeKGError(Exception):
         if self.notes:
             d["notes"] = list(self.notes)
         return d
+
+    def transfer(self) -> dict[str, Any]:
+        """Everything :func:`error_of` needs to make this error again (in another process)."""
+        return dict(self.to_dict(), length=self.length, source_line=self.source_line)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.message!r}, kind={self.kind!r}, "
@@ -209,14 +216,63 @@ class EngineError(RecipeKGError):
     kind = "engine"
 
 
+class LimitError(RecipeKGError):
+    """A request that outlasted the server's time limit, or found every worker busy for that
+    long (kind ``"limit"``; ``recipekg serve`` answers it with 503)."""
+
+    kind = "limit"
+
+
 class InternalError(RecipeKGError):
     """A bug of recipekg, reported as one short message instead of a traceback."""
 
     kind = "internal"
 
 
+def error_of(fields: dict) -> RecipeKGError:
+    """The error that :meth:`RecipeKGError.transfer` described (in another process).
+
+    >>> str(error_of(RangeError("too big", line=1, column=5, source_line="plan x").transfer()))
+    'line 1, column 5: too big\\n  plan x\\n      ^'
+    """
+    classes = {c.kind: c for c in (QuerySyntaxError, VocabularyError, RangeError, KBError, UsageError,
+                                   EngineError, LimitError, InternalError)}
+    cls = classes.get(fields.get("kind"), InternalError)
+    return cls(fields.get("message", ""), line=fields.get("line"), column=fields.get("column"),
+               length=fields.get("length", 1), source_line=fields.get("source_line"),
+               expected=fields.get("expected", ()), suggestions=fields.get("suggestions", ()),
+               file=fields.get("file"), notes=fields.get("notes", ()))
+
+
 class FrozenInstanceError(AttributeError):
     """Assigning to a field of a syntax-tree node (nodes are immutable)."""
+
+
+#: Code points a terminal would act on or that hide text, beyond the C0 and C1 controls:
+#: zero-width characters, line and paragraph separators, bidirectional embeddings, overrides
+#: and isolates, the byte-order mark.
+_INVISIBLE = frozenset([*range(0x200B, 0x2010), 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A),
+                        0xFEFF])
+
+
+def printable(text: str, keep: str = "\n\t") -> str:
+    """``text`` with every control character (but those in ``keep``) written as ``\\uXXXX``,
+    so that no message or answer sends a terminal an escape sequence (ESC, CSI), and the
+    same text is valid inside a JSON string.
+
+    >>> print(printable("tab\x1b[31mular"), printable("a\u202eb"), printable("plain"))
+    tab\\u001b[31mular a\\u202eb plain
+    """
+    if text.isprintable():
+        return text
+    table = _TABLES.get(keep)
+    if table is None:
+        hidden = [*range(0x20), *range(0x7F, 0xA0), *_INVISIBLE]
+        table = _TABLES[keep] = {o: f"\\u{o:04x}" for o in hidden if chr(o) not in keep}
+    return text.translate(table)
+
+
+_TABLES: dict = {}
 
 
 def closest(name: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:

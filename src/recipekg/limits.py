@@ -24,6 +24,11 @@ SPARQL_MAX_RESULTS = 10_000
 #: ...and at most this many queries run at once, each in its own worker process (60-80 MB
 #: resident for the bundled KB); further queries wait for one, up to the timeout.
 SPARQL_WORKERS = 2
+#: ``recipekg serve``'s /api/query and pages: a query (all its statements) runs at most this
+#: many seconds, in one of this many worker processes, like /sparql's (recipekg/web/answering.py;
+#: ``serve --query-timeout``): then the worker is stopped and the answer is 503.
+ANSWER_TIMEOUT_SECONDS = 10.0
+ANSWER_WORKERS = 2
 #: An extension file is at most this many MiB (about 1.6M triples written like the bundled
 #: KB; validating costs about 40 bytes of memory per byte of Turtle, so 2.5 GB at the cap).
 #: RECIPEKG_MAX_EXTENSION_MB raises it for a machine with the memory to spare.

@@ -138,3 +138,43 @@ def test_the_tools_give_the_whole_situation_as_the_cli_does():
     assert explained["member_of"]["id"] == "neural-tabular"
     assert any(x.get("via", {}).get("id") == "neural-tabular" for x in explained["against"])
     assert explained["properties"] and explained["family_rules"]
+
+
+MALFORMED = [
+    (b"{oops", -32700, None),
+    (b"\xff\xfe not text", -32700, None),
+    (b"[" * 100_000, -32700, None),
+    (b"[]", -32600, None),
+    (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', -32600, None),
+    (b'"a string"', -32600, None),
+    (b'{"jsonrpc": "2.0", "id": 2, "method": 5}', -32600, 2),
+    (b'{"jsonrpc": "1.0", "id": 3, "method": "ping"}', -32600, 3),
+    (b'{"id": "four", "method": "ping"}', -32600, "four"),
+    (b'{"jsonrpc": "2.0", "id": true, "method": "ping"}', -32600, None),
+    (b'{"jsonrpc": "2.0", "id": 6, "method": "ping", "params": 7}', -32600, 6),
+    (b'{"jsonrpc": "2.0", "id": 7}', -32600, 7),
+]
+INITIALIZE = {"jsonrpc": "2.0", "id": 100, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+def test_every_malformed_message_gets_its_json_rpc_error_and_the_server_goes_on():
+    """The SDK's transport drops what it cannot parse; the guard answers it (-32700 for what
+    is not JSON, -32600 for JSON that is not a JSON-RPC message), with the message's id when
+    it has a usable one, and the session then works as before."""
+    proc = subprocess.Popen([sys.executable, "-m", "recipekg", "mcp"], env=subprocess_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for line, _, _ in MALFORMED:
+            proc.stdin.write(line + b"\n")
+        proc.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+        proc.stdin.flush()
+        replies = [json.loads(proc.stdout.readline()) for _ in range(len(MALFORMED) + 1)]
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    errors, answer = replies[:-1], replies[-1]
+    assert [(r["error"]["code"], r["id"]) for r in errors] == [(code, ident) for _, code, ident in MALFORMED]
+    assert all(r["jsonrpc"] == "2.0" and r["error"]["message"] for r in errors)
+    assert answer["id"] == 100 and answer["result"]["serverInfo"]["name"] == "recipekg"
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr.read()

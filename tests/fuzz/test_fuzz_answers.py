@@ -116,3 +116,64 @@ def test_the_executable_never_prints_a_traceback(kb):
         assert b"Traceback" not in done.stderr + done.stdout
 
     check()
+
+
+#: Characters a terminal acts on or that hide text: C0 (ESC, BEL, CR), C1 (CSI), bidi overrides.
+CONTROLS = st.sampled_from(["\x1b", "\x1b[2J", "\x1b]0;x\x07", "\x07", "\r", "\x00", "\x9b", "\x85", "\u202e",
+                            "\u2066", "\u2028", "\ufeff", "\x7f"])
+
+
+@st.composite
+def with_controls(draw, snap):
+    text = draw(st.one_of(vocabulary_statements(snap), mutated_queries()))
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(text)))
+        text = text[:i] + draw(CONTROLS) + text[i:]
+    return text
+
+
+def hidden(text: str) -> list[str]:
+    """The control characters of ``text`` that would reach a terminal as they are."""
+    return [c for c in text if c not in "\n\t" and (ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F
+                                                     or ord(c) in (0x2028, 0x2029, 0xFEFF)
+                                                     or 0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069)]
+
+
+def test_control_characters_never_reach_a_message_raw(kb):
+    """Every error message, its caret line included, writes control characters out (\\u001b),
+    and the caret stays under the spot it names."""
+    @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(with_controls(kb.snap), st.sampled_from(FORMATS))
+    def check(text, fmt):
+        try:
+            render_answers(kb.query(text), fmt)
+        except RecipeKGError as exc:
+            assert exc.kind != "internal", f"{text!r}: {exc}"
+            shown = str(exc)
+            assert hidden(shown) == [], (text, shown)
+            lines = shown.split("\n")
+            carets = [i for i, line in enumerate(lines) if line.strip() and set(line.strip()) == {"^"}]
+            if carets and exc.source_line is not None:
+                from recipekg.errors import printable
+
+                under, caret = lines[carets[0] - 1], lines[carets[0]]
+                start = len(caret) - len(caret.lstrip())
+                before = printable(exc.source_line[: exc.column - 1], keep="\t")
+                assert start - 2 == len(before) or "\t" in before, (text, shown)
+                assert under.startswith("  ")
+
+    check()
+
+
+@pytest.mark.slow
+def test_the_executable_never_writes_a_control_character_raw(kb):
+    """Through the real process, in every format: no byte sequence a terminal would act on."""
+    @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(with_controls(kb.snap), st.sampled_from(FORMATS))
+    def check(text, fmt):
+        done = _executable(["query", text.replace("\x00", ""), "--format", fmt])
+        assert done.returncode in (0, 2), done.stderr
+        out = (done.stdout + done.stderr).decode("utf-8", "replace")
+        assert hidden(out) == [], (text, out[:500])
+
+    check()

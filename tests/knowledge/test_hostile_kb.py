@@ -1,12 +1,23 @@
-"""A corpus of hostile extension files (tests/data/hostile): each is refused by `validate`
-and by every load, at its own file and line, with exit status 2 and no traceback.
+"""A corpus of hostile extension files (tests/data/hostile), each with its expected verdict.
 
-Each file's first line says what is expected: ``# expect: NEEDLE | MESSAGE``, where the
-violation is reported at the first line after the header that contains NEEDLE.
+Each file's first line says what is expected:
+
+- ``# expect: NEEDLE | MESSAGE``: refused by `validate` and by every load, at its own file and
+  line (the first line after the header that contains NEEDLE), with exit status 2 and no
+  traceback; ``# diff: refuses`` on a later header line says the guarantee alone refuses it
+  (the compiled snapshots differ, :mod:`recipekg.knowledge.isolation`), pattern checks aside;
+- ``# expect: accepted``: `validate` accepts it (with the SHACL shapes), the bundled part of the
+  merged snapshot is the bundled snapshot, and each ``# query:`` answers as the bundled KB
+  does or names the file (``"origin": {"file", "line"}``) in its JSON and its text.
+
+``# route:`` says what the file tries.
 """
 
 from __future__ import annotations
 
+import json
+import os
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -15,22 +26,48 @@ from click.testing import CliRunner
 from recipekg.api import KnowledgeBase
 from recipekg.cli.main import main
 from recipekg.errors import KBError
+from recipekg.render.answers import render_answers
 
 CORPUS = sorted((Path(__file__).parents[1] / "data" / "hostile").glob("*.ttl"))
 
 
-def expectation(path: Path) -> tuple[int, str]:
-    lines = path.read_bytes().decode("utf-8", "replace").splitlines()
-    needle, _, message = lines[0].removeprefix("# expect: ").partition(" | ")
-    line = next(n for n, text in enumerate(lines[1:], 2) if needle in text)
+def header(path: Path) -> list[str]:
+    lines = path.read_bytes().decode("utf-8", "replace").lstrip("\ufeff").splitlines()
+    return [line for line in lines[:12] if line.startswith("# ")]
+
+
+def expectation(path: Path) -> tuple[int, str] | None:
+    """The line and message of a refusal; None for a file that is accepted."""
+    lines = path.read_bytes().decode("utf-8", "replace").lstrip("\ufeff").splitlines()
+    first = lines[0].removeprefix("# expect: ")
+    if first == "accepted":
+        return None
+    needle, _, message = first.partition(" | ")
+    line = next(n for n, text in enumerate(lines[1:], 2) if needle in text and not text.startswith(HEADS))
     return line, message
 
 
+HEADS = ("# expect:", "# diff:", "# route:", "# query:")
+REFUSED = [p for p in CORPUS if expectation(p) is not None]
+ACCEPTED = [p for p in CORPUS if expectation(p) is None]
+BY_DIFF = [p for p in CORPUS if "# diff: refuses" in header(p)]
+
+
 def test_the_corpus_covers_every_attack_of_the_issue():
-    assert len(CORPUS) >= 25
+    assert len(CORPUS) >= 100 and len(ACCEPTED) >= 20 and len(BY_DIFF) >= 35
+    assert all(any(h.startswith("# route: ") for h in header(p)) for p in CORPUS if p.stem not in OLD_FILES)
 
 
-@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+#: The corpus before issue 24 (one attack each, no route line).
+OLD_FILES = {"base-outside", "blank-node", "broader-cycle", "change-bundled-label", "constant-symbol-collision",
+             "disable-bundled-rule", "for-and-against", "foreign-namespace", "formula-not-arithmetic",
+             "formula-output-collision", "formula-unknown-constant", "ill-typed-number", "latin1-byte",
+             "nan-anywhere", "nan-scoring", "non-ascii-id", "nul-byte", "ontology-term", "rdf-star",
+             "redefine-choice", "redefine-dimension", "redefine-kind", "redefine-value", "relative-iri",
+             "unknown-property", "uppercase-id", "wrong-range"}
+
+
+@pytest.mark.parametrize("path", REFUSED, ids=[p.stem for p in REFUSED])
 def test_validate_refuses_it_at_its_own_line(path):
     line, message = expectation(path)
     result = CliRunner().invoke(main, ["validate", "--no-shacl", str(path)])
@@ -40,11 +77,84 @@ def test_validate_refuses_it_at_its_own_line(path):
     assert any(message in h for h in hits), result.output
 
 
-@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+@pytest.mark.parametrize("path", REFUSED, ids=[p.stem for p in REFUSED])
 def test_loading_it_raises_a_kb_error_at_the_extension(path):
     with pytest.raises(KBError) as caught:
         KnowledgeBase.load([path], use_cache=False, shacl=False)
     assert caught.value.file == str(path)
+
+
+@lru_cache(maxsize=1)
+def bundled_read():
+    from recipekg.knowledge.compiler import compile_read
+    from recipekg.knowledge.rdfio import read_turtle
+    from recipekg.knowledge.resources import bundled_files
+
+    inside = [(p, read_turtle(p)) for p in bundled_files()]
+    return inside, compile_read(inside)
+
+
+def differences_of(path: Path) -> list:
+    """The guarantee alone, without the pattern checks: the differences of the merged
+    snapshot from the bundled one."""
+    from recipekg.knowledge.isolation import differences
+    from recipekg.knowledge.compiler import compile_read
+    from recipekg.knowledge.origin import owned_origins
+    from recipekg.knowledge.rdfio import read_turtle
+    from recipekg.knowledge.resources import bundled_paths
+
+    inside, bundled = bundled_read()
+    per_file = inside + [(path, read_turtle(path))]
+    owned = set(owned_origins(per_file, {os.path.abspath(p) for p in bundled_paths()}))
+    return list(differences(bundled, compile_read(per_file), owned))
+
+
+@pytest.mark.parametrize("path", BY_DIFF, ids=[p.stem for p in BY_DIFF])
+def test_the_diff_alone_refuses_what_changes_bundled_knowledge(path):
+    assert differences_of(path), "the merged snapshot's bundled part is unchanged"
+
+
+@pytest.mark.parametrize("path", ACCEPTED, ids=[p.stem for p in ACCEPTED])
+def test_an_accepted_file_leaves_the_bundled_part_identical(path):
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    assert differences_of(path) == []
+
+
+def answer(kb, query: str, fmt: str) -> str:
+    from recipekg.errors import RecipeKGError
+
+    try:
+        return render_answers(kb.query(query), fmt)
+    except RecipeKGError as exc:
+        return json.dumps({"error": exc.to_dict()})
+
+
+@lru_cache(maxsize=None)
+def bundled_answer(query: str, fmt: str) -> str:
+    return answer(KnowledgeBase.load(), query, fmt)
+
+
+def origins(document) -> set[str]:
+    if isinstance(document, dict):
+        own = {document["origin"]["file"]} if isinstance(document.get("origin"), dict) else set()
+        return own.union(*(origins(v) for v in document.values()))
+    if isinstance(document, list):
+        return set().union(*(origins(v) for v in document))
+    return set()
+
+
+@pytest.mark.parametrize("path", ACCEPTED, ids=[p.stem for p in ACCEPTED])
+def test_an_answer_it_changes_names_it(path):
+    queries = [h.split(":", 1)[1].strip() for h in header(path) if h.startswith("# query:")]
+    kb = KnowledgeBase.load([path], use_cache=False)
+    for q in queries:
+        theirs = answer(kb, q, "json")
+        if theirs == bundled_answer(q, "json"):
+            continue
+        assert str(path) in origins(json.loads(theirs)), q
+        for fmt in ("text", "markdown"):
+            assert f"extension {path}" in answer(kb, q, fmt), (q, fmt)
 
 
 def test_a_formula_of_200000_terms_is_refused_not_recursed_into(tmp_path):

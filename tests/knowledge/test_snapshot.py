@@ -518,3 +518,40 @@ def test_a_table_row_of_the_wrong_shape_is_damage_not_a_crash(data_root, builds)
     before = builds["n"]
     assert _reference(KnowledgeBase.load()) == reference
     assert builds["n"] == before + 1
+
+
+def test_a_cache_truncated_under_a_loaded_snapshot_is_damage_not_a_crash(data_root, builds):
+    """The shards are read from the open file when first needed (``pread``), never mapped: a
+    cache file cut short in place while a snapshot is in use gives short reads, which are
+    damage, so the snapshot rebuilds and every entry is still right (a memory map would
+    have killed the process with SIGBUS)."""
+    fresh = materialize(KnowledgeBase.load(use_cache=False).snap)
+    KnowledgeBase.load()  # writes the cache
+    snap = KnowledgeBase.load().snap  # lazy views over the cache file
+    path = _cache_file()
+    os.truncate(path, path.stat().st_size // 3)
+    before = builds["n"]
+    assert {k: v for k, v in materialize(snap).items() if k != "format"} == \
+        {k: v for k, v in fresh.items() if k != "format"}
+    assert builds["n"] == before + 1
+
+
+def test_a_running_shell_outlives_its_cache_file_being_truncated(tmp_path):
+    """What the issue saw: ``recipekg shell`` reading a pipe, its cache file truncated in place
+    between two statements. The second statement is answered; the process is not killed."""
+    env = dict(os.environ, RECIPEKG_CACHE_DIR=str(tmp_path / "cache"), PYTHONUNBUFFERED="1")
+    if Path(recipekg.__file__).resolve().is_relative_to((REPO / "src").resolve()):
+        env["PYTHONPATH"] = str(REPO / "src")
+    subprocess.run([sys.executable, "-m", "recipekg", "query", TABULAR], env=env, check=True,
+                   capture_output=True, timeout=120)
+    proc = subprocess.Popen([sys.executable, "-m", "recipekg", "shell", "--format", "json"], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdin.write("recommend fix where symptom = loss-spike;\n")
+    proc.stdin.flush()
+    first = proc.stdout.readline()
+    for cache in (tmp_path / "cache").glob("snapshot-*.bin"):
+        os.truncate(cache, 4096)
+    out, err = proc.communicate("plan where params = 7B and hardware = h100 and gpus = 8;\n"
+                                "explain vit where data = images and samples = 3000;\n", timeout=120)
+    assert proc.returncode == 0, (proc.returncode, err[-2000:])
+    assert first.strip() == "{" and '"statement": "plan"' in out and '"statement": "explain"' in out

@@ -214,3 +214,46 @@ def test_what_the_user_did_not_give_is_asked_for_not_called_unsourced(kb):
     assert size["value"] is None and not size.get("unsourced") and "params" in size["needs"]
     assert not any(it["what"] == "Data quality filtering" for _, it in _items(a)), "a pretraining-corpus technique"
     assert any(it["what"] == "Data quality filtering" for _, it in _items(_recipe(PRETRAIN, kb)))
+
+
+EXTENSION_SETTING = """\
+@prefix rkg:  <https://w3id.org/recipekg/ns#> .
+@prefix kb:   <https://w3id.org/recipekg/id/> .
+@prefix const: <https://w3id.org/recipekg/const/> .
+@prefix paper: <https://w3id.org/recipekg/paper/> .
+@prefix sec:  <https://w3id.org/recipekg/section/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+@prefix fabio: <http://purl.org/spar/fabio/> .
+@prefix dcterms: <http://purl.org/dc/terms/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+
+paper:team-notes a rkg:Paper, fabio:WebPage ;
+    rdfs:label "Team tuning notes" ; dcterms:title "Team tuning notes" ; rkg:key "team-notes" ;
+    rkg:url "https://example.org/notes"^^xsd:anyURI .
+sec:team a rkg:Section ; rdfs:label "Team notes" ; rkg:path "Team notes" ; dcterms:isPartOf paper:team-notes .
+const:team-encoder-lr a rkg:Constant ;
+    rdfs:label "Team: encoder fine-tuning learning rate" ;
+    rkg:sets kb:hp-learning-rate ; rkg:appliesTo kb:encoder ; rkg:value 2.0e-5 ; rkg:unitLabel "per step" ;
+    rkg:text "Our encoder fine-tunes use a peak learning rate of 2e-5." ;
+    rkg:section sec:team ;
+    prov:wasDerivedFrom paper:team-notes .
+"""
+
+
+def test_an_extension_adds_a_setting_to_a_bundled_choice_and_the_recipe_names_it(tmp_path, kb):
+    """An extension says of its own constant that it applies to a bundled choice: the recipe
+    takes it where the KB had none, marked with the extension's file and line; the bundled
+    recipes are unchanged."""
+    import recipekg
+
+    ext = tmp_path / "team.ttl"
+    ext.write_text(EXTENSION_SETTING, encoding="utf-8")
+    merged = recipekg.load([ext])
+    text = "recipe where data = text and task = classification and samples = 50k"
+    (with_ext,) = merged.query(text)
+    lr = next(it for _, it in _items(with_ext) if it.get("hyperparameter") == "learning-rate")
+    assert lr["value"] == 2e-5 and lr["origin"]["file"] == str(ext) and lr["origin"]["line"] >= 1
+    (bundled,) = kb.query(text)
+    assert next(it for _, it in _items(bundled) if it.get("hyperparameter") == "learning-rate").get("unsourced")
+    assert merged.query(PRETRAIN)[0]["sections"] == kb.query(PRETRAIN)[0]["sections"]

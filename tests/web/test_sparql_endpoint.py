@@ -165,3 +165,16 @@ def test_a_query_over_the_time_limit_is_stopped_and_says_so(endpoint):
     assert caught.value.code == 503 and caught.value.headers["X-RecipeKG-Timeout"] == str(TIMEOUT)
     assert b"time limit" in caught.value.read()
     assert client(endpoint, PREFIXES + f"ASK {{ <{PAPER}> a rkg:Paper }}").queryAndConvert()["boolean"] is True
+
+
+@pytest.mark.parametrize("query", ["SELECT * WHERE " + "{" * 3000 + " ?s ?p ?o " + "}" * 3000,
+                                   "SELECT * WHERE { FILTER(" + "(" * 3000 + "1" + ")" * 3000 + ") }",
+                                   "SELECT * WHERE { ?s ?p " + "[ ?p " * 3000 + "?o" + " ]" * 3000 + " }"])
+def test_a_query_nested_thousands_deep_is_a_400_and_the_endpoint_lives(endpoint, query):
+    """pyoxigraph's parser recurses per level and overflows its stack (a segmentation fault
+    of the worker, a 500 before): the nesting is refused before a worker parses it."""
+    status, _, body = request(endpoint, data=urlencode({"query": query}).encode(),
+                              headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 400 and b"100 levels" in body
+    ask = client(endpoint, "ASK { ?s ?p ?o }").queryAndConvert()
+    assert ask["boolean"] is True

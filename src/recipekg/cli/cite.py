@@ -14,7 +14,7 @@ import click
 
 from recipekg.cite.formats import FORMATS as CITE_FORMATS
 from recipekg.cli.completion import complete_choice, complete_paper, complete_rule, complete_statement
-from recipekg.cli.common import format_option, kb_option, load_kb, user_errors
+from recipekg.cli.common import echo, format_option, kb_option, load_kb, user_errors
 from recipekg.cli.respond import respond_cite
 
 
@@ -33,7 +33,7 @@ def cite(statement, choice, rule, paper, top, fmt, output, extensions):
     out, to_stderr, status = respond_cite(fmt, extensions, statement=statement, choice=choice, rule=rule,
                                           paper=paper, top=top, output=output)
     if out is not None:
-        click.echo(out, err=to_stderr)
+        echo(out, err=to_stderr)
     sys.exit(status)
 
 
@@ -53,7 +53,7 @@ def papers(extensions, fmt):
              "year": snap["papers"][pid]["year"], "title": snap["papers"][pid]["title"],
              "url": snap["papers"][pid]["url"]}
             for pid, claims, entities in graph.ranked_papers()]
-    click.echo(render_papers(rows, fmt))
+    echo(render_papers(rows, fmt))
 
 
 @click.command()
@@ -69,4 +69,4 @@ def paper(paper_id, extensions, fmt):
     from recipekg.render.reports import render_paper
 
     back = CiteGraph(load_kb(extensions).snap).backlinks(paper_id)
-    click.echo(render_paper(back, reference(back["paper"]), fmt))
+    echo(render_paper(back, reference(back["paper"]), fmt))

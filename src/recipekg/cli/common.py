@@ -25,10 +25,18 @@ format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), defa
 no_cache_option = click.option("--no-cache", is_flag=True, help="Rebuild the snapshot, do not use the cache.")
 
 
+def echo(text: str, err: bool = False, nl: bool = True) -> None:
+    """``click.echo`` of ``text`` with every control character written out
+    (:func:`recipekg.errors.printable`): what every command prints goes through it."""
+    from recipekg.errors import printable
+
+    click.echo(printable(text), err=err, nl=nl)
+
+
 def fail(exc: RecipeKGError, fmt: str = "text") -> None:
     """Report an error the way the spec says and exit with status 2 (1 for a bug)."""
     text, to_stderr = error_output(exc, fmt)
-    click.echo(text, err=to_stderr)
+    echo(text, err=to_stderr)
     sys.exit(1 if exc.kind == "internal" else 2)
 
 

@@ -102,14 +102,12 @@ def run_request(answer: str, **kwargs) -> int:
 
 
 def _echo(text: str, stream) -> None:
-    """``click.echo``: the text and a newline in one write, then flush. Click removes ANSI
-    escape sequences from output that is not a terminal; text holding one goes through it."""
-    if "\x1b" in text:
-        import click
+    """``click.echo``: the text and a newline in one write, then flush, every control
+    character written out (:func:`recipekg.errors.printable`): no answer or message sends the
+    terminal an escape sequence."""
+    from recipekg.errors import printable
 
-        click.echo(text, err=stream is sys.stderr)
-        return
-    stream.write(text + "\n")
+    stream.write(printable(text) + "\n")
     stream.flush()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from recipekg.cli.common import format_option, kb_option, load_kb, no_cache_option, user_errors
+from recipekg.cli.common import echo, format_option, kb_option, load_kb, no_cache_option, user_errors
 
 
 @click.command()
@@ -24,16 +24,21 @@ def validate(files, no_shacl):
     from recipekg.knowledge.resources import bundled_files, shapes_file
     from recipekg.knowledge.validate import validate as run
 
+    from recipekg.errors import KBError
+    from recipekg.knowledge.loader import check_extension_file
+
     paths = bundled_files() + [Path(f) for f in files]
-    missing = [f for f in files if not Path(f).is_file()]
-    if missing:
-        click.echo(f"error: no such file: {missing[0]}", err=True)
+    try:
+        for f in files:  # as --kb checks them: a regular, readable file within the size cap
+            check_extension_file(f)
+    except KBError as exc:
+        echo(f"error: {exc}", err=True)
         sys.exit(2)
     violations = run(paths, shapes=None if no_shacl else shapes_file())
     for v in violations:
-        click.echo(str(v))
+        echo(str(v))
     checked = ", ".join(files) if files else "bundled KB"
-    click.echo(f"{len(violations)} violation{'s' * (len(violations) != 1)} ({checked}, "
+    echo(f"{len(violations)} violation{'s' * (len(violations) != 1)} ({checked}, "
                f"{len(paths)} files)", err=bool(violations))
     sys.exit(2 if violations else 0)
 
@@ -47,7 +52,7 @@ def stats(extensions, fmt, no_cache):
     """Counts per class, kind and section of the reference; sections with nothing encoded."""
     from recipekg.render.reports import render_stats
 
-    click.echo(render_stats(load_kb(extensions, no_cache).stats(), fmt))
+    echo(render_stats(load_kb(extensions, no_cache).stats(), fmt))
 
 
 @click.command()
@@ -60,7 +65,7 @@ def vocab(dimension, extensions, fmt, no_cache):
     """Every dimension (spellings, unit, meaning, example), value and choice; or one DIMENSION's."""
     from recipekg.render.vocab import render_vocab
 
-    click.echo(render_vocab(load_kb(extensions, no_cache).vocab(dimension), fmt))
+    echo(render_vocab(load_kb(extensions, no_cache).vocab(dimension), fmt))
 
 
 @click.command()

@@ -7,6 +7,10 @@ with the official ``mcp`` SDK (``pip install 'recipekg[mcp]'``), imported here o
 Tools (:class:`recipekg.agent.AgentTools`): ``query``, ``plan``, ``explain``, ``recipe``,
 ``cite`` and ``vocab``. Each returns the JSON the command line prints
 with ``--format json``; a user's error is an MCP tool error carrying the CLI's message.
+
+The SDK serves stdio; what it drops silently, a line that is not JSON or not a JSON-RPC
+message, gets its JSON-RPC error here (:mod:`recipekg.cli.jsonrpc`: -32700, -32600), written
+by the one thread that writes every line the client reads.
 """
 
 from __future__ import annotations
@@ -102,4 +106,7 @@ def mcp(extensions):
 
     if find_spec("mcp") is None or find_spec("mcp.server.mcpserver") is None:  # the optional extra, 2.x
         raise UsageError("recipekg mcp needs the MCP SDK 2.x: pip install 'recipekg[mcp]'")
-    build_server(load_kb(extensions)).run("stdio")
+    from recipekg.cli.jsonrpc import guarded_stdio
+
+    server = build_server(load_kb(extensions))
+    guarded_stdio(lambda: server.run("stdio"))

@@ -13,7 +13,7 @@ import sys
 import click
 
 from recipekg.cli.completion import complete_choice, complete_statement, complete_words
-from recipekg.cli.common import format_option, kb_option, no_cache_option, statement_text, user_errors
+from recipekg.cli.common import echo, format_option, kb_option, no_cache_option, statement_text, user_errors
 from recipekg.cli.lanes import EMIT_FORMATS
 from recipekg.cli.respond import respond, respond_emit, statement_of
 from recipekg.errors import UsageError
@@ -31,7 +31,7 @@ def _print(text: str, fmt: str, extensions, no_cache: bool, source: str | None =
         out, to_stderr, status = respond(text, fmt, extensions, no_cache=no_cache, source=source,
                                          engine=engine, endpoint=endpoint)
     if out is not None:
-        click.echo(out, err=to_stderr)
+        echo(out, err=to_stderr)
     sys.exit(status)
 
 

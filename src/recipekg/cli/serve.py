@@ -15,9 +15,9 @@ import re
 
 import click
 
-from recipekg.cli.common import kb_option, load_kb, user_errors
+from recipekg.cli.common import echo, kb_option, load_kb, user_errors
 from recipekg.errors import UsageError
-from recipekg.limits import SPARQL_TIMEOUT_SECONDS
+from recipekg.limits import ANSWER_TIMEOUT_SECONDS, ANSWER_WORKERS, SPARQL_TIMEOUT_SECONDS
 
 
 @click.command()
@@ -33,9 +33,11 @@ from recipekg.limits import SPARQL_TIMEOUT_SECONDS
                    "Off by default.")
 @click.option("--sparql-timeout", type=click.FloatRange(0.1, 3600), default=SPARQL_TIMEOUT_SECONDS,
               show_default=True, help="Seconds a /sparql query may run before it is stopped.")
+@click.option("--query-timeout", type=click.FloatRange(0.1, 3600), default=ANSWER_TIMEOUT_SECONDS,
+              show_default=True, help="Seconds a query of /api/query or the pages may run before it is stopped.")
 @kb_option
 @user_errors
-def serve(host, port, server_name, threads, cors, sparql_timeout, extensions):
+def serve(host, port, server_name, threads, cors, sparql_timeout, query_timeout, extensions):
     """A read-only web page: query box, reasons, papers and backlinks, BibTeX to copy."""
     from recipekg.web.app import LOOPBACK_HOSTS, create_app
     from recipekg.web.server import make_server
@@ -47,21 +49,23 @@ def serve(host, port, server_name, threads, cors, sparql_timeout, extensions):
             raise UsageError(f"--cors takes an origin such as https://example.org (scheme and host, no path) "
                              f"or *, not {origin!r}")
     app = create_app(load_kb(extensions), trusted_hosts=LOOPBACK_HOSTS if host in LOOPBACK_HOSTS else None,
-                     cors_origins=cors, sparql={"timeout": sparql_timeout})
+                     cors_origins=cors, sparql={"timeout": sparql_timeout},
+                     answers={"timeout": query_timeout, "size": ANSWER_WORKERS})
     try:  # a busy port or an unknown address is our error (exit 2), whichever server runs
         server = make_server(app, host, port, server=server_name, threads=threads)
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     shown = f"[{host}]" if ":" in host else host
     pool = f", {server.threads} threads" if server.threads else ""
-    click.echo(f"recipekg: serving on http://{shown}:{server.port}/ ({server.name}{pool}; Ctrl-C to stop)", err=True)
+    echo(f"recipekg: serving on http://{shown}:{server.port}/ ({server.name}{pool}; Ctrl-C to stop)", err=True)
     if host not in LOOPBACK_HOSTS:
-        click.echo(f"recipekg: warning: listening on {host}, reachable from other machines", err=True)
+        echo(f"recipekg: warning: listening on {host}, reachable from other machines", err=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.close()
-        if app.extensions["recipekg"].get("sparql") is not None:
-            app.extensions["recipekg"]["sparql"].close()  # stop the /sparql worker processes
+        for pool in ("sparql", "answers"):  # stop the worker processes
+            if app.extensions["recipekg"].get(pool) is not None:
+                app.extensions["recipekg"][pool].close()

@@ -31,7 +31,7 @@ from typing import NamedTuple
 import click
 
 from recipekg.cli.completion import ends_input
-from recipekg.cli.common import format_option, kb_option, load_kb, no_cache_option, user_errors, utf8_text
+from recipekg.cli.common import echo, format_option, kb_option, load_kb, no_cache_option, user_errors, utf8_text
 from recipekg.cli.lanes import FORMATS
 from recipekg.cli.respond import answered
 from recipekg.errors import RecipeKGError
@@ -100,14 +100,19 @@ class Session:
 
 def show(reply: Reply) -> None:
     if reply.out:
-        click.echo(reply.out, err=reply.to_stderr)
+        echo(reply.out, err=reply.to_stderr)
 
 
 def run_lines(session: Session, lines) -> int:
     """The session fed from ``lines`` (a pipe; bytes are read as UTF-8): each input answered
     as it ends, the rest at the end. The exit status is the last failure's, 0 when every
-    input was answered."""
-    status, pending = 0, ""
+    input was answered. Linear in the input: each line is looked at once
+    (:func:`recipekg.cli.completion.line_ends_input`), and a statement longer than the query
+    cap is not kept but reported when it ends."""
+    from recipekg.cli.completion import line_ends_input
+    from recipekg.limits import MAX_QUERY_CHARS
+
+    status, pending, size, started = 0, [], 0, False
     for number, line in enumerate(lines, 1):
         if isinstance(line, bytes):
             try:
@@ -117,18 +122,33 @@ def run_lines(session: Session, lines) -> int:
                 show(Reply(error_output(exc, session.fmt)[0], True, 2))
                 status = 2
                 continue
-        pending += line if line.endswith("\n") else line + "\n"
-        if ends_input(pending):
-            reply, pending = session.run(pending), ""
+        line = line if line.endswith("\n") else line + "\n"
+        first = not started
+        started = started or bool(line.strip())
+        size += len(line)
+        if size <= MAX_QUERY_CHARS:
+            pending.append(line)
+        if started and line_ends_input(line, first):
+            reply = session.run("".join(pending)) if size <= MAX_QUERY_CHARS else _too_long(size, session)
+            pending, size, started = [], 0, False
             show(reply)
             status = reply.status or status
             if session.done:
                 return status
-    if pending.strip():
-        reply = session.run(pending)
+    if started:
+        reply = session.run("".join(pending)) if size <= MAX_QUERY_CHARS else _too_long(size, session)
         show(reply)
         status = reply.status or status
     return status
+
+
+def _too_long(size: int, session: Session) -> Reply:
+    from recipekg.errors import UsageError
+    from recipekg.limits import MAX_QUERY_CHARS
+
+    exc = UsageError(f"the query is too long: {size:,} characters (at most {MAX_QUERY_CHARS:,}); "
+                     f"split it into several statements")
+    return Reply(error_output(exc, session.fmt)[0], True, 2)
 
 
 def start(extensions=(), fmt: str = "text", no_cache: bool = False) -> int:
@@ -138,7 +158,7 @@ def start(extensions=(), fmt: str = "text", no_cache: bool = False) -> int:
         return run_lines(session, sys.stdin.buffer)
     from recipekg.cli.prompt import interact
 
-    click.echo("recipekg shell: end a statement with ';' or a blank line; .help for help, .quit to leave",
+    echo("recipekg shell: end a statement with ';' or a blank line; .help for help, .quit to leave",
                err=True)
     return interact(session, history_path(), show)
 

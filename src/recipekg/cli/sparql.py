@@ -16,7 +16,7 @@ from __future__ import annotations
 import click
 
 from recipekg.cli.completion import complete_statement
-from recipekg.cli.common import kb_option, load_kb, no_cache_option, statement_text, user_errors
+from recipekg.cli.common import echo, kb_option, load_kb, no_cache_option, statement_text, user_errors
 
 
 @click.command()
@@ -33,7 +33,7 @@ def sparql(statement, path, extensions, no_cache):
     sources; `recipekg query --engine/--endpoint` ranks the rows exactly as the reasoner does.
     """
     text, source = statement_text(statement, path)
-    click.echo(load_kb(extensions, no_cache).to_sparql(text, source=source), nl=False)
+    echo(load_kb(extensions, no_cache).to_sparql(text, source=source), nl=False)
 
 
 @click.command()
@@ -61,5 +61,5 @@ def load(endpoint, graph, user, password, protocol, replace, chunk, timeout, ext
         password = click.prompt(f"password for {user}", hide_input=True, err=True)
     count = load_endpoint(endpoint, load_kb(extensions).files, graph=graph, user=user, password=password,
                           protocol=protocol, replace=replace, chunk=chunk, timeout=timeout)
-    click.echo(f"loaded {count} triples into {f'<{graph}>' if graph else 'the default graph'} "
+    echo(f"loaded {count} triples into {f'<{graph}>' if graph else 'the default graph'} "
                f"at {endpoint}", err=True)

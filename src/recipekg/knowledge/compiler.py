@@ -41,10 +41,12 @@ class Index:
     def __init__(self, triples: Iterable[Triple]):
         self.spo: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
         self.by_type: dict[str, list[str]] = defaultdict(list)
-        for s, p, o in triples:
-            objects = self.spo[s][p]
-            if o not in objects:
-                objects.append(o)
+        seen: set = set()  # a set, not a look through the list: linear in the objects of one s, p
+        for t in triples:
+            if t not in seen:
+                seen.add(t)
+                s, p, o = t
+                self.spo[s][p].append(o)
                 if p == RDF.type and isinstance(o, str):
                     self.by_type[o].append(s)
 
@@ -113,8 +115,12 @@ class Index:
         return self._typed_citations
 
 
-def compile_graph(triples: Iterable[Triple]) -> dict:
-    """The snapshot of a merged graph (ontology + KB + extensions)."""
+def compile_graph(triples: Iterable[Triple], origins: dict | None = None) -> dict:
+    """The snapshot of a merged graph (ontology + KB + extensions); ``origins`` (node →
+    ``{"file", "line"}``, :func:`recipekg.knowledge.origin.owned_origins`) marks what the
+    extensions add (:func:`recipekg.knowledge.origin.mark`)."""
+    from recipekg.knowledge.origin import mark
+
     ix = Index(triples)
     snap = {}
     snap["sections"] = _sections(ix)
@@ -133,7 +139,7 @@ def compile_graph(triples: Iterable[Triple]) -> dict:
     snap["facts"] = _facts(ix)
     snap["hardware"] = _hardware(ix)
     snap["models"] = _models(ix)
-    snap["recipe"] = compile_recipe(ix)
+    snap.update(compile_recipe(ix))
     snap["scoring"] = {"unconstrained_factor": ix.number(RKG.scoring, RKG.unconstrainedFactor),
                        "partly_credit": ix.number(RKG.scoring, RKG.partlyCredit),
                        "default_support": ix.number(RKG.scoring, RKG.defaultSupport)}
@@ -143,8 +149,25 @@ def compile_graph(triples: Iterable[Triple]) -> dict:
                           for table in ("rules", "formulas", "constants", "facts")
                           for iri, c in snap[table].items() if c.get("superseded_by")}  # small: answers read only it
     snap.update(choice_properties=compile_properties(ix, snap["dimensions"], snap["nodes"], sources_of))
+    mark(snap, origins or {})
     snap = canonical(snap)
     snap["rule_index"] = canonical(index_rules(snap))
+    return snap
+
+
+def compile_read(per_file: list) -> dict:
+    """The snapshot of files already read (``(path, triples)`` pairs, bundled and extensions):
+    what the files that are not bundled add is marked with its origin
+    (:mod:`recipekg.knowledge.origin`)."""
+    import os
+
+    from recipekg.knowledge.origin import owned_origins
+    from recipekg.knowledge.resources import bundled_paths
+
+    bundled = {os.path.abspath(p) for p in bundled_paths()}
+    triples = [t for _, ts in per_file for t in ts]
+    snap = compile_graph(triples, owned_origins(per_file, bundled))
+    snap["triples"] = len(triples)
     return snap
 
 

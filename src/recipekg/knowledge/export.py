@@ -49,12 +49,36 @@ def export(paths: list[Path], fmt: str = "turtle") -> bytes:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a reader never sees half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
+    """Write ``data`` to ``path`` so that a reader never sees half a file. The file gets the
+    mode a plain ``open`` would give it (0666 less the umask), or keeps the mode of the file
+    it replaces: the temporary file's 0600 would hide an export from the triple store that
+    bulk-loads it. A path that cannot be written is :class:`recipekg.errors.UsageError`."""
+    from recipekg.errors import UsageError
+
+    tmp = None
     try:
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
             f.write(data)
         os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        tmp = None
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}", file=str(path)) from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _umask() -> int:
+    """The process's umask (set and restored: there is no call that only reads it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -17,14 +17,15 @@ from recipekg.knowledge.snapshot import load_snapshot
 
 
 def compile_files(paths: list) -> dict:
-    """Parse and compile ``paths`` into a snapshot (no validation, no cache)."""
-    from recipekg.knowledge.compiler import compile_graph
-    from recipekg.knowledge.rdfio import read_all
+    """Parse and compile ``paths`` into a snapshot (no validation, no cache); what the files
+    that are not bundled add is marked with its origin (:mod:`recipekg.knowledge.origin`)."""
+    from pathlib import Path
 
-    triples = read_all(paths)
-    snap = compile_graph(triples)
-    snap["triples"] = len(triples)
-    return snap
+    from recipekg.knowledge.rdfio import read_turtle
+
+    from recipekg.knowledge.compiler import compile_read
+
+    return compile_read([(Path(p), read_turtle(Path(p))) for p in paths])
 
 
 def load_files(extensions=(), *, use_cache: bool = True, shacl: bool | None = None) -> tuple[dict, list[str]]:
@@ -47,14 +48,23 @@ def load_files(extensions=(), *, use_cache: bool = True, shacl: bool | None = No
 def check_extension_file(path: str) -> None:
     """KBError unless ``path`` is a readable regular file within the size cap
     (:func:`recipekg.limits.extension_bytes_cap`)."""
+    import stat
+
     shown = os.path.normpath(path)
-    if not os.path.isfile(path):
-        raise KBError(f"no such file: {shown}", file=shown)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise KBError("no such file" if not os.path.lexists(path) else
+                      f"cannot read it: {exc.strerror or exc}", file=shown) from None
+    if not stat.S_ISREG(mode):
+        from recipekg.knowledge.rdfio import file_kind
+
+        raise KBError(f"not a regular file but {file_kind(mode)}: an extension is a Turtle file", file=shown)
     if not os.access(path, os.R_OK):
-        raise KBError(f"cannot read {shown}: permission denied", file=shown)
+        raise KBError("cannot read it: permission denied", file=shown)
     size, cap = os.path.getsize(path), extension_bytes_cap(os.environ)
     if size > cap:
-        raise KBError(f"{shown} is {size / 2**20:.0f} MiB; an extension is at most {cap >> 20} MiB "
+        raise KBError(f"it is {size / 2**20:.0f} MiB; an extension is at most {cap >> 20} MiB "
                       f"(split it, or raise RECIPEKG_MAX_EXTENSION_MB)", file=shown)
 
 

@@ -39,10 +39,15 @@ def read_turtle(path: Path) -> list[Triple]:
     import pyoxigraph as ox
 
     try:
-        data = _utf8(path, path.read_bytes())
+        data = _utf8(path, read_regular(path))
         return [Triple(_term(t.subject, path, data), t.predicate.value, _term(t.object, path, data))
                 for t in ox.parse(input=data, format=ox.RdfFormat.TURTLE,
                                   base_iri=path.resolve().as_uri())]
+    except MemoryError:  # pyoxigraph's limit on one token (a literal, an IRI): 16 MiB
+        line = _long_token_line(data)
+        raise KBError(f"a literal or IRI longer than {TOKEN_LIMIT >> 20} MiB (the Turtle parser's limit)",
+                      file=str(path), line=line, column=1, source_line=_line(data, line)[:200],
+                      suggestions=["split the text into several statements, or keep it outside the KB"]) from None
     except SyntaxError as exc:
         message = re.sub(r"^Parser error (between|at) line \d+ column \d+( and line \d+ column \d+)?: ",
                          "", exc.msg or str(exc))
@@ -55,6 +60,50 @@ def read_turtle(path: Path) -> list[Triple]:
 
 
 _BOM = b"\xef\xbb\xbf"
+#: The longest token (literal, IRI) pyoxigraph's Turtle parser reads.
+TOKEN_LIMIT = 16 << 20
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file (opened without blocking, so a FIFO or a
+    device is said to be one, never read), at most ``limit`` bytes; else :class:`OSError`."""
+    import os
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"not a regular file but {file_kind(info.st_mode)}")
+        if limit is not None and info.st_size > limit:
+            raise OSError(f"{info.st_size >> 20} MiB, more than {limit >> 20} MiB")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
+def file_kind(mode: int) -> str:
+    import stat
+
+    return ("a directory" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode)
+            else "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+
+
+def _long_token_line(data: bytes) -> int:
+    """The line where a token longer than :data:`TOKEN_LIMIT` starts: the first line that long,
+    else the one opening the longest stretch without a line break (a long multi-line string)."""
+    start, best, best_line, number = 0, -1, 1, 1
+    while start <= len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if end - start > best:
+            best, best_line = end - start, number
+        if end - start > TOKEN_LIMIT:
+            return number
+        start, number = end + 1, number + 1
+    return best_line
 
 
 def _utf8(path: Path, data: bytes) -> bytes:
@@ -127,6 +176,40 @@ def subject_lines(path: Path) -> dict[str, int]:
             iri = urljoin(base, m.group(3)) if m.group(3) else prefixes.get(m.group(1) or "", "\0") + m.group(2)
             found.setdefault(iri, number)
     return found
+
+
+def locate_in(path, iris) -> dict[str, int]:
+    """Line of each of ``iris`` in one Turtle file: where it starts a subject block
+    (:func:`subject_lines`), else the first line naming it at all (a subject written after
+    another on one line, or indented), else absent."""
+    path = Path(path)
+    found = {i: n for i, n in subject_lines(path).items() if i in iris}
+    missing = set(iris) - set(found)
+    if missing:
+        for iri, number in _mentions(path, missing).items():
+            found.setdefault(iri, number)
+    return found
+
+
+def _mentions(path: Path, iris: set[str]) -> dict[str, int]:
+    """The first line mentioning each IRI, written in full or with a prefix of the file."""
+    prefixes: dict[str, str] = {}
+    text = path.read_bytes().decode("utf-8-sig", "replace")
+    found: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if m := _PREFIX.match(line):
+            prefixes[m.group(1) or ""] = m.group(2)
+            continue
+        for m in _NAME.finditer(line):
+            iri = m.group(3) if m.group(3) else prefixes.get(m.group(1) or "", "\0") + m.group(2)
+            if iri in iris:
+                found.setdefault(iri, number)
+        if len(found) == len(iris):
+            break
+    return found
+
+
+_NAME = re.compile(r"(?<![\w.:-])([A-Za-z][\w.-]*)?:((?:[\w-]|%[0-9A-Fa-f]{2}|\.(?=[\w-]))*)|<([^>\s]+)>")
 
 
 def read_all(paths: list[Path]) -> list[Triple]:

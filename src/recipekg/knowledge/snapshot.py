@@ -11,9 +11,11 @@ one file per set of input files::
      None, and tuples that mark the large containers) and where those tuples are>
     <shards: the large containers' entries, a marshal blob of at most 32 entries each>
 
-The file is memory-mapped, not read: a query decodes the core (the small parts and one
-table per large container) and then only the shards holding the entries it reads
-(:mod:`recipekg.knowledge.shards`), so its cost does not grow with the KB.
+The header and core are read; the shards are read from the open file when first needed
+(``pread``, never a memory map, so a file truncated under a running process is damage, not
+SIGBUS): a query decodes the core (the small parts and one table per large container) and
+then only the shards holding the entries it reads (:mod:`recipekg.knowledge.shards`), so its
+cost does not grow with the KB.
 
 ``key`` is the SHA-256 of the package version, the snapshot format and every input file's
 name and bytes (:func:`input_key`): the content is the key. The inputs are the Turtle files
@@ -35,7 +37,7 @@ the rebuilt data. The CRCs detect damage, not forgery: whoever can write the use
 folder can write a file that passes. The data is plain: loading it executes nothing
 (marshal of builtin types, no pickle, and each part is checked before it is decoded). Writes
 go to a temporary file in the same folder that is renamed over the target, so two processes
-at once each map a whole old file or a whole new one.
+at once each read a whole old file or a whole new one (an open file keeps the old one).
 
     >>> from recipekg.knowledge.loader import compile_files
     >>> from recipekg.knowledge.resources import bundled_paths
@@ -210,31 +212,31 @@ def _read(target: str):
     """``(header, core, shards)`` of a cache file whose header and core are whole and its own
     (each shard carries its own CRC, checked when it is read), or None. Only a regular file
     is opened (no symlink, FIFO or device: opened without following links and without
-    blocking), mapped rather than read, and a header nested too deep to parse is damage like
-    any other."""
+    blocking), and a header nested too deep to parse is damage like any other. The header
+    and core are read; the shards stay in the file, read with ``pread`` when first needed
+    (:class:`FileBytes`), never mapped: a file truncated under a running process gives a short
+    read, which is damage (rebuilt), where a memory map would kill the process with SIGBUS."""
     try:
-        mapped = _map_regular_file(target)
-        if mapped is None:
+        data = _open_regular_file(target)
+        if data is None:
             return None
-        header, end = read_header(mapped)
-        view = memoryview(mapped)
+        header, end = read_header(data)
         if (isinstance(header, dict) and header.get("magic") == MAGIC
                 and header.get("format") == SNAPSHOT_FORMAT and header.get("codec") == CODEC
-                and header.get("length") == len(view) - end and isinstance(header.get("core"), int)
+                and header.get("length") == len(data) - end and isinstance(header.get("core"), int)
                 and 0 < header["core"] <= header["length"] and isinstance(header.get("key"), str)
                 and _fingerprint_list(header.get("inputs")) and isinstance(header.get("stamp_ns"), int)):
-            core = view[end:end + header["core"]]
-            if header.pop("crc32", None) == _checksum(header, core):
-                return header, core, view[end + header["core"]:]
+            core = data[end:end + header["core"]]
+            if len(core) == header["core"] and header.pop("crc32", None) == _checksum(header, core):
+                return header, core, data.tail(end + header["core"])
     except (OSError, ValueError, EOFError, UnicodeDecodeError, TypeError, RecursionError):
         pass
     return None
 
 
-def _map_regular_file(target: str):
-    """A read-only memory map of ``target`` if it is a non-empty regular file (not through a
-    symlink) of at most MAX_SNAPSHOT_BYTES, else None."""
-    import mmap
+def _open_regular_file(target: str):
+    """The bytes of ``target`` (:class:`FileBytes`) if it is a non-empty regular file (not
+    through a symlink) of at most MAX_SNAPSHOT_BYTES, else None."""
     import stat
 
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
@@ -242,10 +244,59 @@ def _map_regular_file(target: str):
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or not 0 < info.st_size <= MAX_SNAPSHOT_BYTES:
+            os.close(fd)
             return None
-        return mmap.mmap(fd, info.st_size, access=mmap.ACCESS_READ)
-    finally:
+        return FileBytes(fd, info.st_size)
+    except BaseException:
         os.close(fd)
+        raise
+
+
+class FileBytes:
+    """An open file read as bytes: ``len()`` is its size when opened, a slice is a ``pread``
+    (short, never an error, if the file has since been truncated or cannot be read), so only
+    what is sliced is read. The file descriptor closes with the last reference.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as f:
+    ...     _ = f.write(b"0123456789"); f.flush()
+    ...     data = FileBytes(os.open(f.name, os.O_RDONLY), 10)
+    ...     _ = os.truncate(f.name, 4)
+    ...     data[2:8], data.tail(3)[0:2], len(data)
+    (b'23', b'3', 10)
+    """
+
+    def __init__(self, fd: int, size: int, base: int = 0, owner=None) -> None:
+        self.fd, self.size, self.base = fd, size, base
+        self._owner = owner  # the object that closes fd (a tail keeps it alive)
+
+    def __len__(self) -> int:
+        return max(0, self.size - self.base)
+
+    def __getitem__(self, index) -> bytes:
+        if not isinstance(index, slice):
+            raise TypeError("FileBytes is read by slices")
+        start, stop, _ = index.indices(len(self))
+        if stop <= start:
+            return b""
+        try:
+            return os.pread(self.fd, stop - start, self.base + start)
+        except OSError:
+            return b""
+
+    def __bytes__(self) -> bytes:
+        return self[0:len(self)]
+
+    def tail(self, offset: int) -> "FileBytes":
+        """The bytes from ``offset`` on, read from the same file."""
+        return FileBytes(self.fd, self.size, self.base + offset, owner=self._owner or self)
+
+    def __del__(self) -> None:
+        if self._owner is None:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
 
 
 def _fingerprint_list(inputs) -> bool:

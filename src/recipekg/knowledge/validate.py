@@ -74,31 +74,64 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     bundled = _bundled_paths()
     extensions = [(p, ts) for p, ts in per_file if os.path.abspath(p) not in bundled]
     where = {**_blank_lines(per_file), **locate(paths)}
-    own_where = {**where, **locate([p for p, _ in extensions])}
     first = (str(paths[0]), 1) if paths else ("<none>", 1)
-
-    def at(iri: str, message: str, places=where) -> Violation:
-        file, line = places.get(iri, first)
-        return Violation(file, line, message)
-
     ix = Index(triples)
+    pending: list[tuple[str, str]] = []
     if extensions:
         inside = [t for p, ts in per_file if os.path.abspath(p) in bundled for t in ts]
-        found += [at(s, m, own_where) for s, m in
-                  extension_violations(inside, [t for _, ts in extensions for t in ts])]
-    found += [at(s, m) for s, m in _structure(triples, ix)]
-    found += [at(s, m) for s, m in _provenance(ix)]
-    found += [at(s, m) for s, m in _citations(ix, bundled=_bundled_subjects(where))]
-    found += [at(s, m) for s, m in _labels(ix)]
-    found += [at(s, m) for s, m in _conditions(ix)]
-    found += [at(s, m) for s, m in _choice_properties(ix)]
-    found += [at(s, m) for s, m in _formulas(ix)]
-    found += [at(s, m) for s, m in _literals(triples, set(ix.instances(RKG.Constant)))]
-    found += [at(s, m) for s, m in _ranges(triples, ix)]
-    found += [at(s, m) for s, m in _contradictions(triples, ix)]
+        pending += extension_violations(inside, [t for _, ts in extensions for t in ts])
+    pending += _structure(triples, ix)
+    pending += _provenance(ix)
+    pending += _citations(ix, bundled=_bundled_subjects(where))
+    pending += _labels(ix)
+    pending += _conditions(ix)
+    pending += _choice_properties(ix)
+    pending += _formulas(ix)
+    pending += _literals(triples, set(ix.instances(RKG.Constant)))
+    pending += _ranges(triples, ix)
+    pending += _contradictions(triples, ix)
     if shapes is not None:
-        found += [at(s, m) for s, m in _shacl(triples, shapes)]
+        pending += _shacl(triples, shapes)
+    if not extensions:
+        found = [Violation(*where.get(s, first), m) for s, m in pending]
+    else:
+        found = _at_extension(pending, extensions, where)
+    if extensions and not found:  # the guarantee: the bundled part of the merged KB is the bundled KB
+        from recipekg.knowledge.isolation import check
+
+        found += [Violation(file, line, message) for file, line, message in check(per_file, bundled)]
     return sorted(set(found))
+
+
+def _at_extension(pending: list[tuple[str, str]], extensions: list, where: dict) -> list[Violation]:
+    """Each ``(node, message)`` at an extension's own file and line: the bundled KB validates
+    clean on its own, so whatever is wrong with the merged one is the extension's. The node's
+    line in the extension (where it starts a block, else where the file names it), else that
+    of an extension node the message names, else the extension's first line."""
+    from recipekg.knowledge.rdfio import locate_in
+    from recipekg.knowledge.terms import PREFIXES
+
+    def named(message: str) -> list[str]:
+        out = [PREFIXES[m[1]] + m[2] for m in _SHORT.finditer(message) if m[1] in PREFIXES]
+        return out + [m[1] for m in _FULL.finditer(message)]
+
+    wanted = {s for s, _ in pending} | {i for _, m in pending for i in named(m)}
+    lines = {}
+    for path, _ in extensions:
+        for iri, line in locate_in(path, wanted - set(lines)).items():
+            lines[iri] = (str(path), line)
+    default = (str(extensions[0][0]), 1)
+    out = []
+    for s, m in pending:
+        place = lines.get(s) or next((lines[i] for i in named(m) if i in lines), None)
+        if place is None and s in where and os.path.abspath(where[s][0]) not in _bundled_paths():
+            place = where[s]
+        out.append(Violation(*(place or default), m))
+    return out
+
+
+_SHORT = re.compile(r"(?<![\w:/])([a-z]+):([\w][\w.-]*[\w]|[\w])")
+_FULL = re.compile(r"<(https?://[^>\s]+)>")
 
 
 def _bundled_paths() -> set[str]:
@@ -323,7 +356,11 @@ def _ranges(triples: list[Triple], ix: Index):
             yield (s, f"{_short(p)} links to a node ({_short(expected)}), not the text {o.lexical!r}")
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: Characters no text of the KB holds: C0 and C1 controls (ESC starts a terminal's escape
+#: sequences, CSI is one byte of them), line and paragraph breaks (each claim is shown on one
+#: line, so a break would forge lines of an answer), and the bidirectional embeddings,
+#: overrides and isolates (which make text read in another order than it is stored).
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _contradictions(triples: list[Triple], ix: Index):
@@ -356,7 +393,11 @@ def _bad_number(o: Lit) -> str | None:
         value = float(o.lexical)
     except ValueError:
         return f"{o.lexical!r} is not a valid {_short(o.datatype)}"
-    return None if math.isfinite(value) else f"must be a finite number, not {o.lexical}"
+    if not math.isfinite(value):
+        return f"must be a finite number, not {o.lexical[:40]}"
+    if value == 0.0 and re.search(r"[1-9]", o.lexical.lower().split("e")[0]):
+        return f"{o.lexical[:40]} underflows to 0 as a double: write the number in range (about 1e-308 or more)"
+    return None
 
 
 def _shacl(triples: list[Triple], shapes: Path):

@@ -107,12 +107,14 @@ class KBView:
         seen, out = set(), []
         for item in items:
             citations = item.get("citations") or {}
+            origin = item.get("origin")  # an extension's claim: each of its sources says so
             for p in item.get("sources", []):
                 pid = p["id"] if isinstance(p, dict) else p
-                if pid not in seen:
-                    seen.add(pid)
-                    out.append(p if isinstance(p, dict) else
-                               paper_json(p, self.snap, citations.get(p) or untyped_citation(p, self.snap)))
+                if (pid, repr(origin)) not in seen:
+                    seen.add((pid, repr(origin)))
+                    source = (p if isinstance(p, dict) else
+                              paper_json(p, self.snap, citations.get(p) or untyped_citation(p, self.snap)))
+                    out.append(dict(source, origin=origin) if origin and not source.get("origin") else source)
         return out
 
     def section(self, item: dict) -> str | None:

@@ -42,7 +42,14 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
         **({"step": int(rule["step"])} if rule["step"] is not None else {}),
         **({"procedure": snap["nodes"].get(rule["procedure"], {}).get("id", rule["procedure"])}
            if _ordered(rule, snap) else {}),
+        **origin_json(rule),
     }
+
+
+def origin_json(item: dict) -> dict:
+    """``{"origin": {"file", "line"}}`` for what an extension added (docs/security.md), else
+    nothing: every output copies it, so an extension's knowledge is never read as the KB's."""
+    return {"origin": item["origin"]} if item.get("origin") else {}
 
 
 def _ordered(rule: dict, snap: dict) -> bool:
@@ -52,14 +59,14 @@ def _ordered(rule: dict, snap: dict) -> bool:
 def disputed_json(iri: str, snap: dict) -> dict:
     other = snap["rules"][iri]
     return {"rule": iri, "id": other["id"], "text": other["text"],
-            "section": snap["sections"][other["section"]]["path"]}
+            "section": snap["sections"][other["section"]]["path"], **origin_json(other)}
 
 
 def paper_json(pid: str, snap: dict, citation: dict | None = None) -> dict:
     """A paper as answers name it; with ``citation`` (``{"role", "where"}``, what the paper
     does for the claim citing it) the source object of that claim."""
     p = snap["papers"][pid]
-    out = {"id": pid, "title": p["title"], "year": p["year"], "arxiv": p["arxiv"], "url": p["url"]}
+    out = {"id": pid, "title": p["title"], "year": p["year"], "arxiv": p["arxiv"], "url": p["url"], **origin_json(p)}
     if citation is not None:
         out["role"] = citation["role"]
         if citation.get("where"):
@@ -84,7 +91,7 @@ def choice_json(iri: str, snap: dict) -> dict:
     """A choice as answers name it: id, label, IRI, kinds and the papers that introduced it."""
     node = snap["nodes"][iri]
     return {"id": node["id"], "label": node["label"], "iri": iri, "kinds": node["kinds"],
-            "papers": [paper_json(p, snap, {"role": "method"}) for p in node["papers"]]}
+            "papers": [paper_json(p, snap, {"role": "method"}) for p in node["papers"]], **origin_json(node)}
 
 
 def result_json(iri: str, entry: dict, snap: dict) -> dict:
@@ -99,7 +106,8 @@ def result_json(iri: str, entry: dict, snap: dict) -> dict:
               "match": best_match(entry["because"]), "depth": len(snap["nodes"][iri].get("ancestors", ())),
               "strength": max((ranks.get(r["strength"]) or 0 for r in entry["because"]
                                if r["match"] in ("full", "general")), default=0),
-              "papers": choice["papers"], "because": entry["because"], "against": entry["against"]}
+              "papers": choice["papers"], "because": entry["because"], "against": entry["against"],
+              **origin_json(choice)}
     used = {g for r in entry["because"] if r["match"] in ("full", "general", "near") for u in r.get("uses", ())
             for g in u.split(" and ")}
     result["fits_more"] = sum(1 for d in entry.get("fits", ()) if d not in used)

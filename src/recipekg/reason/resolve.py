@@ -261,6 +261,9 @@ def _understood(c: Constraint, dim: dict, values: list[str], snap: dict) -> dict
     gaps = [no_advice(v, snap) for v in values if c.op in ("=", "in") and snap["nodes"][v].get("no_advice")]
     if gaps:
         out["no_advice"] = gaps
+    origin = next((snap["nodes"][v]["origin"] for v in values if snap["nodes"][v].get("origin")), None)
+    if origin:  # a value an extension added: the constraint says so (docs/security.md)
+        out["origin"] = origin
     return out
 
 
@@ -271,7 +274,8 @@ def no_advice(iri: str, snap: dict) -> dict:
     gap = node["no_advice"]
     section = snap["sections"].get(gap["nearest_section"] or "", {}).get("path")
     return {"value": node["id"], "label": node["label"], "message": gap["message"],
-            "nearest_query": gap["nearest_query"], "nearest_section": section}
+            "nearest_query": gap["nearest_query"], "nearest_section": section,
+            **({"origin": node["origin"]} if node.get("origin") else {})}
 
 
 def _merge_categorical(f: Facts, c: Constraint, values: list[str]) -> None:

@@ -153,11 +153,27 @@ def situate(reasons: list[dict], floor: float, unconstrained: float, most: int |
 def corroborated(reasons: list[dict]) -> float:
     """The noisy-or of reasons from different sections of the reference; rules of one section
     restate one claim (an OR split in two rules, a table row and its note), so only the
-    strongest of them counts."""
-    best: dict[str, float] = {}
+    strongest of them counts. An extension's rules have no section of the reference: theirs
+    is the evidence they rest on (:func:`evidence`), so sixty copies of one rule weigh as one.
+
+    >>> copy = {"contribution": 0.6, "section": "extension team.ttl", "origin": {"file": "team.ttl", "line": 3},
+    ...         "sources": [{"id": "grinsztajn2022"}]}
+    >>> round(corroborated([copy] * 60), 4), round(corroborated([copy, {**copy, "sources": [{"id": "ke2017"}]}]), 4)
+    (0.6, 0.84)
+    """
+    best: dict = {}
     for r in reasons:
-        best[r["section"]] = max(best.get(r["section"], 0.0), r["contribution"])
+        key = evidence(r)
+        best[key] = max(best.get(key, 0.0), r["contribution"])
     return noisy_or(best.values())
+
+
+def evidence(reason: dict):
+    """What a reason's claim rests on, for counting it once: the reference's section for its
+    own rules, the set of sources for an extension's (``origin``)."""
+    if not reason.get("origin"):
+        return reason["section"]
+    return ("extension", tuple(sorted({s["id"] if isinstance(s, dict) else s for s in reason.get("sources", ())})))
 
 
 def support(reasons: list[dict]) -> float:
@@ -179,6 +195,7 @@ def tally(because: list[dict], against: list[dict], default_support: float | Non
     is the noisy-or of those partial reasons, for minus against, and ranks it within its group.
     ``specificity`` (see :func:`specificity`) ranks before the score within a group.
     """
+    because, against = once(because), once(against)
     deciding_for = [r for r in because if _decides(r)]
     deciding_against = [r for r in against if _decides(r)]
     if deciding_for or deciding_against or any(r.get("role") == "comparison" and r["match"] == "full"
@@ -190,6 +207,18 @@ def tally(because: list[dict], against: list[dict], default_support: float | Non
     pos = noisy_or(r["contribution"] for r in because)
     neg = noisy_or(r["contribution"] for r in against)
     return {"group": WOULD_APPLY, "score": round(pos - neg, 4), "support": round(pos, 4), "specificity": [0, 0, 0]}
+
+
+def once(reasons: list[dict]) -> list[dict]:
+    """``reasons`` with an extension's evidence counted once: of its reasons resting on the same
+    sources (:func:`evidence`), only the strongest stays; the reference's own are all kept."""
+    kept, best = [], {}
+    for r in reasons:
+        if not r.get("origin"):
+            kept.append(r)
+        elif (key := evidence(r)) not in best or r["contribution"] > best[key]["contribution"]:
+            best[key] = r
+    return kept + list(best.values()) if best else kept
 
 
 def best_match(reasons: list[dict]) -> str:

@@ -132,7 +132,7 @@ def _method(facts: dict, approach: dict, snap: dict) -> tuple[str, str]:
     given = facts.get("method")
     if given is not None and given.values and len(given.values) == 1:
         return next(iter(given.values)), "given"
-    methods = snap["recipe"]["methods"]
+    methods = snap["training_methods"]
     for r in approach["results"]:
         if r["group"] == "matches" and r["score"] > 0 and r["iri"] in methods:
             return methods[r["iri"]], r["iri"]

@@ -36,7 +36,7 @@ def _no_pick(what: str, answer: dict, kind: str) -> dict:
 def _ranked(ctx, kind: str, section: str, snap: dict) -> list[dict]:
     """The choices of ``kind`` that match the constraints, score above 0 and are shown in
     ``section`` (``rkg:recipeSection``), each as an item."""
-    where = snap["recipe"]["sections"]
+    where = snap["recipe_sections"]
     out = []
     for r in ctx.rankings[kind]["results"]:
         if r["group"] != "matches" or r["score"] <= 0 or where.get(r["iri"]) != section or not holds(r["iri"], ctx, snap):
@@ -51,7 +51,7 @@ def holds(choice: str, ctx, snap: dict) -> bool:
     """Whether every condition a recipe shows ``choice`` under holds for the recipe's facts."""
     from recipekg.reason.conditions import HELD, status
 
-    conditions = snap["recipe"]["choice_conditions"].get(choice, ())
+    conditions = snap["choice_conditions"].get(choice, ())
     return all(status(snap["conditions"][c], ctx.facts, snap) == HELD for c in conditions)
 
 
@@ -88,7 +88,7 @@ def ruled_out(answer: dict, kind: str) -> list[dict]:
 
 def approach(ctx, plan, snap: dict) -> list[dict]:
     answer = ctx.rankings["approach"]
-    where, methods = snap["recipe"]["sections"], snap["recipe"]["methods"]
+    where, methods = snap["recipe_sections"], snap["training_methods"]
     picked = [r for r in answer["results"] if r["group"] == "matches" and r["score"] > 0
               and where.get(r["iri"], "approach") == "approach"
               and methods.get(r["iri"], ctx.method) == ctx.method]  # never one that trains another way
@@ -242,7 +242,7 @@ def risks(ctx, plan, snap: dict) -> list[dict]:
     from recipekg.reason.conditions import HELD, status
 
     out = []
-    for mode, conditions in snap["recipe"]["failure_modes"].items():
+    for mode, conditions in snap["failure_modes"].items():
         node = snap["nodes"][mode]
         if node.get("no_advice") or any(status(snap["conditions"][c], ctx.facts, snap) != HELD for c in conditions):
             continue

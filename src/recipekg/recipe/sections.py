@@ -13,7 +13,7 @@ fitted value, or an unsourced item saying so::
 
 from __future__ import annotations
 
-from recipekg.reason.answers import sources_json
+from recipekg.reason.answers import origin_json, sources_json
 from recipekg.recipe import parts
 from recipekg.recipe.items import item, unsourced
 from recipekg.recipe.settings import applying, closure, relevant
@@ -39,7 +39,7 @@ def sections(ctx, plan: dict | None, snap: dict) -> list[dict]:
 def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, snap: dict) -> list[dict]:
     """The items of one section's hyperparameters: a sourced setting, plan's fitted value
     for it, or unsourced."""
-    hyper = snap["recipe"]["hyperparameters"]
+    hyper = snap["hyperparameters"]
     out = []
     for group in groups:
         if hyper[group]["section"] != section:
@@ -57,15 +57,15 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
 def setting_item(name: str, chosen: dict, snap: dict) -> dict:
     const = snap["constants"][chosen["constant"]]
     owner = snap["nodes"].get(chosen["owner"], {}).get("label", chosen["owner"])
-    label = snap["recipe"]["hyperparameters"][name]["label"]
+    label = snap["hyperparameters"][name]["label"]
     text = chosen["label"] or _number(chosen["value"], chosen["unit"], label)
     more = {"alternatives": [{"value": a["value"], "text": a["label"] or _number(a["value"], a["unit"], label),
                               "setting": snap["constants"][a["constant"]]["id"],
                               "sources": sources_json(snap["constants"][a["constant"]], snap)}
                              for a in chosen["alternatives"]]}
-    return item(snap["recipe"]["hyperparameters"][name]["label"], chosen["value"], text,
+    return item(snap["hyperparameters"][name]["label"], chosen["value"], text,
                 f"{const['text']} (a setting of {owner})", sources_json(const, snap),
-                hyperparameter=name, setting=const["id"], unit=chosen["unit"], **more)
+                hyperparameter=name, setting=const["id"], unit=chosen["unit"], **more, **origin_json(const))
 
 
 def planned_item(name: str, plan: dict | None, snap: dict) -> dict | None:
@@ -97,7 +97,7 @@ def published(key: str, params: float | None, unit: str | None, snap: dict) -> l
 
 
 def _no_setting(group: str, ctx, snap: dict) -> str:
-    hyper = snap["recipe"]["hyperparameters"][group]
+    hyper = snap["hyperparameters"][group]
     arch = snap["nodes"][ctx.architecture]["label"] if ctx.architecture else "this architecture"
     method = f" ({snap['nodes'][ctx.method]['label'].lower()})" if ctx.method else ""
     return f"the KB holds no sourced {hyper['label']} for {arch}{method}; set it from your own tuning"

@@ -36,12 +36,15 @@ def closure(nodes: list[str], snap: dict) -> list[str]:
 
 def applying(context: list[str], facts: dict, snap: dict) -> dict[str, dict]:
     """Hyperparameter name → the winning setting among those that apply (see the module)."""
-    recipe = snap["recipe"]
     depth = {n: len(snap["nodes"].get(n, {}).get("ancestors", ())) for n in closure(context, snap)}
+    owned: dict[str, list[str]] = {}
+    for c, s in snap["settings"].items():
+        for owner in s["owners"]:
+            owned.setdefault(owner, []).append(c)
     found: dict[str, list[dict]] = {}
     for node in depth:
-        for c in recipe["settings"].get(node, ()):
-            s = recipe["setting"][c]
+        for c in owned.get(node, ()):
+            s = snap["settings"][c]
             statuses = [status(snap["conditions"][x], facts, snap) for x in s["conditions"]]
             if FAILED in statuses or any(st != HELD for st in statuses):
                 continue
@@ -69,7 +72,7 @@ def relevant(context: list[str], regimes: list[str], snap: dict) -> list[str]:
     are in the context."""
     nodes = set(closure(context, snap))
     out = []
-    for name, h in sorted(snap["recipe"]["hyperparameters"].items(), key=lambda kv: (kv[1]["order"] or 0, kv[0])):
+    for name, h in sorted(snap["hyperparameters"].items(), key=lambda kv: (kv[1]["order"] or 0, kv[0])):
         if h["needs_regime"] and not set(h["needs_regime"]) & set(regimes):
             continue
         if h["applies_to"] and not set(h["applies_to"]) & nodes:
@@ -83,5 +86,5 @@ def regimes_of(architecture: str | None, snap: dict) -> list[str]:
     """The regimes an architecture is trained in, through its broader families."""
     if architecture is None:
         return []
-    regimes = snap["recipe"]["regimes"]
+    regimes = snap["regimes"]
     return sorted({r for n in closure([architecture], snap) for r in regimes.get(n, ())})

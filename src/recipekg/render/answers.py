@@ -27,7 +27,12 @@ def render_text(a: dict) -> str:
 
 
 def render_markdown(a: dict) -> str:
-    return _renderer(a["statement"])(a, md=True) + recency_lines(a, md=True)
+    """Markdown, every piece of KB and query text in it escaped
+    (:func:`recipekg.render.tables.markdown_safe`)."""
+    from recipekg.render.tables import markdown_safe
+
+    safe = markdown_safe(a)
+    return _renderer(a["statement"])(safe, md=True) + recency_lines(safe, md=True)
 
 
 def recency_lines(a: dict, md: bool) -> str:

@@ -36,9 +36,10 @@ def format_constraint(c: dict) -> str:
 def constraint_label(c: dict) -> str:
     """:func:`format_constraint`, saying where a derived constraint comes from, and how a
     value given in bits was read."""
+    own = f" [extension {c['origin']['file']}, line {c['origin']['line']}]" if c.get("origin") else ""
     if c.get("given_as") and c.get("note"):
-        return format_constraint(c) + f" (given as {c['given_as']}: {c['note']}, 8 bits to a byte)"
-    return format_constraint(c) + (f" (from {c['derived_from']})" if c.get("derived_from") else "")
+        return format_constraint(c) + f" (given as {c['given_as']}: {c['note']}, 8 bits to a byte)" + own
+    return format_constraint(c) + (f" (from {c['derived_from']})" if c.get("derived_from") else "") + own
 
 
 def constraint_line(constraints: list[dict]) -> str:
@@ -62,7 +63,8 @@ def no_advice_lines(constraints: list[dict]) -> list[str]:
     out = []
     for c in constraints:
         for gap in c.get("no_advice", ()):
-            out.append(f"no advice: {c['dimension']} = {gap['value']} — {gap['message']} {OTHERS_ALONE}")
+            own = f" (extension {gap['origin']['file']}, line {gap['origin']['line']})" if gap.get("origin") else ""
+            out.append(f"no advice: {c['dimension']} = {gap['value']}{own} — {gap['message']} {OTHERS_ALONE}")
             if gap.get("nearest_query"):
                 where = f" (section {gap['nearest_section']})" if gap.get("nearest_section") else ""
                 out.append(f"  nearest advice it has (a different question, not this answer): "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.situation import excluded_lines, property_text, unused_lines
-from recipekg.render.sources import caveat_line, sources_short, sources_text
+from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 
 
 def render_explain(a: dict, md: bool) -> str:
@@ -19,7 +19,8 @@ def render_explain(a: dict, md: bool) -> str:
     rank = f"rank {a['rank']} among {a['kind']} choices" if a["rank"] else f"not ranked among {a['kind']} choices"
     member = a.get("member_of")
     rank += f", in the entry of its family {member['label']} ({member['id']})" if member else ""
-    head = f"explain {c['label']} ({c['id']}) — {rank}"
+    own = f" [{origin_text(c)}]" if c.get("origin") else ""
+    head = f"explain {c['label']} ({c['id']}){own} — {rank}"
     out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
            *no_advice_lines(a["constraints"]), *unused_lines(a.get("unused"), md)]
     if c.get("definition"):
@@ -42,7 +43,8 @@ def render_explain(a: dict, md: bool) -> str:
         out.append(f"{'- ' if md else ''}{side}{about} [{x['strength']}] {x['text']}  ({verdict})")
         for cond in x["conditions"]:
             out.append(f"    {cond['status']:>9}: {cond['condition']}")
-        out.append(f"    section: {x['section']}; sources: {sources_text(x['sources'])}")
+        where = f"from: {origin_text(x)}, not the reference" if x.get("origin") else f"section: {x['section']}"
+        out.append(f"    {where}; sources: {sources_text(x['sources'])}")
         out += caveat_line(x, "    ")
     if a.get("group") == "would apply":
         out.append(f"\nIt is among the choices that would also apply: every rule for or against it waits for "

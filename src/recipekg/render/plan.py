@@ -20,7 +20,7 @@ from recipekg.render import numbers as units
 from recipekg.render.numbers import quantity_value
 from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.sources import sources_short
-from recipekg.render.tables import table
+from recipekg.render.tables import md_code, table
 
 
 class _Page:
@@ -97,13 +97,13 @@ def _quantities_md(page: _Page, quantities: list[dict]) -> None:
     page.head("Quantities")
     rows = []
     for q in quantities:
-        formula = f"`{q['formula']['expression']}` ({q['formula']['id']})" if q["formula"] else ""
-        caveats = "".join(f"<br>*caveat ({c['of']})*: {_stars(c['text'])}" for c in q.get("caveats", []))
-        rows.append((q["name"], f"**{quantity_value(q)}**", _stars(q["derivation"]) + table_note(q) + caveats, formula,
+        formula = f"{md_code(q['formula']['expression'])} ({q['formula']['id']})" if q["formula"] else ""
+        caveats = "".join(f"<br>*caveat ({c['of']})*: {c['text']}" for c in q.get("caveats", []))
+        rows.append((q["name"], f"**{quantity_value(q)}**", q["derivation"] + table_note(q) + caveats, formula,
                      f"{page.cite(q['sources'])}{' — ' + q['section'] if q.get('section') else ''}"))
         for p in q.get("parts", []):
-            symbols = "`, `".join(c["symbol"] or c["id"] for c in p["constants"])
-            rows.append((f"↳ {p['label']}", quantity_value(p), _stars(p["derivation"]), f"`{symbols}`",
+            symbols = ", ".join(md_code(c["symbol"] or c["id"]) for c in p["constants"])
+            rows.append((f"↳ {p['label']}", quantity_value(p), p["derivation"], symbols,
                          page.cite(p["sources"])))
     page.lines += ["", *table(["quantity", "value", "how", "formula", "sources"], rows, md=True)]
 
@@ -253,8 +253,3 @@ def table_note(q: dict) -> str:
         formula = units.amount(t["formula_value_on_table_hardware"], unit=q["unit"])
         return f"   (reference table: {shown} on {t['hardware']}; this formula on {t['hardware']}: {formula})"
     return f"   (reference table: {shown})"
-
-
-def _stars(text: str) -> str:
-    """``*`` escaped for Markdown (the table escapes ``|``)."""
-    return text.replace("*", "\\*")

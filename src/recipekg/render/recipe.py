@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.situation import unused_lines
-from recipekg.render.sources import sources_short
+from recipekg.render.sources import origin_text, sources_short
 from recipekg.render.tables import table
 
 
@@ -41,7 +41,8 @@ def _context(c: dict) -> str:
 
 def _item_text(it: dict) -> list[str]:
     flag = "  [unsourced]" if it.get("unsourced") else "  [give more]" if it.get("needs") else ""
-    lines = [f"  {it['what']}: {it['text']}{flag}"]
+    own = f"  [{origin_text(it)}, not the KB's]" if it.get("origin") else ""
+    lines = [f"  {it['what']}: {it['text']}{flag}{own}"]
     if it.get("why"):
         lines.append(f"      {it['why']}")
     if it.get("alternatives"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.numbers import value
 from recipekg.render.situation import entry_name, excluded_lines, near_lines, note_lines, unused_lines
-from recipekg.render.sources import caveat_line, sources_short, sources_text
+from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 from recipekg.render.tables import table
 
 MATCHES_HEAD = "matches your constraints"
@@ -85,16 +85,20 @@ def _row(r: dict) -> tuple:
     why = "<br>".join(_reason_md(x, r) for x in reasons)
     if r.get("waits_for"):
         why += f"<br>*waits for: {', '.join(r['waits_for'])}*"
+    if hidden := _hidden_origins(r, reasons):
+        why += f"<br>*more rules{hidden}*"
     srcs = sources_short([s for x in reasons for s in x["sources"]], sep="<br>")
     notes = note_lines(r, "")
     if notes:
         why += "".join(f"<br>*{n}*" for n in notes)
-    return (r["rank"], f"{entry_name(r)} (`{r['id']}`)", f"{r['score']:.2f}", why, srcs)
+    own = f" *{origin_text(r)}*" if r.get("origin") else ""
+    return (r["rank"], f"{entry_name(r)} (`{r['id']}`){own}", f"{r['score']:.2f}", why, srcs)
 
 
 def _result_text(r: dict) -> list[str]:
     waits = f"  (waits for: {', '.join(r['waits_for'])})" if r.get("waits_for") else ""
-    out = [f"{r['rank']:>2}. {entry_name(r)} ({r['id']})  score {r['score']:.2f}{waits}"]
+    own = f"  [{origin_text(r)}]" if r.get("origin") else ""
+    out = [f"{r['rank']:>2}. {entry_name(r)} ({r['id']}){own}  score {r['score']:.2f}{waits}"]
     because, against = _shown(r, "because"), _shown(r, "against")
     for x in because:
         out += reason_text(x, "+")
@@ -103,8 +107,19 @@ def _result_text(r: dict) -> list[str]:
     out += note_lines(r, "    ")
     more = len(r["because"]) + len(r["against"]) - len(because) - len(against)
     if more > 0:
-        out.append(f"      … {more} more rule{'s' * (more != 1)} (--format json or explain {r['id']})")
+        out.append(f"      … {more} more rule{'s' * (more != 1)} (--format json or explain {r['id']})"
+                   + _hidden_origins(r, because + against))
     return out
+
+
+def _hidden_origins(r: dict, shown: list[dict]) -> str:
+    """``, of which N from extension FILE, line L, ...``: the extension rules that count for a
+    result but are not listed, so a score never changes without naming the extension."""
+    hidden = [x for x in r["because"] + r["against"] if x.get("origin") and x not in shown]
+    if not hidden:
+        return ""
+    places = list(dict.fromkeys(origin_text(x) for x in hidden))
+    return f", {len(hidden)} of them from the " + "; ".join(places[:3]) + ("; ..." if len(places) > 3 else "")
 
 
 def reason_text(x: dict, sign: str) -> list[str]:
@@ -114,16 +129,18 @@ def reason_text(x: dict, sign: str) -> list[str]:
     missed = (f" (missed narrowly: {near['dimension']} {value(near['value'], near.get('unit'))} against "
               f"{value(near['threshold'], near.get('unit'))})" if near else "")
     lines = [f"    {sign} [{x['strength']}, {x['match']}] {via}{step}{x['text']}{missed}",
-             f"      section: {x['section']}",
+             f"      from: {origin_text(x)}, not the reference" if x.get("origin") else f"      section: {x['section']}",
              f"      sources: {sources_text(x['sources'])}", *caveat_line(x, "      ")]
-    for d in x.get("disputed_by", []):
-        lines.append(f"      ! the reference disagrees ({d['section']}): {d['text']}")
+    for d in x.get("disputed_by", []):  # an extension's rule never speaks as the reference
+        who = f"the {origin_text(d)} disagrees" if d.get("origin") else f"the reference disagrees ({d['section']})"
+        lines.append(f"      ! {who}: {d['text']}")
     return lines
 
 
 def _reason_md(x: dict, r: dict) -> str:
     sign = "against: " if x in r["against"] else ""
     step = (f"(about {x['via']['label']}) " if x.get("via") else "") + (f"step {x['step']}: " if x.get("procedure") else "")
-    disputed = "".join(f" ⚠ disputed by *{d['section']}*" for d in x.get("disputed_by", []))
+    disputed = "".join(f" ⚠ disputed by *{origin_text(d) or d['section']}*" for d in x.get("disputed_by", []))
     caveat = f"<br>*caveat: {x['caveat']}*" if x.get("caveat") else ""
-    return f"{sign}**{x['strength']}**, {x['match']}: {step}{x['text']} (*{x['section']}*){disputed}{caveat}"
+    where = f"{origin_text(x)}, not the reference" if x.get("origin") else x["section"]
+    return f"{sign}**{x['strength']}**, {x['match']}: {step}{x['text']} (*{where}*){disputed}{caveat}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 from recipekg.render.sources import REFERENCE_WORDS, role_text
-from recipekg.render.tables import md_cell, table
+from recipekg.render.tables import markdown_safe, md_cell, md_text, table
 
 
 def render_stats(s: dict, fmt: str) -> str:
@@ -22,6 +22,7 @@ def render_stats(s: dict, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(s, indent=2)
     md = fmt == "markdown"
+    s = markdown_safe(s) if md else s
     out = ["# recipekg stats" if md else "recipekg stats",
            f"triples: {s['triples']}  rules: {s['rules']}  conditions: {s['conditions']}  "
            f"papers: {s['papers']}  dimensions: {s['dimensions']} (recipekg vocab lists them)", ""]
@@ -49,6 +50,7 @@ def render_papers(rows: list[dict], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(rows, indent=2, ensure_ascii=False)
     md = fmt == "markdown"
+    rows = markdown_safe(rows) if md else rows
     cells = [(f"`{r['id']}`" if md else r["id"], r["claims"], _roles(r.get("roles") or {}), r["entities"],
               r["year"] or "", r["title"]) for r in rows]
     lines = table(["paper", "claims", "as", "entities", "year", "title"], cells, md=md, right={1, 3, 4})
@@ -68,6 +70,8 @@ def render_paper(back: dict, reference: str, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(back, indent=2, ensure_ascii=False)
     md = fmt == "markdown"
+    if md:
+        back, reference = markdown_safe(back), md_text(reference)
     p, n = back["paper"], len(back["claims"])
     out = [f"# {p['id']}: {p['title']}" if md else f"{p['id']} — {p['title']}", reference, "",
            f"{'## ' if md else ''}cited by {n} claim{'s' * (n != 1)}"]
@@ -130,6 +134,7 @@ def render_audit(r: dict, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(r, indent=2, ensure_ascii=False)
     md = fmt == "markdown"
+    r = markdown_safe(r) if md else r
     head = f"provenance of the {r['scope']}: {r['claims']} claims, {r['links']} links ({r['typed']} typed, {r['untyped']} untyped)"
     out = [head, ""]
     if md:

@@ -29,10 +29,20 @@ def role_text(s: dict) -> str:
     return f"{role}: {s['where']}" if s.get("where") else role
 
 
+def origin_text(item: dict) -> str:
+    """``extension FILE, line N`` for what an extension added (its ``origin``), else ``""``.
+
+    >>> origin_text({"origin": {"file": "team.ttl", "line": 12}}), origin_text({})
+    ('extension team.ttl, line 12', '')
+    """
+    o = item.get("origin") if isinstance(item, dict) else None
+    return f"extension {o['file']}, line {o['line']}" if o else ""
+
+
 def source_text(s: dict) -> str:
     """One source: its id, role and where to find it (arXiv id or URL)."""
     link = None if s.get("role") == "reference" else (f"arXiv:{s['arxiv']}" if s.get("arxiv") else s.get("url"))
-    inside = "; ".join(x for x in (role_text(s), link) if x)
+    inside = "; ".join(x for x in (role_text(s), link, origin_text(s)) if x)
     return f"{s['id']} ({inside})" if inside else s["id"]
 
 
@@ -43,7 +53,7 @@ def sources_text(sources: list[dict]) -> str:
 
 def source_short(s: dict) -> str:
     """One source with its role, without the link (tables, plan lines)."""
-    role = role_text(s)
+    role = "; ".join(x for x in (role_text(s), origin_text(s)) if x)
     return f"{s['id']} ({role})" if role else s["id"]
 
 

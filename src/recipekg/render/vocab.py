@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from recipekg.render.tables import md_cell, table
+from recipekg.render.tables import markdown_safe, md_cell, md_code, table
 
 _KIND_WORDS = {"categorical": "a name", "count": "a number", "bytes": "a size",
                "duration": "a duration", "ratio": "a fraction"}
@@ -30,6 +30,7 @@ def render_vocab(doc: dict, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(doc, indent=2, ensure_ascii=False)
     md = fmt == "markdown"
+    doc = markdown_safe(doc) if md else doc
     out = ["# recipekg vocabulary", ""] if md else []
     out.append(f"## dimensions ({len(doc['dimensions'])})" if md else f"dimensions ({len(doc['dimensions'])})")
     for d in doc["dimensions"]:
@@ -82,7 +83,7 @@ def _dimension_text(d: dict) -> list[str]:
 def _dimension_md(d: dict) -> list[str]:
     out = [f"### `{d['name']}`", "", md_cell(d["definition"] or ""), "",
            f"- takes: {_what(d)}", f"- also spelt: {', '.join(f'`{a}`' for a in d['aliases']) or '—'}",
-           f"- example: `{d['example']}`"]
+           f"- example: {md_code(d['example'])}"]
     if "values" in d:
         rows = [(f"`{v['id']}`", md_cell(v["label"]), ", ".join(v["aliases"]), ", ".join(v["broader"]),
                  ", ".join(v["narrower"]),

@@ -88,7 +88,10 @@ def evaluation(row: dict, snap: dict) -> tuple[dict, dict]:
     if any(s not in snap["papers"] for s in sources) or row["section"] not in snap["sections"] \
             or row["strength"] not in snap["strengths"]:
         raise EngineError(f"the engine's KB describes rule {iri} differently from the local KB")
-    view = {**rule, "conditions": conds, "strength": row["strength"], "section": row["section"],
+    # an extension's rule is filed under the extension, never under the section it names
+    # (recipekg.knowledge.origin): the engine's graph holds the named one
+    section = rule["section"] if rule.get("origin") else row["section"]
+    view = {**rule, "conditions": conds, "strength": row["strength"], "section": section,
             "sources": sources}
     ev = {"fires": engaged(statuses), "statuses": statuses, "conditions": [snap["conditions"][c] for c in conds],
           "contribution": contribution(statuses, weight=row["weight"], unconstrained=row["unconstrainedFactor"],

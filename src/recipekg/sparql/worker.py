@@ -65,13 +65,45 @@ def is_federated(text: str) -> bool:
     return bool(_SERVICE.search(_OPAQUE.sub(" ", text)))
 
 
+#: The deepest nesting of ``{ ( [`` a query may have: pyoxigraph's parser recurses on each
+#: level and overflows the worker's stack (a segmentation fault) a few thousand levels down.
+MAX_DEPTH = 100
+
+
+def nesting(text: str) -> int:
+    """How deeply ``{``, ``(`` and ``[`` nest in ``text`` (outside strings, IRIs and comments).
+
+    >>> nesting("SELECT * { ?s ?p ?o FILTER((?o > 1)) }"), nesting('SELECT * { ?s ?p "{{{{" }')
+    (3, 1)
+    """
+    depth = deepest = 0
+    for c in _OPAQUE.sub(" ", text):
+        if c in "{([":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "})]":
+            depth = max(0, depth - 1)
+    return deepest
+
+
+def refusal(query: str) -> bytes | None:
+    """Why the endpoint refuses ``query`` before any worker sees it (a 400), or None."""
+    if is_federated(query):
+        return b"SERVICE (a federated query) is refused: this endpoint queries its own graph only\n"
+    if nesting(query) > MAX_DEPTH:
+        return (f"the query nests braces, parentheses or brackets more than {MAX_DEPTH} levels deep: "
+                f"this endpoint refuses it\n").encode()
+    return None
+
+
 def evaluate(store, query: str, accept: str, max_results: int, prefixes: dict | None = None):
     """``(status, media type, body, truncated)`` for ``query`` on ``store``: at most
     ``max_results`` solutions or triples (``truncated`` is True when more were cut), in the
     media type ``accept`` prefers; 400 for a malformed query, an update or a federated query
     (``SERVICE``), 406 for an ``Accept`` this result cannot meet."""
-    if is_federated(query):
-        return 400, TEXT, b"SERVICE (a federated query) is refused: this endpoint queries its own graph only\n", False
+    refused = refusal(query)
+    if refused is not None:
+        return 400, TEXT, refused, False
     try:
         answer = store.query(query)
     except SyntaxError as exc:
@@ -137,10 +169,12 @@ class Timeout(Exception):
 
 
 class Worker:
-    """One worker process and the bytes it has written but nobody read yet."""
+    """One worker process (``python -m MODULE FILE...``, answering one JSON request line with
+    a JSON header line and a body, as :func:`serve` does) and the bytes it has written but
+    nobody read yet."""
 
-    def __init__(self, files, startup_seconds: float) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "recipekg.sparql.worker", *map(str, files)],
+    def __init__(self, files, startup_seconds: float, module: str = "recipekg.sparql.worker") -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", module, *map(str, files)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self._buffer = b""
         if self._line(time.monotonic() + startup_seconds) != b"ready":
@@ -184,17 +218,22 @@ class Worker:
 
 
 class WorkerPool:
-    """At most ``size`` workers over ``files``; :meth:`run` answers one query in at most
-    ``timeout`` seconds (plus a new worker's start) or raises :class:`Timeout`."""
+    """At most ``size`` workers (processes of ``module``) over ``files``; :meth:`run` answers
+    one query in at most ``timeout`` seconds (plus a new worker's start) or raises
+    :class:`Timeout` (the worker is stopped); :meth:`ask` sends any request."""
 
-    def __init__(self, files, *, size: int, timeout: float, max_results: int, startup_seconds: float = 120.0):
+    def __init__(self, files, *, size: int, timeout: float, max_results: int = 0, startup_seconds: float = 120.0,
+                 module: str = "recipekg.sparql.worker"):
         self.files, self.timeout, self.max_results = list(files), timeout, max_results
-        self.startup_seconds = startup_seconds
+        self.startup_seconds, self.module = startup_seconds, module
         self.idle: list[Worker] = []
         self.slots = threading.BoundedSemaphore(size)
         self._lock = threading.Lock()
 
     def run(self, query: str, accept: str) -> tuple[dict, bytes]:
+        return self.ask({"query": query, "accept": accept, "max_results": self.max_results})
+
+    def ask(self, request: dict) -> tuple[dict, bytes]:
         if not self.slots.acquire(timeout=self.timeout):
             raise Timeout(busy=True)
         try:
@@ -203,10 +242,9 @@ class WorkerPool:
             if worker is not None and worker.proc.poll() is not None:  # died while idle
                 worker.stop()
                 worker = None
-            worker = worker or Worker(self.files, self.startup_seconds)
+            worker = worker or Worker(self.files, self.startup_seconds, self.module)
             try:
-                answer = worker.ask({"query": query, "accept": accept, "max_results": self.max_results},
-                                    self.timeout)
+                answer = worker.ask(request, self.timeout)
             except BaseException:
                 worker.stop()
                 raise

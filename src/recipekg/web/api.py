@@ -4,7 +4,8 @@ and CORS.
 - ``GET /api/query?q=STATEMENTS`` and ``POST /api/query`` (a JSON body ``{"q": ...}``, a form
   field ``q`` or a ``text/plain`` body) answer with the document ``recipekg query --format
   json`` prints: one object for one statement, an array for several. An error is the same
-  ``{"error": {...}}`` object with status 400 (500 for a bug).
+  ``{"error": {...}}`` object with status 400 (500 for a bug; 503, kind ``limit``, for a
+  query stopped at the server's time limit: :mod:`recipekg.web.answering`).
 - ``GET /?q=...`` with ``Accept: application/json`` preferred over HTML answers the same JSON.
 - CORS is off: no ``Access-Control-Allow-Origin`` unless ``recipekg serve --cors ORIGIN``
   names the requesting origin (or ``*``), and then only on ``/api/...`` and ``/sparql``.
@@ -27,6 +28,7 @@ from recipekg.errors import RecipeKGError, UsageError
 from recipekg.limits import MAX_QUERY_CHARS, MAX_WEB_QUERY_CHARS
 from recipekg.render.answers import render_answers
 from recipekg.render.errors import error_output
+from recipekg.web.answering import app_answers
 
 JSON = "application/json; charset=utf-8"
 CORS_PATHS = ("/api/", "/sparql")
@@ -40,11 +42,12 @@ def json_answer(text: str | None, cap: int) -> Response:
                              expected=["recommend <kind> where ...", "plan where ...", "explain <choice> where ..."])
         if len(text) > cap:
             raise UsageError(f"the query is too long ({len(text)} characters; at most {cap})")
-        body = render_answers(current_app.extensions["recipekg"]["kb"].query(text), "json")
+        body = render_answers(app_answers(text), "json")
         return Response(body + "\n", status=200, content_type=JSON)
     except RecipeKGError as exc:
-        return Response(error_output(exc, "json")[0] + "\n", status=500 if exc.kind == "internal" else 400,
-                        content_type=JSON)
+        status = {"internal": 500, "limit": 503}.get(exc.kind, 400)
+        return Response(error_output(exc, "json")[0] + "\n", status=status, content_type=JSON,
+                        headers={"Retry-After": "5"} if status == 503 else None)
 
 
 def posted_text() -> str | None:

@@ -57,12 +57,15 @@ def host_name(host: str) -> str:
     return host.partition(":")[0]
 
 
-def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, cors_origins=(), sparql=None):
+def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, cors_origins=(), sparql=None,
+               answers=None):
     """The Flask app over ``kb`` (default: the bundled KB merged with ``extensions``), loaded
     once: every request and thread answers from it. ``page_cache``: the answer pages' cache
     (default: a :class:`~recipekg.web.cache.PageCache` of the default size). The JSON API
     (:mod:`recipekg.web.api`) answers cross-origin requests from ``cors_origins`` only;
-    ``sparql``: the ``/sparql`` endpoint's limits (:func:`recipekg.web.sparql_endpoint.register`)."""
+    ``sparql``: the ``/sparql`` endpoint's limits (:func:`recipekg.web.sparql_endpoint.register`);
+    ``answers``: ``{"timeout", "size"}`` to answer queries in worker processes with that time
+    limit (:mod:`recipekg.web.answering`; ``recipekg serve`` does), else in the request's thread."""
     from flask import Flask, g, render_template, request
 
     from recipekg.errors import INTERNAL_ERROR
@@ -88,7 +91,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     trusted = {host_name(h) for h in trusted_hosts or ()}
     graph = CiteGraph(kb.snap)
     pages = page_cache if page_cache is not None else PageCache()
-    app.extensions["recipekg"] = {"kb": kb, "graph": graph, "pages": pages}
+    app.extensions["recipekg"] = {"kb": kb, "graph": graph, "pages": pages, "answers_settings": answers}
 
     @app.before_request
     def nonce():

@@ -59,9 +59,11 @@ class PageCache:
         """The characters of the pages held."""
         return self._chars
 
-    def page(self, key: str, nonce: str, render) -> str:
+    def page(self, key: str, nonce: str, render, keep=None) -> str:
         """The page for ``key`` with ``nonce`` in place; ``render(placeholder)`` makes it on a
-        miss. Two threads missing the same key at once may both render it (same text)."""
+        miss, stored unless ``keep()`` says not (a query stopped at the time limit: another try
+        may find a worker free). Two threads missing the same key at once may both render it
+        (same text)."""
         with self._lock:
             parts = self._pages.get(key)
             if parts is not None:
@@ -69,7 +71,8 @@ class PageCache:
                 self.hits += 1
         if parts is None:
             parts = render(self.placeholder).split(self.placeholder)
-            self._store(key, parts)
+            if keep is None or keep():
+                self._store(key, parts)
         return nonce.join(parts)
 
     def _store(self, key: str, parts: list[str]) -> None:

@@ -36,7 +36,7 @@ _ERROR = {
         "type": "object",
         "required": ["kind", "message", "line", "column", "expected", "suggestions"],
         "properties": {
-            "kind": {"enum": ["syntax", "unknown-name", "value", "kb", "usage", "engine", "internal", "error"]},
+            "kind": {"enum": ["syntax", "unknown-name", "value", "kb", "usage", "engine", "limit", "internal", "error"]},
             "message": {"type": "string"},
             "line": {"type": ["integer", "null"]},
             "column": {"type": ["integer", "null"]},
@@ -68,7 +68,9 @@ def _query_operation(summary: str, *, post: bool) -> dict:
     op = {"summary": summary,
           "responses": {"200": _json("the answer (one statement) or the answers in order", "Answers"),
                         "400": _json("the user's error, with its line and column", "Error"),
-                        "500": _json("an internal error (a bug)", "Error")}}
+                        "500": _json("an internal error (a bug)", "Error"),
+                        "503": _json("`recipekg serve` stopped the query at its time limit (`--query-timeout`), "
+                                     "or found every answer worker busy that long (kind `limit`)", "Error")}}
     if post:
         op["requestBody"] = {"required": True, "content": {
             "application/json": {"schema": {"type": "object", "required": ["q"],

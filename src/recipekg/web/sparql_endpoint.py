@@ -82,9 +82,14 @@ def sparql():
     """The endpoint."""
     from recipekg.sparql.worker import Timeout
 
+    from recipekg.sparql.worker import refusal
+
     query = query_text()
     if isinstance(query, Response):
         return query
+    refused = refusal(query)  # before a worker: a query too deep to parse would kill it
+    if refused is not None:
+        return _text(refused.decode().rstrip("\n"), 400)
     workers = pool()
     try:
         header, body = workers.run(query, request.headers.get("Accept", ""))

@@ -21,6 +21,7 @@ from recipekg.cite.graph import SNAP_KEYS
 from recipekg.errors import RecipeKGError, closest
 from recipekg.limits import MAX_WEB_QUERY_CHARS
 from recipekg.render.errors import error_text
+from recipekg.web.answering import app_answers
 from recipekg.web.present import answer_view, claim_details, paper_kind
 from recipekg.web.treemap import decision_tree
 
@@ -64,7 +65,8 @@ def index():
     q = request.args.get("q", "").strip()
     if len(q) > MAX_WEB_QUERY_CHARS:  # not worth a cache entry
         return answer_page(q)
-    return _state()["pages"].page(q, getattr(g, "csp_nonce", ""), lambda placeholder: answer_page(q, placeholder))
+    return _state()["pages"].page(q, getattr(g, "csp_nonce", ""), lambda placeholder: answer_page(q, placeholder),
+                                  keep=lambda: not getattr(g, "answer_limited", False))
 
 
 def answer_page(q: str, nonce: str | None = None) -> str:
@@ -75,9 +77,10 @@ def answer_page(q: str, nonce: str | None = None) -> str:
         error = f"the query is too long ({len(q)} characters; at most {MAX_WEB_QUERY_CHARS})"
     elif q:
         try:
-            answers = kb.query(q)
+            answers = app_answers(q)
         except RecipeKGError as exc:
             error = error_text(exc)
+            g.answer_limited = exc.kind == "limit"
     views = [answer_view(a) for a in answers]
     for v in views:
         v["bibtex"] = render(bundles.for_answers([v["answer"]], snap, v["answer"].get("query", "")), "bibtex")

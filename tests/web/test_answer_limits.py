@@ -1,0 +1,74 @@
+"""The time limit of ``/api/query`` and the pages (recipekg/web/answering.py): a query runs in
+a worker process that is stopped at the limit (503, kind ``limit``), so slow requests cannot
+hold a small server's threads, and every other page is answered meanwhile."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from urllib.parse import quote
+
+import pytest
+
+from http_server import request, served
+from recipekg.web.app import create_app
+
+#: 200 statements of a plan: seconds of work, far more than the limits below.
+SLOW = "; ".join(["plan where params = 70B and hardware = a100 and gpus = 2"] * 200)
+FAST = "recommend fix where symptom = loss-spike top 1"
+
+
+@pytest.fixture(scope="module")
+def limited(kb):
+    app = create_app(kb, answers={"timeout": 0.5, "size": 2})
+    yield app
+    app.extensions["recipekg"]["answers"].close()
+
+
+def test_a_worker_answers_as_the_app_itself_does(limited, kb):
+    plain = create_app(kb).test_client().get(f"/api/query?q={quote(FAST)}")
+    pooled = limited.test_client().get(f"/api/query?q={quote(FAST)}")
+    assert pooled.status_code == plain.status_code == 200 and pooled.json == plain.json
+    error = limited.test_client().get("/api/query?q=recommend fix where symptom = loss-spik")
+    assert error.status_code == 400 and error.json["error"]["kind"] == "unknown-name"
+    assert error.json == create_app(kb).test_client().get("/api/query?q=recommend fix where symptom = loss-spik").json
+
+
+def test_a_query_past_the_limit_is_stopped_with_503(limited):
+    r = limited.test_client().post("/api/query", json={"q": SLOW})
+    assert r.status_code == 503 and r.headers["Retry-After"] == "5"
+    assert r.json["error"]["kind"] == "limit" and "0.5 seconds" in r.json["error"]["message"]
+    again = limited.test_client().get(f"/api/query?q={quote(FAST)}")  # the stopped worker was replaced
+    assert again.status_code == 200
+
+
+def test_the_page_says_so_inline_and_does_not_keep_it(limited):
+    q = "; ".join(["plan where params = 70B and hardware = a100 and gpus = 2"] * 170)
+    page = limited.test_client().get("/", query_string={"q": q})
+    assert page.status_code == 200 and b"time limit" in page.data
+    assert q not in limited.extensions["recipekg"]["pages"]
+
+
+def test_two_slow_requests_do_not_hold_a_two_thread_server():
+    """Two slow plans take both threads of the server; the limit stops them (503) and frees
+    the threads, and a page asked for meanwhile is answered."""
+    with served("--threads", "2", "--query-timeout", "1") as base:
+        assert request(f"{base}/api/query?q={quote(FAST)}")[0] == 200  # the workers started
+        done: dict[str, tuple] = {}
+
+        def slow(name):
+            status, _, body = request(f"{base}/api/query", data=json.dumps({"q": SLOW}).encode(),
+                                      headers={"Content-Type": "application/json"})
+            done[name] = (status, json.loads(body)["error"]["kind"])
+
+        threads = [threading.Thread(target=slow, args=(n,)) for n in ("a", "b")]
+        for t in threads:
+            t.start()
+        time.sleep(0.3)
+        page = request(f"{base}/paper/hoffmann2022")
+        answer = request(f"{base}/api/query?q={quote(FAST)}")
+        for t in threads:
+            t.join()
+    assert set(done.values()) == {(503, "limit")}
+    assert page[0] == 200 and answer[0] == 200
