@@ -148,7 +148,7 @@ def compile_graph(triples: Iterable[Triple], origins: dict | None = None) -> dic
     snap["superseded"] = {iri: {"id": c["id"], "label": c["label"], "superseded_by": c["superseded_by"]}
                           for table in ("rules", "formulas", "constants", "facts")
                           for iri, c in snap[table].items() if c.get("superseded_by")}  # small: answers read only it
-    snap.update(choice_properties=compile_properties(ix, snap["dimensions"], snap["nodes"], sources_of))
+    snap.update(compile_properties(ix, snap["dimensions"], snap["nodes"], sources_of))
     mark(snap, origins or {})
     snap = canonical(snap)
     snap["rule_index"] = canonical(index_rules(snap))

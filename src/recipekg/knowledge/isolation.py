@@ -40,7 +40,9 @@ from recipekg.knowledge.terms import shorten
 DERIVED = ("rule_index",)
 #: Where a bundled entry may grow, and only with the extension's own nodes: ``(container,
 #: field)`` of a dict (new keys whose value is a new node) or a list (new items that are).
-GROWS = {("dimensions", "values"), ("rules", "contradicts")}
+GROWS = {("dimensions", "*", "values"), ("rules", "*", "contradicts"),
+         ("properties_by_choice", "*"), ("properties_by_dimension", "*"),  # which properties a choice has
+         ("choice_properties", "*", "check", "values")}  # hardware that supports a precision (rkg:via)
 #: The fields an entry is found by, and the name space each belongs to.
 NAMED = {"id": "name", "aliases": "name", "symbol": "symbol", "output": "output", "computes": "output",
          "rank": "rank", "quantity": "quantity"}
@@ -103,7 +105,7 @@ def differences(bundled, merged, owned: set[str]):
 def _changed(b, m, path: tuple, owned: set[str]):
     """None when ``m`` is ``b`` (or ``b`` grown where :data:`GROWS` allows, with owned nodes),
     else ``(path, value)`` of the first place they differ."""
-    grows = len(path) == 3 and (path[0], path[2]) in GROWS
+    grows = any(len(path) == len(g) and all(x == "*" or x == y for x, y in zip(g, path)) for g in GROWS)
     if isinstance(b, dict) and isinstance(m, dict):
         extra = [k for k in m if k not in b]
         if extra and not (grows and all(isinstance(m[k], str) and m[k] in owned for k in extra)):

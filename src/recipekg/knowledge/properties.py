@@ -5,7 +5,7 @@ unit, the dimension checked and the test), its value, the sourced text, and ``ch
 condition-shaped dict the reasoner evaluates with the same code as a rule's conditions
 (:func:`recipekg.reason.conditions.status`)::
 
-    >>> prop = snap["choice_properties"]["properties"]["https://w3id.org/recipekg/fact/bert-longest-input"]
+    >>> prop = snap["choice_properties"]["https://w3id.org/recipekg/fact/bert-longest-input"]
     >>> prop["test"], prop["value"], prop["check"]["dimension"], prop["check"]["max"]
     ('at-most', 512.0, 'seq-length', 512.0)
 
@@ -14,9 +14,11 @@ The tests turn a value into a check: ``at-most`` (a bound the constraint must no
 ``none-of`` (the values the choice already is or does badly with). An aspect with ``rkg:via``
 checks the dimension's values through one of their properties: "needs fp8 tensor cores" is
 the hardware whose ``rkg:supportsPrecision`` holds fp8, or that states no precision at all.
-The snapshot holds them as ``choice_properties``: ``{"properties": {iri: property},
-"by_choice": {choice: [iris]}, "by_dimension": {dimension: [iris]}}`` (each choice's own
-properties, the reasoner adds its ancestors'; the properties that check each dimension).
+The snapshot holds them in three containers: ``choice_properties`` (iri → property),
+``properties_by_choice`` (choice → its own properties; the reasoner adds its ancestors') and
+``properties_by_dimension`` (dimension → the properties that check it), so that an
+extension's property is an entry of its own and its choice's list grows by it
+(knowledge/isolation.py, ``GROWS``).
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ TESTS = {RKG.AtMost: "at-most", RKG.AtLeast: "at-least", RKG.OneOf: "one-of", RK
 
 
 def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
-    """``{"properties": {iri: property}, "by_choice": {choice: [iris]}}`` from the index
-    ``ix`` of the merged graph (``sources_of(ix, iri)`` gives a claim's sources)."""
+    """Three containers of the snapshot from the index ``ix`` of the merged graph
+    (``sources_of(ix, iri)`` gives a claim's sources): ``choice_properties`` (iri → property),
+    ``properties_by_choice`` and ``properties_by_dimension`` (the properties of each choice,
+    and those that check each dimension)."""
     dims_by_iri = {d["iri"]: name for name, d in dimensions.items()}
     props, by_choice, by_dimension = {}, {}, {}
     for p in ix.instances(RKG.ChoiceProperty):
@@ -53,7 +57,7 @@ def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
             by_choice.setdefault(props[p]["of"], []).append(p)
         if props[p]["check"]:
             by_dimension.setdefault(props[p]["check"]["dimension"], []).append(p)
-    return {"properties": props, "by_choice": by_choice, "by_dimension": by_dimension}
+    return {"choice_properties": props, "properties_by_choice": by_choice, "properties_by_dimension": by_dimension}
 
 
 def _check(ix, dim: str | None, test: str | None, number: float | None, values: list[str], via) -> dict | None:

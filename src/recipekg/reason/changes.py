@@ -84,7 +84,7 @@ def _property_fixes(iri: str, kind: str, facts: dict, snap: dict) -> dict[str, F
     of a fact of the problem."""
     from recipekg.reason.properties import CONTRADICTS, checks, properties_of
 
-    table = (snap.get("choice_properties") or {}).get("properties") or {}
+    table = snap.get("choice_properties") or {}
     props = {table[p]["id"]: table[p] for p, _ in properties_of(iri, snap) if p in table}
     out: dict[str, Facts] = {}
     for c in checks(iri, kind, facts, snap):

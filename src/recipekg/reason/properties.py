@@ -31,8 +31,7 @@ CONTRADICTS, FITS, NOTE = "contradicts", "fits", "note"
 def properties_of(iri: str, snap: dict) -> list[tuple[str, str | None]]:
     """``(property IRI, via)`` for the choice's own properties and its ancestors' (``via``
     names the ancestor a property comes from, None for the choice's own)."""
-    table = snap.get("choice_properties") or {}
-    by_choice = table.get("by_choice") or {}
+    by_choice = snap.get("properties_by_choice") or {}
     out = [(p, None) for p in by_choice.get(iri, ())]
     for ancestor in snap["nodes"].get(iri, {}).get("ancestors", ()):
         out += [(p, ancestor) for p in by_choice.get(ancestor, ())]
@@ -43,7 +42,7 @@ def checks(iri: str, kind: str, facts: dict, snap: dict) -> list[dict]:
     """The verdict of each property of ``iri`` (as a choice of ``kind``) that the constraints
     speak to: ``contradicts`` (strict: the choice is excluded), ``note`` (a non-strict
     property the constraints go past) or ``fits``."""
-    props = (snap.get("choice_properties") or {}).get("properties") or {}
+    props = snap.get("choice_properties") or {}
     out = []
     for piri, via in properties_of(iri, snap):
         prop = props.get(piri)

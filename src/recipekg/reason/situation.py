@@ -130,9 +130,8 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
 
 def _checked_by(kind: str, name: str, snap: dict) -> list[str]:
     """The choices of ``kind`` with a property that checks dimension ``name``."""
-    table = snap.get("choice_properties") or {}
-    props, nodes = table.get("properties") or {}, snap["nodes"]
-    found = (props[p] for p in (table.get("by_dimension") or {}).get(name, ()) if p in props)
+    props, nodes = snap.get("choice_properties") or {}, snap["nodes"]
+    found = (props[p] for p in (snap.get("properties_by_dimension") or {}).get(name, ()) if p in props)
     return sorted({nodes[p["of"]]["label"] for p in found if kind in nodes.get(p["of"], {}).get("kinds", ())
                    and (not p["for_kinds"] or kind in p["for_kinds"])})
 
