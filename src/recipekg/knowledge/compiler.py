@@ -28,7 +28,7 @@ from recipekg.knowledge.properties import compile_properties
 from recipekg.knowledge.rule_index import index_rules
 from recipekg.knowledge.terms import CITO, DCTERMS, PROV, QUDT, RDF, RDFS, RKG, SKOS, XSD, local_name
 from recipekg.names import slug
-from recipekg.plan.syntax import read_formula
+from recipekg.formula.syntax import read_formula
 
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
 _KIND_NAMES = {RKG.Categorical: "categorical", RKG.Count: "count", RKG.Duration: "duration",
@@ -426,7 +426,7 @@ def _formulas(ix: Index) -> dict:
 
 
 def _parsed(expression: str | None) -> dict:
-    """What the formula computes, its tree and names (:mod:`recipekg.plan.syntax`), so that planning
+    """What the formula computes, its tree and names (:mod:`recipekg.formula.syntax`), so that planning
     never parses; a formula that does not parse keeps its error, which plan reports."""
     if expression is None:
         return {"computes": None, "tree": None, "names": []}

@@ -20,11 +20,11 @@ Without GPUs and a time, or with something to size from, there is nothing to pla
 from __future__ import annotations
 
 from recipekg.errors import RangeError
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import CONVERSIONS, Ledger
-from recipekg.plan.record import Record
+from recipekg.record import Record
 from recipekg.plan.timing import Setup, Timing, time_setup
 from recipekg.render import numbers as units
 

@@ -14,7 +14,7 @@ calls it bandwidth-limited.
 from __future__ import annotations
 
 from recipekg.knowledge.terms import RKG
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.kbview import const_json
 from recipekg.plan.ledger import Ledger

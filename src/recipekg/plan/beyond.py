@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.plan.expr import Q, evaluate, solve
+from recipekg.formula.expr import Q, evaluate, solve
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBView

@@ -17,7 +17,7 @@ its 85% guidance beside it (they disagree with each other and with the law, whic
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula

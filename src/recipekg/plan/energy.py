@@ -16,7 +16,7 @@ centre's PUE (``kb/energy.ttl``, LLaMA's accounting), GPU-hours × ``price``, an
 from __future__ import annotations
 
 from recipekg.knowledge.terms import RKG
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.render import numbers as units
 
 

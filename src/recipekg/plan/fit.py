@@ -27,14 +27,14 @@ from __future__ import annotations
 import math
 
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, relative_change, rounded, show
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.kbview import KBFormula, KBView
 from recipekg.plan.layout import search_layout
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import ACTIVATIONS, ADAM_STATES, GRADIENTS, WEIGHTS, Memory
-from recipekg.plan.record import Record
+from recipekg.record import Record
 from recipekg.reason.answers import reason_json
 from recipekg.reason.scoring import evaluate_rule
 from recipekg.render import numbers as units

@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 
 from recipekg.errors import NothingToPlan, RangeError
-from recipekg.plan.expr import SCALE, Q
-from recipekg.plan.record import Record
+from recipekg.formula.expr import SCALE, Q
+from recipekg.record import Record
 from recipekg.query.ast import Plan, Position
 from recipekg.reason.facts import Facts
 from recipekg.reason.resolve import facts_of, resolve_dimension

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from recipekg.errors import FormulaError, KBError
 from recipekg.knowledge.terms import RKG, local_name
-from recipekg.plan.expr import Formula, Q, formula_of
-from recipekg.plan.record import Record
+from recipekg.formula.expr import Formula, Q, formula_of
+from recipekg.record import Record
 from recipekg.reason.answers import paper_json, untyped_citation
 
 

@@ -19,7 +19,7 @@ parts (what the plan page's memory bar shows; they add up to the memory per GPU)
 from __future__ import annotations
 
 from recipekg.plan.evaluator import ZERO, activation_formula
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.ledger import Ledger
 

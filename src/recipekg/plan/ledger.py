@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from recipekg.errors import FormulaError, KBError, RangeError
-from recipekg.plan.expr import Formula, Q, evaluate, solve, substitute
+from recipekg.formula.expr import Formula, Q, evaluate, solve, substitute
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.kbview import KBFormula, KBView, const_json
 
@@ -125,7 +125,7 @@ class Ledger:
         self.out_of_scale(f"too {size} to plan with: {formula.data['label']} ({formula.id}) comes out as {q.value:g}")
 
     def solve(self, formula: Formula, unknown: str, env: dict) -> Q:
-        """:func:`recipekg.plan.expr.solve` for a quantity plan must have: no solution means
+        """:func:`recipekg.formula.expr.solve` for a quantity plan must have: no solution means
         the values given are out of any training run's scale."""
         q = solve(formula, unknown, env)
         if q is None or not math.isfinite(q.value):

@@ -15,12 +15,12 @@ states and activations.
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import const_json, const_q
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.record import Record
+from recipekg.record import Record
 from recipekg.render import numbers as units
 
 # The symbols of the reference's memory breakdown (bf16 weights and gradients, Adam states)

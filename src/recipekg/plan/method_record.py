@@ -17,7 +17,7 @@ count, with its sources::
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger

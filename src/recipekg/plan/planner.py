@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 
 from recipekg.plan.bandwidth import bandwidth
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.beyond import beyond
 from recipekg.plan.data import repetition
 from recipekg.plan.energy import energy_and_cost

@@ -27,7 +27,7 @@ for it) and whether it is enough on its own::
 from __future__ import annotations
 
 from recipekg.plan.capacity import largest_params, leanest
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.layout import describe

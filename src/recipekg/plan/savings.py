@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import math
 
-from recipekg.plan.expr import Q, solve
+from recipekg.formula.expr import Q, solve
 from recipekg.plan.figures import percent, qjson, reduction, round_up, show
 from recipekg.plan.fit import Fit, memory_overrides, verdict
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import ACTIVATIONS, Memory
-from recipekg.plan.record import Record
+from recipekg.record import Record
 from recipekg.reason.facts import Facts
 from recipekg.reason.recommend import rank
 

@@ -27,12 +27,12 @@ sequence)::
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs, whole
 from recipekg.plan.kbview import const_q
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.record import Record
+from recipekg.record import Record
 
 #: The query's layout choices the search keeps fixed, by dimension.
 FIXED = {"tensor-parallel": "tensor_parallel", "pipeline-parallel": "pipeline_parallel", "zero": "zero"}

@@ -19,12 +19,12 @@ third and the ratio; from ``unique-tokens`` and ``epochs``, the token budget.
 from __future__ import annotations
 
 from recipekg.errors import KBError
-from recipekg.plan.expr import Q, compose
+from recipekg.formula.expr import Q, compose
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.record import Record
+from recipekg.record import Record
 from recipekg.reason.recommend import rank
 from recipekg.render import numbers as units
 

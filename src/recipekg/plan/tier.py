@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.inputs import Inputs, facts_q, point_facts
 from recipekg.plan.kbview import KBView

@@ -17,13 +17,13 @@ time: GPU-hours and wall time are recorded as missing, with the reason.
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q, solve
+from recipekg.formula.expr import Q, solve
 from recipekg.plan.figures import rounded, round_up, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Sizes
-from recipekg.plan.record import Record
+from recipekg.record import Record
 from recipekg.render import numbers as units
 
 

@@ -20,7 +20,7 @@ total-hours MFUs. Every figure says where it comes from::
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.ledger import Ledger
 

@@ -1,6 +1,8 @@
-"""Value objects for the planner: what ``@dataclass(frozen=True)`` gives, without importing
-:mod:`dataclasses` (with :mod:`inspect`, and a generated function per class, a quarter of a cold
-``recipekg plan``). A subclass declares its fields as annotations, defaults last::
+"""Value objects: what ``@dataclass`` gives (fields, ``__init__``, ``__repr__``, ``__eq__``,
+``__hash__`` and an error on assignment when frozen), without importing :mod:`dataclasses`
+(with :mod:`inspect`, and a generated function per class, a quarter of a cold ``recipekg
+plan``). The one base of the syntax tree's nodes, the reasoner's facts, the planner's values
+and the citation bundles. A subclass declares its fields as annotations, defaults last::
 
     >>> class Span(Record):
     ...     low: float
@@ -12,9 +14,19 @@
     Traceback (most recent call last):
     recipekg.errors.FrozenInstanceError: cannot assign to field 'low'
 
-and gets ``__init__`` (positional or keyword), ``__repr__``, ``__eq__`` and, when frozen (the
-default; ``class X(Record, frozen=False)`` is mutable and unhashable, as a dataclass), ``__hash__``
-and an error on assignment.
+and gets ``__init__`` (positional or keyword), ``__repr__``, ``__eq__``, ``__match_args__``,
+copying and pickling and, when frozen (the default; ``class X(Record, frozen=False)`` is mutable and
+unhashable, as a dataclass), ``__hash__`` and an error on assignment. A class may declare
+``__slots__`` (the fields, when it has no annotations; no ``__dict__`` per object, as the
+syntax tree's nodes) and write its own ``__init__`` for speed (setting frozen fields with
+``object.__setattr__``)::
+
+    >>> class Point(Record):
+    ...     __slots__ = ("x", "y")
+    >>> import copy
+    >>> p = Point(1.0, 2.0)
+    >>> copy.deepcopy(p) == p, Point.__match_args__, hasattr(p, "__dict__")
+    (True, ('x', 'y'), False)
 """
 
 from __future__ import annotations
@@ -25,20 +37,25 @@ _set = object.__setattr__
 
 
 class Record:
-    """The base of the planner's value objects (see the module's documentation)."""
+    """The base of the value objects (see the module's documentation)."""
 
+    __slots__ = ()
     fields: tuple[str, ...] = ()
     defaults: dict = {}
     frozen = True
 
     def __init_subclass__(cls, frozen: bool = True, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
-        own = tuple(n for n in cls.__dict__.get("__annotations__", {}) if n not in ("fields", "defaults"))
+        own = tuple(n for n in cls.__dict__.get("__annotations__", {}) if n not in ("fields", "defaults", "frozen"))
+        if not own and "__slots__" in cls.__dict__:  # slots alone name the fields
+            own = tuple(cls.__dict__["__slots__"])
         cls.fields = tuple(f for f in cls.fields if f not in own) + own
         cls.defaults = {**cls.defaults, **{n: cls.__dict__[n] for n in own if n in cls.__dict__}}
         cls.frozen = frozen
+        if "__match_args__" not in cls.__dict__:
+            cls.__match_args__ = cls.fields
         if not frozen:
-            cls.__hash__ = None  # mutable and compared by value: unhashable, as a dataclass
+            cls.__hash__ = None  # type: ignore[assignment]  # mutable and compared by value: unhashable
 
     def __init__(self, *args, **kwargs) -> None:
         fields = self.fields
@@ -80,3 +97,10 @@ class Record:
         if self.frozen:
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         object.__delattr__(self, name)
+
+    def __getstate__(self):
+        return self.astuple()
+
+    def __setstate__(self, state) -> None:
+        for f, v in zip(self.fields, state):
+            _set(self, f, v)
