@@ -35,7 +35,7 @@ def bandwidth(ledger: Ledger, hardware: str | None) -> dict | None:
     texts = []
     if ridge_f is not None and peak and bw:
         ridge, env = ledger.compute(ridge_f, {"bf16_peak": Q.point(peak), "bandwidth": Q.point(bw)})
-        ledger.add("ridge_intensity", ridge, "FLOPs/byte", formula=ridge_f, env=env,
+        ledger.add("ridge_intensity", ridge, formula=ridge_f, env=env,
                    extra_sources=[kb.snap["nodes"][hardware]])
         out["ridge_intensity"] = rounded(ridge.value)
         texts.append(f"{label}'s ridge point is {show(ridge, 'FLOPs/byte')}: operations doing fewer FLOPs per "

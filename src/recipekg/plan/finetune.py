@@ -35,15 +35,15 @@ def needs_tokens(method: str, inputs: Inputs) -> bool:
 def unsized(ledger: Ledger, inputs: Inputs) -> Sizes:
     """The model's size only: tokens, FLOPs and their ratio recorded as missing."""
     record_given(ledger, inputs, None, False, ledger.kb.formula("epochs", "tokens", "unique_tokens"))
-    for name, unit in (("tokens", "tokens"), ("flops", "FLOPs"), ("tokens_per_param", "tokens/param")):
-        ledger.add(name, None, unit, label=name, derivation=WHY, missing=WHY)
+    for name in ("tokens", "flops", "tokens_per_param"):
+        ledger.add(name, None, label=name, derivation=WHY, missing=WHY)
     return Sizes(inputs.params, None, None, False, None)
 
 
 def untimed(ledger: Ledger, hardware: str | None) -> Timing:
     """GPU-hours and wall time recorded as missing, for the same reason."""
-    for name, unit in (("gpu_hours", "GPU-hours"), ("wall_time", "hours")):
-        ledger.add(name, None, unit, label=name, derivation=WHY, missing=WHY)
+    for name in ("gpu_hours", "wall_time"):
+        ledger.add(name, None, label=name, derivation=WHY, missing=WHY)
     return Timing(hardware)
 
 

@@ -90,7 +90,7 @@ def check_fit(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory, method=
     best = replicated
     if fsdp_f is not None and gpus.high >= 2:
         per_gpu, env = ledger.compute(fsdp_f, {"params": params, "gpus": gpus}, memory_overrides(kb, memory))
-        ledger.add("rule_of_thumb_per_gpu", per_gpu, "bytes", formula=fsdp_f, env=env,
+        ledger.add("rule_of_thumb_per_gpu", per_gpu, formula=fsdp_f, env=env,
                    label=f"training memory per GPU with FSDP over {show(gpus)} GPUs (the reference's rule of thumb)")
         sharded = verdict(per_gpu, cap)
         fit["sharded"] = {**sharded, "need_per_gpu": qjson(per_gpu), "formula": fsdp_f.id,

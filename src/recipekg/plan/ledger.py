@@ -4,7 +4,7 @@ and a derivation with the numbers plugged in, and its notes and warnings.
     >>> ledger = Ledger(KBView(snap))
     >>> f = ledger.kb.formula("flops", "params", "tokens")
     >>> flops, env = ledger.compute(f, {"params": Q.point(7e9), "tokens": Q.point(1.4e11)})
-    >>> entry = ledger.add("flops", flops, "FLOPs", formula=f, env=env)
+    >>> entry = ledger.add("flops", flops, formula=f, env=env)
     >>> entry["derivation"].split(": ")[1], [c["symbol"] for c in entry["constants"]]
     ('6 × 7B × 140B = 5.88e21 FLOPs', ['c_flops_per_param_token'])
     >>> ledger.values["flops"].value
@@ -22,6 +22,7 @@ from recipekg.errors import FormulaError, KBError, RangeError
 from recipekg.formula.expr import Formula, Q, evaluate, solve, substitute
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.kbview import KBFormula, KBView, const_json
+from recipekg.plan.quantities import unit_of
 
 # Pure unit conversions: definitions, not claims of the reference, so they live here and not
 # in the KB. The KB's formulas name them (seconds_per_hour, bits_per_byte, watts_per_kilowatt) and plan binds them.
@@ -47,15 +48,16 @@ class Ledger:
             entry["section"] = section
         (self.warnings if warn else self.notes).append(entry)
 
-    def add(self, name: str, q: Q | None, unit: str, *, formula: KBFormula | None = None,
+    def add(self, name: str, q: Q | None, unit: str | None = None, *, formula: KBFormula | None = None,
             env: dict | None = None, label: str | None = None, derivation: str | None = None,
             constants: list[dict] = (), extra_sources: list[dict] = (), **more) -> dict:
-        """Record a quantity with its formula, constants, sources, section and derivation
-        (``more`` are extra fields of its JSON); returns its entry."""
+        """Record a quantity of the registry (:mod:`recipekg.plan.quantities`, which gives its
+        unit; ``unit``: another of its units) with its formula, constants, sources, section
+        and derivation (``more`` are extra fields of its JSON); returns its entry."""
         keep = rounded if not more.get("given") else float   # a number given (or a configuration's) stays exact
         entry = {"name": name, "label": label or (formula.data["label"] if formula else name),
                  "value": keep(q.value) if q else None, "low": keep(q.low) if q else None,
-                 "high": keep(q.high) if q else None, "unit": unit, "formula": None, "sources": [],
+                 "high": keep(q.high) if q else None, "unit": unit_of(name, unit), "formula": None, "sources": [],
                  "derivation": derivation or "", "section": None}
         if formula is not None:
             self._cite_formula(entry, formula, q, env, derivation, constants, extra_sources)

@@ -59,6 +59,7 @@ from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import training_memory
 from recipekg.plan.methods import read_method
+from recipekg.plan.quantities import FIXED  # noqa: F401  (the contract's fixed names, also read from here)
 from recipekg.plan.layout import search_layout
 from recipekg.plan.sizing import choose_strategy, follow_ratio, size
 from recipekg.plan.summary import Findings, summary
@@ -67,8 +68,6 @@ from recipekg.plan.timing import train_time
 from recipekg.query.ast import Plan
 from recipekg.reason.answers import constraints_json
 
-#: The quantity names the contract fixes; they are always present (value null if unknown).
-FIXED = ("params", "tokens", "flops", "memory", "gpu_hours", "wall_time")
 
 _FIRST = ("params", "tokens", "flops")   # the quantities listed first, in this order
 

@@ -139,12 +139,12 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
                           "hardware": kb.node_id(row["hardware"]),
                           "formula_value_on_table_hardware": rounded(on_row_hw.value),
                           "section": kb.section(row), "sources": kb.sources(row)}
-    ledger.add("gpu_hours", gpu_hours, "GPU-hours", formula=gpu_f, env=env,
+    ledger.add("gpu_hours", gpu_hours, formula=gpu_f, env=env,
                extra_sources=[kb.snap["nodes"][hw]] if hw else [], hardware=kb.node_id(hw) if hw else None,
                **extra)
     gpus = inputs.gpus or Q.point(1)
     wall, wenv = ledger.compute(wall_f, {"gpu_hours": gpu_hours, "gpus": gpus})
-    ledger.add("wall_time", wall, "hours", formula=wall_f, env=wenv)
+    ledger.add("wall_time", wall, formula=wall_f, env=wenv)
     need, more, met = _against_budget(ledger, inputs, gpu_hours, wall, wall_f)
     return Timing(hw, mfu, gpu_hours, wall, need, gpus_for_time=more, budget_met=met)
 
@@ -159,7 +159,7 @@ def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], peak:
     if hw is not None and not kb.peak(hw) and inputs.peak_flops is None:
         return None
     if inputs.mfu is not None:
-        ledger.add("mfu", inputs.mfu, "fraction of bf16 peak", label="mfu", given=True,
+        ledger.add("mfu", inputs.mfu, label="mfu", given=True,
                    derivation=inputs.given_text("mfu"))
         return inputs.mfu
     if not points(ledger):
@@ -183,7 +183,7 @@ def _table_mfu(ledger: Ledger, hw: str | None, rows: list[dict], gpu_f: KBFormul
     per_row = list(zip(rows, _implied(ledger, rows)))
     values = [v for _, v in per_row]
     mfu = Q.span(min(values), max(values), sum(values) / len(values))
-    ledger.add("mfu", mfu, "fraction of bf16 peak", formula=implied_f,
+    ledger.add("mfu", mfu, formula=implied_f,
                label="MFU implied by the reference's GPU-hours table",
                extra_sources=[rows[0], kb.snap["nodes"][table_hw]],
                derivation=(f"{implied_f.data['expression']} for each row of the reference's FLOPs table "
@@ -206,8 +206,8 @@ def _no_time(ledger: Ledger, hw: str | None, peak: float | None, gpu_f: KBFormul
     why = (f"{kb.label(hw)} has no bf16 peak in the KB ({reason}), so GPU-hours and "
            f"wall time cannot be computed" if hw and peak is None
            else "no hardware with a bf16 peak to compute time on")
-    for name, unit, f in (("gpu_hours", "GPU-hours", gpu_f), ("wall_time", "hours", wall_f)):
-        ledger.add(name, None, unit, formula=f, derivation=why, missing=why)
+    for name, f in (("gpu_hours", gpu_f), ("wall_time", wall_f)):
+        ledger.add(name, None, formula=f, derivation=why, missing=why)
     about = [f for f in kb.snap["facts"].values() if hw in f["about"] and "mfu" in f["id"]]
     ledger.note(why + "".join(f"; {f['text']}" for f in about), *about, *([kb.snap["nodes"][hw]] if hw else []))
 
@@ -227,7 +227,7 @@ def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q,
         if need is None:
             return None, None, None
         need = round_up(need)
-        ledger.add("gpus_needed", need, "GPUs", formula=wall_f, label="GPUs needed for the time budget",
+        ledger.add("gpus_needed", need, formula=wall_f, label="GPUs needed for the time budget",
                    derivation=f"{wall_f.data['label']}: {wall_f.data['expression']}, solved for gpus with "
                               f"wall_time = {show(budget, 'hours')} ({units.grouped(budget.value)}h): "
                               f"{show(gpu_hours, 'GPU-hours')} / {units.grouped(budget.value)}h → "
@@ -242,7 +242,7 @@ def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q,
                     + (f": {show(more, 'GPUs')} would meet it at the same MFU" if more is not None else ""),
                     wall_f.data, warn=True)
         if more is not None:
-            ledger.add("gpus_for_time", more, "GPUs", formula=wall_f, label="GPUs that would meet the time budget",
+            ledger.add("gpus_for_time", more, formula=wall_f, label="GPUs that would meet the time budget",
                        derivation=f"{wall_f.data['expression']}, solved for gpus with wall_time = "
                                   f"{show(budget, 'hours')}: {show(gpu_hours, 'GPU-hours')} / "
                                   f"{units.grouped(budget.value)}h → {show(more, 'GPUs')}, rounded up (the same MFU "
