@@ -102,3 +102,15 @@ def test_wrong_documents_fail():
              {"error": dict(kind="no-such-kind", message="m", line=None, column=None, expected=[], suggestions=[])}]
     for wrong in cases:
         assert schema_errors(wrong), wrong if not isinstance(wrong, dict) else sorted(wrong)
+
+
+def test_the_word_list_and_the_citations_validate(kb):
+    """``recipekg vocab --format json`` (whole and per dimension) and ``recipekg cite --format
+    csl-json`` (every paper of the KB) validate against their documents."""
+    from recipekg.cite.csl import csl_item
+
+    assert schema_errors(kb.vocab(), "vocab") == []
+    for name in kb.snap["dimensions"]:
+        assert schema_errors(kb.vocab(name), "vocab") == [], name
+    items = [csl_item(p) for p in kb.snap["papers"].values()]
+    assert len(items) > 50 and schema_errors(items, "citations") == []
