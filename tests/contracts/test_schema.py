@@ -114,3 +114,18 @@ def test_the_word_list_and_the_citations_validate(kb):
         assert schema_errors(kb.vocab(name), "vocab") == [], name
     items = [csl_item(p) for p in kb.snap["papers"].values()]
     assert len(items) > 50 and schema_errors(items, "citations") == []
+
+
+def test_the_command_prints_each_document(tmp_path):
+    from click.testing import CliRunner
+
+    from recipekg.cli.main import main
+
+    runner = CliRunner()
+    every = runner.invoke(main, ["schema"])
+    assert every.exit_code == 0 and json.loads(every.output) == schema()
+    plan = runner.invoke(main, ["schema", "plan", "-o", str(tmp_path / "plan.json")])
+    assert plan.exit_code == 0 and plan.output == ""
+    assert json.loads((tmp_path / "plan.json").read_text(encoding="utf-8")) == schema("plan")
+    wrong = runner.invoke(main, ["schema", "predict"])
+    assert wrong.exit_code == 2 and "predict" in wrong.output

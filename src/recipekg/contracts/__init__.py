@@ -10,3 +10,7 @@ schema command and the tests: the query path never loads them, nor :mod:`typing`
     >>> schema("recommend")["title"]
     'recipekg recommend answer'
 """
+
+#: The documents ``recipekg schema NAME`` prints (without NAME: every answer and the error): each
+#: statement's answer, the error object, the word list and CSL-JSON citations.
+DOCUMENTS = ("recommend", "explain", "plan", "recipe", "error", "vocab", "citations")

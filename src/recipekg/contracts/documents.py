@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from recipekg.contracts import DOCUMENTS
 from recipekg.contracts.errors import ErrorAnswer
 from recipekg.contracts.explain import ExplainAnswer
 from recipekg.contracts.plan import PlanAnswer
@@ -36,8 +37,10 @@ OTHERS: dict[str, Any] = {"error": ErrorAnswer, "vocab": Vocabulary, "citations"
 TITLES = {"recommend": "recipekg recommend answer", "explain": "recipekg explain answer",
           "plan": "recipekg plan answer", "recipe": "recipekg recipe answer", "error": "recipekg error",
           "vocab": "recipekg vocabulary", "citations": "recipekg citations (CSL-JSON)"}
-#: What ``recipekg schema NAME`` takes.
+#: What ``recipekg schema NAME`` takes (:data:`recipekg.contracts.DOCUMENTS`, which the command
+#: line reads without loading the definitions).
 NAMES_OF_DOCUMENTS = tuple(ANSWERS) + tuple(OTHERS)
+assert NAMES_OF_DOCUMENTS == DOCUMENTS, "recipekg/contracts/__init__.py's DOCUMENTS lists every document"
 SCHEMA_ID = "https://w3id.org/recipekg/schema/answers.json"
 
 

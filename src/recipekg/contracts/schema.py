@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 import types
 import typing
@@ -106,10 +107,10 @@ def _typed_dict(tp: Any, defs: dict) -> dict:
     for key, hint in hints.items():
         properties[key] = schema_of(_unwrap(hint), defs)
         if key in docs:
-            properties[key] = {"description": docs[key], **properties[key]}
+            properties[key] = {"description": plain(docs[key]), **properties[key]}
     body: dict = {"type": "object"}
     if tp.__doc__ and tp.__doc__ is not dict.__doc__:
-        body["description"] = " ".join(inspect.cleandoc(tp.__doc__).split())
+        body["description"] = plain(" ".join(inspect.cleandoc(tp.__doc__).split()))
     required = required_keys(tp)
     body.update(properties=properties, required=[k for k in hints if k in required], additionalProperties=False)
     defs[tp.__name__] = {**body, "x-python": _qualname(tp)}
@@ -125,6 +126,15 @@ def required_keys(tp: Any) -> set[str]:
     marked = {k: typing.get_origin(h) for k, h in hints.items()}
     return ({k for k in tp.__required_keys__ if marked[k] is not typing.NotRequired}
             | {k for k in tp.__optional_keys__ if marked[k] is typing.Required})
+
+
+def plain(text: str) -> str:
+    """A docstring as a description: Markdown code spans, no Sphinx roles.
+
+    >>> plain("the ``as_of`` of :mod:`recipekg.reason.recency`")
+    'the `as_of` of `recipekg.reason.recency`'
+    """
+    return re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", text).replace("``", "`")
 
 
 def _qualname(tp: Any) -> str:
