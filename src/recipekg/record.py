@@ -16,13 +16,13 @@ and the citation bundles. A subclass declares its fields as annotations, default
 
 and gets ``__init__`` (positional or keyword), ``__repr__``, ``__eq__``, ``__match_args__``,
 copying and pickling and, when frozen (the default; ``class X(Record, frozen=False)`` is mutable and
-unhashable, as a dataclass), ``__hash__`` and an error on assignment. A class may declare
-``__slots__`` (the fields, when it has no annotations; no ``__dict__`` per object, as the
-syntax tree's nodes) and write its own ``__init__`` for speed (setting frozen fields with
-``object.__setattr__``)::
+unhashable, as a dataclass), ``__hash__`` and an error on assignment. With ``slots=True``
+the fields are slots (no ``__dict__`` per object, as the syntax tree's nodes); a class may
+write its own ``__init__`` for speed (setting frozen fields with ``object.__setattr__``)::
 
-    >>> class Point(Record):
-    ...     __slots__ = ("x", "y")
+    >>> class Point(Record, slots=True):
+    ...     x: float
+    ...     y: float
     >>> import copy
     >>> p = Point(1.0, 2.0)
     >>> copy.deepcopy(p) == p, Point.__match_args__, hasattr(p, "__dict__")
@@ -36,26 +36,36 @@ from recipekg.errors import FrozenInstanceError
 _set = object.__setattr__
 
 
-class Record:
+class _Fields(type):
+    """Records' metaclass: the fields are the class's annotations (after its bases'), defaults
+    the values given them; with ``slots=True`` they are the class's ``__slots__`` (the defaults
+    kept aside, as slots cannot have class values)."""
+
+    def __new__(mcls, name, bases, ns, frozen: bool = True, slots: bool = False, **kwargs):
+        own = tuple(n for n in ns.get("__annotations__", {}) if n not in ("fields", "defaults", "frozen"))
+        defaults = {n: ns[n] for n in own if n in ns}
+        if slots:
+            for n in defaults:
+                del ns[n]
+            ns["__slots__"] = own
+        cls = super().__new__(mcls, name, bases, ns, **kwargs)
+        cls.fields = tuple(f for f in getattr(cls, "fields", ()) if f not in own) + own
+        cls.defaults = {**getattr(cls, "defaults", {}), **defaults}
+        cls.frozen = frozen
+        if "__match_args__" not in ns:
+            cls.__match_args__ = cls.fields
+        if not frozen:
+            cls.__hash__ = None  # mutable and compared by value: unhashable, as a dataclass
+        return cls
+
+
+class Record(metaclass=_Fields):
     """The base of the value objects (see the module's documentation)."""
 
     __slots__ = ()
     fields: tuple[str, ...] = ()
     defaults: dict = {}
     frozen = True
-
-    def __init_subclass__(cls, frozen: bool = True, **kwargs) -> None:
-        super().__init_subclass__(**kwargs)
-        own = tuple(n for n in cls.__dict__.get("__annotations__", {}) if n not in ("fields", "defaults", "frozen"))
-        if not own and "__slots__" in cls.__dict__:  # slots alone name the fields
-            own = tuple(cls.__dict__["__slots__"])
-        cls.fields = tuple(f for f in cls.fields if f not in own) + own
-        cls.defaults = {**cls.defaults, **{n: cls.__dict__[n] for n in own if n in cls.__dict__}}
-        cls.frozen = frozen
-        if "__match_args__" not in cls.__dict__:
-            cls.__match_args__ = cls.fields
-        if not frozen:
-            cls.__hash__ = None  # type: ignore[assignment]  # mutable and compared by value: unhashable
 
     def __init__(self, *args, **kwargs) -> None:
         fields = self.fields

@@ -14,7 +14,7 @@ from recipekg.errors import UsageError, VocabularyError, closest
 from recipekg.record import Record
 
 
-class Bundle(Record, frozen=False):
+class Bundle(Record, frozen=False, slots=True):
     """Papers (snapshot paper dicts, each once), per paper id what cites it, and the caveats
     of the claims citing them (claim → its caveat, in the order first met).
 
@@ -25,7 +25,10 @@ class Bundle(Record, frozen=False):
     Bundle(title='t', papers=[{'id': 'p'}], cited_by={'p': []}, caveats={})
     """
 
-    __slots__ = ("title", "papers", "cited_by", "caveats")
+    title: str
+    papers: list[dict]
+    cited_by: dict[str, list[str]]
+    caveats: dict[str, str]
 
     def __init__(self, title: str, papers: list[dict] | None = None, cited_by: dict[str, list[str]] | None = None,
                  caveats: dict[str, str] | None = None) -> None:

@@ -42,7 +42,7 @@ OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "between", "in")
 _set = object.__setattr__
 
 
-class Position(Record):
+class Position(Record, slots=True):
     """Where a node is in the query text.
 
     ``line``/``column`` are 1-based and point at the first character; ``end_line``/
@@ -53,7 +53,12 @@ class Position(Record):
     10
     """
 
-    __slots__ = ("line", "column", "end_line", "end_column", "start", "end",)
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start: int
+    end: int
 
     def __init__(self, line: int, column: int, end_line: int, end_column: int, start: int, end: int) -> None:
         _set(self, "line", line)
@@ -78,20 +83,23 @@ class Position(Record):
 
 # ----------------------------------------------------------------------------- values
 
-class Name(Record):
+class Name(Record, slots=True):
     """A bare word, lowercased: ``Time-Series`` -> ``Name("time-series")``."""
 
-    __slots__ = ("text", "pos",)
+    text: str
+    pos: Position
 
     def __init__(self, text: str, pos: Position) -> None:
         _set(self, "text", text)
         _set(self, "pos", pos)
 
 
-class Number(Record):
+class Number(Record, slots=True):
     """A plain count: ``30k`` -> ``Number(30000.0, "30k")``; ``1e21``, ``30_000``, ``7B``."""
 
-    __slots__ = ("value", "text", "pos",)
+    value: float
+    text: str
+    pos: Position
 
     def __init__(self, value: float, text: str, pos: Position) -> None:
         _set(self, "value", value)
@@ -99,7 +107,7 @@ class Number(Record):
         _set(self, "pos", pos)
 
 
-class Quantity(Record):
+class Quantity(Record, slots=True):
     """A number with a unit, normalised: ``80GB`` -> ``Quantity(8e10, "bytes", "80GB")``.
 
     Bytes (GB = 1e9, GiB = 2**30), bits (``80Gb``: a capital prefix and a small b), bytes
@@ -110,7 +118,10 @@ class Quantity(Record):
     given for converts them (:mod:`recipekg.reason.resolve`).
     """
 
-    __slots__ = ("value", "unit_kind", "text", "pos",)
+    value: float
+    unit_kind: UnitKind
+    text: str
+    pos: Position
 
     def __init__(self, value: float, unit_kind: UnitKind, text: str, pos: Position) -> None:
         _set(self, "value", value)
@@ -119,10 +130,11 @@ class Quantity(Record):
         _set(self, "pos", pos)
 
 
-class String(Record):
+class String(Record, slots=True):
     """A quoted string with its escapes resolved: ``"8-bit \\"Adam\\""`` -> ``8-bit "Adam"``."""
 
-    __slots__ = ("text", "pos",)
+    text: str
+    pos: Position
 
     def __init__(self, text: str, pos: Position) -> None:
         _set(self, "text", text)
@@ -134,7 +146,7 @@ Value = Name | Number | Quantity | String
 
 # ----------------------------------------------------------------------------- constraints
 
-class Constraint(Record):
+class Constraint(Record, slots=True):
     """``<dimension> <op> <value>``.
 
     ``op`` is one of :data:`OPERATORS`; ``values`` has one value for a comparison, two for
@@ -144,7 +156,10 @@ class Constraint(Record):
         data in (images, video)    -> Constraint(Name("data"), "in", (Name("images"), Name("video")))
     """
 
-    __slots__ = ("dimension", "op", "values", "pos",)
+    dimension: Name
+    op: str
+    values: tuple[Value, ...]
+    pos: Position
 
     def __init__(self, dimension: Name, op: str, values: tuple[Value, ...], pos: Position) -> None:
         _set(self, "dimension", dimension)
@@ -160,14 +175,18 @@ class Constraint(Record):
 
 # ----------------------------------------------------------------------------- statements
 
-class Recommend(Record):
+class Recommend(Record, slots=True):
     """``recommend architecture where data = tabular top 3``.
 
     ``kind`` is the kind word as written (lowercased, plural allowed; checked later);
     ``top`` is ``None`` when absent; ``text`` is the statement's source text.
     """
 
-    __slots__ = ("kind", "constraints", "top", "pos", "text",)
+    kind: Name
+    constraints: tuple[Constraint, ...]
+    top: int | None
+    pos: Position
+    text: str
 
     def __init__(self, kind: Name, constraints: tuple[Constraint, ...], top: int | None, pos: Position, text: str) -> None:
         _set(self, "kind", kind)
@@ -177,10 +196,12 @@ class Recommend(Record):
         _set(self, "text", text)
 
 
-class Plan(Record):
+class Plan(Record, slots=True):
     """``plan where params = 7B and hardware = h100 and gpus = 8``."""
 
-    __slots__ = ("constraints", "pos", "text",)
+    constraints: tuple[Constraint, ...]
+    pos: Position
+    text: str
 
     def __init__(self, constraints: tuple[Constraint, ...], pos: Position, text: str) -> None:
         _set(self, "constraints", constraints)
@@ -188,10 +209,13 @@ class Plan(Record):
         _set(self, "text", text)
 
 
-class Explain(Record):
+class Explain(Record, slots=True):
     """``explain vit where data = images`` or ``explain "8-bit Adam" where ...``."""
 
-    __slots__ = ("choice", "constraints", "pos", "text",)
+    choice: Name | String
+    constraints: tuple[Constraint, ...]
+    pos: Position
+    text: str
 
     def __init__(self, choice: Name | String, constraints: tuple[Constraint, ...], pos: Position, text: str) -> None:
         _set(self, "choice", choice)
@@ -200,11 +224,13 @@ class Explain(Record):
         _set(self, "text", text)
 
 
-class Recipe(Record):
+class Recipe(Record, slots=True):
     """``recipe where params = 7B and hardware = h100 and gpus = 64``: the whole training
     recipe for the situation (:mod:`recipekg.recipe`)."""
 
-    __slots__ = ("constraints", "pos", "text",)
+    constraints: tuple[Constraint, ...]
+    pos: Position
+    text: str
 
     def __init__(self, constraints: tuple[Constraint, ...], pos: Position, text: str) -> None:
         _set(self, "constraints", constraints)

@@ -24,7 +24,7 @@ _UNIT_OF = {"count": "count", "bytes": "bytes", "duration": "hours", "ratio": "f
 _QUDT_UNITS = {"BYTE-PER-SEC": "bytes/s", "FLOP-PER-SEC": "FLOP/s"}
 
 
-class Facts(Record, frozen=False):
+class Facts(Record, frozen=False, slots=True):
     """What the query says about one dimension.
 
     Categorical: ``values`` (any of these IRIs) and ``excluded`` (none of these).
@@ -36,7 +36,14 @@ class Facts(Record, frozen=False):
     (A mutable :class:`recipekg.record.Record`: compared by value, unhashable.)
     """
 
-    __slots__ = ("dimension", "kind", "values", "excluded", "intervals", "constraints", "derived", "all_of")
+    dimension: str
+    kind: str
+    values: set[str] | None
+    excluded: set[str]
+    intervals: list[Interval] | None
+    constraints: list[dict]
+    derived: str | None
+    all_of: bool
 
     def __init__(self, dimension: str, kind: str, values: set[str] | None = None,
                  excluded: set[str] | None = None, intervals: list[Interval] | None = None,
