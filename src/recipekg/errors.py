@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # annotations only: the query path imports neither typing's n
     from collections.abc import Iterable, Sequence
     from typing import Any
 
+    from recipekg.contracts.errors import ErrorDetail
+
 __all__ = [
     "RecipeKGError", "QuerySyntaxError", "VocabularyError", "RangeError", "KBError",
     "FormulaError", "UsageError", "UnsupportedStatement", "EngineError", "InternalError",
@@ -125,10 +127,10 @@ class RecipeKGError(Exception):
         out.extend("note: " + n for n in self.notes)
         return "\n".join(out)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ErrorDetail:
         """The JSON error of the spec: ``{"kind", "message", "line", "column", "expected",
         "suggestions"}`` (plus ``"file"`` when the error is about a file)."""
-        d: dict[str, Any] = {
+        d: ErrorDetail = {
             "kind": self.kind,
             "message": self.message,
             "line": self.line,

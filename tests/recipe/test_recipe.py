@@ -214,3 +214,15 @@ def test_what_the_user_did_not_give_is_asked_for_not_called_unsourced(kb):
     assert size["value"] is None and not size.get("unsourced") and "params" in size["needs"]
     assert not any(it["what"] == "Data quality filtering" for _, it in _items(a)), "a pretraining-corpus technique"
     assert any(it["what"] == "Data quality filtering" for _, it in _items(_recipe(PRETRAIN, kb)))
+
+
+def test_a_constraint_no_ranking_and_not_plan_reads_is_unused(kb):
+    """``horizon`` (a time-series dimension) in a language-model recipe: every ranking says it
+    is unused and plan does not read it, so the recipe lists it (plan's own answer has no
+    ``unused`` field; reading one made every constraint count as read: found by mypy)."""
+    (a,) = kb.query("recipe where data = text and task = generation and method = pretrain and params = 7B "
+                    "and hardware = h100 and gpus = 64 and horizon = long")
+    assert a["plan"] is not None and [u["dimension"] for u in a["unused"]] == ["horizon"]
+    (b,) = kb.query("recipe where data = text and task = generation and method = pretrain and params = 7B "
+                    "and hardware = h100 and gpus = 64")
+    assert b["unused"] == []

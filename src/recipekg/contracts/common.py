@@ -31,6 +31,8 @@ ConstraintUnit = Literal["count", "bytes", "hours", "fraction", "bytes/s", "FLOP
 #: A constraint's operator: the query's, or one a derived fact is written with.
 Op = Literal["=", "!=", "<", "<=", ">", ">=", "between", "in", "all of", "not in"]
 Scalar = float | str
+#: The side a rule is on for a choice.
+Side = Literal["for", "against"]
 
 
 class Source(TypedDict):
@@ -137,7 +139,17 @@ class Near(TypedDict):
     unit: NotRequired[ConstraintUnit]
 
 
-class Reason(TypedDict):
+class ReasonMore(TypedDict, total=False):
+    """What only some reasons carry."""
+
+    caveat: str
+    #: The rule's place in an ordered procedure, and the procedure's id.
+    step: int
+    procedure: str
+    superseded_by: list[Revision]
+
+
+class Reason(ReasonMore):
     """A rule as a reason for or against a choice: its evaluation against the query and its
     sources (reason/answers.py ``reason_json``)."""
 
@@ -153,12 +165,7 @@ class Reason(TypedDict):
     conditions: list[Condition]
     section: str
     sources: list[Source]
-    caveat: NotRequired[str]
     disputed_by: list[DisputedBy]
-    #: The rule's place in an ordered procedure, and the procedure's id.
-    step: NotRequired[int]
-    procedure: NotRequired[str]
-    superseded_by: NotRequired[list[Revision]]
 
 
 class RankedReason(Reason):

@@ -83,14 +83,14 @@ def schema(name: str | None = None) -> dict:
     if name is not None:
         root = ANSWERS.get(name) or OTHERS[name]
         return document(root, TITLES[name])
-    defs: dict = {}
-    answer = {"anyOf": [schema_of(t, defs) for t in ANSWERS.values()],
+    defs: dict[str, Any] = {}
+    answer: dict[str, Any] = {"anyOf": [schema_of(t, defs) for t in ANSWERS.values()],
               "description": "The answer to one statement: recommend, explain, plan or recipe."}
     defs["Answer"] = answer
     defs["Answers"] = {"type": "array", "minItems": 2, "items": {"$ref": "#/$defs/Answer"},
                        "description": "The answers to two or more statements, in order."}
     schema_of(ErrorAnswer, defs)
-    out = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+    out: dict[str, Any] = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
            "title": "recipekg answers",
            "description": "What recipekg answers: one answer, the answers to several statements, or the error.",
            "anyOf": [{"$ref": "#/$defs/Answer"}, {"$ref": "#/$defs/Answers"}, {"$ref": "#/$defs/ErrorAnswer"}]}

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from recipekg.contracts.common import Choice, Constraint, Excluded, Near, Property, Reason, Stamp, Unused, Via
+from recipekg.contracts.common import (Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp, Unused,
+                                       Via)
 from recipekg.contracts.recommend import Group
 
 
@@ -23,7 +24,7 @@ class ExplainedChoice(Choice):
 class ExplainRule(Reason):
     """A rule naming the choice (or, in ``family_rules``, its family ``via``), on its side."""
 
-    side: Literal["for", "against"]
+    side: Side
     fires: bool
     near: NotRequired[Near]
     via: NotRequired[Via]
@@ -39,10 +40,15 @@ class Brief(TypedDict):
     via: NotRequired[Via]
 
 
+#: A property's verdict: the constraints contradict it (the choice is excluded, or noted), go
+#: past a non-strict one (``note``), or fit it.
+Verdict = Literal["contradicts", "fits", "note"]
+
+
 class CheckedProperty(Property):
     """A property of the choice with its verdict against the constraints."""
 
-    verdict: Literal["contradicts", "fits", "note"]
+    verdict: Verdict
 
 
 class Change(TypedDict):

@@ -17,6 +17,8 @@ from recipekg.contracts.schema import Names
 #: A quantity's name: one of the registry's (plan/quantities.py).
 QuantityName = Annotated[str, Names("quantity")]
 Verdict = Literal["fits", "may fit", "does not fit"]
+#: Which dense 16-bit peak of the hardware time is computed on.
+PeakPrecision = Literal["bf16", "fp16"]
 
 
 class FormulaRef(TypedDict):
@@ -203,7 +205,7 @@ class Hardware(TypedDict):
     fp16_peak_flops_per_second: float | None
     fp8_peak_flops_per_second: float | None
     interconnect_bytes_per_second: float | None
-    peak_used: Literal["bf16", "fp16"] | None
+    peak_used: PeakPrecision | None
     sources: list[Source]
 
 
@@ -267,10 +269,23 @@ class Fit(TypedDict):
     gpus_needed: NotRequired[int | None]
 
 
-class Remedy(TypedDict):
+class RemedyMore(TypedDict, total=False):
+    """What only some remedies carry."""
+
+    #: From the detailed memory model (the layout search), not the rule of thumb.
+    detailed: bool
+    #: The constraints to give (dimension → value; null: drop the constraint).
+    change: dict[str, float | str | None]
+    gpus_needed: int | Range | None
+    params: Range | None
+    applies_to: str
+    base_weight_memory: Range | None
+    base_fits: bool
+
+
+class Remedy(RemedyMore):
     """What would make the run fit: a technique, a knob or another method, what it saves and
-    whether that is enough; ``change``: the constraints to give (dimension → value, null to
-    drop a constraint)."""
+    whether that is enough."""
 
     id: str
     label: str
@@ -284,14 +299,6 @@ class Remedy(TypedDict):
     formula: str | None
     rules: list[RankedReason]
     sources: list[Source]
-    #: From the detailed memory model (the layout search), not the rule of thumb.
-    detailed: NotRequired[bool]
-    change: NotRequired[dict[str, float | str | None]]
-    gpus_needed: NotRequired[int | Range | None]
-    params: NotRequired[Range | None]
-    applies_to: NotRequired[str]
-    base_weight_memory: NotRequired[Range | None]
-    base_fits: NotRequired[bool]
 
 
 class LargestModel(TypedDict):

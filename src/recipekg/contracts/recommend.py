@@ -16,6 +16,8 @@ from recipekg.contracts.common import (Ask, Choice, Constraint, ConstraintUnit, 
 #: ``matches``: some rule decides for or against the choice; ``would apply``: every rule
 #: for it waits for a dimension the query did not give.
 Group = Literal["matches", "would apply"]
+#: Where the user's value lies against a threshold.
+Position = Literal["below", "above", "at"]
 
 
 class Procedure(TypedDict):
@@ -95,7 +97,7 @@ class NearBoundary(TypedDict):
     value: float
     threshold: float
     unit: ConstraintUnit | None
-    side: Literal["below", "above", "at"]
+    side: Position
     text: str
     rule: str
     rules: list[str]

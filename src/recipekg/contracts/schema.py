@@ -161,7 +161,7 @@ def field_docs(tp: type) -> dict[str, str]:
         lines = source.splitlines()
         for node in ast.parse(source).body[0].body:  # type: ignore[attr-defined]
             if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                comment = []
+                comment: list[str] = []
                 at = node.lineno - 2
                 while at >= 0 and lines[at].strip().startswith("#:"):
                     comment.insert(0, lines[at].strip()[2:].strip())

@@ -20,8 +20,12 @@ from recipekg.plan.kbview import const_json
 from recipekg.plan.ledger import Ledger
 from recipekg.render import numbers as units
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.plan import Bandwidth
 
-def bandwidth(ledger: Ledger, hardware: str | None) -> dict | None:
+
+def bandwidth(ledger: Ledger, hardware: str | None) -> Bandwidth | None:
     """The answer's ``bandwidth`` (None without hardware); records the ridge point."""
     if hardware is None:
         return None
@@ -29,7 +33,7 @@ def bandwidth(ledger: Ledger, hardware: str | None) -> dict | None:
     figures = kb.snap["hardware"].get(hardware, {})
     peak, bw = kb.peak(hardware), figures.get(RKG.bandwidthBytesPerSecond)
     label = kb.label(hardware)
-    out = {"hardware": kb.node_id(hardware), "ridge_intensity": None, "threshold": None,
+    out: Bandwidth = {"hardware": kb.node_id(hardware), "ridge_intensity": None, "threshold": None,
            "bandwidth_bound": None, "sources": [], "text": ""}
     ridge_f = kb.find("ridge_intensity", "bandwidth")
     texts = []
@@ -46,8 +50,9 @@ def bandwidth(ledger: Ledger, hardware: str | None) -> dict | None:
     thresholds = [c for c in kb.constants_for(hardware) if c["quantity"] == "arithmetic-intensity"]
     if thresholds:
         t = thresholds[0]
-        out.update(threshold={**const_json(t), "section": kb.section(t)}, bandwidth_bound=True,
-                   sources=kb.sources(t))
+        out["threshold"] = {**const_json(t), "section": kb.section(t)}
+        out["bandwidth_bound"] = True
+        out["sources"] = kb.sources(t)
         texts.append(f"the reference calls {label} bandwidth-limited: operations below about "
                      f"{units.grouped(t['value'])} FLOPs/byte are held back by its memory bandwidth (larger "
                      f"batches and wider models raise the intensity)")

@@ -22,6 +22,10 @@ from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Sizes, record_given
 from recipekg.plan.timing import Timing
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.common import Ask
+
 FINE_TUNES = ("full-fine-tune", "lora", "qlora")
 WHY = "no fine-tuning tokens given: give tokens = 1B (the tokens the fine-tuning run reads) to time it"
 
@@ -47,7 +51,7 @@ def untimed(ledger: Ledger, hardware: str | None) -> Timing:
     return Timing(hardware)
 
 
-def ask_tokens(method: str) -> dict:
+def ask_tokens(method: str) -> Ask:
     """The question the answer asks (the shape of recommend's ``ask``)."""
     return {"dimension": "tokens", "would_change": ["tokens", "flops", "gpu_hours", "wall_time", "energy", "cost"],
             "text": f"to time the {method} run, give the tokens it reads (tokens = 1B: examples × tokens per example "

@@ -39,6 +39,10 @@ from recipekg.reason.answers import reason_json
 from recipekg.reason.scoring import evaluate_rule
 from recipekg.render import numbers as units
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.plan import Fit as FitJson, HardwareRule
+
 _RANK = {"fits": 0, "may fit": 1, "does not fit": 2}
 
 
@@ -46,7 +50,7 @@ class Fit(Record):
     """The answer's ``fit`` (``json``) and what the memory savings are weighed against: the
     memory per GPU, the GPUs, the FSDP formula and its memory per GPU (None on one GPU)."""
 
-    json: dict
+    json: FitJson
     capacity: Q
     gpus: Q
     fsdp: KBFormula | None
@@ -156,13 +160,13 @@ def memory_overrides(kb: KBView, memory: Memory, checkpointing: bool = False,
     return out
 
 
-def feasibility(kb: KBView, inputs: Inputs, params: Q) -> list[dict]:
+def feasibility(kb: KBView, inputs: Inputs, params: Q) -> list[HardwareRule]:
     """Rules about model size on this hardware (DGX Spark's table), with their sources."""
     if inputs.hardware is None:
         return []
     snap = kb.snap
     facts = dict(inputs.facts, params=point_facts("params", "count", params))
-    out = []
+    out: list[HardwareRule] = []
     by_dimension = snap["rule_index"]["by_dimension"]
     for iri in sorted(set(by_dimension.get("params", ())) & set(by_dimension.get("hardware", ()))):
         rule = snap["rules"][iri]

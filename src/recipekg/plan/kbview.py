@@ -16,7 +16,12 @@ from recipekg.errors import FormulaError, KBError
 from recipekg.knowledge.terms import RKG, local_name
 from recipekg.formula.expr import Formula, Q, formula_of
 from recipekg.record import Record
-from recipekg.reason.answers import paper_json, untyped_citation
+from recipekg.reason.answers import source_json, untyped_citation
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only
+    from recipekg.contracts.common import Source
+    from recipekg.contracts.plan import Constant, Hardware, PeakPrecision
 
 
 class KBFormula(Record, frozen=False):
@@ -38,7 +43,7 @@ class KBView:
     def __init__(self, snap: dict):
         self.snap = snap
         self.by_symbol: dict[str, str] = {}
-        self.by_entity: dict[str, list[dict]] = {}   # constants by the entities they apply to
+        self.by_entity: dict[str | None, list[dict]] = {}   # constants by the entities they apply to
         for iri, c in snap["constants"].items():
             if c["symbol"]:
                 self.by_symbol[c["symbol"]] = iri
@@ -101,18 +106,20 @@ class KBView:
     def fact(self, fact_id: str) -> dict | None:
         return next((f for f in self.snap["facts"].values() if f["id"] == fact_id), None)
 
-    def sources(self, *items: dict) -> list[dict]:
+    def sources(self, *items: dict) -> list[Source]:
         """The papers of KB items (ids) or of answers (source objects), each once, with its
         role for the first item that cites it (the formula before its constants)."""
-        seen, out = set(), []
+        seen: set[str] = set()
+        out: list[Source] = []
         for item in items:
             citations = item.get("citations") or {}
             for p in item.get("sources", []):
                 pid = p["id"] if isinstance(p, dict) else p
                 if pid not in seen:
                     seen.add(pid)
-                    out.append(p if isinstance(p, dict) else
-                               paper_json(p, self.snap, citations.get(p) or untyped_citation(p, self.snap)))
+                    # an answer's source object is a Source already
+                    out.append(p if isinstance(p, dict) else  # type: ignore[arg-type]
+                               _cited(p, citations.get(p) or untyped_citation(p, self.snap), self.snap))
         return out
 
     def section(self, item: dict) -> str | None:
@@ -138,14 +145,14 @@ class KBView:
         """The hardware's dense fp8 peak in FLOP/s (None when the KB has no such figure)."""
         return self.snap["hardware"].get(hardware, {}).get(RKG.fp8PeakFlopsPerSecond)
 
-    def peak_precision(self, hardware: str | None) -> str | None:
+    def peak_precision(self, hardware: str | None) -> PeakPrecision | None:
         """Which 16-bit peak :meth:`peak` reads ("bf16" or "fp16"; None without one)."""
         figures = self.snap["hardware"].get(hardware, {})
         if figures.get(RKG.bf16PeakFlopsPerSecond):
             return "bf16"
         return "fp16" if figures.get(RKG.fp16PeakFlopsPerSecond) else None
 
-    def hardware_json(self, hardware: str | None) -> dict | None:
+    def hardware_json(self, hardware: str | None) -> Hardware | None:
         """The answer's ``hardware``: the KB's figures for it, with their papers."""
         if hardware is None:
             return None
@@ -161,6 +168,10 @@ class KBView:
                 "sources": self.sources(node)}
 
 
+def _cited(pid: str, citation: dict, snap: dict) -> Source:
+    return source_json(pid, snap, citation["role"], citation.get("where"))
+
+
 def const_q(c: dict) -> Q:
     """A KB constant as a :class:`Q`: its low–high range around its value, or its value."""
     if c["low"] is not None and c["high"] is not None:
@@ -168,7 +179,7 @@ def const_q(c: dict) -> Q:
     return Q.point(c["value"])
 
 
-def const_json(c: dict) -> dict:
+def const_json(c: dict) -> Constant:
     """A KB constant as the answer shows it."""
     return {"id": c["id"], "symbol": c["symbol"], "label": c["label"], "value": c["value"],
             "low": c["low"], "high": c["high"], "unit": c["unit"]}

@@ -24,6 +24,10 @@ from recipekg.plan.figures import qjson, show
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.quantities import unit_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only
+    from recipekg.contracts.plan import PerGpuPart
+
 # The terms of the ZeRO formulas (kb/memory-model.ttl), each a number of bytes per parameter
 STATE_TERMS = {"weights": "c_weight_bytes_per_param_bf16", "gradients": "gradient_bytes_per_param",
                "master_weights": "c_master_weight_bytes_per_param",
@@ -52,13 +56,13 @@ def record_zero(ledger: Ledger, memo, best: dict, params: Q, states: Q, state_co
     record_per_gpu(ledger, memo, best, zero_parts(ledger, memo, best))
 
 
-def zero_parts(ledger: Ledger, memo, best: dict) -> list[dict]:
+def zero_parts(ledger: Ledger, memo, best: dict) -> list[PerGpuPart]:
     """The model states per GPU of a ZeRO layout in their parts: each is the layout's ZeRO
     formula evaluated with the other states' bytes per parameter at 0 (the formulas are sums of
     these terms, each divided by its sharding)."""
     f = memo.formula(ZERO[best["zero"]])
     env = memo.states_env(best["tp"], best["pp"], best["dp"])
-    out = []
+    out: list[PerGpuPart] = []
     for name, sym in STATE_TERMS.items():
         alone = {other: Q.point(0) for other in STATE_TERMS.values() if other != sym}
         q, _ = ledger.compute(f, env, alone)
@@ -66,11 +70,11 @@ def zero_parts(ledger: Ledger, memo, best: dict) -> list[dict]:
     return out
 
 
-def part(name: str, q: Q, formula: str | None, label: str | None = None) -> dict:
+def part(name: str, q: Q, formula: str | None, label: str | None = None) -> PerGpuPart:
     return {"name": name, "label": label or name.replace("_", " "), **qjson(q), "unit": unit_of(name), "formula": formula}
 
 
-def record_per_gpu(ledger: Ledger, memo, best: dict, state_parts: list[dict]) -> None:
+def record_per_gpu(ledger: Ledger, memo, best: dict, state_parts: list[PerGpuPart]) -> None:
     """The activations, logits, working buffers, headroom and memory per GPU of a training
     layout (any method but inference), with the memory's parts."""
     fid = activation_formula(memo.options.attention, best["recompute"])

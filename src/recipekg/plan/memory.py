@@ -24,6 +24,10 @@ from recipekg.plan.quantities import unit_of
 from recipekg.record import Record
 from recipekg.render import numbers as units
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only
+    from recipekg.contracts.plan import MemoryPart
+
 # The symbols of the reference's memory breakdown (bf16 weights and gradients, Adam states)
 WEIGHTS, GRADIENTS, ADAM_STATES, ACTIVATIONS = ("c_weight_bytes_per_param_bf16", "c_gradient_bytes_per_param_bf16",
                                                 "c_adam_state_bytes_per_param", "c_activation_bytes_per_param")
@@ -60,7 +64,7 @@ def training_memory(ledger: Ledger, inputs: Inputs, params: Q) -> Memory:
     memory, env = ledger.compute(f, {**parts_in, "params": params})
     bytes_per_param, _ = ledger.compute(f, {**parts_in, "params": Q.point(1)})
     breakdown_f = kb.formula("memory", ACTIVATIONS, ADAM_STATES)
-    sub = [{"name": f"memory_{name}", "label": name.replace("_", " "), **qjson(bpp * params), "unit": unit_of(f"memory_{name}"),
+    sub: list[MemoryPart] = [{"name": f"memory_{name}", "label": name.replace("_", " "), **qjson(bpp * params), "unit": unit_of(f"memory_{name}"),
             "bytes_per_param": qjson(bpp), "constants": [const_json(c) for c in consts],
             "sources": kb.sources(*consts),
             "formula": {"id": breakdown_f.id, "expression": breakdown_f.data["expression"]},

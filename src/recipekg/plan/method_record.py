@@ -26,6 +26,10 @@ from recipekg.plan.methods import adapter_env, describe_method, kv_cache
 from recipekg.plan.shape import optimizer_state_bytes
 from recipekg.knowledge.terms import RKG
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only
+    from recipekg.contracts.plan import PerGpuPart
+
 
 def record_method(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
     """Record the quantities of ``best`` (a layout of :class:`~recipekg.plan.evaluator.Evaluator`)."""
@@ -42,7 +46,7 @@ def record_method(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
     record_per_gpu(ledger, memo, best, _state_parts(ledger, memo, best))
 
 
-def _state_parts(ledger: Ledger, memo, best: dict) -> list[dict]:
+def _state_parts(ledger: Ledger, memo, best: dict) -> list[PerGpuPart]:
     """The model states per GPU in two parts: the weights kept on the GPU (the frozen base, or
     the 16-bit weights of ZeRO-Offload) and what the trained adapters add."""
     f = memo.states_formula(best["zero"])

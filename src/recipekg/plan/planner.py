@@ -68,11 +68,15 @@ from recipekg.plan.timing import train_time
 from recipekg.query.ast import Plan
 from recipekg.reason.answers import constraints_json
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.plan import Feasibility, LargestModel, PlanBody, Remedy
+
 
 _FIRST = ("params", "tokens", "flops")   # the quantities listed first, in this order
 
 
-def plan(stmt: Plan, snap: dict) -> dict:
+def plan(stmt: Plan, snap: dict) -> PlanBody:
     """The answer to a ``plan`` statement (the JSON the spec describes, plus more fields)."""
     kb = KBView(snap)
     inputs = read_inputs(stmt, snap)
@@ -130,7 +134,17 @@ def plan(stmt: Plan, snap: dict) -> dict:
     }
 
 
-def _recommendations(ledger: Ledger, inputs, sizes, memory, fit, method) -> list[dict]:
+def unread(stmt: Plan, snap: dict) -> list[str]:
+    """The dimensions of the statement that plan does not read (what its note "not used by
+    plan" names).
+
+    >>> unread(parse("plan where params = 7B and horizon = long")[0], snap)
+    ['horizon']
+    """
+    return read_inputs(stmt, snap).unused()
+
+
+def _recommendations(ledger: Ledger, inputs, sizes, memory, fit, method) -> list[Remedy]:
     """What would make the run fit: from the verdict's own model when a layout was searched."""
     if fit is not None and "leanest_layout" in fit.json:
         from recipekg.plan.remedies import remedies
@@ -143,14 +157,14 @@ def _recommendations(ledger: Ledger, inputs, sizes, memory, fit, method) -> list
     return []
 
 
-def _feasibility(ledger: Ledger, inputs, rules: list[dict], timing) -> dict:
+def _feasibility(ledger: Ledger, inputs, rules: list, timing) -> Feasibility:
     """The answer's ``feasibility``: the hardware's rules on model size, and the time budget
     (whether the plan keeps to it, and ``gpus_for_time``: the GPUs that would)."""
     budget = inputs.time_budget
     more = timing.gpus_for_time
     if more is not None and not math.isfinite(more.high):
         more = None                    # no count of GPUs meets it (the arithmetic gives out)
-    out = {"rules": rules, "time_budget": rounded(budget.value) if budget else None,
+    out: Feasibility = {"rules": rules, "time_budget": rounded(budget.value) if budget else None,
            "meets_time_budget": timing.budget_met, "gpus_for_time": int(more.high) if more is not None else None,
            "text": None}
     if budget is not None and timing.wall is not None:
@@ -177,6 +191,6 @@ def _by_memory(ledger: Ledger, inputs, mid: str):
            + "; ".join(x["text"] for x in found))
     ledger.note(f"params not given: the plan is for the largest model the memory holds for method = {mid} "
                 f"(the answer's largest_models gives every method's)")
-    table = [{"method": x["method"], "params": qjson(x["params"]), "memory_per_gpu": qjson(x["memory_per_gpu"]),
-              "text": x["text"]} for x in found]
+    table: list[LargestModel] = [{"method": x["method"], "params": qjson(x["params"]),
+                                  "memory_per_gpu": qjson(x["memory_per_gpu"]), "text": x["text"]} for x in found]
     return inputs.with_params(mine["params"], how), table

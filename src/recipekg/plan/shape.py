@@ -177,7 +177,7 @@ def whole_number(inputs: Inputs, dim: str) -> int | None:
 
 
 def _given(inputs: Inputs, ledger: Ledger) -> dict:
-    out = {}
+    out: dict[str, int | str] = {}
     for dim, key in FIXED.items():
         value = whole_number(inputs, dim)
         if value is not None:

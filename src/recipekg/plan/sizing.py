@@ -29,6 +29,10 @@ from recipekg.record import Record
 from recipekg.reason.recommend import rank
 from recipekg.render import numbers as units
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.plan import Strategy as StrategyJson
+
 # KB ids plan refers to by name (ids, not numbers: what the KB says about them is read from it)
 COMPUTE_OPTIMAL = "chinchilla-optimal-training"
 GIVEN_RATIO = "tokens_per_param"   # the name formula:tokens-from-ratio reads a ratio the query gives by
@@ -43,7 +47,7 @@ class Strategy(Record):
 
     iri: str
     ratio: dict
-    json: dict
+    json: StrategyJson
 
 
 class Sizes(Record):

@@ -26,6 +26,10 @@ from recipekg.plan.sizing import Sizes
 from recipekg.record import Record
 from recipekg.render import numbers as units
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.plan import Backwards, QuantityMore
+
 
 class Timing(Record):
     """The hardware time is computed for (given, or the reference table's), and what was
@@ -37,7 +41,7 @@ class Timing(Record):
     gpu_hours: Q | None = None
     wall: Q | None = None
     gpus_needed: Q | None = None
-    backwards: dict | None = None
+    backwards: Backwards | None = None
     gpus_for_time: Q | None = None     # GPUs that would meet a time budget the plan's GPUs miss
     budget_met: bool | None = None     # whether the wall time keeps to the time budget (None: no budget)
 
@@ -130,7 +134,7 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
         return Timing(hw)
     gpu_f = peak.formula
     gpu_hours, env = ledger.compute(gpu_f, {"flops": sizes.flops, "mfu": mfu, peak.name: Q.point(peak.value)})
-    extra = {}
+    extra: QuantityMore = {"hardware": kb.node_id(hw) if hw else None}
     row = sizes.table_row
     if row is not None and row.get("gpu_hours") and kb.peak(row.get("hardware")):
         on_row_hw, _ = ledger.compute(kb.formula("gpu_hours", "flops", "mfu", "bf16_peak"),
@@ -140,8 +144,7 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
                           "formula_value_on_table_hardware": rounded(on_row_hw.value),
                           "section": kb.section(row), "sources": kb.sources(row)}
     ledger.add("gpu_hours", gpu_hours, formula=gpu_f, env=env,
-               extra_sources=[kb.snap["nodes"][hw]] if hw else [], hardware=kb.node_id(hw) if hw else None,
-               **extra)
+               extra_sources=[kb.snap["nodes"][hw]] if hw else [], **extra)
     gpus = inputs.gpus or Q.point(1)
     wall, wenv = ledger.compute(wall_f, {"gpu_hours": gpu_hours, "gpus": gpus})
     ledger.add("wall_time", wall, formula=wall_f, env=wenv)

@@ -64,9 +64,9 @@ def _not_applicable(what: str, ctx, snap: dict) -> dict:
 
 def _papers(node: dict, snap: dict) -> list[dict]:
     """The papers that introduced a choice, as sources (role: method)."""
-    from recipekg.reason.answers import paper_json
+    from recipekg.reason.answers import source_json
 
-    return [paper_json(p, snap, {"role": "method"}) for p in node["papers"]]
+    return [source_json(p, snap, "method") for p in node["papers"]]
 
 
 def architecture(ctx, plan, snap: dict) -> list[dict]:
