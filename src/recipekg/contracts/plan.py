@@ -1,9 +1,9 @@
 """The ``plan`` answer: the quantities of a training run, each with its formula, constants,
 sources and derivation, the verdict on fit and time, and what would change it.
 
+    >>> from recipekg.contracts import documents  # fills in the registries' names
     >>> from recipekg.contracts.schema import schema_of
-    >>> defs = {}
-    >>> "flops" in schema_of(QuantityName, defs)["enum"]
+    >>> "flops" in schema_of(QuantityName, {})["enum"]
     True
 """
 

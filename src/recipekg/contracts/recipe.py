@@ -1,6 +1,7 @@
 """The ``recipe`` answer: the rankings, plan and the KB's settings composed into sections of
 items, and the configurations a trainer reads.
 
+    >>> from recipekg.contracts import documents  # fills in the registries' names
     >>> from recipekg.contracts.schema import schema_of
     >>> schema_of(SectionName, {})["enum"][:3]
     ['approach', 'architecture', 'cost']

@@ -334,6 +334,8 @@ def _dimensions(ix: Index, nodes: dict) -> dict:
             "question": ix.text(d, RKG.question), "example": ix.text(d, SKOS.example),
             "min": ix.number(d, RKG.minValue), "max": ix.number(d, RKG.maxValue),
             "derived_via": ix.one(d, RKG.derivedVia), "plan_only": ix.text(d, RKG.planOnly) == "true",
+            # the dimensions its values are defined on (rkg:derivedFrom: a tier's gpus and time), by name
+            "derived_from": sorted(ix.text(s, SKOS.notation) or local_name(s) for s in ix.iris(d, RKG.derivedFrom)),
             "problem_fact": ix.text(d, RKG.problemFact) == "true",
             "order": ix.number(d, RKG.order), "value_class": value_class,
             "unit": local_name(ix.one(d, QUDT.unit)) if ix.one(d, QUDT.unit) else None,

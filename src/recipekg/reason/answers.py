@@ -135,7 +135,7 @@ def result_json(iri: str, entry: dict, snap: dict) -> dict:
     if entry.get("notes"):
         result["notes"] = entry["notes"]
     if result["group"] != MATCHES:
-        result["waits_for"] = waits_for(entry["because"] + entry["against"])
+        result["waits_for"] = waits_for(entry["because"] + entry["against"], snap)
     return result
 
 
@@ -160,15 +160,13 @@ def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
     return sorted(out)
 
 
-#: A derived dimension is asked for through the ones it is derived from.
-_ASKED_AS = {"tier": ("gpus", "time")}
-
-
-def waits_for(reasons: list[dict]) -> list[str]:
-    """The dimensions a choice's partly matching rules wait for (not given by the query)."""
+def waits_for(reasons: list[dict], snap: dict) -> list[str]:
+    """The dimensions a choice's partly matching rules wait for (not given by the query); a
+    derived dimension is asked for through those it is derived from (``derived_from``: a tier
+    through the GPUs and time)."""
     dims = {c["dimension"] for x in reasons if x["match"] == "partial"
             for c in x["conditions"] if c["status"] == "not given" and c["dimension"]}
-    return sorted({d for dim in dims for d in _ASKED_AS.get(dim, (dim,))})
+    return sorted({d for dim in dims for d in snap["dimensions"].get(dim, {}).get("derived_from") or (dim,)})
 
 
 def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = None,

@@ -75,7 +75,7 @@ def _open_dimensions(results: list[dict], given: dict, snap: dict) -> dict[str, 
 
 
 def _derived(dim: dict) -> bool:
-    return bool(dim.get("derived_via")) or dim["name"] == "tier"
+    return bool(dim.get("derived_via") or dim.get("derived_from"))
 
 
 def _trial_values(conds: list[dict], snap: dict) -> list[Facts]:
