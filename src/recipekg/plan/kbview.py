@@ -13,13 +13,17 @@ the names they read, entities, facts, papers and sections.
 from __future__ import annotations
 
 from recipekg.errors import FormulaError, KBError
-from recipekg.knowledge.terms import RKG, local_name
+from recipekg.knowledge.terms import RKG
+from recipekg.knowledge.view import SnapshotView
 from recipekg.formula.expr import Formula, Q, formula_of
 from recipekg.record import Record
 from recipekg.reason.answers import source_json, untyped_citation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only
+    from collections.abc import Mapping
+    from typing import Any
+
     from recipekg.contracts.common import Source
     from recipekg.contracts.plan import Constant, Hardware, PeakPrecision
 
@@ -36,12 +40,13 @@ class KBFormula(Record, frozen=False):
         return self.data["id"]
 
 
-class KBView:
-    """Look-ups into the snapshot; every formula is read once, here (from the tree the
-    snapshot's compiler parsed)."""
+class KBView(SnapshotView):
+    """Plan's look-ups into the snapshot (beyond :class:`~recipekg.knowledge.view.SnapshotView`'s):
+    constants by symbol, formulas by output and inputs; every formula is read once, here (from
+    the tree the snapshot's compiler parsed)."""
 
     def __init__(self, snap: dict):
-        self.snap = snap
+        super().__init__(snap)  # type: ignore[arg-type]  # plan reads the tables by key too
         self.by_symbol: dict[str, str] = {}
         self.by_entity: dict[str | None, list[dict]] = {}   # constants by the entities they apply to
         for iri, c in snap["constants"].items():
@@ -98,15 +103,7 @@ class KBView:
         return min(found, key=lambda f: (len(f.parsed.names), f.id)) if found else None
 
     # ------------------------------------------------------------------ entities, facts, papers
-    def iri(self, node_id: str) -> str | None:
-        """The IRI of the entity with this id (None when the KB does not have it)."""
-        iri = self.snap["rule_index"]["choices"].get(node_id)
-        return iri if iri is not None and self.snap["nodes"][iri]["id"] == node_id else None
-
-    def fact(self, fact_id: str) -> dict | None:
-        return next((f for f in self.snap["facts"].values() if f["id"] == fact_id), None)
-
-    def sources(self, *items: dict) -> list[Source]:
+    def sources(self, *items: Mapping[str, Any]) -> list[Source]:
         """The papers of KB items (ids) or of answers (source objects), each once, with its
         role for the first item that cites it (the formula before its constants)."""
         seen: set[str] = set()
@@ -122,18 +119,9 @@ class KBView:
                                _cited(p, citations.get(p) or untyped_citation(p, self.snap), self.snap))
         return out
 
-    def section(self, item: dict) -> str | None:
+    def section(self, item: Mapping[str, Any]) -> str | None:
         """The reference section of a KB item, as its path."""
-        s = item.get("section")
-        if isinstance(s, str) and s in self.snap["sections"]:
-            return self.snap["sections"][s]["path"]
-        return None
-
-    def label(self, iri: str) -> str:
-        return self.snap["nodes"].get(iri, {}).get("label", local_name(iri))
-
-    def node_id(self, iri: str) -> str:
-        return self.snap["nodes"].get(iri, {}).get("id", local_name(iri))
+        return self.section_path(item.get("section"))
 
     def peak(self, hardware: str | None) -> float | None:
         """The hardware's dense 16-bit peak in FLOP/s: bf16, or fp16 (FP32 accumulation) on parts

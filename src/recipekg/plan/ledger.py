@@ -26,8 +26,8 @@ from recipekg.plan.quantities import unit_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only
-    from collections.abc import Sequence
-    from typing import NoReturn, Unpack
+    from collections.abc import Mapping, Sequence
+    from typing import Any, NoReturn, Unpack
 
     from recipekg.contracts.plan import Caveat, Note, Quantity, QuantityMore
 
@@ -47,7 +47,7 @@ class Ledger:
         self.notes: list[Note] = []
         self.warnings: list[Note] = []
 
-    def note(self, text: str, *items: dict, warn: bool = False) -> None:
+    def note(self, text: str, *items: Mapping[str, Any], warn: bool = False) -> None:
         """A note (or, with ``warn``, a warning) citing the papers and section of KB items."""
         entry: Note = {"text": text, "sources": self.kb.sources(*items)}
         section = next((self.kb.section(i) for i in items if self.kb.section(i)), None)
@@ -57,7 +57,7 @@ class Ledger:
 
     def add(self, name: str, q: Q | None, unit: str | None = None, *, formula: KBFormula | None = None,
             env: dict | None = None, label: str | None = None, derivation: str | None = None,
-            constants: Sequence[dict] = (), extra_sources: Sequence[dict] = (),
+            constants: Sequence[dict] = (), extra_sources: Sequence[Mapping[str, Any]] = (),
             **more: Unpack[QuantityMore]) -> Quantity:
         """Record a quantity of the registry (:mod:`recipekg.plan.quantities`, which gives its
         unit; ``unit``: another of its units) with its formula, constants, sources, section

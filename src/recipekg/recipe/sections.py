@@ -13,6 +13,7 @@ fitted value, or an unsourced item saying so::
 
 from __future__ import annotations
 
+from recipekg.knowledge.view import SnapshotView
 from recipekg.reason.answers import sources_json
 from recipekg.recipe import parts
 from recipekg.recipe.items import item, unsourced
@@ -106,8 +107,9 @@ def published(key: str, params: float | None, unit: str | None, snap: dict) -> l
 
 def _no_setting(group: str, ctx, snap: dict) -> str:
     hyper = snap["recipe"]["hyperparameters"][group]
-    arch = snap["nodes"][ctx.architecture]["label"] if ctx.architecture else "this architecture"
-    method = f" ({snap['nodes'][ctx.method]['label'].lower()})" if ctx.method else ""
+    view = SnapshotView(snap)  # type: ignore[arg-type]
+    arch = view.label(ctx.architecture) if ctx.architecture else "this architecture"
+    method = f" ({view.label(ctx.method).lower()})" if ctx.method else ""
     return f"the KB holds no sourced {hyper['label']} for {arch}{method}; set it from your own tuning"
 
 
@@ -128,11 +130,13 @@ def _number(value, unit: str | None, label: str = "") -> str:
 
 def context_json(ctx, snap: dict) -> Context:
     """What the recipe is about, as the answer shows it."""
-    def name(iri):
-        return snap["nodes"][iri]["id"] if iri else None
+    view = SnapshotView(snap)  # type: ignore[arg-type]
 
-    families = [n for n in closure([ctx.architecture], snap) if "https://w3id.org/recipekg/ns#ArchitectureFamily"
-                in snap["nodes"].get(n, {}).get("types", ())] if ctx.architecture else []
+    def name(iri: str | None) -> str | None:
+        return view.node_id(iri) if iri else None
+
+    families = [n for n in closure([ctx.architecture], snap) if n in snap["nodes"]
+                and "https://w3id.org/recipekg/ns#ArchitectureFamily" in view.node(n)["types"]] if ctx.architecture else []
     return {"architecture": name(ctx.architecture), "architecture_from": ctx.architecture_from,
             "family": name(families[0]) if families else None,
             "regimes": [name(r) for r in ctx.regimes], "method": name(ctx.method) if ctx.method else None,
