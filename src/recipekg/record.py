@@ -42,20 +42,21 @@ class _Fields(type):
     kept aside, as slots cannot have class values)."""
 
     def __new__(mcls, name, bases, ns, frozen: bool = True, slots: bool = False, **kwargs):
-        own = tuple(n for n in ns.get("__annotations__", {}) if n not in ("fields", "defaults", "frozen"))
+        own = tuple(ns.get("__annotations__", ())) if bases else ()  # the base's own are its class attributes
         defaults = {n: ns[n] for n in own if n in ns}
         if slots:
             for n in defaults:
                 del ns[n]
             ns["__slots__"] = own
+        if not frozen:  # mutable: plain attribute setting (no check per assignment), unhashable as a dataclass
+            ns.update(__setattr__=object.__setattr__, __delattr__=object.__delattr__, __hash__=None)
         cls = super().__new__(mcls, name, bases, ns, **kwargs)
-        cls.fields = tuple(f for f in getattr(cls, "fields", ()) if f not in own) + own
-        cls.defaults = {**getattr(cls, "defaults", {}), **defaults}
+        inherited = getattr(cls, "fields", ())
+        cls.fields = (tuple(f for f in inherited if f not in own) + own) if inherited else own
+        cls.defaults = {**getattr(cls, "defaults", {}), **defaults} if defaults else getattr(cls, "defaults", {})
         cls.frozen = frozen
         if "__match_args__" not in ns:
             cls.__match_args__ = cls.fields
-        if not frozen:
-            cls.__hash__ = None  # mutable and compared by value: unhashable, as a dataclass
         return cls
 
 

@@ -278,6 +278,8 @@ class Snapshot(TypedDict):
     facts: dict[str, Fact]
     strengths: dict[str, Strength]
     tiers: dict[str, Tier]
+    #: The dimensions derived from others (``derived_from``), by name.
+    derived_dimensions: list[str]
     procedures: dict[str, Procedure]
     models: dict[str, ModelShape]
     scoring: Scoring

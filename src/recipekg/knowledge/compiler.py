@@ -128,6 +128,7 @@ def compile_graph(triples: Iterable[Triple]) -> dict:
     snap["rules"] = _rules(ix)
     snap["tiers"] = {t: {"label": ix.text(t, RDFS.label), "conditions": ix.iris(t, RKG.condition)}
                      for t in ix.instances(RKG.ComputeTier)}
+    snap["derived_dimensions"] = sorted(n for n, d in snap["dimensions"].items() if d["derived_from"])
     snap["constants"] = _constants(ix)
     snap["formulas"] = _formulas(ix)
     snap["facts"] = _facts(ix)

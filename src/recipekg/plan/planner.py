@@ -78,6 +78,16 @@ _FIRST = ("params", "tokens", "flops")   # the quantities listed first, in this 
 
 def plan(stmt: Plan, snap: dict) -> PlanBody:
     """The answer to a ``plan`` statement (the JSON the spec describes, plus more fields)."""
+    return planned(stmt, snap)[0]
+
+
+def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
+    """The answer to a ``plan`` statement and the dimensions of the statement plan does not
+    read (what its note "not used by plan" names: a recipe lists those no part of it used).
+
+    >>> planned(parse("plan where params = 7B and horizon = long")[0], snap)[1]
+    ['horizon']
+    """
     kb = KBView(snap)
     inputs = read_inputs(stmt, snap)
     ledger = Ledger(kb, stmt.pos)
@@ -131,17 +141,7 @@ def plan(stmt: Plan, snap: dict) -> PlanBody:
         "ask": [ask_tokens(method.id)] if ask else [],
         "tier": tier, "bandwidth": bw,
         "notes": ledger.notes, "warnings": ledger.warnings,
-    }
-
-
-def unread(stmt: Plan, snap: dict) -> list[str]:
-    """The dimensions of the statement that plan does not read (what its note "not used by
-    plan" names).
-
-    >>> unread(parse("plan where params = 7B and horizon = long")[0], snap)
-    ['horizon']
-    """
-    return read_inputs(stmt, snap).unused()
+    }, unused
 
 
 def _recommendations(ledger: Ledger, inputs, sizes, memory, fit, method) -> list[Remedy]:

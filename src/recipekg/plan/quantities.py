@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from recipekg.record import Record
 
+_set = object.__setattr__
+
 
 class Quantity(Record):
     """A quantity plan can record: its ``name`` in answers, its ``unit`` (``units`` beside it:
@@ -34,6 +36,18 @@ class Quantity(Record):
     fixed: bool = False
     part_of: str | None = None
     units: tuple[str, ...] = ()
+
+    def __init__(self, name: str, unit: str, label: str, step: str, section: str | None = None, *,
+                 fixed: bool = False, part_of: str | None = None, units: tuple[str, ...] = ()) -> None:
+        # Record's, unrolled: the registry is made on every plan's start
+        _set(self, "name", name)
+        _set(self, "unit", unit)
+        _set(self, "label", label)
+        _set(self, "step", step)
+        _set(self, "section", section)
+        _set(self, "fixed", fixed)
+        _set(self, "part_of", part_of)
+        _set(self, "units", units)
 
 
 _Q = Quantity

@@ -19,8 +19,9 @@ from recipekg.reason.facts import Facts, constraint_json
 def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
     facts = dict(facts)
     _from_hardware(facts, snap)
-    for name, dim in snap["dimensions"].items():
-        if dim.get("derived_from") and name not in facts and set(dim["derived_from"]) & set(facts):
+    for name in snap.get("derived_dimensions", ()):
+        dim = snap["dimensions"][name]
+        if name not in facts and set(dim["derived_from"]) & set(facts):
             _from_conditions(name, dim, facts, snap)
     return facts
 

@@ -156,7 +156,7 @@ def _plan(stmt: Recipe, ctx: Context, facts: dict, snap: dict) -> tuple[PlanBody
     gave nothing to size."""
     if not (any(d in facts for d in _SIZING) or _planned_by_formulas(ctx, snap)):
         return None, None
-    from recipekg.plan.planner import plan, unread
+    from recipekg.plan.planner import planned
 
     constraints = stmt.constraints
     if "method" not in facts and ctx.method:
@@ -164,7 +164,7 @@ def _plan(stmt: Recipe, ctx: Context, facts: dict, snap: dict) -> tuple[PlanBody
         constraints += (Constraint(Name("method", stmt.pos), "=", (Name(method, stmt.pos),), stmt.pos),)
     statement = Plan(constraints, stmt.pos, "plan" + stmt.text.strip()[len("recipe"):])
     try:
-        return plan(statement, snap), unread(statement, snap)
+        return planned(statement, snap)
     except NothingToPlan:
         return None, None
 
