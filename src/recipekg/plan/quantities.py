@@ -2,7 +2,8 @@
 of a memory figure) can hold, with its unit, what it is, the step of plan that owns it and the
 recipe section that shows it. Plan records a quantity only by a registered name, in its
 unit (:meth:`recipekg.plan.ledger.Ledger.add`); the recipe lists its sections' quantities from
-here; the published schema's quantity names and docs/plan-quantities.md are generated from it.
+here; the published schema's quantity names and docs/plan-quantities.md (``python
+tools/gen_quantities_doc.py``) are generated from it.
 
     >>> QUANTITIES["memory_per_gpu"].unit, QUANTITIES["memory_per_gpu"].step
     ('bytes', 'layout_record')
