@@ -1,5 +1,6 @@
 """Shared fixtures: a private snapshot cache per session, the KB, the shared reference files;
-the integration markers (``virtuoso``, ``browser``, ``trainers``: always on under ``CI=true``,
+every JSON answer (or error) of the web app's answer routes that a test client receives
+validated against the published schema (``recipekg schema``); the integration markers (``virtuoso``, ``browser``, ``trainers``: always on under ``CI=true``,
 opt-in locally with ``--integration``)."""
 
 from __future__ import annotations
@@ -68,3 +69,32 @@ def shared():
     if not SHARED.is_dir():
         pytest.fail(f"{SHARED} is missing: the tests compare the KB with shared/reference")
     return SHARED
+
+
+#: The web app's routes that answer statements (``/`` by ``Accept``).
+ANSWER_ROUTES = ("/api/query", "/")
+
+
+@pytest.fixture(autouse=True)
+def web_answers_validate(monkeypatch):
+    """Every JSON answer (or error) a Flask test client gets from an answer route validates
+    against the published schema, in whichever test it is asked for."""
+    from flask.testing import FlaskClient
+
+    from support import schema_errors
+
+    real = FlaskClient.open
+    broken = []
+
+    def open_and_validate(self, *args, **kwargs):
+        response = real(self, *args, **kwargs)
+        path = response.request.path if response.request is not None else ""
+        if path in ANSWER_ROUTES and response.mimetype == "application/json":
+            found = schema_errors(response.get_json())
+            if found:
+                broken.append((path, response.request.query_string, found[:3]))
+        return response
+
+    monkeypatch.setattr(FlaskClient, "open", open_and_validate)
+    yield
+    assert not broken, broken

@@ -83,3 +83,30 @@ def scores_of(answer: dict) -> dict[str, float]:
     out = {i: r["score"] for r in answer["results"] for i in entry_ids(r)}
     out.update({e["id"]: float("-inf") for e in answer.get("excluded", ())})
     return out
+
+
+def schema_errors(doc, name: str | None = None) -> list[str]:
+    """Where ``doc`` breaks the published JSON Schema (``recipekg schema [name]``), as
+    ``path: message`` lines (empty when it validates), the innermost reason of each breach."""
+    from jsonschema.exceptions import best_match
+
+    out = []
+    for error in _validator(name).iter_errors(doc):
+        error = best_match([error])
+        while error.context:
+            error = best_match(error.context)
+        out.append(f"{'/'.join(map(str, error.absolute_path)) or '(root)'}: {error.message[:300]}")
+    return out
+
+
+_VALIDATORS: dict = {}
+
+
+def _validator(name: str | None):
+    if name not in _VALIDATORS:
+        from jsonschema import Draft202012Validator
+
+        from recipekg.contracts.documents import schema
+
+        _VALIDATORS[name] = Draft202012Validator(schema(name))
+    return _VALIDATORS[name]

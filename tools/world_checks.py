@@ -69,7 +69,7 @@ def evaluate_llm(run, row: dict) -> dict:
 def leave_one_out(ledger_factory) -> list[dict]:
     """Each published run of the KB left out of the MFU evidence: its implied MFU against the
     range the others give a plan of its size on its GPU."""
-    from recipekg.plan.expr import Q
+    from recipekg.formula.expr import Q
     from recipekg.plan.utilisation import evidence, points
 
     ledger = ledger_factory()

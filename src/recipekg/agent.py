@@ -21,8 +21,8 @@ the project's errors, whose text (with the caret) becomes the tool error.
 
 from __future__ import annotations
 
-from recipekg.cli.respond import quote_choice
 from recipekg.errors import UsageError
+from recipekg.names import quote_choice
 from recipekg.render.answers import render_answers
 
 CITE_FORMATS = ("csl-json", "bibtex", "ris", "text")

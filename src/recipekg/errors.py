@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # annotations only: the query path imports neither typing's n
     from collections.abc import Iterable, Sequence
     from typing import Any
 
+    from recipekg.contracts.errors import ErrorDetail
+
 __all__ = [
     "RecipeKGError", "QuerySyntaxError", "VocabularyError", "RangeError", "KBError",
     "FormulaError", "UsageError", "UnsupportedStatement", "EngineError", "LimitError", "InternalError",
@@ -128,10 +130,10 @@ class RecipeKGError(Exception):
         out.extend(printable("note: " + n) for n in self.notes)
         return "\n".join(out)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ErrorDetail:
         """The JSON error of the spec: ``{"kind", "message", "line", "column", "expected",
         "suggestions"}`` (plus ``"file"`` when the error is about a file)."""
-        d: dict[str, Any] = {
+        d: ErrorDetail = {
             "kind": self.kind,
             "message": self.message,
             "line": self.line,
@@ -235,9 +237,10 @@ def error_of(fields: dict) -> RecipeKGError:
     >>> str(error_of(RangeError("too big", line=1, column=5, source_line="plan x").transfer()))
     'line 1, column 5: too big\\n  plan x\\n      ^'
     """
-    classes = {c.kind: c for c in (QuerySyntaxError, VocabularyError, RangeError, KBError, UsageError,
-                                   EngineError, LimitError, InternalError)}
-    cls = classes.get(fields.get("kind"), InternalError)
+    classes: dict[str, type[RecipeKGError]] = {
+        c.kind: c for c in (QuerySyntaxError, VocabularyError, RangeError, KBError, UsageError,
+                            EngineError, LimitError, InternalError)}
+    cls = classes.get(str(fields.get("kind")), InternalError)
     return cls(fields.get("message", ""), line=fields.get("line"), column=fields.get("column"),
                length=fields.get("length", 1), source_line=fields.get("source_line"),
                expected=fields.get("expected", ()), suggestions=fields.get("suggestions", ()),

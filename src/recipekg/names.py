@@ -1,4 +1,5 @@
-"""How a label becomes a query name (shared by the compiler and the query path, import-light).
+"""How a label becomes a query name, and a choice a name a statement can hold (shared by the
+compiler, the query path, the command line and the agent tools; import-light).
 
     >>> slug("8-bit Adam")
     '8-bit-adam'
@@ -59,3 +60,14 @@ def is_misspelling(typed: str, name: str) -> bool:
     False
     """
     return edits(typed, name) <= (1 if len(name) <= 6 else 2)
+
+
+def quote_choice(choice: str) -> str:
+    """A choice as a statement names it: a bare name, or a quoted label.
+
+    >>> quote_choice("8-bit Adam"), quote_choice("vit")
+    ('"8-bit Adam"', 'vit')
+    """
+    if choice[:1].isascii() and choice[:1].isalpha() and all(c.isalnum() or c in "_-" for c in choice[1:]):
+        return choice
+    return '"' + choice.replace("\\", "\\\\").replace('"', '\\"') + '"'

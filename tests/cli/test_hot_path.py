@@ -27,7 +27,8 @@ from support import CASES, REPO, subprocess_env  # noqa: E402
 TABULAR = "recommend architecture where data = tabular and rows = 30k"
 HEAVY = ("rdflib", "networkx", "pyoxigraph", "flask", "pyshacl", "lark", "prompt_toolkit", "pandas", "recipekg.sparql.generate",
          "recipekg.sparql.engines", "recipekg.query._standalone", "recipekg.knowledge.compiler", "recipekg.knowledge.rdfio",
-         "recipekg.knowledge.validate", "recipekg.cite.graph", "recipekg.plan.syntax")
+         "recipekg.knowledge.validate", "recipekg.cite.graph", "recipekg.formula.syntax",
+         "recipekg.contracts.common", "recipekg.contracts.errors", "recipekg.contracts.schema")
 #: Beyond HEAVY, on the fast lane (click itself imports them, through inspect)
 FAST_ONLY = ("ast", "inspect", "typing")
 

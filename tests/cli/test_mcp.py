@@ -13,7 +13,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from support import subprocess_env
+from support import schema_errors, subprocess_env
 
 TABULAR = "recommend architecture where data = tabular and rows = 30k"
 PLAN = "params = 7B and hardware = h100 and gpus = 8"
@@ -103,6 +103,25 @@ def test_recipe_gives_the_cli_json_and_its_configuration(served, tmp_path):
     emitted = cli("recipe", *f"where {RECIPE}".split(), "--emit", "hf-peft", "-o", str(out))
     assert emitted.returncode == 0 and json.loads(text(results[10])) == json.loads(out.read_text())
     assert results[11].is_error and "nothing to emit as deepspeed" in text(results[11])
+
+
+def test_every_tool_result_validates_against_the_published_schema(served, kb):
+    """The answer tools' results (query, plan, explain, recipe) validate against ``recipekg
+    schema``; cite's CSL-JSON against ``recipekg schema citations``; vocab's word list against
+    ``recipekg schema vocab``. (A configuration ``emit`` writes is the trainer's format, checked
+    by the trainer's own parser in tests/recipe/test_configs.py; an error is a tool error's text.)"""
+    from recipekg.cli.mcp_server import build_server
+
+    _, results = served
+    for i in (0, 1, 2, 3, 9):
+        assert not results[i].is_error and schema_errors(json.loads(text(results[i]))) == [], i
+    assert schema_errors(json.loads(text(results[4])), "citations") == []
+
+    async def run(server):
+        return [await server.call_tool("vocab", args) for args in ({"dimension": "symptom"}, {})]
+
+    for got in anyio.run(run, build_server(kb)):
+        assert schema_errors(json.loads(got.content[0].text), "vocab") == []
 
 
 def test_vocab_gives_the_cli_word_list(kb):

@@ -1,7 +1,8 @@
 """Fuzzing the whole answering path: statements built from the KB's own vocabulary, mutated
 examples and raw text, through the API and every output format, then a sample through the
 real executable. The only outcomes allowed are an answer (exit 0) or the user's error (exit 2,
-one of recipekg's errors with a position); never a bug (exit 1), a traceback or a hang."""
+one of recipekg's errors with a position); never a bug (exit 1), a traceback or a hang; and
+every JSON answer and error validates against the published schema (``recipekg schema``)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from recipekg.cli.respond import exit_status
 from recipekg.errors import RecipeKGError
 from recipekg.render.answers import render_answers
 from strategies import mutated_queries
+from support import schema_errors
 
 FORMATS = ("text", "json", "markdown")
 NUMBERS = ["0", "1", "8", "30k", "1.5M", "7B", "7 billion", "1e-200", "1e400", "80GB", "80Gb", "3.35TB/s",
@@ -63,18 +65,21 @@ def vocabulary_statements(draw, snap):
 
 
 def outcome(kb, text: str, fmt: str) -> int:
-    """The exit status the CLI would give, after rendering in ``fmt``."""
+    """The exit status the CLI would give, after rendering in ``fmt``; JSON (an answer, several,
+    or the error) validates against the published schema."""
     try:
         out = render_answers(kb.query(text), fmt)
     except RecipeKGError as exc:
         assert exc.kind != "internal", f"{text!r}: {exc}"
         from recipekg.render.errors import error_output
 
-        error_output(exc, fmt)  # the error renders too
+        shown, _ = error_output(exc, fmt)  # the error renders too
+        if fmt == "json":
+            assert schema_errors(json.loads(shown)) == [], text
         return exit_status(exc)
     assert isinstance(out, str)
     if fmt == "json":
-        json.loads(out)
+        assert schema_errors(json.loads(out)) == [], text
     return 0
 
 

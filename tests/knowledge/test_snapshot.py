@@ -314,6 +314,23 @@ def test_a_changed_compiler_rebuilds_the_snapshot_without_a_format_bump(data_roo
     assert builds["n"] == 2, "a changed compiler module rebuilds"
 
 
+def test_a_removed_compiler_module_rebuilds_the_snapshot(data_root, builds, monkeypatch):
+    """A module that built the cached snapshot and is gone since (moved to another package, or
+    removed by an upgrade) makes the next load rebuild, never fail on the missing file."""
+    import types
+
+    probe = data_root / "probe_moved.py"
+    probe.write_text("STEP = 'a'\n", encoding="utf-8")
+    module = types.ModuleType("recipekg._probe_moved")
+    module.__file__ = str(probe)
+    monkeypatch.setitem(sys.modules, "recipekg._probe_moved", module)
+    KnowledgeBase.load()
+    monkeypatch.delitem(sys.modules, "recipekg._probe_moved")
+    probe.unlink()
+    kb = KnowledgeBase.load()
+    assert builds["n"] == 2 and kb.query(TABULAR)[0]["results"], "rebuilt, and it answers"
+
+
 def test_a_touched_file_is_hashed_once_and_not_rebuilt(data_root, builds, monkeypatch):
     monkeypatch.setattr(snapshot, "RACY_NS", 0)  # the copies are brand new; trust them at once
     KnowledgeBase.load()

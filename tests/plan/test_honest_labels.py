@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from recipekg.plan import expr
+from recipekg.formula import expr
 from recipekg.render.answers import render_answers
 
 FSDP = expr.parse_formula("m = a * p / g + b * p")

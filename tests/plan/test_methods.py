@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from recipekg.cli.main import main
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.methods import kv_cache

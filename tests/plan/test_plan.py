@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from recipekg.cli.main import main
 from recipekg.errors import FormulaError, RecipeKGError
-from recipekg.plan import expr
+from recipekg.formula import expr
 from recipekg.query.parser import parse
 from recipekg.render.answers import render_answers
 from recipekg.plan.planner import FIXED, plan

@@ -257,3 +257,13 @@ def test_an_extension_adds_a_setting_to_a_bundled_choice_and_the_recipe_names_it
     (bundled,) = kb.query(text)
     assert next(it for _, it in _items(bundled) if it.get("hyperparameter") == "learning-rate").get("unsourced")
     assert merged.query(PRETRAIN)[0]["sections"] == kb.query(PRETRAIN)[0]["sections"]
+def test_a_constraint_no_ranking_and_not_plan_reads_is_unused(kb):
+    """``horizon`` (a time-series dimension) in a language-model recipe: every ranking says it
+    is unused and plan does not read it, so the recipe lists it (plan's own answer has no
+    ``unused`` field; reading one made every constraint count as read: found by mypy)."""
+    (a,) = kb.query("recipe where data = text and task = generation and method = pretrain and params = 7B "
+                    "and hardware = h100 and gpus = 64 and horizon = long")
+    assert a["plan"] is not None and [u["dimension"] for u in a["unused"]] == ["horizon"]
+    (b,) = kb.query("recipe where data = text and task = generation and method = pretrain and params = 7B "
+                    "and hardware = h100 and gpus = 64")
+    assert b["unused"] == []

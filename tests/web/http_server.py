@@ -35,13 +35,26 @@ def served(*args):
 
 
 def request(url, *, data: bytes | None = None, headers=None, method=None):
-    """``(status, headers, body bytes)``, whatever the status."""
+    """``(status, headers, body bytes)``, whatever the status; a JSON answer of an answer route
+    validated against the published schema."""
     req = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
     try:
         with urllib.request.urlopen(req, timeout=120) as response:
-            return response.status, response.headers, response.read()
+            got = response.status, response.headers, response.read()
     except urllib.error.HTTPError as exc:
-        return exc.code, exc.headers, exc.read()
+        got = exc.code, exc.headers, exc.read()
+    _validated(url, *got)
+    return got
+
+
+def _validated(url: str, status: int, headers, body: bytes) -> None:
+    """A JSON answer (or error) of an answer route validates against the published schema."""
+    from urllib.parse import urlsplit
+
+    from support import schema_errors
+
+    if urlsplit(url).path in ("/api/query", "/") and (headers.get("Content-Type") or "").startswith("application/json"):
+        assert schema_errors(json.loads(body)) == [], (url, status)
 
 
 def cli_json(*args) -> tuple[int, object]:

@@ -81,3 +81,19 @@ def test_a_wrong_document_fails_the_schemas(doc):
     assert not answer.is_valid({"statement": "predict", "query": "x", "constraints": []})
     assert not answer.is_valid([{"statement": "plan", "query": "plan", "constraints": []}])  # a list is 2+
     assert not error.is_valid({"error": {"kind": "syntax", "message": "m"}})
+
+
+def test_the_schema_is_served_and_is_the_documents_components(app, doc):
+    """``/api/schema`` is ``recipekg schema`` (whole, or one document by ``name``), and the
+    OpenAPI document's components are its definitions, so the two cannot disagree."""
+    from recipekg.contracts.documents import schema
+
+    client = app.test_client()
+    whole = client.get("/api/schema")
+    assert whole.status_code == 200 and whole.mimetype == "application/schema+json"
+    assert json.loads(whole.data) == schema()
+    assert json.loads(client.get("/api/schema?name=plan").data) == schema("plan")
+    missing = client.get("/api/schema?name=predict")
+    assert missing.status_code == 404 and json.loads(missing.data)["error"]["kind"] == "usage"
+    defs = json.loads(json.dumps(schema()["$defs"]).replace('"#/$defs/', '"#/components/schemas/'))
+    assert doc["components"]["schemas"] == defs

@@ -11,20 +11,24 @@ bundle cites it; :mod:`recipekg.cite.formats` writes it out::
 from __future__ import annotations
 
 from recipekg.errors import UsageError, VocabularyError, closest
+from recipekg.record import Record
 
 
-class Bundle:
+class Bundle(Record, frozen=False, slots=True):
     """Papers (snapshot paper dicts, each once), per paper id what cites it, and the caveats
     of the claims citing them (claim → its caveat, in the order first met).
 
-    A plain class rather than a dataclass: importing :mod:`dataclasses` (and with it
-    :mod:`inspect`) is a quarter of a cold ``recipekg cite --query``.
+    A mutable :class:`recipekg.record.Record` rather than a dataclass: importing
+    :mod:`dataclasses` (and with it :mod:`inspect`) is a quarter of a cold ``recipekg cite --query``.
 
     >>> Bundle("t", papers=[{"id": "p"}], cited_by={"p": []})
     Bundle(title='t', papers=[{'id': 'p'}], cited_by={'p': []}, caveats={})
     """
 
-    __slots__ = ("title", "papers", "cited_by", "caveats")
+    title: str
+    papers: list[dict]
+    cited_by: dict[str, list[str]]
+    caveats: dict[str, str]
 
     def __init__(self, title: str, papers: list[dict] | None = None, cited_by: dict[str, list[str]] | None = None,
                  caveats: dict[str, str] | None = None) -> None:
@@ -32,17 +36,6 @@ class Bundle:
         self.papers = [] if papers is None else papers
         self.cited_by = {} if cited_by is None else cited_by
         self.caveats = {} if caveats is None else caveats
-
-    def __repr__(self) -> str:
-        return (f"Bundle(title={self.title!r}, papers={self.papers!r}, cited_by={self.cited_by!r}, "
-                f"caveats={self.caveats!r})")
-
-    def __eq__(self, other) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, a) == getattr(other, a) for a in self.__slots__)
-
-    __hash__ = None  # as a dataclass with eq: mutable, not hashable
 
     def caveat(self, what: str, text: str | None) -> None:
         if text and what not in self.caveats:

@@ -4,6 +4,7 @@
     $ recipekg validate my-extension.ttl
     $ recipekg stats
     $ recipekg audit --format markdown
+    $ recipekg schema plan
 
 Each command lives in the module of its group and is registered here, so no command module
 imports this one.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import click
 
-from recipekg.cli import audit, cite, knowledge, mcp_server, query, serve, shell, sparql
+from recipekg.cli import audit, cite, contracts, knowledge, mcp_server, query, serve, shell, sparql
 from recipekg.version import __version__
 
 
@@ -26,5 +27,5 @@ def main():
 for command in (query.query, query.explain, query.plan, query.recipe, knowledge.validate, knowledge.stats, knowledge.vocab,
                 knowledge.export,
                 cite.cite, cite.papers, cite.paper, audit.audit, sparql.sparql, sparql.load, serve.serve,
-                mcp_server.mcp, shell.shell):
+                mcp_server.mcp, shell.shell, contracts.schema):
     main.add_command(command)

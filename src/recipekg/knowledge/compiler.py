@@ -28,7 +28,7 @@ from recipekg.knowledge.properties import compile_properties
 from recipekg.knowledge.rule_index import index_rules
 from recipekg.knowledge.terms import CITO, DCTERMS, PROV, QUDT, RDF, RDFS, RKG, SKOS, XSD, local_name
 from recipekg.names import slug
-from recipekg.plan.syntax import read_formula
+from recipekg.formula.syntax import read_formula
 
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
 _KIND_NAMES = {RKG.Categorical: "categorical", RKG.Count: "count", RKG.Duration: "duration",
@@ -134,6 +134,7 @@ def compile_graph(triples: Iterable[Triple], origins: dict | None = None) -> dic
     snap["rules"] = _rules(ix)
     snap["tiers"] = {t: {"label": ix.text(t, RDFS.label), "conditions": ix.iris(t, RKG.condition)}
                      for t in ix.instances(RKG.ComputeTier)}
+    snap["derived_dimensions"] = sorted(n for n, d in snap["dimensions"].items() if d["derived_from"])
     snap["constants"] = _constants(ix)
     snap["formulas"] = _formulas(ix)
     snap["facts"] = _facts(ix)
@@ -357,6 +358,8 @@ def _dimensions(ix: Index, nodes: dict) -> dict:
             "question": ix.text(d, RKG.question), "example": ix.text(d, SKOS.example),
             "min": ix.number(d, RKG.minValue), "max": ix.number(d, RKG.maxValue),
             "derived_via": ix.one(d, RKG.derivedVia), "plan_only": ix.text(d, RKG.planOnly) == "true",
+            # the dimensions its values are defined on (rkg:derivedFrom: a tier's gpus and time), by name
+            "derived_from": sorted(ix.text(s, SKOS.notation) or local_name(s) for s in ix.iris(d, RKG.derivedFrom)),
             "problem_fact": ix.text(d, RKG.problemFact) == "true",
             "order": ix.number(d, RKG.order), "value_class": value_class,
             "unit": local_name(ix.one(d, QUDT.unit)) if ix.one(d, QUDT.unit) else None,
@@ -449,7 +452,7 @@ def _formulas(ix: Index) -> dict:
 
 
 def _parsed(expression: str | None) -> dict:
-    """What the formula computes, its tree and names (:mod:`recipekg.plan.syntax`), so that planning
+    """What the formula computes, its tree and names (:mod:`recipekg.formula.syntax`), so that planning
     never parses; a formula that does not parse keeps its error, which plan reports."""
     if expression is None:
         return {"computes": None, "tree": None, "names": []}

@@ -127,8 +127,11 @@ def load_snapshot(paths, *, build, use_cache: bool = True, variant: str = "") ->
             snap = _decode(core, shards, rebuild)
             if snap is not None:
                 return snap
-        key = input_key(watched)
-        if header.get("key") == key and (snap := _decode(core, shards, rebuild)) is not None:
+        try:
+            key = input_key(watched)
+        except OSError:  # a module that built it is gone (moved, or removed by an upgrade): rebuild
+            key = None
+        if key is not None and header.get("key") == key and (snap := _decode(core, shards, rebuild)) is not None:
             fresh = {"stamp_ns": stamp, "inputs": inputs}
             if inputs is not None and _trusted(fresh):  # same content, new fingerprints (touch)
                 _write(target, dict(header, **fresh), bytes(core), bytes(shards))

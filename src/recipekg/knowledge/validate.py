@@ -156,7 +156,7 @@ def _formulas(ix: Index):
     """Every expression parses as arithmetic, assigns its rkg:output, and reads only constants
     the KB defines (``c_...`` names)."""
     from recipekg.errors import FormulaError
-    from recipekg.plan.expr import parse_formula
+    from recipekg.formula.expr import parse_formula
 
     symbols = {ix.text(c, RKG.symbol) for c in ix.instances(RKG.Constant)}
     for f in ix.instances_of(RKG.Formula):

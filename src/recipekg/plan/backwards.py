@@ -20,11 +20,11 @@ Without GPUs and a time, or with something to size from, there is nothing to pla
 from __future__ import annotations
 
 from recipekg.errors import RangeError
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import CONVERSIONS, Ledger
-from recipekg.plan.record import Record
+from recipekg.record import Record
 from recipekg.plan.timing import Setup, Timing, time_setup
 from recipekg.render import numbers as units
 
@@ -50,15 +50,15 @@ def plan_backwards(ledger: Ledger, inputs: Inputs) -> Backwards | None:
     gpus, time = inputs.gpus, inputs.time_budget
     wall_f, gpu_f = setup.wall_f, peak.formula
     gpu_hours = ledger.solve(wall_f.parsed, "gpu_hours", {"wall_time": time, "gpus": gpus})
-    ledger.add("gpu_hours", gpu_hours, "GPU-hours", formula=wall_f, label="GPU-hours of the GPUs and time given",
+    ledger.add("gpu_hours", gpu_hours, formula=wall_f, label="GPU-hours of the GPUs and time given",
                derivation=f"{wall_f.data['label']}: {wall_f.data['expression']}, solved for gpu_hours with "
                           f"gpus = {show(gpus)} and wall_time = {show(time, 'hours')}: {show(gpu_hours, 'GPU-hours')}")
-    ledger.add("wall_time", time, "hours", label="wall_time", given=True, derivation=inputs.given_text("time"))
+    ledger.add("wall_time", time, label="wall_time", given=True, derivation=inputs.given_text("time"))
     env = {**ledger.kb.constants_in(gpu_f), "gpu_hours": gpu_hours, "mfu": mfu, peak.name: Q.point(peak.value),
            **{n: Q.point(v) for n, v in CONVERSIONS.items() if n in gpu_f.parsed.names}}
     flops = ledger.solve(gpu_f.parsed, "flops", env)
     peak_text = f"{peak.name} = {units.amount(peak.value, unit='FLOP/s')}"
-    ledger.add("flops", flops, "FLOPs", formula=gpu_f,
+    ledger.add("flops", flops, formula=gpu_f,
                extra_sources=[ledger.kb.snap["nodes"][hw]] if hw else [],
                derivation=f"{gpu_f.data['label']}: {gpu_f.data['expression']}, solved for flops with "
                           f"{show(gpu_hours, 'GPU-hours')}, {peak_text} and mfu = {_mfu(mfu)}: {show(flops, 'FLOPs')}")

@@ -14,14 +14,18 @@ calls it bandwidth-limited.
 from __future__ import annotations
 
 from recipekg.knowledge.terms import RKG
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.kbview import const_json
 from recipekg.plan.ledger import Ledger
 from recipekg.render import numbers as units
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.plan import Bandwidth
 
-def bandwidth(ledger: Ledger, hardware: str | None) -> dict | None:
+
+def bandwidth(ledger: Ledger, hardware: str | None) -> Bandwidth | None:
     """The answer's ``bandwidth`` (None without hardware); records the ridge point."""
     if hardware is None:
         return None
@@ -29,13 +33,13 @@ def bandwidth(ledger: Ledger, hardware: str | None) -> dict | None:
     figures = kb.snap["hardware"].get(hardware, {})
     peak, bw = kb.peak(hardware), figures.get(RKG.bandwidthBytesPerSecond)
     label = kb.label(hardware)
-    out = {"hardware": kb.node_id(hardware), "ridge_intensity": None, "threshold": None,
+    out: Bandwidth = {"hardware": kb.node_id(hardware), "ridge_intensity": None, "threshold": None,
            "bandwidth_bound": None, "sources": [], "text": ""}
     ridge_f = kb.find("ridge_intensity", "bandwidth")
     texts = []
     if ridge_f is not None and peak and bw:
         ridge, env = ledger.compute(ridge_f, {"bf16_peak": Q.point(peak), "bandwidth": Q.point(bw)})
-        ledger.add("ridge_intensity", ridge, "FLOPs/byte", formula=ridge_f, env=env,
+        ledger.add("ridge_intensity", ridge, formula=ridge_f, env=env,
                    extra_sources=[kb.snap["nodes"][hardware]])
         out["ridge_intensity"] = rounded(ridge.value)
         texts.append(f"{label}'s ridge point is {show(ridge, 'FLOPs/byte')}: operations doing fewer FLOPs per "
@@ -46,8 +50,9 @@ def bandwidth(ledger: Ledger, hardware: str | None) -> dict | None:
     thresholds = [c for c in kb.constants_for(hardware) if c["quantity"] == "arithmetic-intensity"]
     if thresholds:
         t = thresholds[0]
-        out.update(threshold={**const_json(t), "section": kb.section(t)}, bandwidth_bound=True,
-                   sources=kb.sources(t))
+        out["threshold"] = {**const_json(t), "section": kb.section(t)}
+        out["bandwidth_bound"] = True
+        out["sources"] = kb.sources(t)
         texts.append(f"the reference calls {label} bandwidth-limited: operations below about "
                      f"{units.grouped(t['value'])} FLOPs/byte are held back by its memory bandwidth (larger "
                      f"batches and wider models raise the intensity)")

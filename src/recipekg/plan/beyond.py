@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.plan.expr import Q, evaluate, solve
+from recipekg.formula.expr import Q, evaluate, solve
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBView
@@ -70,15 +70,15 @@ def inference_sizing(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
     how = (f"minimise {life_f.data['expression'].split('=', 1)[1].strip()} with inference_tokens = "
            f"{show(inputs.inference_tokens, 'tokens')} over the models of that loss")
     extra = [life_f.data, *([fact] if fact else [])]
-    ledger.add("inference_optimal_params", Q.point(best_n), "parameters", formula=loss_f, extra_sources=extra,
+    ledger.add("inference_optimal_params", Q.point(best_n), formula=loss_f, extra_sources=extra,
                label="inference-optimal model size (same quality, least training + inference compute)",
                derivation=f"{how}: {show(Q.point(best_n), 'parameters')}", assumption=assumption)
-    ledger.add("inference_optimal_tokens", Q.point(best_d), "tokens", formula=loss_f, extra_sources=extra,
+    ledger.add("inference_optimal_tokens", Q.point(best_d), formula=loss_f, extra_sources=extra,
                label="training tokens of the inference-optimal model",
                derivation=f"{loss_f.data['expression']}, solved for tokens at loss {quality:.4f} and params = "
                           f"{show(Q.point(best_n), 'parameters')}: {show(Q.point(best_d), 'tokens')} "
                           f"({best_d / best_n:,.0f} tokens/param)", assumption=assumption)
-    ledger.add("total_flops_saved", Q.point(saved), "fraction", formula=life_f, extra_sources=[loss_f.data, *extra[1:]],
+    ledger.add("total_flops_saved", Q.point(saved), formula=life_f, extra_sources=[loss_f.data, *extra[1:]],
                label="lifetime compute saved against the plan's model (fraction)",
                derivation=f"1 − lifetime FLOPs of the inference-optimal model / the plan's model's = 1 − "
                           f"{show(Q.point(cost(best_n, demand)), 'FLOPs')} / {show(Q.point(base), 'FLOPs')} = "
@@ -163,12 +163,12 @@ def _point(q: Q) -> float:
 def hyperparameters(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
     """Peak learning rate and batch tokens from the compute budget (DeepSeek LLM's laws)."""
     kb = ledger.kb
-    for name, formula_id, unit, label in (
-            ("learning_rate", "learning-rate-from-compute", "", "peak learning rate (DeepSeek LLM's law)"),
-            ("batch_tokens", "batch-tokens-from-compute", "tokens", "global batch in tokens (DeepSeek LLM's law)")):
+    for name, formula_id, label in (
+            ("learning_rate", "learning-rate-from-compute", "peak learning rate (DeepSeek LLM's law)"),
+            ("batch_tokens", "batch-tokens-from-compute", "global batch in tokens (DeepSeek LLM's law)")):
         f = kb.by_id(formula_id)
         q, env = ledger.compute(f, {"flops": sizes.flops})
-        ledger.add(name, q, unit, formula=f, env=env, label=label)
+        ledger.add(name, q, formula=f, env=env, label=label)
     fit = kb.constant("c_hyperparameter_law_fit_compute")
     flops = sizes.flops
     if not (fit["low"] <= flops.low and flops.high <= fit["high"]):

@@ -17,7 +17,7 @@ its 85% guidance beside it (they disagree with each other and with the law, whic
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula
@@ -50,7 +50,7 @@ def _unique_and_epochs(ledger: Ledger, inputs: Inputs, sizes: Sizes, epochs_f: K
     if inputs.unique_tokens is not None:
         unique = inputs.unique_tokens
         epochs, env = ledger.compute(epochs_f, {"tokens": tokens, "unique_tokens": unique})
-        ledger.add("epochs", epochs, "epochs", formula=epochs_f, env=env)
+        ledger.add("epochs", epochs, formula=epochs_f, env=env)
         if inputs.epochs is not None and f"{inputs.epochs.value:.2g}" != f"{epochs.value:.2g}":
             ledger.note(f"with {show(unique, 'tokens')} of unique data the plan's {show(tokens, 'tokens')} "
                         f"are {show(epochs)} epochs, not the {show(inputs.epochs)} given; the plan uses "
@@ -58,7 +58,7 @@ def _unique_and_epochs(ledger: Ledger, inputs: Inputs, sizes: Sizes, epochs_f: K
         return unique, epochs
     epochs = inputs.epochs
     unique = ledger.solve(epochs_f.parsed, "unique_tokens", {"epochs": epochs, "tokens": tokens})
-    ledger.add("unique_tokens", unique, "tokens", formula=epochs_f, label="unique tokens needed",
+    ledger.add("unique_tokens", unique, formula=epochs_f, label="unique tokens needed",
                derivation=f"{epochs_f.data['expression']}, solved for unique_tokens: "
                           f"{show(tokens, 'tokens')} / {show(epochs)} epochs = {show(unique, 'tokens')}")
     return unique, epochs
@@ -70,18 +70,18 @@ def _effective_tokens(ledger: Ledger, unique: Q, epochs: Q, tokens: Q) -> None:
     kb = ledger.kb
     law = kb.by_id("data-constrained-effective-data")
     eff, env = ledger.compute(law, {"unique_tokens": unique, "epochs": epochs})
-    ledger.add("effective_tokens", eff, "tokens", formula=law, env=env,
+    ledger.add("effective_tokens", eff, formula=law, env=env,
                label="effective tokens by the data-constrained law (Muennighoff et al.)")
     reference_f = kb.by_id("effective-data")
     ref, renv = ledger.compute(reference_f, {"unique_tokens": unique, "epochs": epochs})
-    ledger.add("effective_tokens_reference", ref, "tokens", formula=reference_f, env=renv,
+    ledger.add("effective_tokens_reference", ref, formula=reference_f, env=renv,
                label="effective tokens by the reference's formula")
     max_epochs = _constant(kb, "max-useful-epochs")
     within = max_epochs is None or epochs.high <= max_epochs["value"]
     guide_f = kb.find("effective_tokens", "tokens")
     if guide_f is not None:
         g, genv = ledger.compute(guide_f, {"tokens": tokens})
-        ledger.add("effective_tokens_guidance", g, "tokens", formula=guide_f, env=genv,
+        ledger.add("effective_tokens_guidance", g, formula=guide_f, env=genv,
                    label="effective tokens by the reference's 85% guidance", applies=within)
     ledger.note(f"the data-constrained law (Muennighoff et al.) values the {show(tokens, 'tokens')} as "
                 f"{show(eff, 'tokens')} of fresh data; the reference's own formula D × (1 − e^(−epochs)) gives "

@@ -16,7 +16,7 @@ centre's PUE (``kb/energy.ttl``, LLaMA's accounting), GPU-hours × ``price``, an
 from __future__ import annotations
 
 from recipekg.knowledge.terms import RKG
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
@@ -30,30 +30,30 @@ def energy_and_cost(ledger: Ledger, inputs: Inputs, timing) -> None:
     watts = kb.snap["hardware"].get(hw, {}).get(RKG.powerWatts) if hw else None
     energy = None
     if hours is None:
-        _missing(ledger, "energy", "kWh", energy_f, "no GPU-hours to compute the energy from")
+        _missing(ledger, "energy", energy_f, "no GPU-hours to compute the energy from")
     elif watts is None:
-        _missing(ledger, "energy", "kWh", energy_f,
+        _missing(ledger, "energy", energy_f,
                  f"the KB has no datasheet power for {kb.label(hw)}" if hw else "no hardware with a datasheet power")
     else:
         energy, env = ledger.compute(energy_f, {"gpu_hours": hours, "gpu_power_watts": Q.point(watts)})
-        ledger.add("energy", energy, "kWh", formula=energy_f, env=env, extra_sources=[kb.snap["nodes"][hw]],
+        ledger.add("energy", energy, formula=energy_f, env=env, extra_sources=[kb.snap["nodes"][hw]],
                    label=f"energy: GPU-hours × {show(Q.point(watts), 'W')} ({kb.label(hw)}'s datasheet) × PUE")
     price = inputs.price
     if hours is not None and price is not None:
         q, env = ledger.compute(cost_f, {"gpu_hours": hours, "price": price})
-        ledger.add("cost", q, "USD", formula=cost_f, env=env)
+        ledger.add("cost", q, formula=cost_f, env=env)
     else:
-        _missing(ledger, "cost", "USD", cost_f, "no GPU-hours to price" if hours is None else
+        _missing(ledger, "cost", cost_f, "no GPU-hours to price" if hours is None else
                  "no price given: add price = 2.5 (USD per GPU-hour, for example) for the cost")
     intensity = inputs.carbon_intensity
     if energy is not None and intensity is not None:
         q, env = ledger.compute(co2_f, {"energy": energy, "carbon_intensity": intensity})
-        ledger.add("co2", q, "kg CO2e", formula=co2_f, env=env)
+        ledger.add("co2", q, formula=co2_f, env=env)
     else:
-        _missing(ledger, "co2", "kg CO2e", co2_f, "no energy to compute the emissions from" if energy is None else
+        _missing(ledger, "co2", co2_f, "no energy to compute the emissions from" if energy is None else
                  "no carbon intensity given: add carbon-intensity = 0.385 (kg CO2e per kWh, LLaMA's US average) "
                  "for the emissions")
 
 
-def _missing(ledger: Ledger, name: str, unit: str, formula, why: str) -> None:
-    ledger.add(name, None, unit, formula=formula, derivation=why, missing=why)
+def _missing(ledger: Ledger, name: str, formula, why: str) -> None:
+    ledger.add(name, None, formula=formula, derivation=why, missing=why)

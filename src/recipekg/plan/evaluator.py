@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import show  # noqa: F401  (the doctest's)
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger

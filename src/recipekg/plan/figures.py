@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import math
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.render import numbers as units
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.common import Range
 
 
 def rounded(x: float | None) -> float | None:
@@ -26,7 +30,7 @@ def rounded(x: float | None) -> float | None:
     return float(f"{x:.10g}")
 
 
-def qjson(q: Q | None) -> dict | None:
+def qjson(q: Q | None) -> Range | None:
     """A :class:`Q` as the JSON's ``{"value", "low", "high"}`` (rounded)."""
     return None if q is None else {"value": rounded(q.value), "low": rounded(q.low), "high": rounded(q.high)}
 

@@ -22,6 +22,10 @@ from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Sizes, record_given
 from recipekg.plan.timing import Timing
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.common import Ask
+
 FINE_TUNES = ("full-fine-tune", "lora", "qlora")
 WHY = "no fine-tuning tokens given: give tokens = 1B (the tokens the fine-tuning run reads) to time it"
 
@@ -35,19 +39,19 @@ def needs_tokens(method: str, inputs: Inputs) -> bool:
 def unsized(ledger: Ledger, inputs: Inputs) -> Sizes:
     """The model's size only: tokens, FLOPs and their ratio recorded as missing."""
     record_given(ledger, inputs, None, False, ledger.kb.formula("epochs", "tokens", "unique_tokens"))
-    for name, unit in (("tokens", "tokens"), ("flops", "FLOPs"), ("tokens_per_param", "tokens/param")):
-        ledger.add(name, None, unit, label=name, derivation=WHY, missing=WHY)
+    for name in ("tokens", "flops", "tokens_per_param"):
+        ledger.add(name, None, label=name, derivation=WHY, missing=WHY)
     return Sizes(inputs.params, None, None, False, None)
 
 
 def untimed(ledger: Ledger, hardware: str | None) -> Timing:
     """GPU-hours and wall time recorded as missing, for the same reason."""
-    for name, unit in (("gpu_hours", "GPU-hours"), ("wall_time", "hours")):
-        ledger.add(name, None, unit, label=name, derivation=WHY, missing=WHY)
+    for name in ("gpu_hours", "wall_time"):
+        ledger.add(name, None, label=name, derivation=WHY, missing=WHY)
     return Timing(hardware)
 
 
-def ask_tokens(method: str) -> dict:
+def ask_tokens(method: str) -> Ask:
     """The question the answer asks (the shape of recommend's ``ask``)."""
     return {"dimension": "tokens", "would_change": ["tokens", "flops", "gpu_hours", "wall_time", "energy", "cost"],
             "text": f"to time the {method} run, give the tokens it reads (tokens = 1B: examples × tokens per example "

@@ -27,17 +27,21 @@ from __future__ import annotations
 import math
 
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, relative_change, rounded, show
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.kbview import KBFormula, KBView
 from recipekg.plan.layout import search_layout
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import ACTIVATIONS, ADAM_STATES, GRADIENTS, WEIGHTS, Memory
-from recipekg.plan.record import Record
+from recipekg.record import Record
 from recipekg.reason.answers import reason_json
 from recipekg.reason.scoring import evaluate_rule
 from recipekg.render import numbers as units
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.plan import Fit as FitJson, HardwareRule
 
 _RANK = {"fits": 0, "may fit": 1, "does not fit": 2}
 
@@ -46,7 +50,7 @@ class Fit(Record):
     """The answer's ``fit`` (``json``) and what the memory savings are weighed against: the
     memory per GPU, the GPUs, the FSDP formula and its memory per GPU (None on one GPU)."""
 
-    json: dict
+    json: FitJson
     capacity: Q
     gpus: Q
     fsdp: KBFormula | None
@@ -90,7 +94,7 @@ def check_fit(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory, method=
     best = replicated
     if fsdp_f is not None and gpus.high >= 2:
         per_gpu, env = ledger.compute(fsdp_f, {"params": params, "gpus": gpus}, memory_overrides(kb, memory))
-        ledger.add("rule_of_thumb_per_gpu", per_gpu, "bytes", formula=fsdp_f, env=env,
+        ledger.add("rule_of_thumb_per_gpu", per_gpu, formula=fsdp_f, env=env,
                    label=f"training memory per GPU with FSDP over {show(gpus)} GPUs (the reference's rule of thumb)")
         sharded = verdict(per_gpu, cap)
         fit["sharded"] = {**sharded, "need_per_gpu": qjson(per_gpu), "formula": fsdp_f.id,
@@ -156,13 +160,13 @@ def memory_overrides(kb: KBView, memory: Memory, checkpointing: bool = False,
     return out
 
 
-def feasibility(kb: KBView, inputs: Inputs, params: Q) -> list[dict]:
+def feasibility(kb: KBView, inputs: Inputs, params: Q) -> list[HardwareRule]:
     """Rules about model size on this hardware (DGX Spark's table), with their sources."""
     if inputs.hardware is None:
         return []
     snap = kb.snap
     facts = dict(inputs.facts, params=point_facts("params", "count", params))
-    out = []
+    out: list[HardwareRule] = []
     by_dimension = snap["rule_index"]["by_dimension"]
     for iri in sorted(set(by_dimension.get("params", ())) & set(by_dimension.get("hardware", ()))):
         rule = snap["rules"][iri]

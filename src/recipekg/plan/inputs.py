@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 
 from recipekg.errors import NothingToPlan, RangeError
-from recipekg.plan.expr import SCALE, Q
-from recipekg.plan.record import Record
+from recipekg.formula.expr import SCALE, Q
+from recipekg.record import Record
 from recipekg.query.ast import Plan, Position
 from recipekg.reason.facts import Facts
 from recipekg.reason.resolve import facts_of, resolve_dimension
@@ -110,7 +110,8 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                                                       number("params"), number("active-params"))
     inputs = Inputs(stmt, constraints, facts, params=params, tokens=number("tokens"),
                     flops=number("flops"), unique_tokens=number("unique-tokens"), epochs=number("epochs"),
-                    gpus=_whole_q("gpus", stmt, constraints, facts), mfu=number("mfu"), time_budget=number("time", budget=True),
+                    gpus=_whole_q("gpus", stmt, constraints, facts, snap), mfu=number("mfu"),
+                    time_budget=number("time", budget=True),
                     gpu_memory=number("gpu-memory"), hardware=one("hardware"), optimizer=one("optimizer"),
                     precision=one("precision"), peak_flops=number("peak-flops"), bandwidth=number("bandwidth"),
                     tokens_per_param=number("tokens-per-param"), method=one("method"), offload=one("offload"),
@@ -119,7 +120,7 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                     carbon_intensity=number("carbon-intensity"), inference_tokens=number("inference-tokens"))
     for dim in BOUNDS:          # every count given is a whole number in its range, used or not
         if dim in facts and dim != "gpus":
-            whole(dim, stmt, constraints, facts)
+            whole(dim, stmt, constraints, facts, snap)
     for dim, allowed in CHOICES.items():
         _choice(dim, allowed, stmt, constraints, facts, snap)
     if not (inputs.params or inputs.tokens or inputs.flops or inputs.backwards or inputs.gpu_memory) \
@@ -189,21 +190,20 @@ def _number(dim: str, stmt: Plan, constraints: dict, facts: dict, *, budget: boo
 
 
 #: The whole numbers plan reads (counts of physical things and layout degrees): the range each
-#: must lie in, and an example of each for the error message. The ranges are wide enough for any
-#: run (the largest published clusters have about 10^5 GPUs) and keep every search bounded.
+#: must lie in (the error gives the dimension's example, ``skos:example`` in the ontology). The
+#: ranges are wide enough for any run (the largest published clusters have about 10^5 GPUs) and
+#: keep every search bounded.
 BOUNDS = {"gpus": (1, 1e8), "zero": (0, 3), "tensor-parallel": (1, 1e6), "pipeline-parallel": (1, 1e6),
           "layers": (1, 1e6), "heads": (1, 1e6), "kv-heads": (1, 1e6), "hidden": (1, 1e9), "vocab": (1, 1e9),
           "seq-length": (1, 1e9), "micro-batch": (1, 1e9), "batch-size": (1, 1e9), "lora-rank": (1, 1e6)}
-EXAMPLE = {"gpus": 8, "zero": 3, "seq-length": 4096, "micro-batch": 1, "hidden": 4096, "heads": 32, "layers": 32,
-           "kv-heads": 8, "vocab": 32000, "batch-size": 8, "lora-rank": 16}
 
 
-def whole(dim: str, stmt: Plan, constraints: dict, facts: dict) -> int | None:
+def whole(dim: str, stmt: Plan, constraints: dict, facts: dict, snap: dict | None = None) -> int | None:
     """The one whole number the query gives ``dim`` (None when not given); RangeError at the
     constraint for a range or a bound, at the value for a fraction or a number out of range.
 
     >>> s = parse("plan where params = 7B and gpus = 2.5")[0]
-    >>> whole("gpus", s, {"gpus": s.constraints[1]}, facts_of(s.constraints, snap))
+    >>> whole("gpus", s, {"gpus": s.constraints[1]}, facts_of(s.constraints, snap), snap)
     Traceback (most recent call last):
     recipekg.errors.RangeError: line 1, column 35: 'gpus' counts whole things: a whole number, not 2.5
     expected: gpus = 8
@@ -214,7 +214,7 @@ def whole(dim: str, stmt: Plan, constraints: dict, facts: dict) -> int | None:
     c = constraints.get(dim)
     where = c.pos if c is not None else stmt.pos
     low, _, high, _ = f.intervals[0]
-    example = [f"{dim} = {EXAMPLE.get(dim, 8)}"]
+    example = [(snap["dimensions"].get(dim, {}).get("example") if snap else None) or f"{dim} = 8"]
     if len(f.intervals) != 1 or low != high or not math.isfinite(low):
         raise RangeError.at(where, f"plan needs one whole number for '{dim}', not a range or a bound", expected=example)
     at = c.values[0].pos if c is not None and c.values else where
@@ -244,8 +244,8 @@ def _choice(dim: str, allowed: tuple, stmt: Plan, constraints: dict, facts: dict
                             expected=[f"{dim} = {p}" for p in allowed])
 
 
-def _whole_q(dim: str, stmt: Plan, constraints: dict, facts: dict) -> Q | None:
-    n = whole(dim, stmt, constraints, facts)
+def _whole_q(dim: str, stmt: Plan, constraints: dict, facts: dict, snap: dict) -> Q | None:
+    n = whole(dim, stmt, constraints, facts, snap)
     return None if n is None else Q.point(float(n))
 
 

@@ -13,10 +13,19 @@ the names they read, entities, facts, papers and sections.
 from __future__ import annotations
 
 from recipekg.errors import FormulaError, KBError
-from recipekg.knowledge.terms import RKG, local_name
-from recipekg.plan.expr import Formula, Q, formula_of
-from recipekg.plan.record import Record
-from recipekg.reason.answers import paper_json, untyped_citation
+from recipekg.knowledge.terms import RKG
+from recipekg.knowledge.view import SnapshotView
+from recipekg.formula.expr import Formula, Q, formula_of
+from recipekg.record import Record
+from recipekg.reason.answers import source_json, untyped_citation
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only
+    from collections.abc import Mapping
+    from typing import Any
+
+    from recipekg.contracts.common import Source
+    from recipekg.contracts.plan import Constant, Hardware, PeakPrecision
 
 
 class KBFormula(Record, frozen=False):
@@ -31,14 +40,15 @@ class KBFormula(Record, frozen=False):
         return self.data["id"]
 
 
-class KBView:
-    """Look-ups into the snapshot; every formula is read once, here (from the tree the
-    snapshot's compiler parsed)."""
+class KBView(SnapshotView):
+    """Plan's look-ups into the snapshot (beyond :class:`~recipekg.knowledge.view.SnapshotView`'s):
+    constants by symbol, formulas by output and inputs; every formula is read once, here (from
+    the tree the snapshot's compiler parsed)."""
 
     def __init__(self, snap: dict):
-        self.snap = snap
+        super().__init__(snap)  # type: ignore[arg-type]  # plan reads the tables by key too
         self.by_symbol: dict[str, str] = {}
-        self.by_entity: dict[str, list[dict]] = {}   # constants by the entities they apply to
+        self.by_entity: dict[str | None, list[dict]] = {}   # constants by the entities they apply to
         for iri, c in snap["constants"].items():
             if c["symbol"]:
                 self.by_symbol[c["symbol"]] = iri
@@ -93,18 +103,11 @@ class KBView:
         return min(found, key=lambda f: (len(f.parsed.names), f.id)) if found else None
 
     # ------------------------------------------------------------------ entities, facts, papers
-    def iri(self, node_id: str) -> str | None:
-        """The IRI of the entity with this id (None when the KB does not have it)."""
-        iri = self.snap["rule_index"]["choices"].get(node_id)
-        return iri if iri is not None and self.snap["nodes"][iri]["id"] == node_id else None
-
-    def fact(self, fact_id: str) -> dict | None:
-        return next((f for f in self.snap["facts"].values() if f["id"] == fact_id), None)
-
-    def sources(self, *items: dict) -> list[dict]:
+    def sources(self, *items: Mapping[str, Any]) -> list[Source]:
         """The papers of KB items (ids) or of answers (source objects), each once, with its
         role for the first item that cites it (the formula before its constants)."""
-        seen, out = set(), []
+        seen: set[tuple[str, str]] = set()
+        out: list[Source] = []
         for item in items:
             citations = item.get("citations") or {}
             origin = item.get("origin")  # an extension's claim: each of its sources says so
@@ -112,23 +115,17 @@ class KBView:
                 pid = p["id"] if isinstance(p, dict) else p
                 if (pid, repr(origin)) not in seen:
                     seen.add((pid, repr(origin)))
-                    source = (p if isinstance(p, dict) else
-                              paper_json(p, self.snap, citations.get(p) or untyped_citation(p, self.snap)))
-                    out.append(dict(source, origin=origin) if origin and not source.get("origin") else source)
+                    # an answer's source object is a Source already
+                    source: Source = (p if isinstance(p, dict) else  # type: ignore[assignment]
+                                      _cited(p, citations.get(p) or untyped_citation(p, self.snap), self.snap))
+                    if origin and not source.get("origin"):
+                        source = {**source, "origin": origin}
+                    out.append(source)
         return out
 
-    def section(self, item: dict) -> str | None:
+    def section(self, item: Mapping[str, Any]) -> str | None:
         """The reference section of a KB item, as its path."""
-        s = item.get("section")
-        if isinstance(s, str) and s in self.snap["sections"]:
-            return self.snap["sections"][s]["path"]
-        return None
-
-    def label(self, iri: str) -> str:
-        return self.snap["nodes"].get(iri, {}).get("label", local_name(iri))
-
-    def node_id(self, iri: str) -> str:
-        return self.snap["nodes"].get(iri, {}).get("id", local_name(iri))
+        return self.section_path(item.get("section"))
 
     def peak(self, hardware: str | None) -> float | None:
         """The hardware's dense 16-bit peak in FLOP/s: bf16, or fp16 (FP32 accumulation) on parts
@@ -140,14 +137,14 @@ class KBView:
         """The hardware's dense fp8 peak in FLOP/s (None when the KB has no such figure)."""
         return self.snap["hardware"].get(hardware, {}).get(RKG.fp8PeakFlopsPerSecond)
 
-    def peak_precision(self, hardware: str | None) -> str | None:
+    def peak_precision(self, hardware: str | None) -> PeakPrecision | None:
         """Which 16-bit peak :meth:`peak` reads ("bf16" or "fp16"; None without one)."""
         figures = self.snap["hardware"].get(hardware, {})
         if figures.get(RKG.bf16PeakFlopsPerSecond):
             return "bf16"
         return "fp16" if figures.get(RKG.fp16PeakFlopsPerSecond) else None
 
-    def hardware_json(self, hardware: str | None) -> dict | None:
+    def hardware_json(self, hardware: str | None) -> Hardware | None:
         """The answer's ``hardware``: the KB's figures for it, with their papers."""
         if hardware is None:
             return None
@@ -163,6 +160,10 @@ class KBView:
                 "sources": self.sources(node)}
 
 
+def _cited(pid: str, citation: dict, snap: dict) -> Source:
+    return source_json(pid, snap, citation["role"], citation.get("where"))
+
+
 def const_q(c: dict) -> Q:
     """A KB constant as a :class:`Q`: its low–high range around its value, or its value."""
     if c["low"] is not None and c["high"] is not None:
@@ -170,7 +171,7 @@ def const_q(c: dict) -> Q:
     return Q.point(c["value"])
 
 
-def const_json(c: dict) -> dict:
+def const_json(c: dict) -> Constant:
     """A KB constant as the answer shows it."""
     return {"id": c["id"], "symbol": c["symbol"], "label": c["label"], "value": c["value"],
             "low": c["low"], "high": c["high"], "unit": c["unit"]}

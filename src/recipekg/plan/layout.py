@@ -31,7 +31,7 @@ recomputation (a few percent of compute, Korthikanti et al.).
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger

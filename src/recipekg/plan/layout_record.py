@@ -19,9 +19,14 @@ parts (what the plan page's memory bar shows; they add up to the memory per GPU)
 from __future__ import annotations
 
 from recipekg.plan.evaluator import ZERO, activation_formula
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.ledger import Ledger
+from recipekg.plan.quantities import unit_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only
+    from recipekg.contracts.plan import PerGpuPart
 
 # The terms of the ZeRO formulas (kb/memory-model.ttl), each a number of bytes per parameter
 STATE_TERMS = {"weights": "c_weight_bytes_per_param_bf16", "gradients": "gradient_bytes_per_param",
@@ -41,23 +46,23 @@ def record_zero(ledger: Ledger, memo, best: dict, params: Q, states: Q, state_co
     total = Q.point(0)
     for name, per, consts in parts:
         total = total + per * params
-        ledger.add(name, per * params, "bytes", constants=consts, label=f"{name.replace('_', ' ')} (whole model)",
+        ledger.add(name, per * params, constants=consts, label=f"{name.replace('_', ' ')} (whole model)",
                    derivation=f"{show(per, 'bytes/param')} × {show(params, 'parameters')} = {show(per * params, 'bytes')}")
-    ledger.add("model_states", total, "bytes", label="model states (whole model)",
+    ledger.add("model_states", total, label="model states (whole model)",
                derivation="weights + gradients + fp32 master weights + optimizer states")
     f = memo.formula(ZERO[best["zero"]])
     q, env = ledger.compute(f, memo.states_env(best["tp"], best["pp"], best["dp"]))
-    ledger.add("model_states_per_gpu", q, "bytes", formula=f, env=env)
+    ledger.add("model_states_per_gpu", q, formula=f, env=env)
     record_per_gpu(ledger, memo, best, zero_parts(ledger, memo, best))
 
 
-def zero_parts(ledger: Ledger, memo, best: dict) -> list[dict]:
+def zero_parts(ledger: Ledger, memo, best: dict) -> list[PerGpuPart]:
     """The model states per GPU of a ZeRO layout in their parts: each is the layout's ZeRO
     formula evaluated with the other states' bytes per parameter at 0 (the formulas are sums of
     these terms, each divided by its sharding)."""
     f = memo.formula(ZERO[best["zero"]])
     env = memo.states_env(best["tp"], best["pp"], best["dp"])
-    out = []
+    out: list[PerGpuPart] = []
     for name, sym in STATE_TERMS.items():
         alone = {other: Q.point(0) for other in STATE_TERMS.values() if other != sym}
         q, _ = ledger.compute(f, env, alone)
@@ -65,27 +70,27 @@ def zero_parts(ledger: Ledger, memo, best: dict) -> list[dict]:
     return out
 
 
-def part(name: str, q: Q, formula: str | None, label: str | None = None) -> dict:
-    return {"name": name, "label": label or name.replace("_", " "), **qjson(q), "unit": "bytes", "formula": formula}
+def part(name: str, q: Q, formula: str | None, label: str | None = None) -> PerGpuPart:
+    return {"name": name, "label": label or name.replace("_", " "), **qjson(q), "unit": unit_of(name), "formula": formula}
 
 
-def record_per_gpu(ledger: Ledger, memo, best: dict, state_parts: list[dict]) -> None:
+def record_per_gpu(ledger: Ledger, memo, best: dict, state_parts: list[PerGpuPart]) -> None:
     """The activations, logits, working buffers, headroom and memory per GPU of a training
     layout (any method but inference), with the memory's parts."""
     fid = activation_formula(memo.options.attention, best["recompute"])
     f = memo.formula(fid)
     q, env = ledger.compute(f, memo.activation_env(best["tp"]))
-    ledger.add("activations", q, "bytes", formula=f, env=env, label="activations per GPU (the layers')")
+    ledger.add("activations", q, formula=f, env=env, label="activations per GPU (the layers')")
     parts = list(state_parts) + [part("activations", q, fid)]
     if best["logits"].high > 0:
         f = memo.formula("output-layer-activations")
         lq, env = ledger.compute(f, memo.logits_env(best["tp"]))
-        ledger.add("logits_activations", lq, "bytes", formula=f, env=env)
+        ledger.add("logits_activations", lq, formula=f, env=env)
         parts.append(part("logits", lq, f.id, "output layer and logits"))
     if best["buffers"].high > 0:
         f = memo.formula("zero3-gather-buffer")
         bq, env = ledger.compute(f, memo.buffer_env(best["tp"]))
-        ledger.add("working_buffers_per_gpu", bq, "bytes", formula=f, env=env)
+        ledger.add("working_buffers_per_gpu", bq, formula=f, env=env)
         parts.append(part("buffers", bq, f.id, "ZeRO-3 gathered layer"))
     record_headroom(ledger, memo)
     parts.append(part("headroom", memo.options.headroom, "memory-per-gpu-detailed", "headroom (framework)"))
@@ -93,11 +98,11 @@ def record_per_gpu(ledger: Ledger, memo, best: dict, state_parts: list[dict]) ->
     q, env = ledger.compute(f, {"model_states_per_gpu": best["states"],
                                 "activations_per_gpu": best["activations"] + best["logits"],
                                 "working_buffers_per_gpu": best["buffers"], "headroom": best["headroom"]})
-    ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env, per_gpu_parts=parts)
+    ledger.add("memory_per_gpu", q, formula=f, env=env, per_gpu_parts=parts)
 
 
 def record_headroom(ledger: Ledger, memo) -> None:
     o = memo.options
-    ledger.add("headroom", o.headroom, "bytes", label="memory kept free per GPU for the framework",
+    ledger.add("headroom", o.headroom, label="memory kept free per GPU for the framework",
                derivation=o.headroom_how, constants=list(o.headroom_constants), given="headroom" in
                memo.inputs.constraints)

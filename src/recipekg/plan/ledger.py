@@ -4,7 +4,7 @@ and a derivation with the numbers plugged in, and its notes and warnings.
     >>> ledger = Ledger(KBView(snap))
     >>> f = ledger.kb.formula("flops", "params", "tokens")
     >>> flops, env = ledger.compute(f, {"params": Q.point(7e9), "tokens": Q.point(1.4e11)})
-    >>> entry = ledger.add("flops", flops, "FLOPs", formula=f, env=env)
+    >>> entry = ledger.add("flops", flops, formula=f, env=env)
     >>> entry["derivation"].split(": ")[1], [c["symbol"] for c in entry["constants"]]
     ('6 × 7B × 140B = 5.88e21 FLOPs', ['c_flops_per_param_token'])
     >>> ledger.values["flops"].value
@@ -19,9 +19,17 @@ from __future__ import annotations
 import math
 
 from recipekg.errors import FormulaError, KBError, RangeError
-from recipekg.plan.expr import Formula, Q, evaluate, solve, substitute
+from recipekg.formula.expr import Formula, Q, evaluate, solve, substitute
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.kbview import KBFormula, KBView, const_json
+from recipekg.plan.quantities import unit_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only
+    from collections.abc import Mapping, Sequence
+    from typing import Any, NoReturn, Unpack
+
+    from recipekg.contracts.plan import Caveat, Note, Quantity, QuantityMore
 
 # Pure unit conversions: definitions, not claims of the reference, so they live here and not
 # in the KB. The KB's formulas name them (seconds_per_hour, bits_per_byte, watts_per_kilowatt) and plan binds them.
@@ -34,28 +42,30 @@ class Ledger:
     def __init__(self, kb: KBView, where=None):
         self.kb = kb
         self.where = where  # the statement's position, for a value plan cannot compute with
-        self.quantities: list[dict] = []
+        self.quantities: list[Quantity] = []
         self.values: dict[str, Q] = {}
-        self.notes: list[dict] = []
-        self.warnings: list[dict] = []
+        self.notes: list[Note] = []
+        self.warnings: list[Note] = []
 
-    def note(self, text: str, *items: dict, warn: bool = False) -> None:
+    def note(self, text: str, *items: Mapping[str, Any], warn: bool = False) -> None:
         """A note (or, with ``warn``, a warning) citing the papers and section of KB items."""
-        entry = {"text": text, "sources": self.kb.sources(*items)}
+        entry: Note = {"text": text, "sources": self.kb.sources(*items)}
         section = next((self.kb.section(i) for i in items if self.kb.section(i)), None)
         if section:
             entry["section"] = section
         (self.warnings if warn else self.notes).append(entry)
 
-    def add(self, name: str, q: Q | None, unit: str, *, formula: KBFormula | None = None,
+    def add(self, name: str, q: Q | None, unit: str | None = None, *, formula: KBFormula | None = None,
             env: dict | None = None, label: str | None = None, derivation: str | None = None,
-            constants: list[dict] = (), extra_sources: list[dict] = (), **more) -> dict:
-        """Record a quantity with its formula, constants, sources, section and derivation
-        (``more`` are extra fields of its JSON); returns its entry."""
+            constants: Sequence[dict] = (), extra_sources: Sequence[Mapping[str, Any]] = (),
+            **more: Unpack[QuantityMore]) -> Quantity:
+        """Record a quantity of the registry (:mod:`recipekg.plan.quantities`, which gives its
+        unit; ``unit``: another of its units) with its formula, constants, sources, section
+        and derivation (``more`` are extra fields of its JSON); returns its entry."""
         keep = rounded if not more.get("given") else float   # a number given (or a configuration's) stays exact
-        entry = {"name": name, "label": label or (formula.data["label"] if formula else name),
+        entry: Quantity = {"name": name, "label": label or (formula.data["label"] if formula else name),
                  "value": keep(q.value) if q else None, "low": keep(q.low) if q else None,
-                 "high": keep(q.high) if q else None, "unit": unit, "formula": None, "sources": [],
+                 "high": keep(q.high) if q else None, "unit": unit_of(name, unit), "formula": None, "sources": [],
                  "derivation": derivation or "", "section": None}
         if formula is not None:
             self._cite_formula(entry, formula, q, env, derivation, constants, extra_sources)
@@ -70,7 +80,7 @@ class Ledger:
             self.values[name] = q
         return entry
 
-    def _cite_formula(self, entry: dict, formula: KBFormula, q: Q | None, env: dict | None,
+    def _cite_formula(self, entry: Quantity, formula: KBFormula, q: Q | None, env: dict | None,
                       derivation: str | None, constants, extra_sources) -> None:
         overridden = (env or {}).get("__overridden__", set())
         used = [self.kb.constant(n) for n in sorted(formula.parsed.names)
@@ -80,7 +90,8 @@ class Ledger:
         entry["constants"] = [const_json(c) for c in used]
         entry["sources"] = self.kb.sources(formula.data, *used, *extra_sources)
         entry["section"] = self.kb.section(formula.data)
-        caveats = [{"of": item["id"], "text": item["caveat"]} for item in (formula.data, *used) if item.get("caveat")]
+        caveats: list[Caveat] = [{"of": item["id"], "text": item["caveat"]} for item in (formula.data, *used)
+                                 if item.get("caveat")]
         if caveats:
             entry["caveats"] = caveats
         if derivation is None and q is not None and env is not None:
@@ -125,14 +136,14 @@ class Ledger:
         self.out_of_scale(f"too {size} to plan with: {formula.data['label']} ({formula.id}) comes out as {q.value:g}")
 
     def solve(self, formula: Formula, unknown: str, env: dict) -> Q:
-        """:func:`recipekg.plan.expr.solve` for a quantity plan must have: no solution means
+        """:func:`recipekg.formula.expr.solve` for a quantity plan must have: no solution means
         the values given are out of any training run's scale."""
         q = solve(formula, unknown, env)
         if q is None or not math.isfinite(q.value):
             self.out_of_scale(f"out of the range plan solves in: no {unknown} gives {formula.output} from them")
         return q
 
-    def out_of_scale(self, detail: str) -> None:
+    def out_of_scale(self, detail: str) -> NoReturn:
         """A :class:`RangeError` at the statement: the values given are beyond plan's arithmetic."""
         message = f"the values given are {detail}"
         expected = ["values a training run could have (params = 7B, tokens = 1.4T, flops = 1e24)"]
@@ -142,8 +153,9 @@ class Ledger:
 
     def given(self, name: str) -> bool:
         """Whether the quantity was given in the query (shown as given, not rounded)."""
-        return bool((self.entry(name) or {}).get("given"))
+        entry = self.entry(name)
+        return bool(entry and entry.get("given"))
 
-    def entry(self, name: str) -> dict | None:
+    def entry(self, name: str) -> Quantity | None:
         """The recorded quantity with this name (None when there is none)."""
         return next((x for x in self.quantities if x["name"] == name), None)

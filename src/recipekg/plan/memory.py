@@ -15,13 +15,18 @@ states and activations.
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import const_json, const_q
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.record import Record
+from recipekg.plan.quantities import unit_of
+from recipekg.record import Record
 from recipekg.render import numbers as units
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only
+    from recipekg.contracts.plan import MemoryPart
 
 # The symbols of the reference's memory breakdown (bf16 weights and gradients, Adam states)
 WEIGHTS, GRADIENTS, ADAM_STATES, ACTIVATIONS = ("c_weight_bytes_per_param_bf16", "c_gradient_bytes_per_param_bf16",
@@ -59,14 +64,14 @@ def training_memory(ledger: Ledger, inputs: Inputs, params: Q) -> Memory:
     memory, env = ledger.compute(f, {**parts_in, "params": params})
     bytes_per_param, _ = ledger.compute(f, {**parts_in, "params": Q.point(1)})
     breakdown_f = kb.formula("memory", ACTIVATIONS, ADAM_STATES)
-    sub = [{"name": f"memory_{name}", "label": name.replace("_", " "), **qjson(bpp * params), "unit": "bytes",
+    sub: list[MemoryPart] = [{"name": f"memory_{name}", "label": name.replace("_", " "), **qjson(bpp * params), "unit": unit_of(f"memory_{name}"),
             "bytes_per_param": qjson(bpp), "constants": [const_json(c) for c in consts],
             "sources": kb.sources(*consts),
             "formula": {"id": breakdown_f.id, "expression": breakdown_f.data["expression"]},
             "derivation": f"{show(bpp, 'bytes/param')} × {show(params, 'parameters')} = {show(bpp * params, 'bytes')}"}
            for name, (bpp, consts) in parts.items()]
     total = sum(per.values(), Q.point(0))
-    ledger.add("memory", memory, "bytes", formula=f, env=env, parts=sub, bytes_per_param=qjson(bytes_per_param),
+    ledger.add("memory", memory, formula=f, env=env, parts=sub, bytes_per_param=qjson(bytes_per_param),
                parts_sum={"bytes_per_param": qjson(total), **qjson(total * params)})
     ledger.note(f"the parts add up to {show(total, 'bytes/param')} while the rule of thumb says "
                 f"{show(bytes_per_param, 'bytes/param')}: the reference disagrees with itself at the low end; "

@@ -17,7 +17,7 @@ count, with its sources::
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
@@ -25,6 +25,10 @@ from recipekg.plan.layout_record import part, record_headroom, record_per_gpu
 from recipekg.plan.methods import adapter_env, describe_method, kv_cache
 from recipekg.plan.shape import optimizer_state_bytes
 from recipekg.knowledge.terms import RKG
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only
+    from recipekg.contracts.plan import PerGpuPart
 
 
 def record_method(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
@@ -42,7 +46,7 @@ def record_method(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
     record_per_gpu(ledger, memo, best, _state_parts(ledger, memo, best))
 
 
-def _state_parts(ledger: Ledger, memo, best: dict) -> list[dict]:
+def _state_parts(ledger: Ledger, memo, best: dict) -> list[PerGpuPart]:
     """The model states per GPU in two parts: the weights kept on the GPU (the frozen base, or
     the 16-bit weights of ZeRO-Offload) and what the trained adapters add."""
     f = memo.states_formula(best["zero"])
@@ -65,12 +69,12 @@ def _whole(memo, adapters: Q | None = None) -> tuple[Q, dict]:
 def _per_gpu(ledger: Ledger, memo, best: dict) -> None:
     f = memo.states_formula(best["zero"])
     q, env = ledger.compute(f, memo.states_env(best["tp"], best["pp"], best["dp"]))
-    ledger.add("model_states_per_gpu", q, "bytes", formula=f, env=env)
+    ledger.add("model_states_per_gpu", q, formula=f, env=env)
 
 
 def _times(ledger: Ledger, name: str, per: Q, count: Q, what: str, label: str, constants: list) -> Q:
     q = per * count
-    ledger.add(name, q, "bytes", label=label, constants=constants,
+    ledger.add(name, q, label=label, constants=constants,
                derivation=f"{show(per, 'bytes/param')} × {show(count, what)} = {show(q, 'bytes')}")
     return q
 
@@ -85,9 +89,9 @@ def _adapters(ledger: Ledger, memo) -> None:
     kb, method = ledger.kb, memo.method
     f = memo.formula("lora-adapter-params" if method.id == "lora" else "qlora-adapter-params")
     q, env = ledger.compute(f, adapter_env(method, memo.shape))
-    ledger.add("adapter_params", q, "parameters", formula=f, env=env)
+    ledger.add("adapter_params", q, formula=f, env=env)
     frozen, env = _whole(memo, Q.point(0))
-    ledger.add("weights", frozen, "bytes", formula=memo.states_formula(0), env=env,
+    ledger.add("weights", frozen, formula=memo.states_formula(0), env=env,
                label=f"frozen base weights ({'4-bit NF4 with its constants' if method.id == 'qlora' else 'bf16'})",
                derivation=f"the model-states formula without adapters: {show(frozen, 'bytes')}")
     _times(ledger, "gradients", memo.options.grad_bytes, memo.adapters, "adapter parameters",
@@ -95,7 +99,7 @@ def _adapters(ledger: Ledger, memo) -> None:
     _times(ledger, "optimizer_states", memo.states, memo.adapters, "adapter parameters",
            "optimizer states (the adapters' only)", _state_constants(ledger, memo))
     whole, env = _whole(memo)
-    ledger.add("model_states", whole, "bytes", formula=memo.states_formula(0), env=env,
+    ledger.add("model_states", whole, formula=memo.states_formula(0), env=env,
                label="model states (whole model): frozen base and trained adapters")
 
 
@@ -103,7 +107,7 @@ def _offload(ledger: Ledger, memo) -> None:
     """ZeRO-Offload: the 16-bit weights on the GPU, the rest in CPU memory."""
     kb = ledger.kb
     weights, env = _whole(memo)
-    ledger.add("weights", weights, "bytes", formula=memo.states_formula(0), env=env,
+    ledger.add("weights", weights, formula=memo.states_formula(0), env=env,
                label="weights (16-bit, on the GPU)")
     master = kb.constant("c_master_weight_bytes_per_param")
     _times(ledger, "gradients", memo.options.grad_bytes, memo.params, "parameters", "gradients (on the CPU)",
@@ -113,8 +117,8 @@ def _offload(ledger: Ledger, memo) -> None:
     f = memo.formula("offloaded-states")
     cpu, env = ledger.compute(f, {"params": memo.params, "optimizer_state_bytes_per_param": memo.states,
                                   "gradient_bytes_per_param": memo.options.grad_bytes})
-    ledger.add("cpu_memory", cpu, "bytes", formula=f, env=env, constants=[master])
-    ledger.add("model_states", weights + cpu, "bytes", label="model states (whole model, GPU and CPU)",
+    ledger.add("cpu_memory", cpu, formula=f, env=env, constants=[master])
+    ledger.add("model_states", weights + cpu, label="model states (whole model, GPU and CPU)",
                derivation=f"{show(weights, 'bytes')} on the GPUs + {show(cpu, 'bytes')} on the CPUs")
     ledger.note(f"offload = cpu: {show(cpu, 'bytes')} of gradients, fp32 master weights and optimizer states "
                 f"live in CPU memory, one copy over all the hosts; the KB has no host-memory figure to check "
@@ -125,12 +129,12 @@ def _inference(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
     """Inference: the weights, the KV cache, the memory per GPU and the prefill and decode bounds."""
     kb, method, shape = ledger.kb, memo.method, memo.shape
     weights, env = _whole(memo)
-    ledger.add("weights", weights, "bytes", formula=memo.states_formula(0), env=env, constants=list(method.weight_constants))
-    ledger.add("model_states", weights, "bytes", label="model states (the weights only: no gradients or "
+    ledger.add("weights", weights, formula=memo.states_formula(0), env=env, constants=list(method.weight_constants))
+    ledger.add("model_states", weights, label="model states (the weights only: no gradients or "
                "optimizer states at inference)", derivation=f"the weights, {show(weights, 'bytes')}")
     sequences = memo.sequences(best["dp"])
     kv, env = kv_cache(ledger, shape, memo.options.kv_bytes, sequences)
-    ledger.add("kv_cache", kv, "bytes", formula=memo.formula("kv-cache"), env=env,
+    ledger.add("kv_cache", kv, formula=memo.formula("kv-cache"), env=env,
                label="KV cache (one copy of the model: its sequences served at once)",
                constants=list(memo.options.kv_constants))
     _per_gpu(ledger, memo, best)
@@ -141,7 +145,7 @@ def _inference(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
     parts = [part("weights", best["states"], memo.states_formula(0).id),
              part("kv_cache", best["activations"], "kv-cache", "KV cache"),
              part("headroom", best["headroom"], "inference-memory-per-gpu", "headroom (framework)")]
-    ledger.add("memory_per_gpu", q, "bytes", formula=f, env=env, per_gpu_parts=parts)
+    ledger.add("memory_per_gpu", q, formula=f, env=env, per_gpu_parts=parts)
     ledger.note("inference: no gradients, optimizer states or stored activations; the training figures above "
                 "(tokens, FLOPs, GPU-hours) describe training such a model, not serving it")
     bw, source = _bandwidth(kb, inputs)
@@ -158,11 +162,11 @@ def _speed(ledger: Ledger, memo, best: dict, inputs: Inputs, weights: Q, kv: Q, 
     f = memo.formula("decode-tokens-per-second")
     q, env = ledger.compute(f, {"micro_batch": sequences, "tensor_parallel": tp, "bandwidth": bw, "weights": weights,
                                 "kv_cache": kv, "data_parallel": Q.point(best["dp"])})
-    ledger.add("decode_tokens_per_second", q, "tokens/s", formula=f, env=env, extra_sources=extra,
+    ledger.add("decode_tokens_per_second", q, formula=f, env=env, extra_sources=extra,
                label="decode speed, upper bound from memory bandwidth (every copy of the model)")
     f = memo.formula("decode-seconds-per-token")
     q, env = ledger.compute(f, {"tensor_parallel": tp, "bandwidth": bw, "weights": weights, "kv_cache": kv})
-    ledger.add("decode_seconds_per_token", q, "seconds", formula=f, env=env, extra_sources=extra,
+    ledger.add("decode_seconds_per_token", q, formula=f, env=env, extra_sources=extra,
                label="time per decoding step, lower bound (one token for each sequence)")
     peak = inputs.peak_flops.value if inputs.peak_flops else ledger.kb.peak(inputs.hardware)
     if not peak:
@@ -173,7 +177,7 @@ def _speed(ledger: Ledger, memo, best: dict, inputs: Inputs, weights: Q, kv: Q, 
     q, env = ledger.compute(f, {"active_params": active, "seq_length": memo.shape.seq_length, "micro_batch": sequences,
                                 "tensor_parallel": tp, "peak_flops": Q.point(peak), "bandwidth": bw,
                                 "weights": weights})
-    ledger.add("prefill_seconds", q, "seconds", formula=f, env=env, extra_sources=extra,
+    ledger.add("prefill_seconds", q, formula=f, env=env, extra_sources=extra,
                label=f"prefill (time to the first token) of {show(memo.shape.seq_length)}-token prompts, lower bound")
 
 

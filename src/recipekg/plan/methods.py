@@ -22,12 +22,12 @@ and a KV cache. Every formula is ``kb/methods.ttl``'s, read by id::
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import const_q
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.record import Record
+from recipekg.record import Record
 from recipekg.plan.shape import whole_number
 
 TRAINS_ALL = ("pretrain", "full-fine-tune")

@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 
 from recipekg.plan.bandwidth import bandwidth
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.beyond import beyond
 from recipekg.plan.data import repetition
 from recipekg.plan.energy import energy_and_cost
@@ -59,6 +59,7 @@ from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import training_memory
 from recipekg.plan.methods import read_method
+from recipekg.plan.quantities import FIXED  # noqa: F401  (the contract's fixed names, also read from here)
 from recipekg.plan.layout import search_layout
 from recipekg.plan.sizing import choose_strategy, follow_ratio, size
 from recipekg.plan.summary import Findings, summary
@@ -67,14 +68,26 @@ from recipekg.plan.timing import train_time
 from recipekg.query.ast import Plan
 from recipekg.reason.answers import constraints_json
 
-#: The quantity names the contract fixes; they are always present (value null if unknown).
-FIXED = ("params", "tokens", "flops", "memory", "gpu_hours", "wall_time")
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.plan import Feasibility, LargestModel, PlanBody, Remedy
+
 
 _FIRST = ("params", "tokens", "flops")   # the quantities listed first, in this order
 
 
-def plan(stmt: Plan, snap: dict) -> dict:
+def plan(stmt: Plan, snap: dict) -> PlanBody:
     """The answer to a ``plan`` statement (the JSON the spec describes, plus more fields)."""
+    return planned(stmt, snap)[0]
+
+
+def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
+    """The answer to a ``plan`` statement and the dimensions of the statement plan does not
+    read (what its note "not used by plan" names: a recipe lists those no part of it used).
+
+    >>> planned(parse("plan where params = 7B and horizon = long")[0], snap)[1]
+    ['horizon']
+    """
     kb = KBView(snap)
     inputs = read_inputs(stmt, snap)
     ledger = Ledger(kb, stmt.pos)
@@ -128,10 +141,10 @@ def plan(stmt: Plan, snap: dict) -> dict:
         "ask": [ask_tokens(method.id)] if ask else [],
         "tier": tier, "bandwidth": bw,
         "notes": ledger.notes, "warnings": ledger.warnings,
-    }
+    }, unused
 
 
-def _recommendations(ledger: Ledger, inputs, sizes, memory, fit, method) -> list[dict]:
+def _recommendations(ledger: Ledger, inputs, sizes, memory, fit, method) -> list[Remedy]:
     """What would make the run fit: from the verdict's own model when a layout was searched."""
     if fit is not None and "leanest_layout" in fit.json:
         from recipekg.plan.remedies import remedies
@@ -144,14 +157,14 @@ def _recommendations(ledger: Ledger, inputs, sizes, memory, fit, method) -> list
     return []
 
 
-def _feasibility(ledger: Ledger, inputs, rules: list[dict], timing) -> dict:
+def _feasibility(ledger: Ledger, inputs, rules: list, timing) -> Feasibility:
     """The answer's ``feasibility``: the hardware's rules on model size, and the time budget
     (whether the plan keeps to it, and ``gpus_for_time``: the GPUs that would)."""
     budget = inputs.time_budget
     more = timing.gpus_for_time
     if more is not None and not math.isfinite(more.high):
         more = None                    # no count of GPUs meets it (the arithmetic gives out)
-    out = {"rules": rules, "time_budget": rounded(budget.value) if budget else None,
+    out: Feasibility = {"rules": rules, "time_budget": rounded(budget.value) if budget else None,
            "meets_time_budget": timing.budget_met, "gpus_for_time": int(more.high) if more is not None else None,
            "text": None}
     if budget is not None and timing.wall is not None:
@@ -178,6 +191,6 @@ def _by_memory(ledger: Ledger, inputs, mid: str):
            + "; ".join(x["text"] for x in found))
     ledger.note(f"params not given: the plan is for the largest model the memory holds for method = {mid} "
                 f"(the answer's largest_models gives every method's)")
-    table = [{"method": x["method"], "params": qjson(x["params"]), "memory_per_gpu": qjson(x["memory_per_gpu"]),
-              "text": x["text"]} for x in found]
+    table: list[LargestModel] = [{"method": x["method"], "params": qjson(x["params"]),
+                                  "memory_per_gpu": qjson(x["memory_per_gpu"]), "text": x["text"]} for x in found]
     return inputs.with_params(mine["params"], how), table

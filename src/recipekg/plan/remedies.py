@@ -27,7 +27,7 @@ for it) and whether it is enough on its own::
 from __future__ import annotations
 
 from recipekg.plan.capacity import largest_params, leanest
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.layout import describe
@@ -37,13 +37,19 @@ from recipekg.plan.options import memory_options
 from recipekg.plan.shape import model_shape, optimizer_state_bytes
 from recipekg.reason.facts import Facts
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from typing import Unpack
+
+    from recipekg.contracts.plan import Remedy, RemedyMore, Verdict
+
 #: The smallest value a halving knob is taken down to.
 FLOOR = {"lora-rank": 1, "seq-length": 128, "micro-batch": 1, "batch-size": 1}
 #: The layout choices a query may fix, which the leanest layout then frees.
 FIXED = ("recompute", "tensor-parallel", "pipeline-parallel", "zero")
 
 
-def remedies(ledger: Ledger, inputs: Inputs, params: Q, method: Method, found: dict | None) -> list[dict]:
+def remedies(ledger: Ledger, inputs: Inputs, params: Q, method: Method, found: dict | None) -> list[Remedy]:
     """What would make it fit (none when it fits or there is no memory to fit in), cheapest first."""
     if found is None or found["fits"]:
         return []
@@ -73,7 +79,7 @@ def _fits(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) -> 
     return best if best is not None and best["per_gpu"].high <= cap.low else None
 
 
-def _halvings(ledger: Ledger, inputs: Inputs, params: Q, method: Method, shape, cap: Q) -> list[dict]:
+def _halvings(ledger: Ledger, inputs: Inputs, params: Q, method: Method, shape, cap: Q) -> list[Remedy]:
     """The knobs that halve: the largest value of each that fits (the least change), if any."""
     knobs = []
     if method.rank is not None:
@@ -83,7 +89,7 @@ def _halvings(ledger: Ledger, inputs: Inputs, params: Q, method: Method, shape, 
         knobs.append(("batch-size", int(shape.served.value), "fewer sequences served at once", "KV cache"))
     else:
         knobs.append(("micro-batch", int(shape.micro_batch.value), "a smaller micro-batch", "activations"))
-    out = []
+    out: list[Remedy] = []
     for dim, now, label, what in knobs:
         value, best = now // 2, None
         while value >= FLOOR[dim]:
@@ -99,7 +105,7 @@ def _halvings(ledger: Ledger, inputs: Inputs, params: Q, method: Method, shape, 
     return out
 
 
-def _freed(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) -> list[dict]:
+def _freed(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) -> list[Remedy]:
     """The layout choices the query fixed, freed: the leanest layout the search would pick."""
     fixed = [d for d in FIXED if d in inputs.facts]
     if not fixed:
@@ -112,7 +118,7 @@ def _freed(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) ->
                  after=best["per_gpu"], change={d: None for d in fixed})]
 
 
-def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) -> list[dict]:
+def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) -> list[Remedy]:
     """An 8-bit optimizer or KV cache, then the other methods and precisions."""
     kb, out = ledger.kb, []
     options = memory_options(Ledger(kb, ledger.where), inputs, quiet=True)
@@ -136,9 +142,9 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
         current = kb.node_id(inputs.precision) if inputs.precision else None
         for pid in ("int8", "int4"):
             if pid != current and not (current == "int4" and pid == "int8"):
-                alt = with_name(kb, inputs, "precision", pid)
-                alternatives.append((pid, f"{pid} weights (precision = {pid})", alt,
-                                     read_method(Ledger(kb), alt, "inference"), "quantized weights"))
+                quantized = with_name(kb, inputs, "precision", pid)
+                alternatives.append((pid, f"{pid} weights (precision = {pid})", quantized,
+                                     read_method(Ledger(kb), quantized, "inference"), "quantized weights"))
     elif method.id == "lora":
         alternatives.append(("qlora", "QLoRA", inputs, read_method(ledger, inputs, "qlora"), "a 4-bit base"))
     for rid, label, alt_inputs, alt, why in alternatives:
@@ -147,14 +153,17 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
             continue
         ok = best["per_gpu"].high <= cap.low
         enough = ok if not (rid in ("lora", "qlora") and method.id == "pretrain") else None
-        change = {"method": rid} if rid in ("lora", "qlora") else {"offload": "cpu"} if rid == "offload" else \
-            {"precision": rid} if rid in ("int8", "int4") else {"optimizer": rid} if rid == "adam-8bit" else \
-            {"kv-precision": "fp8"}
-        more = {}
+        change: dict[str, float | str | None] = (
+            {"method": rid} if rid in ("lora", "qlora") else {"offload": "cpu"} if rid == "offload" else
+            {"precision": rid} if rid in ("int8", "int4") else {"optimizer": rid} if rid == "adam-8bit" else
+            {"kv-precision": "fp8"})
+        more: RemedyMore = {"change": change}
         if rid in ("lora", "qlora"):
             base = _frozen_base(ledger, params, alt, options.grad_bytes)
-            more = {"applies_to": "fine-tuning", "base_weight_memory": qjson(base), "base_fits": base.high <= cap.low}
-        out.append(_rec(rid, label, f"{why}: {_after(best, cap)}", enough, after=best["per_gpu"], change=change,
+            more["applies_to"] = "fine-tuning"
+            more["base_weight_memory"] = qjson(base)
+            more["base_fits"] = base.high <= cap.low
+        out.append(_rec(rid, label, f"{why}: {_after(best, cap)}", enough, after=best["per_gpu"],
                         verdict="fits" if ok else "does not fit", **more))
     return out
 
@@ -197,9 +206,10 @@ def with_name(kb, inputs: Inputs, dim: str, name: str) -> Inputs:
     return Inputs(**{f: facts if f == "facts" else iri if f == attr else getattr(inputs, f) for f in inputs.fields})
 
 
-def _rec(rid: str, label: str, text: str, enough: bool | None, after: Q | None = None, **more) -> dict:
+def _rec(rid: str, label: str, text: str, enough: bool | None, after: Q | None = None, verdict: Verdict | None = None,
+         **more: Unpack[RemedyMore]) -> Remedy:
     """A recommendation from the detailed model."""
     return {"id": rid, "label": label, "iri": None, "saving_per_gpu": None,
-            "memory_per_gpu_after": qjson(after), "verdict": "fits" if enough else "does not fit",
+            "memory_per_gpu_after": qjson(after), "verdict": verdict or ("fits" if enough else "does not fit"),
             "enough": enough, "text": text, "constants": [], "formula": None, "rules": [], "sources": [],
             "detailed": True, **more}

@@ -17,16 +17,23 @@ from __future__ import annotations
 
 import math
 
-from recipekg.plan.expr import Q, solve
+from recipekg.formula.expr import Q, solve
 from recipekg.plan.figures import percent, qjson, reduction, round_up, show
 from recipekg.plan.fit import Fit, memory_overrides, verdict
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import ACTIVATIONS, Memory
-from recipekg.plan.record import Record
+from recipekg.record import Record
 from recipekg.reason.facts import Facts
 from recipekg.reason.recommend import rank
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from collections.abc import Sequence
+    from typing import Unpack
+
+    from recipekg.contracts.plan import Remedy, RemedyMore
 
 # KB ids plan refers to by name (ids, not numbers: what the KB says about them is read from it)
 CHECKPOINTING, QUANTIZED_STATES, FSDP, QLORA = ("gradient-checkpointing", "quantized-optimizer-states",
@@ -40,14 +47,15 @@ class _Weighing(Record):
     params: Q
     memory: Q
     cap: Q
-    reasons: dict[str, list[dict]]
+    reasons: dict[str, list]
 
     def rec(self, iri: str, text: str, *, saving: Q | None = None, after: Q | None = None,
-            constants=(), formula: str | None = None, rules: list[dict] | None = None, **more) -> dict:
+            constants: Sequence[dict] = (), formula: str | None = None, rules: list | None = None,
+            **more: Unpack[RemedyMore]) -> Remedy:
         """A recommendation: the technique, what it saves, whether that is enough, and why."""
         v = verdict(after, self.cap)["verdict"] if after is not None else None
         node = self.kb.snap["nodes"][iri]
-        rules = (self.reasons.get(iri, []) if rules is None else rules)[:2]
+        rules = (self.reasons.get(iri, []) if rules is None else rules)[:2]  # ranked reasons (RankedReason)
         return {"id": node["id"], "label": node["label"], "iri": iri,
                 "saving_per_gpu": qjson(saving), "memory_per_gpu_after": qjson(after),
                 "verdict": v, "enough": None if v is None else v == "fits",
@@ -55,14 +63,14 @@ class _Weighing(Record):
                 "rules": rules, "sources": self.kb.sources(*constants, *rules), **more}
 
 
-def recommend(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory, fit: Fit | None) -> list[dict]:
+def recommend(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory, fit: Fit | None) -> list[Remedy]:
     """The recommendations (none when there is no fit to check or it fits on one GPU)."""
     if fit is None or fit.replicated_fits:
         return []
     kb = ledger.kb
     weighed = tuple(i for i in map(kb.iri, (CHECKPOINTING, QUANTIZED_STATES, FSDP, QLORA)) if i)
     w = _Weighing(kb, params, memory.total, fit.capacity, low_memory_reasons(kb.snap, inputs.facts, weighed))
-    recs: list[dict] = []
+    recs: list[Remedy] = []
     savings: list[Q] = []
     ckpt_iri = kb.iri(CHECKPOINTING)
     ckpt = next(iter(kb.constants_for(ckpt_iri, "activation-memory")), None)
@@ -86,7 +94,7 @@ def recommend(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory, fit: Fi
     return recs + ([combined] if combined else [])
 
 
-def _checkpointing(w: _Weighing, iri: str, ckpt: dict) -> tuple[dict, Q]:
+def _checkpointing(w: _Weighing, iri: str, ckpt: dict) -> tuple[Remedy, Q]:
     kb = w.kb
     act = kb.q(ACTIVATIONS) * w.params
     saving = reduction(act, kb.q(ckpt["symbol"]))
@@ -101,7 +109,7 @@ def _checkpointing(w: _Weighing, iri: str, ckpt: dict) -> tuple[dict, Q]:
 
 
 def _quantized_states(w: _Weighing, iri: str, quant: dict, memory: Memory, optimizer: str | None
-                      ) -> tuple[dict, Q]:
+                      ) -> tuple[Remedy, Q]:
     states = memory.per_param("optimizer_states") * w.params
     saving = reduction(states, w.kb.q(quant["symbol"]))
     rec = w.rec(iri, f"keep the optimizer states in 8 bits: the states ({show(states, 'bytes')}) shrink by "
@@ -112,7 +120,7 @@ def _quantized_states(w: _Weighing, iri: str, quant: dict, memory: Memory, optim
     return rec, saving
 
 
-def _fsdp(w: _Weighing, iri: str, fit: Fit, memory: Memory, facts: dict) -> dict:
+def _fsdp(w: _Weighing, iri: str, fit: Fit, memory: Memory, facts: dict) -> Remedy:
     kb, cap, gpus = w.kb, w.cap, fit.gpus
     need = gpus_for_fsdp(kb, fit, memory, w.params)
     act = kb.q(ACTIVATIONS) * w.params
@@ -132,7 +140,7 @@ def _fsdp(w: _Weighing, iri: str, fit: Fit, memory: Memory, facts: dict) -> dict
                  formula=fit.fsdp.id, gpus_needed=qjson(need), rules=rules)
 
 
-def _qlora(ledger: Ledger, w: _Weighing, iri: str, f: KBFormula) -> dict:
+def _qlora(ledger: Ledger, w: _Weighing, iri: str, f: KBFormula) -> Remedy:
     """QLoRA's frozen 4-bit base: only for fine-tuning, and only the base is quantified."""
     kb = w.kb
     base, _ = ledger.compute(f, {"params": w.params})
@@ -146,7 +154,7 @@ def _qlora(ledger: Ledger, w: _Weighing, iri: str, f: KBFormula) -> dict:
 
 
 def _combined(ledger: Ledger, w: _Weighing, fit: Fit, memory: Memory, savings: list[Q],
-              checkpointing: bool, quantized: bool) -> dict | None:
+              checkpointing: bool, quantized: bool) -> Remedy | None:
     """All the savings together (warns when even that is not enough)."""
     if fit.fsdp is not None and fit.gpus.high >= 2:
         combined, _ = ledger.compute(fit.fsdp, {"params": w.params, "gpus": fit.gpus},

@@ -27,12 +27,12 @@ sequence)::
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs, whole
 from recipekg.plan.kbview import const_q
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.record import Record
+from recipekg.record import Record
 
 #: The query's layout choices the search keeps fixed, by dimension.
 FIXED = {"tensor-parallel": "tensor_parallel", "pipeline-parallel": "pipeline_parallel", "zero": "zero"}
@@ -126,7 +126,7 @@ def _mlp(ledger: Ledger, model: dict | None, hidden: Q) -> tuple[Q, bool, Q]:
         matrices = Q.point(model["ffn_matrices"]) if model.get("ffn_matrices") else plain
         gated = matrices.value > plain.value
         ffn = Q.point(model["ffn_hidden"])
-        ledger.add("ffn_hidden", ffn, "hidden units", label="MLP width (intermediate size)", given=True,
+        ledger.add("ffn_hidden", ffn, label="MLP width (intermediate size)", given=True,
                    extra_sources=[model], derivation=f"{model['label']}'s configuration: "
                    + ("a gated (SwiGLU) MLP of three matrices" if gated else "a plain MLP of two matrices"))
         return ffn, gated, matrices
@@ -144,13 +144,10 @@ def _from_model(ledger: Ledger, model: dict | None, got: dict) -> None:
         if dim not in got and model.get(key):
             got[dim] = Q.point(model[key])
             taken.append(f"{dim} = {show(got[dim], exact=True)}")
-            ledger.add(key, got[dim], UNITS.get(dim, "tokens" if dim == "seq-length" else ""), label=dim,
+            ledger.add(key, got[dim], label=dim,
                        given=True, extra_sources=[model], derivation=f"{model['label']}'s configuration")
     if taken:
         ledger.note(f"the model's shape is {model['label']}'s (model = {model['id']}): " + ", ".join(taken), model)
-
-
-UNITS = {"layers": "layers", "hidden": "hidden units", "heads": "heads", "kv-heads": "heads", "vocab": "tokens"}
 
 
 def _derive(ledger: Ledger, output: str, env: dict) -> Q:
@@ -158,7 +155,7 @@ def _derive(ledger: Ledger, output: str, env: dict) -> Q:
     f = ledger.kb.formula(output, *env)
     q, used = ledger.compute(f, env)
     whole = Q.point(max(1, round(q.value)))
-    ledger.add(output, whole, UNITS[output], formula=f, env=used,
+    ledger.add(output, whole, formula=f, env=used,
                derivation=f"{f.data['label']}: {show(q)}, rounded to {show(whole)}")
     return whole
 
@@ -180,7 +177,7 @@ def whole_number(inputs: Inputs, dim: str) -> int | None:
 
 
 def _given(inputs: Inputs, ledger: Ledger) -> dict:
-    out = {}
+    out: dict[str, int | str] = {}
     for dim, key in FIXED.items():
         value = whole_number(inputs, dim)
         if value is not None:

@@ -19,22 +19,27 @@ third and the ratio; from ``unique-tokens`` and ``epochs``, the token budget.
 from __future__ import annotations
 
 from recipekg.errors import KBError
-from recipekg.plan.expr import Q, compose
+from recipekg.formula.expr import Q, compose
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.record import Record
+from recipekg.plan.quantities import unit_of
+from recipekg.record import Record
 from recipekg.reason.recommend import rank
 from recipekg.render import numbers as units
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.plan import Strategy as StrategyJson
 
 # KB ids plan refers to by name (ids, not numbers: what the KB says about them is read from it)
 COMPUTE_OPTIMAL = "chinchilla-optimal-training"
 GIVEN_RATIO = "tokens_per_param"   # the name formula:tokens-from-ratio reads a ratio the query gives by
 INFERENCE_OPTIMAL = "inference-optimal-training"
 
-_UNITS = {"params": "parameters", "active_params": "parameters", "tokens": "tokens", "flops": "FLOPs", "memory": "bytes",
-          "gpu_hours": "GPU-hours", "wall_time": "hours"}
+#: The quantities a solved derivation shows with their units (the others by name).
+_SHOWN = ("params", "active_params", "tokens", "flops", "memory", "gpu_hours", "wall_time")
 
 
 class Strategy(Record):
@@ -42,7 +47,7 @@ class Strategy(Record):
 
     iri: str
     ratio: dict
-    json: dict
+    json: StrategyJson
 
 
 class Sizes(Record):
@@ -130,7 +135,7 @@ def size(ledger: Ledger, inputs: Inputs, strategy: Strategy, budget: Q | None = 
     per_token = {"active_params": inputs.active_params} if moe else {"params": params}
     if flops is None:
         flops, env = ledger.compute(fs.flops, {**per_token, "tokens": tokens})
-        ledger.add("flops", flops, "FLOPs", formula=fs.flops, env=env)
+        ledger.add("flops", flops, formula=fs.flops, env=env)
     elif n_given == 3:
         _check_given_flops(ledger, per_token, tokens, flops, fs.flops)
     sizes = Sizes(params, tokens, flops, from_data, _table_row(kb, params, tokens), implied=n_given >= 2)
@@ -142,14 +147,14 @@ def size(ledger: Ledger, inputs: Inputs, strategy: Strategy, budget: Q | None = 
 def record_given(ledger: Ledger, inputs: Inputs, tokens: Q | None, from_data: bool, epochs_f: KBFormula) -> None:
     model = inputs.model
     if inputs.params_from_model:
-        ledger.add("params", inputs.params, "parameters", label="params", given=True, extra_sources=[model],
+        ledger.add("params", inputs.params, label="params", given=True, extra_sources=[model],
                    derivation=f"the weights of {model['label']}'s configuration, counted (model = {model['id']})")
     elif inputs.params is not None:
-        ledger.add("params", inputs.params, "parameters", label="params", given=True,
+        ledger.add("params", inputs.params, label="params", given=True,
                    derivation=inputs.given_text("params"))
     if inputs.active_params is not None:
         from_model = "active-params" not in inputs.constraints
-        ledger.add("active_params", inputs.active_params, "parameters", label="active params", given=True,
+        ledger.add("active_params", inputs.active_params, label="active params", given=True,
                    extra_sources=[model] if from_model else [],
                    derivation=(f"the active parameters of {model['label']} (model = {model['id']})" if from_model
                                else inputs.given_text("active-params")))
@@ -157,23 +162,23 @@ def record_given(ledger: Ledger, inputs: Inputs, tokens: Q | None, from_data: bo
                     f"a token uses, memory all {show(inputs.params, 'parameters')}; the tokens-per-parameter "
                     f"ratio is taken over all of them", ledger.kb.formula("flops", "active_params", "tokens").data)
     if tokens is not None and from_data:
-        ledger.add("tokens", tokens, "tokens", formula=epochs_f, given=True,
+        ledger.add("tokens", tokens, formula=epochs_f, given=True,
                    derivation=f"{epochs_f.data['expression']}, solved for tokens: "
                               f"{show(inputs.unique_tokens, 'tokens')} × {show(inputs.epochs)} epochs = "
                               f"{show(tokens, 'tokens')}")
     elif tokens is not None:
-        ledger.add("tokens", tokens, "tokens", label="tokens", given=True, derivation=inputs.given_text("tokens"))
+        ledger.add("tokens", tokens, label="tokens", given=True, derivation=inputs.given_text("tokens"))
     if inputs.flops is not None:
-        ledger.add("flops", inputs.flops, "FLOPs", label="flops", given=True, derivation=inputs.given_text("flops"))
+        ledger.add("flops", inputs.flops, label="flops", given=True, derivation=inputs.given_text("flops"))
 
 
-def _add_solved(ledger: Ledger, name: str, f: KBFormula, unknown: str, env: dict, q: Q, unit: str) -> None:
+def _add_solved(ledger: Ledger, name: str, f: KBFormula, unknown: str, env: dict, q: Q) -> None:
     """Record ``name``, found by solving ``f`` for ``unknown`` with the values of ``env``."""
-    shown = ", ".join(show(v, _UNITS.get(k, "")) if k in _UNITS else f"{k} = {show(v)}"
-                      for k, v in env.items() if k != unknown and k not in f.parsed.names - set(_UNITS))
-    ledger.add(name, q, unit, formula=f,
+    shown = ", ".join(show(v, unit_of(k)) if k in _SHOWN else f"{k} = {show(v)}"
+                      for k, v in env.items() if k != unknown and k not in f.parsed.names - set(_SHOWN))
+    ledger.add(name, q, formula=f,
                derivation=f"{f.data['label']}: {f.data['expression']}, solved for {unknown} "
-                          f"with {shown}: {show(q, unit)}")
+                          f"with {shown}: {show(q, unit_of(name))}")
 
 
 def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q, Q]:
@@ -181,12 +186,12 @@ def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q
     direct = kb.find("params", "flops", ratio["symbol"])
     if direct is not None:
         params, env = ledger.compute(direct, {"flops": flops})
-        ledger.add("params", params, "parameters", formula=direct, env=env)
+        ledger.add("params", params, formula=direct, env=env)
     else:                                                      # flops(params, ratio × params)
         composed = compose(fs.flops.parsed, "tokens", fs.tokens.parsed)
         params = ledger.solve(composed, "params", {**kb.constants_in(fs.flops), **kb.constants_in(fs.tokens),
                                                    **fs.ratio, "flops": flops})
-        ledger.add("params", params, "parameters", formula=fs.flops, constants=[ratio],
+        ledger.add("params", params, formula=fs.flops, constants=[ratio],
                    extra_sources=[fs.tokens.data],
                    derivation=f"{fs.flops.data['expression']} with {fs.tokens.data['expression']}, "
                               f"solved for params at {show(const_q(ratio), 'tokens/param')}: "
@@ -194,21 +199,21 @@ def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q
     if params.is_range and (const_q(ratio).is_range or not flops.is_range):   # tokens = flops / (6 × params)
         tokens = ledger.solve(fs.flops.parsed, "tokens",
                               {**kb.constants_in(fs.flops), "params": params, "flops": flops})
-        _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, "params": params}, tokens, "tokens")
+        _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, "params": params}, tokens)
     else:                 # one ratio: each end of params at it
         tokens, env = ledger.compute(fs.tokens, {"params": params, **fs.ratio})
-        ledger.add("tokens", tokens, "tokens", formula=fs.tokens, env=env)
+        ledger.add("tokens", tokens, formula=fs.tokens, env=env)
     return params, tokens
 
 
 def _tokens_from_params(ledger: Ledger, params: Q, flops: Q | None, fs: _Formulas, active: Q | None = None) -> Q:
     if flops is None:
         tokens, env = ledger.compute(fs.tokens, {"params": params, **fs.ratio})
-        ledger.add("tokens", tokens, "tokens", formula=fs.tokens, env=env)
+        ledger.add("tokens", tokens, formula=fs.tokens, env=env)
         return tokens
     per_token = {"active_params": active} if active is not None else {"params": params}
     tokens = ledger.solve(fs.flops.parsed, "tokens", {**ledger.kb.constants_in(fs.flops), **per_token, "flops": flops})
-    _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, **per_token}, tokens, "tokens")
+    _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, **per_token}, tokens)
     return tokens
 
 
@@ -217,10 +222,10 @@ def _params_from_tokens(ledger: Ledger, tokens: Q, flops: Q | None, ratio: dict,
     if flops is None:
         params = ledger.solve(fs.tokens.parsed, "params", {**kb.constants_in(fs.tokens), **fs.ratio, "tokens": tokens})
         _add_solved(ledger, "params", fs.tokens, "params", {"tokens": tokens, ratio["symbol"]: const_q(ratio)},
-                    params, "parameters")
+                    params)
         return params
     params = ledger.solve(fs.flops.parsed, "params", {**kb.constants_in(fs.flops), "tokens": tokens, "flops": flops})
-    _add_solved(ledger, "params", fs.flops, "params", {"flops": flops, "tokens": tokens}, params, "parameters")
+    _add_solved(ledger, "params", fs.flops, "params", {"flops": flops, "tokens": tokens}, params)
     return params
 
 
@@ -259,11 +264,11 @@ def _ratio(ledger: Ledger, strategy: Strategy, params: Q, tokens: Q, remark: boo
     f = ledger.kb.formula("tokens_per_param", "tokens", "params")
     if params.is_range and tokens.is_range:   # both follow from one ratio: report it, not a product of ranges
         ratio = const_q(strategy.ratio)
-        ledger.add("tokens_per_param", ratio, "tokens/param", formula=f, constants=[strategy.ratio],
+        ledger.add("tokens_per_param", ratio, formula=f, constants=[strategy.ratio],
                    derivation=f"{f.data['label']}: {show(ratio, 'tokens/param')}, the strategy's ratio")
     else:
         ratio, env = ledger.compute(f, {"tokens": tokens, "params": params})
-        ledger.add("tokens_per_param", ratio, "tokens/param", formula=f, env=env)
+        ledger.add("tokens_per_param", ratio, formula=f, env=env)
     if remark:
         _remark_on_ratio(ledger, ratio)
 

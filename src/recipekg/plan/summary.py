@@ -17,7 +17,7 @@ answer needs to be asked; then the size, the memory, the time, the energy and co
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.beyond import beyond_lines
 from recipekg.plan.figures import show
 from recipekg.plan.fit import Fit
@@ -25,7 +25,7 @@ from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Strategy
 from recipekg.plan.timing import Timing
-from recipekg.plan.record import Record
+from recipekg.record import Record
 
 
 class Findings(Record):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.inputs import Inputs, facts_q, point_facts
 from recipekg.plan.kbview import KBView
@@ -34,8 +34,12 @@ from recipekg.reason.facts import Facts, Interval, intersect
 from recipekg.reason.scoring import evaluate_rule
 from recipekg.render import numbers as units
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.plan import HardwareRule, Tier
 
-def compute_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> dict | None:
+
+def compute_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> Tier | None:
     """The answer's ``tier`` (None when the KB has no tiers or the plan has no time)."""
     snap = ledger.kb.snap
     if not snap["tiers"]:
@@ -76,7 +80,7 @@ def _distance(q: Q, box: Interval) -> float:
     return 0.0
 
 
-def _tier_of_what_you_have(ledger: Ledger, params: Q, held: str, gpus: Q, time: Q, situation: str) -> dict:
+def _tier_of_what_you_have(ledger: Ledger, params: Q, held: str, gpus: Q, time: Q, situation: str) -> Tier:
     """The tier the user's GPUs (or time budget) fall in, whichever of its other range is
     nearest the plan's time (or GPUs); never a tier of more GPUs than the user has."""
     snap = ledger.kb.snap
@@ -94,7 +98,7 @@ def _tier_of_what_you_have(ledger: Ledger, params: Q, held: str, gpus: Q, time: 
     return _tier_json(ledger, params, iri, False, held, text)
 
 
-def _tier_by_compute(ledger: Ledger, params: Q, timing: Timing, situation: str | None) -> dict:
+def _tier_by_compute(ledger: Ledger, params: Q, timing: Timing, situation: str | None) -> Tier:
     """The tier whose GPUs × time can hold the plan's GPU-hours (the largest), or the nearest."""
     kb, gh = ledger.kb, timing.gpu_hours
     fitting, distance = [], []
@@ -140,7 +144,7 @@ def _reach(snap: dict, iri: str) -> float:
     return _range(snap, iri, "gpus")[0] * _range(snap, iri, "time")[0] + _range(snap, iri, "gpus")[0]
 
 
-def _tier_json(ledger: Ledger, params: Q, iri: str, exact: bool, basis: str, text: str) -> dict:
+def _tier_json(ledger: Ledger, params: Q, iri: str, exact: bool, basis: str, text: str) -> Tier:
     """The tier with the advice of its rules; notes where the plan's size is off the tier's."""
     kb = ledger.kb
     node = kb.snap["nodes"][iri]
@@ -157,11 +161,11 @@ def _tier_json(ledger: Ledger, params: Q, iri: str, exact: bool, basis: str, tex
             "section": advice[0]["section"] if advice else None, "advice": advice}
 
 
-def _advice(kb: KBView, iri: str) -> list[dict]:
+def _advice(kb: KBView, iri: str) -> list[HardwareRule]:
     """The rules that fire for this tier, strongest first."""
     snap = kb.snap
     tier_facts = {"tier": Facts("tier", "categorical", values={iri})}
-    advice = []
+    advice: list[HardwareRule] = []
     for rid in snap["rule_index"]["by_dimension"].get("tier", ()):
         rule = snap["rules"][rid]
         ev = evaluate_rule(rule, tier_facts, snap)

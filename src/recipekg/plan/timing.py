@@ -17,14 +17,18 @@ time: GPU-hours and wall time are recorded as missing, with the reason.
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q, solve
+from recipekg.formula.expr import Q, solve
 from recipekg.plan.figures import rounded, round_up, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Sizes
-from recipekg.plan.record import Record
+from recipekg.record import Record
 from recipekg.render import numbers as units
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.plan import Backwards, QuantityMore
 
 
 class Timing(Record):
@@ -37,7 +41,7 @@ class Timing(Record):
     gpu_hours: Q | None = None
     wall: Q | None = None
     gpus_needed: Q | None = None
-    backwards: dict | None = None
+    backwards: Backwards | None = None
     gpus_for_time: Q | None = None     # GPUs that would meet a time budget the plan's GPUs miss
     budget_met: bool | None = None     # whether the wall time keeps to the time budget (None: no budget)
 
@@ -130,7 +134,7 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
         return Timing(hw)
     gpu_f = peak.formula
     gpu_hours, env = ledger.compute(gpu_f, {"flops": sizes.flops, "mfu": mfu, peak.name: Q.point(peak.value)})
-    extra = {}
+    extra: QuantityMore = {"hardware": kb.node_id(hw) if hw else None}
     row = sizes.table_row
     if row is not None and row.get("gpu_hours") and kb.peak(row.get("hardware")):
         on_row_hw, _ = ledger.compute(kb.formula("gpu_hours", "flops", "mfu", "bf16_peak"),
@@ -139,12 +143,11 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
                           "hardware": kb.node_id(row["hardware"]),
                           "formula_value_on_table_hardware": rounded(on_row_hw.value),
                           "section": kb.section(row), "sources": kb.sources(row)}
-    ledger.add("gpu_hours", gpu_hours, "GPU-hours", formula=gpu_f, env=env,
-               extra_sources=[kb.snap["nodes"][hw]] if hw else [], hardware=kb.node_id(hw) if hw else None,
-               **extra)
+    ledger.add("gpu_hours", gpu_hours, formula=gpu_f, env=env,
+               extra_sources=[kb.snap["nodes"][hw]] if hw else [], **extra)
     gpus = inputs.gpus or Q.point(1)
     wall, wenv = ledger.compute(wall_f, {"gpu_hours": gpu_hours, "gpus": gpus})
-    ledger.add("wall_time", wall, "hours", formula=wall_f, env=wenv)
+    ledger.add("wall_time", wall, formula=wall_f, env=wenv)
     need, more, met = _against_budget(ledger, inputs, gpu_hours, wall, wall_f)
     return Timing(hw, mfu, gpu_hours, wall, need, gpus_for_time=more, budget_met=met)
 
@@ -159,7 +162,7 @@ def _mfu(ledger: Ledger, inputs: Inputs, hw: str | None, rows: list[dict], peak:
     if hw is not None and not kb.peak(hw) and inputs.peak_flops is None:
         return None
     if inputs.mfu is not None:
-        ledger.add("mfu", inputs.mfu, "fraction of bf16 peak", label="mfu", given=True,
+        ledger.add("mfu", inputs.mfu, label="mfu", given=True,
                    derivation=inputs.given_text("mfu"))
         return inputs.mfu
     if not points(ledger):
@@ -183,7 +186,7 @@ def _table_mfu(ledger: Ledger, hw: str | None, rows: list[dict], gpu_f: KBFormul
     per_row = list(zip(rows, _implied(ledger, rows)))
     values = [v for _, v in per_row]
     mfu = Q.span(min(values), max(values), sum(values) / len(values))
-    ledger.add("mfu", mfu, "fraction of bf16 peak", formula=implied_f,
+    ledger.add("mfu", mfu, formula=implied_f,
                label="MFU implied by the reference's GPU-hours table",
                extra_sources=[rows[0], kb.snap["nodes"][table_hw]],
                derivation=(f"{implied_f.data['expression']} for each row of the reference's FLOPs table "
@@ -206,8 +209,8 @@ def _no_time(ledger: Ledger, hw: str | None, peak: float | None, gpu_f: KBFormul
     why = (f"{kb.label(hw)} has no bf16 peak in the KB ({reason}), so GPU-hours and "
            f"wall time cannot be computed" if hw and peak is None
            else "no hardware with a bf16 peak to compute time on")
-    for name, unit, f in (("gpu_hours", "GPU-hours", gpu_f), ("wall_time", "hours", wall_f)):
-        ledger.add(name, None, unit, formula=f, derivation=why, missing=why)
+    for name, f in (("gpu_hours", gpu_f), ("wall_time", wall_f)):
+        ledger.add(name, None, formula=f, derivation=why, missing=why)
     about = [f for f in kb.snap["facts"].values() if hw in f["about"] and "mfu" in f["id"]]
     ledger.note(why + "".join(f"; {f['text']}" for f in about), *about, *([kb.snap["nodes"][hw]] if hw else []))
 
@@ -227,7 +230,7 @@ def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q,
         if need is None:
             return None, None, None
         need = round_up(need)
-        ledger.add("gpus_needed", need, "GPUs", formula=wall_f, label="GPUs needed for the time budget",
+        ledger.add("gpus_needed", need, formula=wall_f, label="GPUs needed for the time budget",
                    derivation=f"{wall_f.data['label']}: {wall_f.data['expression']}, solved for gpus with "
                               f"wall_time = {show(budget, 'hours')} ({units.grouped(budget.value)}h): "
                               f"{show(gpu_hours, 'GPU-hours')} / {units.grouped(budget.value)}h → "
@@ -242,7 +245,7 @@ def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q,
                     + (f": {show(more, 'GPUs')} would meet it at the same MFU" if more is not None else ""),
                     wall_f.data, warn=True)
         if more is not None:
-            ledger.add("gpus_for_time", more, "GPUs", formula=wall_f, label="GPUs that would meet the time budget",
+            ledger.add("gpus_for_time", more, formula=wall_f, label="GPUs that would meet the time budget",
                        derivation=f"{wall_f.data['expression']}, solved for gpus with wall_time = "
                                   f"{show(budget, 'hours')}: {show(gpu_hours, 'GPU-hours')} / "
                                   f"{units.grouped(budget.value)}h → {show(more, 'GPUs')}, rounded up (the same MFU "

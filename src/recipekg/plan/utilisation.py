@@ -20,9 +20,13 @@ total-hours MFUs. Every figure says where it comes from::
 
 from __future__ import annotations
 
-from recipekg.plan.expr import Q
+from recipekg.formula.expr import Q
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.ledger import Ledger
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only
+    from recipekg.contracts.plan import PublishedRun
 
 RUN = "PublishedRun"
 
@@ -104,7 +108,7 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict]
     reference = (f"; the reference's own assumption, from its {kb.label(table_hw)} GPU-hours table: "
                  + ", ".join(f"{show(Q.point(f['params']))} → {v:.3f}" for f, v in zip(rows, implied))
                  + ("" if own else " (shown, not in the range: another GPU)")) if rows else ""
-    ledger.add("mfu", mfu, "fraction of bf16 peak",
+    ledger.add("mfu", mfu,
                label=f"MFU of published runs of a similar size on {where}",
                extra_sources=[p["item"] for p in found] + rows[:1],
                derivation=((f"published runs within a factor of {kb.q('c_mfu_size_window').value:g} of "
@@ -114,8 +118,7 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict]
                            + f"; the median of the total-GPU-hours runs {mfu.value:.3f}, range {mfu.low:.3f}–{mfu.high:.3f}"),
                rows=[{"fact": f["id"], "params": f["params"], "flops": f["flops"], "gpu_hours": f["gpu_hours"],
                       "mfu": rounded(v)} for f, v in zip(rows, implied)],
-               published=[{k: p[k] for k in ("fact", "label", "mfu", "basis", "hardware", "params")}
-                          | ({"gpu_hours": p["gpu_hours"]} if "gpu_hours" in p else {}) for p in found])
+               published=[_published(p) for p in found])
     if not same and hw is not None:
         ledger.note(f"the KB has no published run on a GPU of {kb.label(hw)}'s peak: the range of the runs it has on "
                     f"other GPUs is assumed; give mfu = 40% (for example) to plan with your own",
@@ -124,6 +127,14 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict]
                 "evaluation and idle time included) beside the steady MFU papers state; give mfu = 45% (for example) "
                 "to plan with your own", kb.constant("c_mfu_size_window"))
     return mfu
+
+
+def _published(p: dict) -> PublishedRun:
+    out: PublishedRun = {"fact": p["fact"], "label": p["label"], "mfu": p["mfu"], "basis": p["basis"],
+                         "hardware": p["hardware"], "params": p["params"]}
+    if "gpu_hours" in p:
+        out["gpu_hours"] = p["gpu_hours"]
+    return out
 
 
 def _how(p: dict) -> str:

@@ -1,7 +1,7 @@
 """Syntax tree of the recipekg query language (what :func:`recipekg.query.parser.parse` returns).
 
-Every node is a frozen value object (as a frozen, slotted dataclass: fields, equality, hash,
-repr) with a :class:`Position` (1-based line and column of the first character, plus the end,
+Every node is a frozen value object (a slotted :class:`recipekg.record.Record`: fields,
+equality, hash, repr, pickling) with a :class:`Position` (1-based line and column of the first character, plus the end,
 so an error can underline the whole token)::
 
     >>> from recipekg.query.parser import parse
@@ -22,6 +22,7 @@ Names are lowercased; which names exist is checked later against the ontology
 from __future__ import annotations
 
 from recipekg.errors import FrozenInstanceError  # noqa: F401  (also importable from here)
+from recipekg.record import Record
 
 __all__ = [
     "Position", "Name", "Number", "Quantity", "String", "Value", "Constraint",
@@ -38,45 +39,10 @@ if TYPE_CHECKING:  # typing is not imported on the query path; ast.UnitKind stil
 OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "between", "in")
 
 
-class _Node:
-    """What ``@dataclass(frozen=True, slots=True)`` gives, written out: the query path does
-    not import ``dataclasses`` (with ``inspect``, a fifth of a cold query's time)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__)
-        return f"{type(self).__qualname__}({fields})"
-
-    def _astuple(self) -> tuple:
-        return tuple(getattr(self, f) for f in self.__slots__)
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return self._astuple() == other._astuple()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._astuple())
-
-    def __setattr__(self, name, value):
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name):
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __getstate__(self):
-        return self._astuple()
-
-    def __setstate__(self, state):
-        for f, v in zip(self.__slots__, state):
-            _set(self, f, v)
-
-
 _set = object.__setattr__
 
 
-class Position(_Node):
+class Position(Record, slots=True):
     """Where a node is in the query text.
 
     ``line``/``column`` are 1-based and point at the first character; ``end_line``/
@@ -87,8 +53,12 @@ class Position(_Node):
     10
     """
 
-    __slots__ = ("line", "column", "end_line", "end_column", "start", "end",)
-    __match_args__ = __slots__
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start: int
+    end: int
 
     def __init__(self, line: int, column: int, end_line: int, end_column: int, start: int, end: int) -> None:
         _set(self, "line", line)
@@ -113,22 +83,23 @@ class Position(_Node):
 
 # ----------------------------------------------------------------------------- values
 
-class Name(_Node):
+class Name(Record, slots=True):
     """A bare word, lowercased: ``Time-Series`` -> ``Name("time-series")``."""
 
-    __slots__ = ("text", "pos",)
-    __match_args__ = __slots__
+    text: str
+    pos: Position
 
     def __init__(self, text: str, pos: Position) -> None:
         _set(self, "text", text)
         _set(self, "pos", pos)
 
 
-class Number(_Node):
+class Number(Record, slots=True):
     """A plain count: ``30k`` -> ``Number(30000.0, "30k")``; ``1e21``, ``30_000``, ``7B``."""
 
-    __slots__ = ("value", "text", "pos",)
-    __match_args__ = __slots__
+    value: float
+    text: str
+    pos: Position
 
     def __init__(self, value: float, text: str, pos: Position) -> None:
         _set(self, "value", value)
@@ -136,7 +107,7 @@ class Number(_Node):
         _set(self, "pos", pos)
 
 
-class Quantity(_Node):
+class Quantity(Record, slots=True):
     """A number with a unit, normalised: ``80GB`` -> ``Quantity(8e10, "bytes", "80GB")``.
 
     Bytes (GB = 1e9, GiB = 2**30), bits (``80Gb``: a capital prefix and a small b), bytes
@@ -147,8 +118,10 @@ class Quantity(_Node):
     given for converts them (:mod:`recipekg.reason.resolve`).
     """
 
-    __slots__ = ("value", "unit_kind", "text", "pos",)
-    __match_args__ = __slots__
+    value: float
+    unit_kind: UnitKind
+    text: str
+    pos: Position
 
     def __init__(self, value: float, unit_kind: UnitKind, text: str, pos: Position) -> None:
         _set(self, "value", value)
@@ -157,11 +130,11 @@ class Quantity(_Node):
         _set(self, "pos", pos)
 
 
-class String(_Node):
+class String(Record, slots=True):
     """A quoted string with its escapes resolved: ``"8-bit \\"Adam\\""`` -> ``8-bit "Adam"``."""
 
-    __slots__ = ("text", "pos",)
-    __match_args__ = __slots__
+    text: str
+    pos: Position
 
     def __init__(self, text: str, pos: Position) -> None:
         _set(self, "text", text)
@@ -173,7 +146,7 @@ Value = Name | Number | Quantity | String
 
 # ----------------------------------------------------------------------------- constraints
 
-class Constraint(_Node):
+class Constraint(Record, slots=True):
     """``<dimension> <op> <value>``.
 
     ``op`` is one of :data:`OPERATORS`; ``values`` has one value for a comparison, two for
@@ -183,8 +156,10 @@ class Constraint(_Node):
         data in (images, video)    -> Constraint(Name("data"), "in", (Name("images"), Name("video")))
     """
 
-    __slots__ = ("dimension", "op", "values", "pos",)
-    __match_args__ = __slots__
+    dimension: Name
+    op: str
+    values: tuple[Value, ...]
+    pos: Position
 
     def __init__(self, dimension: Name, op: str, values: tuple[Value, ...], pos: Position) -> None:
         _set(self, "dimension", dimension)
@@ -200,15 +175,18 @@ class Constraint(_Node):
 
 # ----------------------------------------------------------------------------- statements
 
-class Recommend(_Node):
+class Recommend(Record, slots=True):
     """``recommend architecture where data = tabular top 3``.
 
     ``kind`` is the kind word as written (lowercased, plural allowed; checked later);
     ``top`` is ``None`` when absent; ``text`` is the statement's source text.
     """
 
-    __slots__ = ("kind", "constraints", "top", "pos", "text",)
-    __match_args__ = __slots__
+    kind: Name
+    constraints: tuple[Constraint, ...]
+    top: int | None
+    pos: Position
+    text: str
 
     def __init__(self, kind: Name, constraints: tuple[Constraint, ...], top: int | None, pos: Position, text: str) -> None:
         _set(self, "kind", kind)
@@ -218,11 +196,12 @@ class Recommend(_Node):
         _set(self, "text", text)
 
 
-class Plan(_Node):
+class Plan(Record, slots=True):
     """``plan where params = 7B and hardware = h100 and gpus = 8``."""
 
-    __slots__ = ("constraints", "pos", "text",)
-    __match_args__ = __slots__
+    constraints: tuple[Constraint, ...]
+    pos: Position
+    text: str
 
     def __init__(self, constraints: tuple[Constraint, ...], pos: Position, text: str) -> None:
         _set(self, "constraints", constraints)
@@ -230,11 +209,13 @@ class Plan(_Node):
         _set(self, "text", text)
 
 
-class Explain(_Node):
+class Explain(Record, slots=True):
     """``explain vit where data = images`` or ``explain "8-bit Adam" where ...``."""
 
-    __slots__ = ("choice", "constraints", "pos", "text",)
-    __match_args__ = __slots__
+    choice: Name | String
+    constraints: tuple[Constraint, ...]
+    pos: Position
+    text: str
 
     def __init__(self, choice: Name | String, constraints: tuple[Constraint, ...], pos: Position, text: str) -> None:
         _set(self, "choice", choice)
@@ -243,12 +224,13 @@ class Explain(_Node):
         _set(self, "text", text)
 
 
-class Recipe(_Node):
+class Recipe(Record, slots=True):
     """``recipe where params = 7B and hardware = h100 and gpus = 64``: the whole training
     recipe for the situation (:mod:`recipekg.recipe`)."""
 
-    __slots__ = ("constraints", "pos", "text",)
-    __match_args__ = __slots__
+    constraints: tuple[Constraint, ...]
+    pos: Position
+    text: str
 
     def __init__(self, constraints: tuple[Constraint, ...], pos: Position, text: str) -> None:
         _set(self, "constraints", constraints)

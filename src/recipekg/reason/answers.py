@@ -1,7 +1,7 @@
 """The JSON of answers (the contract of ../shared/spec/query-language.md), built in one place
 for every backend: constraints, reasons, papers, ranked results.
 
-    >>> paper_json("grinsztajn2022", snap)["year"]
+    >>> source_json("grinsztajn2022", snap, "states")["year"]
     2022
 
 Every source object says what the source does for the claim it backs (``role``: states,
@@ -16,18 +16,41 @@ from __future__ import annotations
 
 from recipekg.reason.scoring import MATCHES, best_match, rank_key, situate, tally
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from collections.abc import Mapping
+    from typing import Any
 
-def constraints_json(facts: dict) -> list[dict]:
+    from recipekg.contracts.common import (Choice, Constraint, DisputedBy, Reason, ReasonMore, Role,
+                                           Source)
+    from recipekg.contracts.recommend import Decision, Result
+
+
+def constraints_json(facts: dict) -> list[Constraint]:
     """The constraints as given (and derived: ``derived_from``), without their source text."""
     out = []
     for f in facts.values():
-        out.extend({k: v for k, v in c.items() if k != "text"} | ({"derived_from": f.derived} if f.derived else {})
-                   for c in f.constraints)
+        for c in f.constraints:
+            shown = shown_constraint(c)
+            if f.derived:
+                shown["derived_from"] = f.derived
+            out.append(shown)
     return out
 
 
-def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
+def shown_constraint(c: dict) -> Constraint:
+    """A constraint of the facts (reason/facts.py ``constraint_json``) as answers show it:
+    without its source text."""
+    out: Any = {k: v for k, v in c.items() if k != "text"}
+    return out
+
+
+def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> Reason:
     """One rule as a reason for (or against) a choice, with its evaluation and sources."""
+    caveat: ReasonMore = {"caveat": rule["caveat"]} if rule.get("caveat") else {}
+    step: ReasonMore = {"step": int(rule["step"])} if rule["step"] is not None else {}
+    procedure: ReasonMore = ({"procedure": snap["nodes"].get(rule["procedure"], {}).get("id", rule["procedure"])}
+                             if _ordered(rule, snap) else {})
     return {
         "rule": iri, "id": rule["id"], "label": rule["label"], "text": rule["text"],
         "strength": snap["strengths"][rule["strength"]]["label"], "match": ev["match"],
@@ -37,16 +60,15 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
                        for c, s in zip(ev["conditions"], ev["statuses"])],
         "section": snap["sections"][rule["section"]]["path"],
         "sources": sources_json(rule, snap),
-        **({"caveat": rule["caveat"]} if rule.get("caveat") else {}),
+        **caveat,
         "disputed_by": [disputed_json(c, snap) for c in rule["contradicts"]],
-        **({"step": int(rule["step"])} if rule["step"] is not None else {}),
-        **({"procedure": snap["nodes"].get(rule["procedure"], {}).get("id", rule["procedure"])}
-           if _ordered(rule, snap) else {}),
+        **step,
+        **procedure,
         **origin_json(rule),
     }
 
 
-def origin_json(item: dict) -> dict:
+def origin_json(item: Mapping[str, Any]) -> dict:
     """``{"origin": {"file", "line"}}`` for what an extension added (docs/security.md), else
     nothing: every output copies it, so an extension's knowledge is never read as the KB's."""
     return {"origin": item["origin"]} if item.get("origin") else {}
@@ -56,29 +78,37 @@ def _ordered(rule: dict, snap: dict) -> bool:
     return bool(rule.get("procedure")) and snap["procedures"].get(rule["procedure"], {}).get("ordered", False)
 
 
-def disputed_json(iri: str, snap: dict) -> dict:
+def disputed_json(iri: str, snap: dict) -> DisputedBy:
     other = snap["rules"][iri]
     return {"rule": iri, "id": other["id"], "text": other["text"],
             "section": snap["sections"][other["section"]]["path"], **origin_json(other)}
 
 
-def paper_json(pid: str, snap: dict, citation: dict | None = None) -> dict:
-    """A paper as answers name it; with ``citation`` (``{"role", "where"}``, what the paper
-    does for the claim citing it) the source object of that claim."""
+def source_json(pid: str, snap: dict, role: Role, where: str | None = None) -> Source:
+    """The source object of a claim: the paper and what it does for the claim.
+
+    >>> source_json("hoffmann2022", snap, "states", "Table 3")["where"]
+    'Table 3'
+    """
     p = snap["papers"][pid]
-    out = {"id": pid, "title": p["title"], "year": p["year"], "arxiv": p["arxiv"], "url": p["url"], **origin_json(p)}
-    if citation is not None:
-        out["role"] = citation["role"]
-        if citation.get("where"):
-            out["where"] = citation["where"]
+    out: Source = {"id": pid, "title": p["title"], "year": p["year"], "arxiv": p["arxiv"], "url": p["url"],
+                   "role": role}
+    if where:
+        out["where"] = where
+    if p.get("origin"):
+        out["origin"] = p["origin"]
     return out
 
 
-def sources_json(item: dict, snap: dict) -> list[dict]:
+def sources_json(item: dict, snap: dict) -> list[Source]:
     """The source objects of a claim (rule, formula, constant, fact or described node): each
     source with its role for the claim, and where it states the claim when it does."""
     citations = item.get("citations") or {}
-    return [paper_json(pid, snap, citations.get(pid) or untyped_citation(pid, snap)) for pid in item["sources"]]
+    out = []
+    for pid in item["sources"]:
+        citation = citations.get(pid) or untyped_citation(pid, snap)
+        out.append(source_json(pid, snap, citation["role"], citation.get("where")))
+    return out
 
 
 def untyped_citation(pid: str, snap: dict) -> dict:
@@ -87,11 +117,11 @@ def untyped_citation(pid: str, snap: dict) -> dict:
     return {"role": "reference" if "Reference" in snap["papers"][pid]["types"] else "supports", "where": None}
 
 
-def choice_json(iri: str, snap: dict) -> dict:
+def choice_json(iri: str, snap: dict) -> Choice:
     """A choice as answers name it: id, label, IRI, kinds and the papers that introduced it."""
     node = snap["nodes"][iri]
     return {"id": node["id"], "label": node["label"], "iri": iri, "kinds": node["kinds"],
-            "papers": [paper_json(p, snap, {"role": "method"}) for p in node["papers"]], **origin_json(node)}
+            "papers": [source_json(p, snap, "method") for p in node["papers"]], **origin_json(node)}
 
 
 def result_json(iri: str, entry: dict, snap: dict) -> dict:
@@ -116,7 +146,7 @@ def result_json(iri: str, entry: dict, snap: dict) -> dict:
     if entry.get("notes"):
         result["notes"] = entry["notes"]
     if result["group"] != MATCHES:
-        result["waits_for"] = waits_for(entry["because"] + entry["against"])
+        result["waits_for"] = waits_for(entry["because"] + entry["against"], snap)
     return result
 
 
@@ -141,19 +171,17 @@ def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
     return sorted(out)
 
 
-#: A derived dimension is asked for through the ones it is derived from.
-_ASKED_AS = {"tier": ("gpus", "time")}
-
-
-def waits_for(reasons: list[dict]) -> list[str]:
-    """The dimensions a choice's partly matching rules wait for (not given by the query)."""
+def waits_for(reasons: list[dict], snap: dict) -> list[str]:
+    """The dimensions a choice's partly matching rules wait for (not given by the query); a
+    derived dimension is asked for through those it is derived from (``derived_from``: a tier
+    through the GPUs and time)."""
     dims = {c["dimension"] for x in reasons if x["match"] == "partial"
             for c in x["conditions"] if c["status"] == "not given" and c["dimension"]}
-    return sorted({d for dim in dims for d in _ASKED_AS.get(dim, (dim,))})
+    return sorted({d for dim in dims for d in snap["dimensions"].get(dim, {}).get("derived_from") or (dim,)})
 
 
 def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = None,
-                  most: int | None = None) -> list[dict]:
+                  most: int | None = None) -> list[Result]:
     """Choice → {"because": [...], "against": [...]} reasons, as ranked results: each rule's
     contribution measured against the most specific advice (:func:`recipekg.reason.scoring.situate`,
     against ``most`` constraints when given), ordered by :func:`recipekg.reason.scoring.rank_key`,
@@ -161,8 +189,9 @@ def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = Non
     scoring = snap["scoring"]
     reasons = [r for entry in choices.values() for side in ("because", "against") for r in entry[side]]
     situate(reasons, scoring.get("default_support") or 0.0, scoring["unconstrained_factor"], most)
-    results = in_procedure_order(sorted((result_json(iri, entry, snap) for iri, entry in choices.items()),
-                                        key=rank_key))
+    # the entries keep their sort keys (support, depth, strength, fits_more) until ranked: not yet Results
+    results: list = in_procedure_order(sorted((result_json(iri, entry, snap) for iri, entry in choices.items()),
+                                              key=rank_key))
     for r in reasons:
         r.pop("uses", None)
     for i, r in enumerate(results, 1):
@@ -201,7 +230,7 @@ def in_procedure_order(results: list[dict]) -> list[dict]:
     return out
 
 
-def decision(results: list[dict], limit: int = 3, near: list[dict] | None = None) -> dict:
+def decision(results: list, limit: int = 3, near: list | None = None) -> Decision:
     """The recommended pick, its runner-ups and the choices the reference says to compare
     with it, from ranked results (the pick is the first choice that matches and scores).
     When the pick is a step of an ordered procedure, ``procedure`` lists the steps that
@@ -218,7 +247,7 @@ def decision(results: list[dict], limit: int = 3, near: list[dict] | None = None
     for other in (n["other_side"]["pick"] for n in near or () if n.get("other_side")):
         if other in ranked and other != pick and other not in runner_ups and other not in compare + steps:
             runner_ups = runner_ups[:limit - 1] + [other]
-    out = {"pick": pick, "runner_ups": runner_ups, "compare_with": compare}
-    if steps:
+    out: Decision = {"pick": pick, "runner_ups": runner_ups, "compare_with": compare}
+    if steps and step is not None:
         out["procedure"] = {"id": step[0], "steps": steps}
     return out

@@ -23,12 +23,16 @@ from recipekg.reason.derive import derive
 from recipekg.reason.answers import decision
 from recipekg.reason.facts import Facts
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.common import Ask
+
 #: How many results are searched for deciding dimensions, and how many questions an answer asks.
 LOOK_AT, MAX_QUESTIONS = 12, 3
 
 
 def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
-              members: list[dict] | None = None) -> list[dict]:
+              members: list[dict] | None = None) -> list[Ask]:
     """``[{"dimension", "text", "would_change"}]`` for ``results`` ranked under ``facts``;
     ``rerank(trial_facts) -> results`` ranks the choices again; ``members``: the ranked
     results family entries fold (their rules waiting for a dimension count too)."""
@@ -71,7 +75,7 @@ def _open_dimensions(results: list[dict], given: dict, snap: dict) -> dict[str, 
 
 
 def _derived(dim: dict) -> bool:
-    return bool(dim.get("derived_via")) or dim["name"] == "tier"
+    return bool(dim.get("derived_via") or dim.get("derived_from"))
 
 
 def _trial_values(conds: list[dict], snap: dict) -> list[Facts]:
@@ -96,7 +100,7 @@ def _inside(low: float | None, high: float | None) -> float:
     return high / 2 if high and high > 0 else (high or 0) - 1
 
 
-def _question(dim: dict, would_change: list[str], snap: dict) -> dict:
+def _question(dim: dict, would_change: list[str], snap: dict) -> Ask:
     labels = [_label(i, snap) for i in would_change]
     asked = dim.get("question") or f"the {dim['name']}"
     if len(labels) == 1:

@@ -23,6 +23,10 @@ from __future__ import annotations
 from recipekg.reason.conditions import HELD, PARTLY, status
 from recipekg.reason.scoring import evaluate_rule
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the type checker only (the query path never imports typing)
+    from recipekg.contracts.common import Side
+
 
 class Applied:
     """One rule's verdict about one choice: ``side`` is ``"for"`` or ``"against"``; ``view``
@@ -31,7 +35,7 @@ class Applied:
 
     __slots__ = ("rule", "choice", "side", "view", "ev")
 
-    def __init__(self, rule: str, choice: str, side: str, view: dict, ev: dict):
+    def __init__(self, rule: str, choice: str, side: Side, view: dict, ev: dict):
         self.rule, self.choice, self.side, self.view, self.ev = rule, choice, side, view, ev
 
     def __repr__(self) -> str:

@@ -24,8 +24,12 @@ from recipekg.reason.families import entry_of
 from recipekg.reason.situation import held_near
 from recipekg.render.constraints import format_constraint
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.recommend import Literature, NearBoundary, Position
 
-def boundaries(kind: str, facts: dict, ranked: dict, results: list[dict], snap: dict, rerank) -> list[dict]:
+
+def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, rerank) -> list[NearBoundary]:
     """``[{"dimension", "value", "threshold", "text", "rule", "rules", "side", "other_side",
     "literature"}]`` for ``results`` (family entries) ranked under ``facts``;
     ``rerank(trial_facts) -> entries`` ranks the choices again."""
@@ -92,20 +96,22 @@ def _other_side(dim: str, value: float, threshold: float, given: dict, snap: dic
 
 
 def _below(f: Facts, threshold: float) -> bool:
-    return bool(f.intervals) and f.intervals[-1][2] <= threshold
+    return f.intervals is not None and bool(f.intervals) and f.intervals[-1][2] <= threshold
 
 
 def _entry(dim: str, spot: dict, threshold: float, mirrored: float, picks: tuple, labels: dict,
-           facts: dict, snap: dict) -> dict:
+           facts: dict, snap: dict) -> NearBoundary:
     here, there, speaks = picks
     value = spot["value"]
     rules = spot["missed"] + spot["held"]
     primary = snap["rules"][rules[0]["rule"]]
-    side = "below" if value < threshold else "above" if value > threshold else "at"
+    side: Position = "below" if value < threshold else "above" if value > threshold else "at"
     constraint = {**facts[dim].constraints[0], "op": "=", "value": value}
     shown = format_constraint({**constraint, "value": threshold}).split(" = ", 1)[1]
     other = "above" if side != "above" else "below"
-    named = lambda i: labels.get(i, i or "no choice")  # noqa: E731
+    def named(i: str | None) -> str:
+        return labels.get(i, i or "no choice")
+
     if there != here:
         then = f"{other} {shown} {named(there)} would rank first"
     else:
@@ -119,9 +125,10 @@ def _entry(dim: str, spot: dict, threshold: float, mirrored: float, picks: tuple
             "literature": _literature(rules, dim, threshold, snap)}
 
 
-def _literature(rules: list[dict], dim: str, threshold: float, snap: dict) -> list[dict]:
+def _literature(rules: list[dict], dim: str, threshold: float, snap: dict) -> list[Literature]:
     """Where other rules place this threshold differently (``rkg:differsFrom``), with sources."""
-    out, seen = [], set()
+    out: list[Literature] = []
+    seen = set()
     for r in rules:
         for other in snap["rules"][r["rule"]].get("differs_from", ()):
             rule = snap["rules"].get(other)

@@ -105,11 +105,11 @@ def _changes_for(rule: dict, given: dict[str, Facts], snap: dict) -> dict[str, F
         name = cond["dimension"]
         if status(cond, given, snap) == HELD and name not in changes:
             continue
-        if name == "tier" and cond["values"] and "tier" not in given:
-            tier = snap["tiers"].get(cond["values"][0])
-            if tier:  # propose the gpus and time of the tier, not the tier itself
-                todo.extend(snap["conditions"][c] for c in tier["conditions"])
-                continue
+        defined = snap["tiers"].get(cond["values"][0]) if cond["values"] else None
+        if defined and snap["dimensions"][name].get("derived_from") and name not in given:
+            # a value defined by conditions (a tier: GPUs and time): propose those, not the value itself
+            todo.extend(snap["conditions"][c] for c in defined["conditions"])
+            continue
         change = _satisfying(cond, snap)
         if name in changes and change.constraints != changes[name].constraints:
             merged = _merge(changes[name], change)

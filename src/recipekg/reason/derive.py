@@ -1,7 +1,8 @@
 """Facts the query implies: hardware → its memory and bandwidth; gpus + time → compute tier.
 
-Which dimensions derive from the hardware is data (``rkg:derivedVia`` in the ontology);
-compute tiers are KB nodes with conditions on gpus and time::
+Which dimensions derive from the hardware is data (``rkg:derivedVia`` in the ontology); a
+dimension whose values are defined by conditions on others (``derived_from``: compute tiers,
+KB nodes with conditions on gpus and time) is derived from those::
 
     >>> from recipekg.reason.resolve import resolve_constraints
     >>> facts = resolve_constraints(parse("plan where gpus = 1 and time < 1 day")[0].constraints, snap)
@@ -18,7 +19,10 @@ from recipekg.reason.facts import Facts, constraint_json
 def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
     facts = dict(facts)
     _from_hardware(facts, snap)
-    _tier(facts, snap)
+    for name in snap.get("derived_dimensions", ()):
+        dim = snap["dimensions"][name]
+        if name not in facts and set(dim["derived_from"]) & set(facts):
+            _from_conditions(name, dim, facts, snap)
     return facts
 
 
@@ -39,25 +43,26 @@ def _from_hardware(facts: dict[str, Facts], snap: dict) -> None:
                             derived="hardware", constraints=[shown])
 
 
-def _tier(facts: dict[str, Facts], snap: dict) -> None:
-    if "tier" in facts or not snap["tiers"] or not ({"gpus", "time"} & set(facts)):
-        return
-    held, failed = set(), set()
-    for iri, tier in snap["tiers"].items():
-        statuses = [status(snap["conditions"][c], facts, snap) for c in tier["conditions"]]
+def _from_conditions(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:
+    """The values of ``dim`` whose conditions the facts meet (all of them: a run can be in two
+    overlapping tiers), or those they rule out."""
+    held, failed, mine = set(), set(), set(dim["values"].values())
+    for iri, defined in snap["tiers"].items():
+        if iri not in mine:
+            continue
+        statuses = [status(snap["conditions"][c], facts, snap) for c in defined["conditions"]]
         if statuses and all(s == HELD for s in statuses):
             held.add(iri)
         elif FAILED in statuses:
             failed.add(iri)
-    dim = snap["dimensions"]["tier"]
+    derived = " and ".join(dim["derived_from"])
     if held:
         shown = (constraint_json(dim, "=", _ids(held, snap)[0]) if len(held) == 1 else
                  constraint_json(dim, "all of", _ids(held, snap)))
-        facts["tier"] = Facts("tier", "categorical", values=held, all_of=True, derived="gpus and time",
-                              constraints=[shown])
+        facts[name] = Facts(name, dim["kind"], values=held, all_of=True, derived=derived, constraints=[shown])
     elif failed:
-        facts["tier"] = Facts("tier", "categorical", excluded=failed, derived="gpus and time",
-                              constraints=[constraint_json(dim, "not in", _ids(failed, snap))])
+        facts[name] = Facts(name, dim["kind"], excluded=failed, derived=derived,
+                            constraints=[constraint_json(dim, "not in", _ids(failed, snap))])
 
 
 def _ids(iris, snap) -> list[str]:

@@ -31,8 +31,16 @@ from recipekg.reason.recommend import ranking
 from recipekg.reason.resolve import facts_of, resolve_choice
 from recipekg.reason.situation import near_reasons, unused
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from typing import Any
 
-def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> dict:
+    from recipekg.contracts.common import Property
+    from recipekg.contracts.explain import Brief, CheckedProperty, ExplainBody, ExplainRule, Verdict
+    from recipekg.contracts.recommend import Result
+
+
+def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> ExplainBody:
     """The answer to an ``explain`` statement (the JSON the spec describes)."""
     backend = backend or NativeBackend(snap)
     iri = resolve_choice(stmt.choice, snap)
@@ -40,30 +48,30 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> dict:
     node = snap["nodes"][iri]
     rankings = {kind: ranking(kind, facts, snap, backend) for kind in node["kinds"]}
     entries = {kind: group_families(r["results"], snap) for kind, r in rankings.items()}
-    ranks = {kind: (entry_of(iri, entries[kind]) or {}).get("rank") for kind in node["kinds"]}
+    ranks = {kind: _rank(entry_of(iri, entries[kind])) for kind in node["kinds"]}
     kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
-    entry = entry_of(iri, entries[kind]) or {}
+    entry: Any = entry_of(iri, entries[kind]) or {}
     rules = _rules(iri, None, facts, snap, backend)
     own = {r["rule"] for r in rules}
     family = [r for a in node.get("ancestors", ()) if kind in snap["nodes"].get(a, {}).get("kinds", ())
               for r in _rules(a, a, facts, snap, backend) if _about_situation(r)
               and ranks_kind(snap["rules"][r["rule"]], kind) and r["rule"] not in own and not own.add(r["rule"])]
-    verdicts = checks(iri, kind, facts, snap)
+    verdicts: list[Any] = checks(iri, kind, facts, snap)  # each {"property": Property, "verdict", ...}
     contra = [c for c in verdicts if c["verdict"] == CONTRADICTS]
 
     def rank_of(k: str, trial: dict) -> int | None:
         if trial is facts:
             return ranks[k]
-        return (entry_of(iri, group_families(ranking(k, trial, snap, backend)["results"], snap)) or {}).get("rank")
+        return _rank(entry_of(iri, group_families(ranking(k, trial, snap, backend)["results"], snap)))
 
     change = smallest_change(iri, kind, facts, snap, rank_of)
-    out = {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
+    out: ExplainBody = {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
            "choice": {**choice_json(iri, snap), "definition": node["definition"]},
            "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,
            "group": entry.get("group"), "waits_for": entry.get("waits_for", []),
            "rules": rules, "family_rules": family,
            "against": [_brief(r) for r in rules + family if r["side"] == "against" and r["fires"]],
-           "properties": [dict(c["property"], verdict=c["verdict"]) for c in verdicts],
+           "properties": [_checked(c["property"], c["verdict"]) for c in verdicts],
            "excluded": excluded_json(iri, contra, facts, snap) if contra else None,
            "unused": unused(kind, facts, rankings[kind]["evaluated"], rankings[kind]["verdicts"] + verdicts, snap),
            "would_rank_first_if": change["found"]}
@@ -74,14 +82,22 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> dict:
     return out
 
 
-def _rules(iri: str, via: str | None, facts: dict, snap: dict, backend: Backend) -> list[dict]:
+def _checked(prop: Property, verdict: Verdict) -> CheckedProperty:
+    return {**prop, "verdict": verdict}
+
+
+def _rank(entry: Result | None) -> int | None:
+    return entry["rank"] if entry is not None else None
+
+
+def _rules(iri: str, via: str | None, facts: dict, snap: dict, backend: Backend) -> list[ExplainRule]:
     """Every rule naming ``iri``, with its evaluation, fired rules first and against before for
     among them; a rule near its threshold says so (``near``); ``via`` the family it is about."""
     named = backend.naming(iri, facts)
     near = near_reasons(named, facts)
-    out = []
+    out: list[ExplainRule] = []
     for a in named:
-        r = {"side": a.side, "fires": a.ev["fires"], **reason_json(a.rule, a.view, a.ev, snap)}
+        r: ExplainRule = {"side": a.side, "fires": a.ev["fires"], **reason_json(a.rule, a.view, a.ev, snap)}
         if (a.rule, a.choice, a.side) in near:
             r["near"] = near[(a.rule, a.choice, a.side)]
         if via:
@@ -91,13 +107,15 @@ def _rules(iri: str, via: str | None, facts: dict, snap: dict, backend: Backend)
     return out
 
 
-def _about_situation(r: dict) -> bool:
+def _about_situation(r: ExplainRule) -> bool:
     """A family rule worth showing with the choice: one about the situation that applies or is
     near its threshold (general advice about the family, a rule the constraints rule out or
     one that waits for them speak of the family, not of this member here)."""
     return r["fires"] and r["match"] != "general" or "near" in r
 
 
-def _brief(r: dict) -> dict:
-    return {"rule": r["rule"], "id": r["id"], "text": r["text"], "strength": r["strength"],
-            **({"via": r["via"]} if "via" in r else {})}
+def _brief(r: ExplainRule) -> Brief:
+    out: Brief = {"rule": r["rule"], "id": r["id"], "text": r["text"], "strength": r["strength"]}
+    if "via" in r:
+        out["via"] = r["via"]
+    return out

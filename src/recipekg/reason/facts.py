@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 
+from recipekg.record import Record
+
 INF = math.inf
 # (low, low_inclusive, high, high_inclusive)
 Interval = tuple[float, bool, float, bool]
@@ -22,7 +24,7 @@ _UNIT_OF = {"count": "count", "bytes": "bytes", "duration": "hours", "ratio": "f
 _QUDT_UNITS = {"BYTE-PER-SEC": "bytes/s", "FLOP-PER-SEC": "FLOP/s"}
 
 
-class Facts:
+class Facts(Record, frozen=False, slots=True):
     """What the query says about one dimension.
 
     Categorical: ``values`` (any of these IRIs) and ``excluded`` (none of these).
@@ -31,13 +33,17 @@ class Facts:
     ``all_of`` marks values that all hold at once (a run can be in two overlapping compute
     tiers), rather than a choice among them (``data in (images, video)``).
 
-    (A mutable dataclass, written out so the query path does not import ``dataclasses``.)
+    (A mutable :class:`recipekg.record.Record`: compared by value, unhashable.)
     """
 
-    _FIELDS = ("dimension", "kind", "values", "excluded", "intervals", "constraints", "derived",
-               "all_of")
-    __match_args__ = _FIELDS
-    __hash__ = None  # mutable, compared by value
+    dimension: str
+    kind: str
+    values: set[str] | None
+    excluded: set[str]
+    intervals: list[Interval] | None
+    constraints: list[dict]
+    derived: str | None
+    all_of: bool
 
     def __init__(self, dimension: str, kind: str, values: set[str] | None = None,
                  excluded: set[str] | None = None, intervals: list[Interval] | None = None,
@@ -51,17 +57,6 @@ class Facts:
         self.constraints = [] if constraints is None else constraints
         self.derived = derived
         self.all_of = all_of
-
-    def _astuple(self) -> tuple:
-        return tuple(getattr(self, f) for f in self._FIELDS)
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return self._astuple() == other._astuple()
-        return NotImplemented
-
-    def __repr__(self) -> str:
-        return "Facts(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
 
 
 def unit_of(dim: dict) -> str | None:

@@ -17,6 +17,10 @@ real alternatives::
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.recommend import Member, Result
+
 #: The matches of reasons that decide a choice's place (waiting ones do not).
 DECIDING = ("full", "general", "near")
 
@@ -28,7 +32,7 @@ def signature(result: dict) -> tuple:
     return result["group"], tuple(sorted(keys))
 
 
-def group_families(results: list[dict], snap: dict) -> list[dict]:
+def group_families(results: list, snap: dict) -> list[Result]:
     """``results`` (ranked) with each family's members folded into its entry (``members``),
     ranks renumbered; a result without deciding rules is never folded."""
     nodes = snap["nodes"]
@@ -43,11 +47,12 @@ def group_families(results: list[dict], snap: dict) -> list[dict]:
             above = [a for a in nodes.get(r["iri"], {}).get("ancestors", ()) if a in iris]
             if above:  # the broadest ancestor in the bucket heads the entry
                 head_of[r["iri"]] = next(a for a in above if not set(nodes.get(a, {}).get("ancestors", ())) & iris)
-    members: dict[str, list[dict]] = {}
+    members: dict[str, list] = {}
     for r in results:
         if r["iri"] in head_of:
             members.setdefault(head_of[r["iri"]], []).append(r)
-    out, placed = [], set()
+    out: list = []
+    placed = set()
     by_iri = {r["iri"]: r for r in results}
     for r in results:
         head = by_iri[head_of.get(r["iri"], r["iri"])]
@@ -63,16 +68,17 @@ def group_families(results: list[dict], snap: dict) -> list[dict]:
     return out
 
 
-def member_json(r: dict) -> dict:
+def member_json(r: Result) -> Member:
     """A member of a family entry: id, label, IRI, papers, and its notes where it has any."""
-    out = {"id": r["id"], "label": r["label"], "iri": r["iri"], "papers": r.get("papers", [])}
-    for key in ("fits", "notes"):
-        if r.get(key):
-            out[key] = r[key]
+    out: Member = {"id": r["id"], "label": r["label"], "iri": r["iri"], "papers": r.get("papers", [])}
+    if r.get("fits"):
+        out["fits"] = r["fits"]
+    if r.get("notes"):
+        out["notes"] = r["notes"]
     return out
 
 
-def entry_of(choice_iri: str, entries: list[dict]) -> dict | None:
+def entry_of(choice_iri: str, entries: list) -> Result | None:
     """The entry a choice is ranked in: its own, or its family's."""
     for e in entries:
         if e["iri"] == choice_iri or any(m["iri"] == choice_iri for m in e.get("members", ())):

@@ -22,8 +22,12 @@ value, the others when the constraint rules their check out.
 
 from __future__ import annotations
 
-from recipekg.reason.answers import sources_json
+from recipekg.reason.answers import shown_constraint, sources_json
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, status
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.common import Excluded, Property, PropertyRef
 
 CONTRADICTS, FITS, NOTE = "contradicts", "fits", "note"
 
@@ -32,7 +36,7 @@ def properties_of(iri: str, snap: dict) -> list[tuple[str, str | None]]:
     """``(property IRI, via)`` for the choice's own properties and its ancestors' (``via``
     names the ancestor a property comes from, None for the choice's own)."""
     by_choice = snap.get("properties_by_choice") or {}
-    out = [(p, None) for p in by_choice.get(iri, ())]
+    out: list[tuple[str, str | None]] = [(p, None) for p in by_choice.get(iri, ())]
     for ancestor in snap["nodes"].get(iri, {}).get("ancestors", ()):
         out += [(p, ancestor) for p in by_choice.get(ancestor, ())]
     return out
@@ -63,10 +67,10 @@ def checks(iri: str, kind: str, facts: dict, snap: dict) -> list[dict]:
     return out
 
 
-def property_json(piri: str, prop: dict, snap: dict, via: str | None = None) -> dict:
+def property_json(piri: str, prop: dict, snap: dict, via: str | None = None) -> Property:
     """A property as answers show it: id, aspect, value (and unit), its text, caveat, sources,
     and the family it comes from (``via``)."""
-    out = {"id": prop["id"], "label": prop["label"], "aspect": prop["aspect"]["label"], "value": prop["value"],
+    out: Property = {"id": prop["id"], "label": prop["label"], "aspect": prop["aspect"]["label"], "value": prop["value"],
            "text": prop["text"], "sources": sources_json(prop, snap)}
     if prop["aspect"].get("unit"):
         out["unit"] = prop["aspect"]["unit"]
@@ -78,7 +82,7 @@ def property_json(piri: str, prop: dict, snap: dict, via: str | None = None) -> 
     return out
 
 
-def excluded_json(iri: str, contradictions: list[dict], facts: dict, snap: dict) -> dict:
+def excluded_json(iri: str, contradictions: list[dict], facts: dict, snap: dict) -> Excluded:
     """A choice the constraints rule out: id, label, why (the property's text), the property
     and its sources, and the constraint it contradicts (``because_of``)."""
     node = snap["nodes"][iri]
@@ -89,8 +93,16 @@ def excluded_json(iri: str, contradictions: list[dict], facts: dict, snap: dict)
     if first.get("family"):  # every member the same rules name is ruled out: the family goes with them
         names = [snap["nodes"][snap["rule_index"]["choices"][c["family"]]]["label"] for c in contradictions]
         why = f"Every {node['label']} this advice names is ruled out ({', '.join(dict.fromkeys(names))}). {why}"
-    return {"id": node["id"], "label": node["label"], "iri": iri, "why": why,
-            "property": {k: v for k, v in prop.items() if k not in ("sources", "text")},
-            "sources": prop["sources"],
-            "because_of": [{k: v for k, v in c.items() if k != "text"} for c in given.constraints] if given else [],
-            **({"also": [c["property"]["id"] for c in contradictions[1:]]} if len(contradictions) > 1 else {})}
+    ref: PropertyRef = {"id": prop["id"], "label": prop["label"], "aspect": prop["aspect"], "value": prop["value"]}
+    if "unit" in prop:
+        ref["unit"] = prop["unit"]
+    if "caveat" in prop:
+        ref["caveat"] = prop["caveat"]
+    if "via" in prop:
+        ref["via"] = prop["via"]
+    out: Excluded = {"id": node["id"], "label": node["label"], "iri": iri, "why": why, "property": ref,
+                     "sources": prop["sources"],
+                     "because_of": [shown_constraint(c) for c in given.constraints] if given else []}
+    if len(contradictions) > 1:
+        out["also"] = [c["property"]["id"] for c in contradictions[1:]]
+    return out

@@ -29,13 +29,19 @@ from recipekg.reason.resolve import facts_of, resolve_kind
 from recipekg.reason.scoring import NEAR, near_contribution
 from recipekg.reason.situation import near_reasons, unused
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from typing import Any
 
-def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> dict:
+    from recipekg.contracts.recommend import RecommendBody
+
+
+def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> RecommendBody:
     """The answer to a ``recommend`` statement (the JSON the spec describes)."""
     kind = resolve_kind(stmt.kind, snap)
     facts = facts_of(stmt.constraints, snap)
     ranked = ranking(kind, facts, snap, backend)
-    results = group_families(ranked["results"], snap)
+    results: list = group_families(ranked["results"], snap)
     ask = questions(kind, facts, results, snap, lambda trial: group_families(rank(kind, trial, snap), snap),
                     ranked["results"])
     near = boundaries(kind, facts, ranked, results, snap, lambda trial: group_families(rank(kind, trial, snap), snap))
@@ -72,7 +78,7 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     for a in applied:
         _add(choices, a, reason_json(a.rule, a.view, a.ev, snap), facts, snap)
     for a, near in _near(evaluated, facts).items():
-        reason = reason_json(a.rule, a.view, a.ev, snap)
+        reason: Any = reason_json(a.rule, a.view, a.ev, snap)  # a RankedReason once _add and situate are done
         weight = snap["strengths"][a.view["strength"]]["weight"]
         reason.update(match=NEAR, near=near,
                       contribution=round(near_contribution(weight, snap["scoring"]["partly_credit"]), 4))
@@ -86,7 +92,7 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     return {"results": results, "excluded": excluded, "evaluated": evaluated, "verdicts": verdicts}
 
 
-def _add(choices: dict, a, reason: dict, facts: dict, snap: dict) -> None:
+def _add(choices: dict, a, reason: Any, facts: dict, snap: dict) -> None:
     reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
     reason["specificity"] = specificity(a.ev["conditions"], a.ev["statuses"], facts)
     reason["uses"] = uses(a.ev["conditions"], a.ev["statuses"], facts)
@@ -129,7 +135,9 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
     """Check every ranked choice's properties: the ones a constraint contradicts leave the
     ranking (returned, with why); fits and notes stay on the choice (``fits``, ``notes``).
     A family whose members with the same rules are all excluded goes with them."""
-    excluded, verdicts, out = {}, [], []
+    excluded: dict[str, list[dict]] = {}
+    verdicts: list[dict] = []
+    out: list = []
     for iri in sorted(choices):
         found = checks(iri, kind, facts, snap)
         verdicts += found

@@ -20,6 +20,10 @@ from __future__ import annotations
 
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, bounds
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.common import Near, Unused
+
 #: How far a value may lie from a threshold (either way, as a ratio) and still be near it.
 NEAR_FACTOR = 2.0
 
@@ -44,11 +48,11 @@ def _near(value: float, threshold: float) -> bool:
     return value > 0 and threshold > 0 and threshold / NEAR_FACTOR <= value <= threshold * NEAR_FACTOR
 
 
-def near_reasons(evaluated: list, facts: dict) -> dict[tuple[str, str, str], dict]:
+def near_reasons(evaluated: list, facts: dict) -> dict[tuple[str, str, str], Near]:
     """``(rule, choice, side) → {"dimension", "value", "threshold"}`` for the rules for a
     choice that fail only by one numeric condition they miss narrowly, every other condition
     held (a comparison or a rule against a choice is never near)."""
-    out = {}
+    out: dict[tuple[str, str, str], Near] = {}
     for a in evaluated:
         if a.side != "for" or a.view.get("role") == "comparison":
             continue  # near keeps an alternative in sight; it never counts against a choice
@@ -58,10 +62,12 @@ def near_reasons(evaluated: list, facts: dict) -> dict[tuple[str, str, str], dic
             continue
         f = facts.get(failed[0]["dimension"])
         hit = near_miss(failed[0], f.intervals) if f is not None and f.intervals else None
-        if hit:
+        if hit and f is not None:
+            near: Near = {"dimension": failed[0]["dimension"], "value": hit[0], "threshold": hit[1]}
             unit = next((c.get("unit") for c in f.constraints if c.get("unit")), None)
-            out[(a.rule, a.choice, a.side)] = {"dimension": failed[0]["dimension"], "value": hit[0],
-                                               "threshold": hit[1], **({"unit": unit} if unit else {})}
+            if unit:
+                near["unit"] = unit
+            out[(a.rule, a.choice, a.side)] = near
     return out
 
 
@@ -89,7 +95,7 @@ def _sources_of(dim: str, facts: dict) -> set[str]:
     return set(f.derived.split(" and ")) if f is not None and f.derived else {dim}
 
 
-def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: dict) -> list[dict]:
+def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: dict) -> list[Unused]:
     """``[{"dimension", "value", "why"}]`` for each given constraint that no rule about the
     situation and no property of a choice of ``kind`` depends on (``evaluated``: the backend's
     evaluations of the rules on the given dimensions; ``verdicts``: the property checks made).
@@ -108,7 +114,8 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
             if c["dimension"] not in facts:
                 continue
             # a rule that applies, or one near its threshold: the conditions it holds and the one it narrowly misses
-            about = (applies or miss is not None) and s in (HELD, PARTLY) or bool(miss) and miss["dimension"] == c["dimension"]
+            about = ((applies or miss is not None) and s in (HELD, PARTLY)
+                     or miss is not None and miss["dimension"] == c["dimension"])
             for g in _sources_of(c["dimension"], facts):
                 if about:
                     used.add(g)
@@ -118,7 +125,7 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
     for v in verdicts:
         for dim in (v["dimension"], *v.get("when", ())):
             used |= _sources_of(dim, facts)
-    out = []
+    out: list = []  # Unused entries, their keys in the order shown
     for name, f in facts.items():
         if f.derived or name in used:
             continue

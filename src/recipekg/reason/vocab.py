@@ -56,7 +56,7 @@ def _dimension(dim: dict, snap: dict) -> dict:
         "kind": dim["kind"], "unit": unit_of(dim), "definition": dim["definition"],
         "example": dim.get("example"), "min": dim["min"], "max": dim["max"],
         "plan_only": dim["plan_only"],
-        "derived_from": "hardware" if dim["derived_via"] else None,
+        "derived_from": "hardware" if dim["derived_via"] else " and ".join(dim.get("derived_from") or ()) or None,
     }
     if dim["kind"] == "categorical":
         out["values"] = _values(dim, snap)

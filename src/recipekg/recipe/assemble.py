@@ -27,6 +27,14 @@ from recipekg.reason.resolve import facts_of
 from recipekg.recipe.settings import closure, regimes_of
 from recipekg.recipe import sections as build
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from typing import Any
+
+    from recipekg.contracts.plan import PlanBody
+    from recipekg.contracts.recipe import RecipeBody
+    from recipekg.contracts.recommend import RecommendBody
+
 #: The kinds whose rankings a recipe reads, in the order they are answered.
 KINDS = ("architecture", "approach", "optimizer", "technique")
 #: The plan-sizing dimensions: giving one makes plan answer whatever the architecture.
@@ -45,10 +53,12 @@ class Context:
         self.architecture, self.architecture_from = _architecture(facts, rankings["architecture"], snap)
         self.regimes = regimes_of(self.architecture, snap)
         trained = self.gradient_descent or not self.regimes  # a loop of steps, or not known not to be
+        self.method: str | None
         self.method, self.method_from = _method(facts, rankings["approach"], snap) if trained else (None, "none")
         given = facts.get("optimizer")
-        self.optimizer_from = "given" if given is not None and given.values and len(given.values) == 1 else "ranking"
-        self.optimizer = (next(iter(given.values)) if self.optimizer_from == "given" else
+        one = given is not None and given.values is not None and len(given.values) == 1
+        self.optimizer_from = "given" if one else "ranking"
+        self.optimizer = (next(iter(given.values)) if given is not None and given.values and one else
                           _pick_iri(rankings["optimizer"], snap)) if self.gradient_descent else None
         self.facts = dict(facts)
         if self.architecture and "architecture" not in facts:
@@ -56,7 +66,7 @@ class Context:
         if self.method:
             self.facts["method"] = Facts("method", "categorical", values={self.method})
 
-    def sized_by(self, plan: dict | None) -> None:
+    def sized_by(self, plan: PlanBody | None) -> None:
         """The model size plan settled on (a given model's published size, or plan's own) is
         a fact the settings are checked against when the user gave none: QLoRA's learning rate
         for ``model = llama-2-7b`` is its rate for models up to 13B."""
@@ -67,7 +77,7 @@ class Context:
             self.facts["params"] = Facts("params", "count", intervals=[(float(size), True, float(size), True)],
                                          derived="plan")
 
-    def recommend(self, kind: str, *more: Constraint) -> dict:
+    def recommend(self, kind: str, *more: Constraint) -> RecommendBody:
         """``recommend <kind>`` for the recipe's constraints and ``more``."""
         return recommend(as_recommend(self.stmt, kind, *more), self.snap, self.backend)
 
@@ -81,24 +91,25 @@ class Context:
         return [n for n in (self.architecture, self.optimizer, self.method) if n] + techniques
 
 
-def recipe(stmt: Recipe, snap: dict, backend=None) -> dict:
+def recipe(stmt: Recipe, snap: dict, backend=None) -> RecipeBody:
     """The answer to a ``recipe`` statement (the JSON the spec describes); the rankings come
     from ``backend`` (the native rule index by default)."""
     facts = facts_of(stmt.constraints, snap)
-    rankings = {"architecture": recommend(as_recommend(stmt, "architecture"), snap, backend)}
+    rankings: dict[str, RecommendBody] = {"architecture": recommend(as_recommend(stmt, "architecture"), snap, backend)}
     more = _picked_architecture(stmt, facts, rankings["architecture"], snap)
     rankings |= {kind: recommend(as_recommend(stmt, kind, *more), snap, backend) for kind in KINDS[1:]}
     ctx = Context(stmt, facts, rankings, snap, backend)
-    plan = _plan(stmt, ctx, facts, snap)
+    plan, unread = _plan(stmt, ctx, facts, snap)
     ctx.sized_by(plan)
     sections = build.sections(ctx, plan, snap)
-    answer = {"statement": "recipe", "query": stmt.text.strip(), "constraints": constraints_json(facts),
-              "context": build.context_json(ctx, snap), "sections": sections, "plan": plan}
-    answer["unused"] = build.unused(facts, rankings, plan)
+    answer: Any = {"statement": "recipe", "query": stmt.text.strip(), "constraints": constraints_json(facts),
+                   "context": build.context_json(ctx, snap), "sections": sections, "plan": plan}
+    answer["unused"] = build.unused(facts, rankings, unread)
     from recipekg.recipe.emit import configs
 
-    answer["configs"] = configs(answer)
-    return answer  # api.answer stamps its as_of (reason/recency.py), as every answer's
+    answer["configs"] = configs(answer)  # the writers read the recipe so far
+    done: RecipeBody = answer
+    return done  # api.answer stamps its as_of (reason/recency.py), as every answer's
 
 
 def as_recommend(stmt: Recipe, kind: str, *more: Constraint) -> Recommend:
@@ -107,7 +118,7 @@ def as_recommend(stmt: Recipe, kind: str, *more: Constraint) -> Recommend:
                      f"recommend {kind}" + stmt.text.strip()[len("recipe"):])
 
 
-def _picked_architecture(stmt: Recipe, facts: dict, ranking: dict, snap: dict) -> tuple[Constraint, ...]:
+def _picked_architecture(stmt: Recipe, facts: dict, ranking: RecommendBody, snap: dict) -> tuple[Constraint, ...]:
     """``architecture = <pick>`` when the user gave no architecture and the ranking picked
     one: the other kinds are ranked for the architecture the recipe trains."""
     if "architecture" in facts or ranking["decision"]["pick"] is None:
@@ -115,7 +126,7 @@ def _picked_architecture(stmt: Recipe, facts: dict, ranking: dict, snap: dict) -
     return (Constraint(Name("architecture", stmt.pos), "=", (Name(ranking["decision"]["pick"], stmt.pos),), stmt.pos),)
 
 
-def _architecture(facts: dict, ranking: dict, snap: dict) -> tuple[str | None, str]:
+def _architecture(facts: dict, ranking: RecommendBody, snap: dict) -> tuple[str | None, str]:
     given = facts.get("architecture")
     if given is not None and given.values and len(given.values) == 1:
         return next(iter(given.values)), "given"
@@ -123,12 +134,12 @@ def _architecture(facts: dict, ranking: dict, snap: dict) -> tuple[str | None, s
     return pick, "recommend architecture" if pick else "none"
 
 
-def _pick_iri(answer: dict, snap: dict) -> str | None:
+def _pick_iri(answer: RecommendBody, snap: dict) -> str | None:
     pick = answer["decision"]["pick"]
     return next((r["iri"] for r in answer["results"] if r["id"] == pick), None)
 
 
-def _method(facts: dict, approach: dict, snap: dict) -> tuple[str, str]:
+def _method(facts: dict, approach: RecommendBody, snap: dict) -> tuple[str, str]:
     given = facts.get("method")
     if given is not None and given.values and len(given.values) == 1:
         return next(iter(given.values)), "given"
@@ -139,21 +150,23 @@ def _method(facts: dict, approach: dict, snap: dict) -> tuple[str, str]:
     return _DEFAULT_METHOD, "default"
 
 
-def _plan(stmt: Recipe, ctx: Context, facts: dict, snap: dict) -> dict | None:
-    """plan's answer for the same constraints and the recipe's method, or None when plan's
-    formulas are not for this architecture and the user gave nothing to size."""
+def _plan(stmt: Recipe, ctx: Context, facts: dict, snap: dict) -> tuple[PlanBody | None, list[str] | None]:
+    """plan's answer for the same constraints and the recipe's method, with the dimensions it
+    did not read; (None, None) when plan's formulas are not for this architecture and the user
+    gave nothing to size."""
     if not (any(d in facts for d in _SIZING) or _planned_by_formulas(ctx, snap)):
-        return None
-    from recipekg.plan.planner import plan
+        return None, None
+    from recipekg.plan.planner import planned
 
     constraints = stmt.constraints
     if "method" not in facts and ctx.method:
         method = snap["nodes"][ctx.method]["id"]
         constraints += (Constraint(Name("method", stmt.pos), "=", (Name(method, stmt.pos),), stmt.pos),)
+    statement = Plan(constraints, stmt.pos, "plan" + stmt.text.strip()[len("recipe"):])
     try:
-        return plan(Plan(constraints, stmt.pos, "plan" + stmt.text.strip()[len("recipe"):]), snap)
+        return planned(statement, snap)
     except NothingToPlan:
-        return None
+        return None, None
 
 
 def _planned_by_formulas(ctx: Context, snap: dict) -> bool:

@@ -14,11 +14,20 @@ values that also apply.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from typing import Any
 
-def item(what: str, value, text: str, why: str, sources: list, **more) -> dict:
-    return {"what": what, "value": value, "text": text, "why": why, "sources": sources, **more}
+    from recipekg.contracts.recipe import Item
 
 
-def unsourced(what: str, why: str) -> dict:
+def item(what: str, value, text: str, why: str, sources: list, **more: Any) -> Item:
+    """An item: what, its value (for programs) and text (for people), why, its sources, and
+    ``more`` of the item's optional keys (``from``, ``unit``, ``hyperparameter``, ...)."""
+    out: Any = {"what": what, "value": value, "text": text, "why": why, "sources": sources, **more}
+    return out
+
+
+def unsourced(what: str, why: str) -> Item:
     """An item the KB has no sourced value for: said, never guessed."""
     return item(what, None, "unsourced", why, [], unsourced=True)

@@ -10,6 +10,7 @@ stability sections are added by :func:`recipekg.recipe.sections.sections`.
 
 from __future__ import annotations
 
+from recipekg.plan.quantities import in_section
 from recipekg.recipe.items import item, unsourced
 
 _DESCENT = "https://w3id.org/recipekg/id/gradient-descent"
@@ -63,9 +64,9 @@ def _not_applicable(what: str, ctx, snap: dict) -> dict:
 
 def _papers(node: dict, snap: dict) -> list[dict]:
     """The papers that introduced a choice, as sources (role: method)."""
-    from recipekg.reason.answers import paper_json
+    from recipekg.reason.answers import source_json
 
-    return [paper_json(p, snap, {"role": "method"}) for p in node["papers"]]
+    return [source_json(p, snap, "method") for p in node["papers"]]
 
 
 def architecture(ctx, plan, snap: dict) -> list[dict]:
@@ -120,9 +121,11 @@ def _quantity(plan: dict | None, name: str) -> dict | None:
     return next((q for q in plan["quantities"] if q["name"] == name and q["value"] is not None), None)
 
 
-def _quantity_items(plan: dict | None, names: tuple[str, ...]) -> list[dict]:
+def _quantity_items(plan: dict | None, section: str) -> list[dict]:
+    """The items of plan's quantities that the registry lists in ``section``
+    (:mod:`recipekg.plan.quantities`), in its order."""
     out = []
-    for name in names:
+    for name in (q.name for q in in_section(section)):
         q = _quantity(plan, name)
         if q is not None:
             out.append(item(q["label"], q["value"], quantity_text(q), q["derivation"], q["sources"],
@@ -155,11 +158,11 @@ def size(ctx, plan, snap: dict) -> list[dict]:
     why = strategy.get("why") or strategy["label"]
     sources = (strategy.get("because") or [{}])[0].get("sources", [])
     items = [item("strategy", strategy["id"], strategy["label"], why, sources, **{"from": "plan"})]
-    return items + _quantity_items(plan, ("params", "tokens", "tokens_per_param", "flops"))
+    return items + _quantity_items(plan, "size")
 
 
 def data(ctx, plan, snap: dict) -> list[dict]:
-    return _quantity_items(plan, ("unique_tokens", "epochs", "effective_tokens")) + _ranked(ctx, "technique", "data", snap)
+    return _quantity_items(plan, "data") + _ranked(ctx, "technique", "data", snap)
 
 
 def optimizer(ctx, plan, snap: dict) -> list[dict]:
@@ -211,7 +214,7 @@ def parallelism(ctx, plan, snap: dict) -> list[dict]:
 def memory(ctx, plan, snap: dict) -> list[dict]:
     if plan is None:
         return [_no_plan("memory per GPU", ctx, snap)]
-    items = _quantity_items(plan, ("memory_per_gpu", "model_states_per_gpu", "activations", "kv_cache"))
+    items = _quantity_items(plan, "memory")
     fit = plan.get("fit") or {}
     if fit.get("text"):
         items.insert(0, item("fits", fit.get("fits"), fit.get("verdict", ""), fit["text"], [], **{"from": "plan"}))
@@ -221,13 +224,13 @@ def memory(ctx, plan, snap: dict) -> list[dict]:
 def time(ctx, plan, snap: dict) -> list[dict]:
     if plan is None:
         return [_no_plan("training time", ctx, snap)]
-    return _quantity_items(plan, ("mfu", "gpu_hours", "wall_time")) + _ranked(ctx, "technique", "time", snap)
+    return _quantity_items(plan, "time") + _ranked(ctx, "technique", "time", snap)
 
 
 def cost(ctx, plan, snap: dict) -> list[dict]:
     if plan is None:
         return [_no_plan("cost", ctx, snap)]
-    items = _quantity_items(plan, ("energy", "cost", "co2"))
+    items = _quantity_items(plan, "cost")
     if not any(i["quantity"] == "cost" for i in items):
         items.append(unsourced("cost", "the KB holds no price per GPU-hour: give price = 2.5 (USD per GPU-hour)"))
     return items

@@ -13,34 +13,41 @@ fitted value, or an unsourced item saying so::
 
 from __future__ import annotations
 
+from recipekg.knowledge.view import SnapshotView
 from recipekg.reason.answers import origin_json, sources_json
 from recipekg.recipe import parts
 from recipekg.recipe.items import item, unsourced
 from recipekg.recipe.settings import applying, closure, relevant
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.common import Unused
+    from recipekg.contracts.plan import PlanBody
+    from recipekg.contracts.recipe import Alternative, Context, Item, Section
 
 #: The sections of a recipe, in order (the contract's names).
 SECTIONS = ("architecture", "approach", "size", "data", "optimizer", "hyperparameters", "precision",
             "stability", "parallelism", "memory", "time", "cost", "risks")
 
 
-def sections(ctx, plan: dict | None, snap: dict) -> list[dict]:
+def sections(ctx, plan: PlanBody | None, snap: dict) -> list[Section]:
     """Every section of the recipe, in :data:`SECTIONS` order."""
     settings = applying(ctx.nodes(), ctx.facts, snap)
     groups = relevant(ctx.nodes(), ctx.regimes, snap)
-    out = []
+    out: list[Section] = []
     for name in SECTIONS:
-        items = getattr(parts, name)(ctx, plan, snap)
+        items: list[Item] = getattr(parts, name)(ctx, plan, snap)
         if name in ("optimizer", "hyperparameters", "stability"):
             items += setting_items(name, groups, settings, ctx, plan, snap)
         out.append({"name": name, "items": items})
     return out
 
 
-def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, snap: dict) -> list[dict]:
+def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, snap: dict) -> list[Item]:
     """The items of one section's hyperparameters: a sourced setting, plan's fitted value
     for it, or unsourced."""
     hyper = snap["hyperparameters"]
-    out = []
+    out: list[Item] = []
     for group in groups:
         if hyper[group]["section"] != section:
             continue
@@ -50,11 +57,13 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
         if found:
             out.extend(sorted(found, key=lambda i: (i.get("from") != "plan", i["what"])))
         else:
-            out.append(dict(unsourced(hyper[group]["label"], _no_setting(group, ctx, snap)), hyperparameter=group))
+            missing = unsourced(hyper[group]["label"], _no_setting(group, ctx, snap))
+            missing["hyperparameter"] = group
+            out.append(missing)
     return out
 
 
-def setting_item(name: str, chosen: dict, snap: dict) -> dict:
+def setting_item(name: str, chosen: dict, snap: dict) -> Item:
     const = snap["constants"][chosen["constant"]]
     owner = snap["nodes"].get(chosen["owner"], {}).get("label", chosen["owner"])
     label = snap["hyperparameters"][name]["label"]
@@ -68,7 +77,7 @@ def setting_item(name: str, chosen: dict, snap: dict) -> dict:
                 hyperparameter=name, setting=const["id"], unit=chosen["unit"], **more, **origin_json(const))
 
 
-def planned_item(name: str, plan: dict | None, snap: dict) -> dict | None:
+def planned_item(name: str, plan: PlanBody | None, snap: dict) -> Item | None:
     """plan's value for a hyperparameter it computes (its quantity of the same name), if any,
     with the two published recipes nearest in size beside it (the law's checks)."""
     if plan is None:
@@ -83,7 +92,7 @@ def planned_item(name: str, plan: dict | None, snap: dict) -> dict | None:
                 **{"from": "plan"})
 
 
-def published(key: str, params: float | None, unit: str | None, snap: dict) -> list[dict]:
+def published(key: str, params: float | None, unit: str | None, snap: dict) -> list[Alternative]:
     """The two published recipes (``rkg:Fact`` with the value ``key``) nearest to ``params``
     in size, as alternatives: the points the law is checked against."""
     import math
@@ -98,8 +107,9 @@ def published(key: str, params: float | None, unit: str | None, snap: dict) -> l
 
 def _no_setting(group: str, ctx, snap: dict) -> str:
     hyper = snap["hyperparameters"][group]
-    arch = snap["nodes"][ctx.architecture]["label"] if ctx.architecture else "this architecture"
-    method = f" ({snap['nodes'][ctx.method]['label'].lower()})" if ctx.method else ""
+    view = SnapshotView(snap)  # type: ignore[arg-type]
+    arch = view.label(ctx.architecture) if ctx.architecture else "this architecture"
+    method = f" ({view.label(ctx.method).lower()})" if ctx.method else ""
     return f"the KB holds no sourced {hyper['label']} for {arch}{method}; set it from your own tuning"
 
 
@@ -118,13 +128,15 @@ def _number(value, unit: str | None, label: str = "") -> str:
     return f"{text} ({unit})" if " " in unit and not unit.startswith("×") else f"{text} {unit}"
 
 
-def context_json(ctx, snap: dict) -> dict:
+def context_json(ctx, snap: dict) -> Context:
     """What the recipe is about, as the answer shows it."""
-    def name(iri):
-        return snap["nodes"][iri]["id"] if iri else None
+    view = SnapshotView(snap)  # type: ignore[arg-type]
 
-    families = [n for n in closure([ctx.architecture], snap) if "https://w3id.org/recipekg/ns#ArchitectureFamily"
-                in snap["nodes"].get(n, {}).get("types", ())] if ctx.architecture else []
+    def name(iri: str | None) -> str | None:
+        return view.node_id(iri) if iri else None
+
+    families = [n for n in closure([ctx.architecture], snap) if n in snap["nodes"]
+                and "https://w3id.org/recipekg/ns#ArchitectureFamily" in view.node(n)["types"]] if ctx.architecture else []
     return {"architecture": name(ctx.architecture), "architecture_from": ctx.architecture_from,
             "family": name(families[0]) if families else None,
             "regimes": [name(r) for r in ctx.regimes], "method": name(ctx.method) if ctx.method else None,
@@ -132,14 +144,13 @@ def context_json(ctx, snap: dict) -> dict:
             "optimizer": name(ctx.optimizer)}
 
 
-def unused(facts: dict, rankings: dict, plan: dict | None) -> list[dict]:
+def unused(facts: dict, rankings: dict, unread: list[str] | None) -> list[Unused]:
     """The constraints no part of the recipe used: those every ranking lists as unused and
-    plan (when it answered) did not read."""
-    lists = [a.get("unused") for a in rankings.values()]
+    plan (when it answered) did not read (``unread``; None: plan did not answer)."""
+    lists: list = [a.get("unused") for a in rankings.values()]
     if any(x is None for x in lists):
         return []
-    common = [u for u in lists[0] if all(any(v["dimension"] == u["dimension"] for v in other) for other in lists[1:])]
-    if plan is not None:
-        read = {c["dimension"] for c in plan["constraints"]} - {u["dimension"] for u in plan.get("unused", [])}
-        common = [u for u in common if u["dimension"] not in read]
+    common: list = [u for u in lists[0] if all(any(v["dimension"] == u["dimension"] for v in other) for other in lists[1:])]
+    if unread is not None:
+        common = [u for u in common if u["dimension"] in unread]
     return common

@@ -1,5 +1,5 @@
-"""The JSON interface: ``/api/query``, the answer pages by ``Accept``, ``/api/openapi.json``
-and CORS.
+"""The JSON interface: ``/api/query``, the answer pages by ``Accept``, ``/api/openapi.json``,
+``/api/schema`` (the published JSON Schema of the answers) and CORS.
 
 - ``GET /api/query?q=STATEMENTS`` and ``POST /api/query`` (a JSON body ``{"q": ...}``, a form
   field ``q`` or a ``text/plain`` body) answer with the document ``recipekg query --format
@@ -66,6 +66,21 @@ def query():
     return json_answer(request.args.get("q"), MAX_WEB_QUERY_CHARS)
 
 
+def schema_json():
+    """``/api/schema[?name=NAME]``: the published JSON Schema (``recipekg schema [NAME]``)."""
+    import json
+
+    from recipekg.contracts import DOCUMENTS
+    from recipekg.contracts.documents import schema
+
+    name = request.args.get("name") or None
+    if name is not None and name not in DOCUMENTS:
+        exc = UsageError(f"no schema named {name!r}", expected=list(DOCUMENTS))
+        return Response(error_output(exc, "json")[0] + "\n", status=404, content_type=JSON)
+    return Response(json.dumps(schema(name), indent=2, ensure_ascii=False) + "\n", status=200,
+                    content_type="application/schema+json; charset=utf-8")
+
+
 def openapi_json():
     from recipekg.version import __version__
     from recipekg.web.openapi import openapi
@@ -89,6 +104,7 @@ def register(app, *, cors_origins=()) -> None:
     origins = set(cors_origins)
     app.add_url_rule("/api/query", "api_query", query, methods=["GET", "POST"])
     app.add_url_rule("/api/openapi.json", "api_openapi", openapi_json)
+    app.add_url_rule("/api/schema", "api_schema", schema_json)
 
     @app.before_request
     def negotiate():

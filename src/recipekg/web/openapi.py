@@ -1,55 +1,37 @@
 """The OpenAPI 3.1 description of the HTTP interface, served at ``/api/openapi.json``.
 
-Its schemas are JSON Schema (2020-12): the answer documents of ``recipekg query --format
-json`` (the spec's shapes, by their required members) and the spec's error object. A test
+Its schemas are the published JSON Schema (2020-12) of the answers, generated from the typed
+definitions the answers are built with (``recipekg schema``, served whole at ``/api/schema``):
+``Answer``, ``Answers`` (two or more), ``ErrorAnswer`` and every object they use. A test
 validates real responses against them and checks its paths against the app's routes.
 
     >>> doc = openapi("0.1.0")
     >>> sorted(doc["paths"])
-    ['/', '/api/openapi.json', '/api/query', '/api/vocab', '/sparql']
+    ['/', '/api/openapi.json', '/api/query', '/api/schema', '/api/vocab', '/sparql']
+    >>> doc["components"]["schemas"]["Answer"]["anyOf"][0]
+    {'$ref': '#/components/schemas/RecommendAnswer'}
 """
 
 from __future__ import annotations
 
 from recipekg.limits import MAX_QUERY_CHARS, MAX_WEB_QUERY_CHARS, SPARQL_MAX_RESULTS, SPARQL_TIMEOUT_SECONDS
 
-_ANSWER = {
-    "type": "object",
-    "required": ["statement", "query", "constraints"],
-    "properties": {
-        "statement": {"enum": ["recommend", "explain", "plan", "recipe"]},
-        "query": {"type": "string", "description": "the statement as written"},
-        "constraints": {"type": "array"},
-        "results": {"type": "array", "description": "recommend: the ranked choices, each with `because` "
-                                                    "(the rules that fired and their sources)"},
-        "rules": {"type": "array", "description": "explain: every rule naming the choice, with its sources"},
-        "quantities": {"type": "array", "description": "plan: every quantity with its formula and sources"},
-        "sections": {"type": "array", "description": "recipe: the recipe's sections, each item with its value, "
-                                                     "why and sources (or unsourced)"},
-    },
-}
-_ERROR = {
-    "type": "object",
-    "required": ["error"],
-    "additionalProperties": False,
-    "properties": {"error": {
-        "type": "object",
-        "required": ["kind", "message", "line", "column", "expected", "suggestions"],
-        "properties": {
-            "kind": {"enum": ["syntax", "unknown-name", "value", "kb", "usage", "engine", "limit", "internal", "error"]},
-            "message": {"type": "string"},
-            "line": {"type": ["integer", "null"]},
-            "column": {"type": ["integer", "null"]},
-            "expected": {"type": "array", "items": {"type": "string"}},
-            "suggestions": {"type": "array", "items": {"type": "string"}},
-            "file": {"type": "string"},
-            "notes": {"type": "array", "items": {"type": "string"},
-                      "description": "warnings about a suggestion: one that is a different concept, not a spelling"},
-        },
-    }},
-}
-_ANSWERS = {"oneOf": [{"$ref": "#/components/schemas/Answer"},
-                      {"type": "array", "minItems": 2, "items": {"$ref": "#/components/schemas/Answer"}}]}
+def components() -> dict:
+    """The published JSON Schema's definitions (:mod:`recipekg.contracts.documents`, what
+    ``recipekg schema`` and ``/api/schema`` print) as the document's component schemas:
+    ``Answer``, ``Answers``, ``ErrorAnswer`` and every object they use."""
+    if not _COMPONENTS:
+        import json
+
+        from recipekg.contracts.documents import schema
+
+        text = json.dumps(schema()["$defs"]).replace('"#/$defs/', '"#/components/schemas/')
+        _COMPONENTS.update(json.loads(text))
+    return _COMPONENTS
+
+
+_COMPONENTS: dict = {}
+_ANSWERS = {"anyOf": [{"$ref": "#/components/schemas/Answer"}, {"$ref": "#/components/schemas/Answers"}]}
 
 
 def _json(description: str, ref: str) -> dict:
@@ -67,10 +49,10 @@ def _q(where: str, cap: int) -> dict:
 def _query_operation(summary: str, *, post: bool) -> dict:
     op = {"summary": summary,
           "responses": {"200": _json("the answer (one statement) or the answers in order", "Answers"),
-                        "400": _json("the user's error, with its line and column", "Error"),
-                        "500": _json("an internal error (a bug)", "Error"),
+                        "400": _json("the user's error, with its line and column", "ErrorAnswer"),
+                        "500": _json("an internal error (a bug)", "ErrorAnswer"),
                         "503": _json("`recipekg serve` stopped the query at its time limit (`--query-timeout`), "
-                                     "or found every answer worker busy that long (kind `limit`)", "Error")}}
+                                     "or found every answer worker busy that long (kind `limit`)", "ErrorAnswer")}}
     if post:
         op["requestBody"] = {"required": True, "content": {
             "application/json": {"schema": {"type": "object", "required": ["q"],
@@ -113,7 +95,20 @@ def _vocab_operation() -> dict:
             "parameters": [{"name": "dimension", "in": "query", "required": False, "schema": {"type": "string"},
                             "description": "one dimension, by any of its spellings"}],
             "responses": {"200": {"description": "the vocabulary document", "content": {"application/json": {}}},
-                          "404": _json("no such dimension", "Error")}}
+                          "404": _json("no such dimension", "ErrorAnswer")}}
+
+
+def _schema_operation() -> dict:
+    """``GET /api/schema``: the published JSON Schema, as ``recipekg schema [NAME]`` prints it."""
+    from recipekg.contracts import DOCUMENTS
+
+    return {"summary": "the JSON Schema (draft 2020-12) every answer validates against (recipekg schema)",
+            "parameters": [{"name": "name", "in": "query", "required": False,
+                            "schema": {"enum": list(DOCUMENTS)},
+                            "description": "one document: a statement's answer, error, vocab or citations"}],
+            "responses": {"200": {"description": "the JSON Schema document",
+                                  "content": {"application/schema+json": {"schema": {"type": "object"}}}},
+                          "404": _json("no such document", "ErrorAnswer")}}
 
 
 def openapi(version: str) -> dict:
@@ -135,7 +130,8 @@ def openapi(version: str) -> dict:
                                           "responses": {"200": {"description": "OpenAPI 3.1",
                                                                 "content": {"application/json": {}}}}}},
             "/api/vocab": {"get": _vocab_operation()},
+            "/api/schema": {"get": _schema_operation()},
             "/sparql": {"get": _sparql_operation(False), "post": _sparql_operation(True)},
         },
-        "components": {"schemas": {"Answer": _ANSWER, "Error": _ERROR}},
+        "components": {"schemas": components()},
     }

@@ -1,6 +1,6 @@
 """A small, safe evaluator for the KB's formulas (``rkg:expression "out = ..."``).
 
-Expressions are read by :mod:`recipekg.plan.syntax` (only arithmetic: numbers, names,
+Expressions are read by :mod:`recipekg.formula.syntax` (only arithmetic: numbers, names,
 ``+ - * / **``, unary minus, parentheses and the functions ``exp``, ``sqrt``, ``min`` and
 ``max``; nothing is ever passed to ``eval``) when the snapshot is compiled; planning
 evaluates the trees it stored, without importing :mod:`ast`::
@@ -40,7 +40,7 @@ import itertools
 import math
 
 from recipekg.errors import FormulaError
-from recipekg.plan.record import Record
+from recipekg.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported when planning: annotations only
@@ -165,7 +165,7 @@ def _qmax(*args: Q) -> Q:
     return Q(max(a.value for a in args), max(a.low for a in args), max(a.high for a in args))
 
 
-#: The functions an expression may call (:data:`recipekg.plan.syntax.ARITY` says with how
+#: The functions an expression may call (:data:`recipekg.formula.syntax.ARITY` says with how
 #: many arguments).
 FUNCTIONS: dict[str, Callable[..., Q]] = {
     "exp": _monotone(math.exp), "sqrt": _monotone(math.sqrt), "min": _qmin, "max": _qmax,
@@ -180,7 +180,7 @@ _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}
 # ---------------------------------------------------------------------------- formulas
 
 class Formula(Record):
-    """A parsed ``output = expression``: ``body`` is its tree (:mod:`recipekg.plan.syntax`),
+    """A parsed ``output = expression``: ``body`` is its tree (:mod:`recipekg.formula.syntax`),
     ``names`` the free names the expression reads."""
 
     text: str
@@ -196,7 +196,7 @@ def parse_formula(text: str) -> Formula:
     >>> parse_formula("tokens = c_chinchilla_tokens_per_param * params").output
     'tokens'
     """
-    from recipekg.plan.syntax import read_formula
+    from recipekg.formula.syntax import read_formula
 
     output, body, names = read_formula(text)
     return Formula(text, output, body, frozenset(names))

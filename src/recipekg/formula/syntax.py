@@ -28,7 +28,7 @@ from recipekg.errors import FormulaError
 MAX_FORMULA, MAX_DEPTH = 2_000, 100
 
 #: The functions an expression may call, with how many arguments (their meaning:
-#: :data:`recipekg.plan.expr.FUNCTIONS`).
+#: :data:`recipekg.formula.expr.FUNCTIONS`).
 ARITY = {"exp": range(1, 2), "sqrt": range(1, 2), "min": range(2, 16), "max": range(2, 16)}
 
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "^"}

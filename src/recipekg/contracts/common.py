@@ -1,0 +1,274 @@
+"""The parts every answer shares: sources with their roles, constraints, rules as reasons,
+ranges, and what a newer source revises.
+
+These are the typed definitions the answer builders are annotated with (under
+``TYPE_CHECKING``: the query path never imports :mod:`typing`) and that
+:mod:`recipekg.contracts.documents` turns into the published JSON Schema.
+
+    >>> from recipekg.contracts.schema import schema_of
+    >>> defs = {}
+    >>> schema_of(Source, defs) and defs["Source"]["properties"]["role"]
+    {'enum': ['states', 'supports', 'method', 'reference']}
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+#: What a source does for the claim citing it (docs/provenance.md).
+Role = Literal["states", "supports", "method", "reference"]
+#: How a rule's conditions meet the query: all held (``full``), advice without conditions
+#: (``general``), held but for one threshold missed narrowly (``near``), some established and
+#: the others not given (``partial``), a condition failed (``failed``), none established
+#: (``not given``).
+RuleMatch = Literal["full", "general", "near", "partial", "failed", "not given"]
+#: A ranked choice's best match among its reasons (``none``: it has none).
+Match = Literal["full", "general", "near", "partial", "none"]
+#: A condition of a rule against the query.
+Status = Literal["held", "failed", "partly", "not given"]
+#: The units of a constraint's numbers (reason/facts.py ``unit_of``).
+ConstraintUnit = Literal["count", "bytes", "hours", "fraction", "bytes/s", "FLOP/s"]
+#: A constraint's operator: the query's, or one a derived fact is written with.
+Op = Literal["=", "!=", "<", "<=", ">", ">=", "between", "in", "all of", "not in"]
+Scalar = float | str
+#: The side a rule is on for a choice.
+Side = Literal["for", "against"]
+
+
+class Origin(TypedDict):
+    """Where an extension's knowledge comes from: the extension file and the line where its
+    node is first described (knowledge/origin.py). Only what an extension added carries it."""
+
+    file: str
+    line: int
+
+
+class Source(TypedDict):
+    """A paper (or other source) as the claim citing it names it, with what it does for the
+    claim; ``where`` locates the statement in the source when the KB records it."""
+
+    id: str
+    title: str
+    year: int | None
+    arxiv: str | None
+    url: str | None
+    role: Role
+    where: NotRequired[str]
+    #: What an extension added: its file and line (absent for the KB's own knowledge).
+    origin: NotRequired[Origin]
+
+
+class Revision(TypedDict):
+    """A claim that revises one in the answer (``rkg:supersededBy``): its id, label, text,
+    sources and the date of its newest source; only the IRI when the KB lacks the claim."""
+
+    iri: str
+    id: NotRequired[str]
+    label: NotRequired[str]
+    text: NotRequired[str | None]
+    sources: NotRequired[list[Source]]
+    as_of: NotRequired[str | None]
+
+
+class Superseded(TypedDict):
+    """A claim of the answer a newer source revises, listed once."""
+
+    claim: str
+    label: str
+    superseded_by: list[Revision]
+
+
+class Stamp(TypedDict):
+    """What every top-level answer carries (reason/recency.py)."""
+
+    #: The date of the newest source the answer cites (YYYY-MM-DD), a lower bound on how current it is.
+    as_of: str | None
+    #: The id of that source.
+    as_of_source: str | None
+    #: The claims in the answer a newer source revises, each once.
+    superseded: NotRequired[list[Superseded]]
+
+
+class NoAdvice(TypedDict):
+    """A value the reference gives no advice for, and where its nearest advice is."""
+
+    value: str
+    label: str
+    message: str
+    nearest_query: str | None
+    nearest_section: str | None
+    #: What an extension added: its file and line (absent for the KB's own knowledge).
+    origin: NotRequired[Origin]
+
+
+class Constraint(TypedDict):
+    """A constraint as the answer read it: the dimension, operator and value(s) (ids for
+    names, numbers in the dimension's unit)."""
+
+    dimension: str
+    op: Op
+    value: Scalar | list[Scalar]
+    unit: NotRequired[ConstraintUnit]
+    #: The dimensions a derived constraint comes from (``hardware``; ``gpus and time`` for a tier).
+    derived_from: NotRequired[str]
+    #: The words typed, when they are not the values' names.
+    given_as: NotRequired[str]
+    #: How a number in bits was read.
+    note: NotRequired[str]
+    no_advice: NotRequired[list[NoAdvice]]
+    #: What an extension added: its file and line (absent for the KB's own knowledge).
+    origin: NotRequired[Origin]
+
+
+class Condition(TypedDict):
+    """One condition of a rule, with its status against the query."""
+
+    condition: str
+    dimension: str | None
+    status: Status
+
+
+class DisputedBy(TypedDict):
+    """A rule of the KB that contradicts this one (``rkg:contradicts``)."""
+
+    rule: str
+    id: str
+    text: str
+    section: str
+    #: What an extension added: its file and line (absent for the KB's own knowledge).
+    origin: NotRequired[Origin]
+
+
+class Via(TypedDict):
+    """The family (``skos:broader``) a rule or property comes from."""
+
+    id: str
+    label: str
+
+
+class Near(TypedDict):
+    """The one threshold a rule misses narrowly (within a factor of 2)."""
+
+    dimension: str
+    value: float
+    threshold: float
+    unit: NotRequired[ConstraintUnit]
+
+
+class ReasonMore(TypedDict, total=False):
+    """What only some reasons carry."""
+
+    caveat: str
+    #: The rule's place in an ordered procedure, and the procedure's id.
+    step: int
+    procedure: str
+    superseded_by: list[Revision]
+    #: What an extension added: its file and line.
+    origin: Origin
+
+
+class Reason(ReasonMore):
+    """A rule as a reason for or against a choice: its evaluation against the query and its
+    sources (reason/answers.py ``reason_json``)."""
+
+    rule: str
+    id: str
+    label: str
+    text: str
+    strength: str
+    match: RuleMatch
+    #: ``default`` advice, a ``comparison``, or null for a plain rule.
+    role: str | None
+    contribution: float
+    conditions: list[Condition]
+    section: str
+    sources: list[Source]
+    disputed_by: list[DisputedBy]
+
+
+class RankedReason(Reason):
+    """A reason in a ranking: with its specificity (held conditions per dimension kind) and,
+    for a rule near its threshold, where; ``via`` the family a rule against reaches a member
+    through."""
+
+    specificity: list[int]
+    near: NotRequired[Near]
+    via: NotRequired[Via]
+
+
+class Range(TypedDict):
+    """A number with its range: ``value`` the point estimate, ``low``/``high`` the bounds."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+class Choice(TypedDict):
+    """A choice as answers name it."""
+
+    id: str
+    label: str
+    iri: str
+    kinds: list[str]
+    papers: list[Source]
+    #: What an extension added: its file and line (absent for the KB's own knowledge).
+    origin: NotRequired[Origin]
+
+
+class Property(TypedDict):
+    """A property of a choice (kb/choice-properties.ttl): its aspect, value, text and sources."""
+
+    id: str
+    label: str
+    aspect: str
+    value: Scalar | list[Scalar]
+    unit: NotRequired[str]
+    text: str
+    caveat: NotRequired[str]
+    sources: list[Source]
+    via: NotRequired[Via]
+
+
+class Excluded(TypedDict):
+    """A choice a property rules out, with why and the constraint it contradicts."""
+
+    id: str
+    label: str
+    iri: str
+    why: str
+    property: PropertyRef
+    sources: list[Source]
+    because_of: list[Constraint]
+    #: The other properties the constraints contradict.
+    also: NotRequired[list[str]]
+
+
+class PropertyRef(TypedDict):
+    """A property as an exclusion names it (its text and sources are the exclusion's)."""
+
+    id: str
+    label: str
+    aspect: str
+    value: Scalar | list[Scalar]
+    unit: NotRequired[str]
+    caveat: NotRequired[str]
+    via: NotRequired[Via]
+
+
+class Unused(TypedDict):
+    """A constraint no advice used, with why."""
+
+    dimension: str
+    value: Scalar | list[Scalar]
+    unit: NotRequired[ConstraintUnit]
+    why: str
+
+
+class Ask(TypedDict):
+    """A dimension the user did not give whose value would change the answer."""
+
+    dimension: str
+    text: str
+    #: The choices (or, for plan, the quantities) the answer to it would change.
+    would_change: list[str]

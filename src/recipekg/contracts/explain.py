@@ -1,0 +1,96 @@
+"""The ``explain`` answer: every rule naming a choice with its evaluation, its properties
+against the constraints, and the smallest change that would rank it first.
+
+    >>> from recipekg.contracts.schema import required_keys
+    >>> sorted(set(ExplainAnswer.__annotations__) - required_keys(ExplainAnswer))
+    ['member_of', 'no_change_because', 'superseded']
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+from recipekg.contracts.common import (Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp, Unused,
+                                       Via)
+from recipekg.contracts.recommend import Group
+
+
+class ExplainedChoice(Choice):
+    """The choice explained, with its definition."""
+
+    definition: str | None
+
+
+class ExplainRule(Reason):
+    """A rule naming the choice (or, in ``family_rules``, its family ``via``), on its side."""
+
+    side: Side
+    fires: bool
+    near: NotRequired[Near]
+    via: NotRequired[Via]
+
+
+class Brief(TypedDict):
+    """A reason against the choice, in brief."""
+
+    rule: str
+    id: str
+    text: str
+    strength: str
+    via: NotRequired[Via]
+
+
+#: A property's verdict: the constraints contradict it (the choice is excluded, or noted), go
+#: past a non-strict one (``note``), or fit it.
+Verdict = Literal["contradicts", "fits", "note"]
+
+
+class CheckedProperty(Property):
+    """A property of the choice with its verdict against the constraints."""
+
+    verdict: Verdict
+
+
+class Change(TypedDict):
+    """A change of the constraints that would rank the choice first: the rule it makes hold
+    (null for a change that only meets the choice's properties) and the query to ask."""
+
+    rule: str | None
+    changes: list[Constraint]
+    query: str
+
+
+class MemberOf(TypedDict):
+    """The family entry the choice is ranked in."""
+
+    id: str
+    label: str
+    rank: int | None
+
+
+class ExplainBody(TypedDict):
+    """An ``explain`` answer as reason/explain.py builds it (before its ``as_of``)."""
+
+    statement: Literal["explain"]
+    query: str
+    kind: str
+    choice: ExplainedChoice
+    constraints: list[Constraint]
+    rank: int | None
+    #: The choice's rank in each ranking of its kinds.
+    ranks: dict[str, int | None]
+    group: Group | None
+    waits_for: list[str]
+    rules: list[ExplainRule]
+    family_rules: list[ExplainRule]
+    against: list[Brief]
+    properties: list[CheckedProperty]
+    excluded: Excluded | None
+    unused: list[Unused]
+    would_rank_first_if: list[Change]
+    member_of: NotRequired[MemberOf]
+    no_change_because: NotRequired[str]
+
+
+class ExplainAnswer(ExplainBody, Stamp):
+    """The answer to ``explain <choice> [where ...]``."""

@@ -1,0 +1,401 @@
+"""The ``plan`` answer: the quantities of a training run, each with its formula, constants,
+sources and derivation, the verdict on fit and time, and what would change it.
+
+    >>> from recipekg.contracts import documents  # fills in the registries' names
+    >>> from recipekg.contracts.schema import schema_of
+    >>> "flops" in schema_of(QuantityName, {})["enum"]
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, NotRequired, TypedDict
+
+from recipekg.contracts.common import Ask, Constraint, RankedReason, Range, Reason, Revision, Source, Stamp
+from recipekg.contracts.schema import Names
+
+#: A quantity's name: one of the registry's (plan/quantities.py).
+QuantityName = Annotated[str, Names("quantity")]
+Verdict = Literal["fits", "may fit", "does not fit"]
+#: Which dense 16-bit peak of the hardware time is computed on.
+PeakPrecision = Literal["bf16", "fp16"]
+
+
+class FormulaRef(TypedDict):
+    """The KB formula a quantity is computed by."""
+
+    id: str
+    iri: str
+    label: str
+    expression: str
+
+
+class Constant(TypedDict):
+    """A KB constant a quantity reads (or a ratio the query gives: no id)."""
+
+    id: str | None
+    symbol: str | None
+    label: str
+    value: float | None
+    low: float | None
+    high: float | None
+    unit: str | None
+    superseded_by: NotRequired[list[Revision]]
+
+
+class Caveat(TypedDict):
+    """A caveat of the formula or of one of its constants (``of``: its id)."""
+
+    of: str
+    text: str
+
+
+class PartFormula(TypedDict):
+    id: str
+    expression: str
+
+
+class MemoryPart(TypedDict):
+    """A part of the training memory of the reference's rule of thumb, per parameter and in all."""
+
+    name: QuantityName
+    label: str
+    value: float | None
+    low: float | None
+    high: float | None
+    unit: str
+    bytes_per_param: Range
+    constants: list[Constant]
+    sources: list[Source]
+    formula: PartFormula
+    derivation: str
+
+
+class PartsSum(TypedDict):
+    """The parts added up, per parameter and in all."""
+
+    bytes_per_param: Range
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+class PerGpuPart(TypedDict):
+    """A part of the memory per GPU of the layout found."""
+
+    name: QuantityName
+    label: str
+    value: float | None
+    low: float | None
+    high: float | None
+    unit: str
+    formula: str | None
+
+
+class TableRow(TypedDict):
+    """A row of the reference's FLOPs/GPU-hours table and the MFU it implies."""
+
+    fact: str
+    params: float
+    flops: float
+    gpu_hours: float
+    mfu: float | None
+
+
+class PublishedRun(TypedDict):
+    """A published run's MFU the plan's MFU range is drawn from."""
+
+    fact: str
+    label: str
+    mfu: float | None
+    basis: str
+    hardware: str
+    params: float
+    gpu_hours: NotRequired[float]
+
+
+class TableFigure(TypedDict):
+    """The reference table's figure beside the formula's."""
+
+    fact: str
+    label: str
+    value: float
+    hardware: NotRequired[str]
+    #: The formula's value on the table's own hardware.
+    formula_value_on_table_hardware: NotRequired[float | None]
+    section: str | None
+    sources: list[Source]
+
+
+class QuantityMore(TypedDict, total=False):
+    """The fields a plan step adds to a quantity beyond the ledger's own (``Ledger.add``'s ``**more``)."""
+
+    #: The number was given in the query (or is a named configuration's): shown exactly.
+    given: bool
+    #: Why the quantity has no value.
+    missing: str
+    parts: list[MemoryPart]
+    bytes_per_param: Range | None
+    parts_sum: PartsSum
+    rows: list[TableRow]
+    published: list[PublishedRun]
+    hardware: str | None
+    table: TableFigure
+    per_gpu_parts: list[PerGpuPart]
+    #: Whether the guidance applies to this run.
+    applies: bool
+    assumption: str
+
+
+class Quantity(QuantityMore):
+    """A quantity of the plan: its value and range, unit, formula, constants, sources, the
+    reference's section and a derivation with the numbers plugged in."""
+
+    name: QuantityName
+    label: str
+    value: float | None
+    low: float | None
+    high: float | None
+    unit: str
+    formula: FormulaRef | None
+    constants: NotRequired[list[Constant]]
+    caveats: NotRequired[list[Caveat]]
+    sources: list[Source]
+    derivation: str
+    section: str | None
+    superseded_by: NotRequired[list[Revision]]
+
+
+class Strategy(TypedDict):
+    """How the run is sized: the approach, its tokens-per-parameter ratio and why."""
+
+    id: str
+    label: str
+    tokens_per_param: Constant
+    why: str
+    because: list[RankedReason]
+    #: The regime a given (or implied) ratio falls in.
+    regime: NotRequired[str | None]
+    given: NotRequired[bool]
+    implied: NotRequired[bool]
+
+
+class Backwards(TypedDict):
+    """How planning backwards (GPUs × time × peak × MFU) found the compute."""
+
+    text: str
+    gpus: Range | None
+    time_hours: Range | None
+    hardware: str | None
+    peak: str
+    peak_flops_per_second: float | None
+    mfu: Range | None
+    gpu_hours: Range | None
+    flops: Range | None
+
+
+class Hardware(TypedDict):
+    """The KB's figures for the hardware, with their sources."""
+
+    id: str
+    label: str
+    memory_bytes: float | None
+    bandwidth_bytes_per_second: float | None
+    bf16_peak_flops_per_second: float | None
+    fp16_peak_flops_per_second: float | None
+    fp8_peak_flops_per_second: float | None
+    interconnect_bytes_per_second: float | None
+    peak_used: PeakPrecision | None
+    sources: list[Source]
+
+
+class Over(TypedDict):
+    """How far the need is over the memory (bytes; ``factor_*``: as a multiple of it)."""
+
+    low: float | None
+    high: float | None
+    factor_low: NotRequired[float | None]
+    factor_high: NotRequired[float | None]
+
+
+class Placement(TypedDict):
+    """The reference's rule of thumb for one placement: replicated on every GPU, or sharded with FSDP."""
+
+    verdict: Verdict
+    over: Over | None
+    need_per_gpu: Range | None
+    formula: NotRequired[str]
+    text: str
+
+
+class RuleOfThumb(TypedDict):
+    verdict: Verdict
+    text: str
+
+
+class Layout(TypedDict):
+    """A parallel layout: ZeRO stage, tensor, pipeline and data parallel degrees, recomputation,
+    micro-batch and offload."""
+
+    zero: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    data_parallel: int
+    recompute: Literal["none", "selective", "full"]
+    micro_batch: int
+    offload: Literal["cpu", "none"]
+
+
+class Fit(TypedDict):
+    """Whether the run fits the GPUs' memory: the layout search's verdict, with the rule of
+    thumb's (``replicated``, ``sharded``, ``rule_of_thumb``) beside it."""
+
+    hardware: Hardware | None
+    gpus: float | None
+    memory_per_gpu: Range | None
+    memory_total: Range | None
+    replicated: Placement
+    sharded: Placement | None
+    verdict: Verdict
+    fits: bool
+    text: str
+    rule_of_thumb: NotRequired[RuleOfThumb]
+    method: NotRequired[str]
+    #: The layout that fits (null when none does).
+    layout: NotRequired[Layout | None]
+    need_per_gpu: NotRequired[Range | None]
+    #: The leanest layout, when none fits.
+    leanest_layout: NotRequired[Layout]
+    gpus_needed: NotRequired[int | None]
+
+
+class RemedyMore(TypedDict, total=False):
+    """What only some remedies carry."""
+
+    #: From the detailed memory model (the layout search), not the rule of thumb.
+    detailed: bool
+    #: The constraints to give (dimension → value; null: drop the constraint).
+    change: dict[str, float | str | None]
+    gpus_needed: int | Range | None
+    params: Range | None
+    applies_to: str
+    base_weight_memory: Range | None
+    base_fits: bool
+
+
+class Remedy(RemedyMore):
+    """What would make the run fit: a technique, a knob or another method, what it saves and
+    whether that is enough."""
+
+    id: str
+    label: str
+    iri: str | None
+    saving_per_gpu: Range | None
+    memory_per_gpu_after: Range | None
+    verdict: Verdict | None
+    enough: bool | None
+    text: str
+    constants: list[Constant]
+    formula: str | None
+    rules: list[RankedReason]
+    sources: list[Source]
+
+
+class LargestModel(TypedDict):
+    """The largest model a method fits in the memory given."""
+
+    method: str
+    params: Range | None
+    memory_per_gpu: Range | None
+    text: str
+
+
+class HardwareRule(Reason):
+    """A rule about model size on this hardware (or a tier's advice), with its choices."""
+
+    recommends: list[str]
+    advises_against: list[str]
+
+
+class Feasibility(TypedDict):
+    """The hardware's rules on model size, and the time budget."""
+
+    rules: list[HardwareRule]
+    time_budget: float | None
+    meets_time_budget: bool | None
+    #: The GPUs that would meet a time budget the plan misses.
+    gpus_for_time: int | None
+    text: str | None
+
+
+class TierExample(TypedDict):
+    gpus: float
+    hours: float | None
+    text: str
+
+
+class Tier(TypedDict):
+    """The compute tier of the reference's budget flowchart, and its advice."""
+
+    id: str
+    label: str
+    iri: str
+    exact: bool
+    basis: str
+    text: str
+    section: str | None
+    advice: list[HardwareRule]
+    example: NotRequired[TierExample]
+
+
+class Threshold(Constant):
+    """The hardware's bandwidth-bound threshold (a KB constant), with its section."""
+
+    section: str | None
+
+
+class Bandwidth(TypedDict):
+    """The hardware's ridge point and whether the reference calls it bandwidth-limited."""
+
+    hardware: str
+    ridge_intensity: float | None
+    threshold: Threshold | None
+    bandwidth_bound: bool | None
+    sources: list[Source]
+    text: str
+
+
+class Note(TypedDict):
+    """A note or warning, with the sources and section of the KB items it is about."""
+
+    text: str
+    sources: list[Source]
+    section: NotRequired[str]
+
+
+class PlanBody(TypedDict):
+    """A ``plan`` answer as plan/planner.py builds it (before its ``as_of``)."""
+
+    statement: Literal["plan"]
+    query: str
+    constraints: list[Constraint]
+    #: The answer's first lines: the verdict and what to change first.
+    summary: list[str]
+    strategy: Strategy
+    backwards: Backwards | None
+    hardware: Hardware | None
+    quantities: list[Quantity]
+    method: str
+    largest_models: list[LargestModel] | None
+    fit: Fit | None
+    recommendations: list[Remedy]
+    feasibility: Feasibility
+    ask: list[Ask]
+    tier: Tier | None
+    bandwidth: Bandwidth | None
+    notes: list[Note]
+    warnings: list[Note]
+
+
+class PlanAnswer(PlanBody, Stamp):
+    """The answer to ``plan [where ...]``."""

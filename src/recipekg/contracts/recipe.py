@@ -1,0 +1,99 @@
+"""The ``recipe`` answer: the rankings, plan and the KB's settings composed into sections of
+items, and the configurations a trainer reads.
+
+    >>> from recipekg.contracts import documents  # fills in the registries' names
+    >>> from recipekg.contracts.schema import schema_of
+    >>> schema_of(SectionName, {})["enum"][:3]
+    ['approach', 'architecture', 'cost']
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
+
+from recipekg.contracts.common import Constraint, Origin, Source, Stamp, Unused
+from recipekg.contracts.plan import Layout, PlanBody
+from recipekg.contracts.schema import Names
+
+#: A section's name (recipe/sections.py ``SECTIONS``, the contract's order).
+SectionName = Annotated[str, Names("recipe-section")]
+#: A configuration format (recipe/emit ``FORMATS``).
+EmitFormat = Annotated[str, Names("emit-format")]
+
+
+class Alternative(TypedDict):
+    """Another sourced value that also applies (a setting, or a published recipe's value)."""
+
+    value: float | str | None
+    text: str
+    setting: str
+    sources: list[Source]
+
+
+Item = TypedDict("Item", {
+    "what": str,
+    "value": str | float | bool | list[str] | Layout | None,
+    "text": str,
+    "why": str,
+    "sources": list[Source],
+    "from": NotRequired[str],
+    "runner_ups": NotRequired[list[str]],
+    "needs": NotRequired[list[str]],
+    "quantity": NotRequired[str],
+    "unit": NotRequired[str | None],
+    "hyperparameter": NotRequired[str],
+    "setting": NotRequired[str],
+    "alternatives": NotRequired[list[Alternative]],
+    "unsourced": NotRequired[Literal[True]],
+    "origin": NotRequired[Origin],
+})
+Item.__doc__ = ("An item of a section: ``value`` what a program reads (an id, a number, a name, the steps "
+                "of a fix, a layout), ``text`` how a person reads it, ``why`` and its sources; ``unsourced`` "
+                "when the KB has no sourced value (the item says why instead of guessing); ``from`` the "
+                "answer it was read from.")
+
+
+class Section(TypedDict):
+    name: SectionName
+    items: list[Item]
+
+
+class Context(TypedDict):
+    """What the recipe is about: the architecture, its family and regimes, the method and the
+    optimizer, each with where it came from."""
+
+    architecture: str | None
+    architecture_from: str
+    family: str | None
+    regimes: list[str | None]
+    method: str | None
+    method_from: str | None
+    optimizer: str | None
+
+
+class Emitted(TypedDict):
+    """A configuration in a trainer's own format (an open object: the trainer's keys), with
+    what it left out or assumed."""
+
+    config: dict[str, Any]
+    notes: list[str]
+
+
+class RecipeBody(TypedDict):
+    """A ``recipe`` answer as recipe/assemble.py builds it (before its ``as_of``)."""
+
+    statement: Literal["recipe"]
+    query: str
+    constraints: list[Constraint]
+    context: Context
+    sections: list[Section]
+    #: plan's answer for the same constraints and the recipe's method (null when plan's
+    #: formulas are not for this architecture and nothing was given to size).
+    plan: PlanBody | None
+    unused: list[Unused]
+    #: Format → configuration, for every format the recipe can be written as.
+    configs: dict[EmitFormat, Emitted]
+
+
+class RecipeAnswer(RecipeBody, Stamp):
+    """The answer to ``recipe [where ...]``."""

@@ -1,0 +1,130 @@
+"""The ``recommend`` answer: ranked choices with the rules for and against each, the pick, the
+questions that would change it and the situation around the ranking (docs/scoring.md).
+
+    >>> from recipekg.contracts.schema import required_keys
+    >>> sorted(required_keys(Decision)), "procedure" in Decision.__annotations__
+    (['compare_with', 'pick', 'runner_ups'], True)
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+from recipekg.contracts.common import (Ask, Choice, Constraint, ConstraintUnit, Excluded, Match, Origin, Property,
+                                       RankedReason, Source, Stamp, Unused)
+
+#: ``matches``: some rule decides for or against the choice; ``would apply``: every rule
+#: for it waits for a dimension the query did not give.
+Group = Literal["matches", "would apply"]
+#: Where the user's value lies against a threshold.
+Position = Literal["below", "above", "at"]
+
+
+class Procedure(TypedDict):
+    """The ordered procedure the pick is a step of, with the steps that apply, in order."""
+
+    id: str
+    steps: list[str]
+
+
+class Decision(TypedDict):
+    """The recommended pick (null when no choice matches and scores), its runner-ups and the
+    choices the reference says to compare with it."""
+
+    pick: str | None
+    runner_ups: list[str]
+    compare_with: list[str]
+    procedure: NotRequired[Procedure]
+
+
+class Member(TypedDict):
+    """A member of a family entry that the same rules rank."""
+
+    id: str
+    label: str
+    iri: str
+    papers: list[Source]
+    origin: NotRequired[Origin]
+    fits: NotRequired[list[str]]
+    notes: NotRequired[list[Property]]
+
+
+class Result(TypedDict):
+    """A ranked choice (or a family of choices the same rules rank, with its ``members``)."""
+
+    rank: int
+    id: str
+    label: str
+    iri: str
+    kinds: list[str]
+    group: Group
+    score: float
+    #: Held conditions by kind of dimension, most specific first: ranks before the score within a group.
+    specificity: list[int]
+    match: Match
+    papers: list[Source]
+    because: list[RankedReason]
+    against: list[RankedReason]
+    #: The dimensions of the constraints the choice's properties fit.
+    fits: NotRequired[list[str]]
+    #: Non-strict properties the constraints go past.
+    notes: NotRequired[list[Property]]
+    #: The dimensions its partly matching rules wait for.
+    waits_for: NotRequired[list[str]]
+    members: NotRequired[list[Member]]
+    #: What an extension added: its file and line.
+    origin: NotRequired[Origin]
+
+
+class OtherSide(TypedDict):
+    """The ranking just past the threshold: the value tried and its first choice."""
+
+    value: float
+    pick: str | None
+    label: str | None
+
+
+class Literature(TypedDict):
+    """Where another rule places the threshold differently (``rkg:differsFrom``)."""
+
+    rule: str
+    threshold: float
+    text: str
+    sources: list[Source]
+
+
+class NearBoundary(TypedDict):
+    """A given value within a factor of 2 of a threshold that decides the ranking, both sides named."""
+
+    dimension: str
+    value: float
+    threshold: float
+    unit: ConstraintUnit | None
+    side: Position
+    text: str
+    rule: str
+    rules: list[str]
+    other_side: OtherSide
+    literature: list[Literature]
+
+
+class RecommendBody(TypedDict):
+    """A ``recommend`` answer as reason/recommend.py builds it (before its ``as_of``)."""
+
+    statement: Literal["recommend"]
+    kind: str
+    query: str
+    constraints: list[Constraint]
+    decision: Decision
+    ask: list[Ask]
+    results: list[Result]
+    excluded: list[Excluded]
+    unused: list[Unused]
+    near_boundary: list[NearBoundary]
+
+
+class RecommendAnswer(RecommendBody, Stamp):
+    """The answer to ``recommend <kind> [where ...] [top n]``."""
+
+
+__all__ = ["Choice", "Decision", "Group", "Member", "NearBoundary", "RecommendAnswer", "RecommendBody", "Result"]

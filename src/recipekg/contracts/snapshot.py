@@ -1,0 +1,328 @@
+"""The compiled snapshot's tables, typed: what :mod:`recipekg.knowledge.compiler` writes and every
+package reads (through :class:`recipekg.knowledge.view.SnapshotView` or by key). A test checks
+the bundled snapshot against these definitions, so a compiler change that adds, drops or
+retypes a field is a failing test, not a reader's surprise.
+
+    >>> from recipekg.contracts.schema import required_keys
+    >>> sorted(required_keys(Condition))
+    ['dimension', 'label', 'max', 'max_inclusive', 'min', 'min_inclusive', 'values']
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+from recipekg.contracts.common import Origin
+
+
+class Citation(TypedDict):
+    """What a source does for the item citing it (``cito:Citation``), and whether the KB says so."""
+
+    role: str
+    where: str | None
+    typed: NotRequired[bool]
+
+
+class Cited(TypedDict):
+    """What every sourced item of the KB carries: its sources and what each does for it."""
+
+    #: What an extension added: its file and line.
+    origin: NotRequired[Origin]
+    sources: list[str]
+    citations: dict[str, Citation]
+
+
+class NoAdviceGap(TypedDict):
+    """A value the reference gives no advice for, and where its nearest advice is."""
+
+    message: str
+    nearest_query: str | None
+    nearest_section: str | None
+
+
+class Node(Cited):
+    """An entity: a choice, a value of a dimension, hardware, a failure mode."""
+
+    id: str
+    label: str
+    aliases: list[str]
+    kinds: list[str]
+    types: list[str]
+    broader: list[str]
+    ancestors: list[str]
+    papers: list[str]
+    definition: str | None
+    notes: str | None
+    caveat: str | None
+    best_for: str | None
+    fixed_by: list[str]
+    no_advice: NotRequired[NoAdviceGap]
+    superseded_by: NotRequired[list[str]]
+
+
+class Rule(Cited):
+    """A rule: what it recommends and advises against, when (its conditions), how strongly."""
+
+    id: str
+    label: str
+    text: str
+    recommends: list[str]
+    against: list[str]
+    conditions: list[str]
+    strength: str
+    section: str
+    role: str | None
+    caveat: str | None
+    contradicts: list[str]
+    differs_from: list[str]
+    for_kinds: list[str]
+    procedure: str | None
+    step: float | None
+    superseded_by: NotRequired[list[str]]
+
+
+class Condition(TypedDict):
+    """A condition on one dimension: values it names, or bounds."""
+
+    #: What an extension added: its file and line.
+    origin: NotRequired[Origin]
+    dimension: str
+    label: str
+    values: list[str]
+    min: float | None
+    min_inclusive: bool
+    max: float | None
+    max_inclusive: bool
+
+
+class Dimension(TypedDict):
+    """A dimension of the query language (ontology/dimensions.ttl)."""
+
+    #: What an extension added: its file and line.
+    origin: NotRequired[Origin]
+    iri: str
+    name: str
+    label: str
+    kind: str
+    aliases: list[str]
+    definition: str | None
+    question: str | None
+    example: str | None
+    min: float | None
+    max: float | None
+    derived_via: str | None
+    #: The dimensions its values are defined on (``rkg:derivedFrom``).
+    derived_from: list[str]
+    plan_only: bool
+    problem_fact: bool
+    order: float | None
+    value_class: str | None
+    unit: str | None
+    #: Every accepted spelling of a value → the value's IRI.
+    values: dict[str, str]
+
+
+class Paper(TypedDict):
+    """A source: its bibliographic record."""
+
+    #: What an extension added: its file and line.
+    origin: NotRequired[Origin]
+    id: str
+    iri: str
+    title: str
+    year: int | None
+    arxiv: str | None
+    url: str | None
+    doi: str | None
+    types: list[str]
+    entry_type: str | None
+    sections: list[str]
+    accessed: str | None
+    authors: str | None
+    author_list: list[Any] | None
+    author_count: int | None
+    authors_complete: bool | None
+    author_group: str | None
+    published_title: str | None
+    booktitle: str | None
+    journal: str | None
+    publisher: str | None
+    venue: str | None
+    volume: str | None
+    number: str | None
+    pages: str | None
+    version: str | None
+
+
+class Section(TypedDict):
+    """A section of the reference (or of the KB's own, beyond it; or an extension's own,
+    which has no parent)."""
+
+    #: What an extension added: its file and line.
+    origin: NotRequired[Origin]
+    path: str
+    parent: str | None
+    order: float | None
+
+
+class Constant(Cited):
+    """A sourced number of the KB, with its range."""
+
+    id: str
+    label: str
+    text: str
+    symbol: str | None
+    value: float | None
+    low: float | None
+    high: float | None
+    unit: str | None
+    quantity: str | None
+    applies_to: list[str]
+    section: str
+    caveat: str | None
+    superseded_by: NotRequired[list[str]]
+
+
+class Formula(Cited):
+    """A sourced formula: its text, the tree the compiler read it into and the names it reads."""
+
+    id: str
+    label: str
+    text: str
+    expression: str
+    output: str
+    computes: str
+    names: list[str]
+    tree: list[Any]
+    constants: list[str]
+    applies_to: list[str]
+    section: str
+    caveat: str | None
+    superseded_by: NotRequired[list[str]]
+
+
+class Fact(Cited):
+    """A sourced fact: a published run, a table row, a statement (its figures where it has any)."""
+
+    id: str
+    label: str
+    text: str
+    types: list[str]
+    about: list[str]
+    section: str
+    caveat: str | None
+    params: NotRequired[float]
+    tokens: NotRequired[float]
+    flops: NotRequired[float]
+    gpu_hours: NotRequired[float]
+    mfu: NotRequired[float]
+    hardware: NotRequired[str]
+    learning_rate: NotRequired[float]
+    batch_tokens: NotRequired[float]
+    superseded_by: NotRequired[list[str]]
+
+
+class Strength(TypedDict):
+    #: What an extension added: its file and line.
+    origin: NotRequired[Origin]
+    label: str
+    weight: float
+    rank: float
+
+
+class Tier(TypedDict):
+    """A compute tier of the budget flowchart: its conditions on gpus and time."""
+
+    #: What an extension added: its file and line.
+    origin: NotRequired[Origin]
+    label: str
+    conditions: list[str]
+
+
+class Procedure(TypedDict):
+    #: What an extension added: its file and line.
+    origin: NotRequired[Origin]
+    label: str
+    ordered: bool
+
+
+class ModelShape(Cited):
+    """A named model configuration (kb/models.ttl)."""
+
+    id: str
+    label: str
+    family: list[str]
+    params: float
+    active_params: float | None
+    layers: float
+    hidden: float
+    heads: float
+    kv_heads: float
+    ffn_hidden: float
+    ffn_matrices: float
+    vocab: float | None
+    seq_length: float | None
+    experts: float | None
+    experts_per_token: float | None
+    caveat: str | None
+
+
+class Scoring(TypedDict):
+    """The scoring model's parameters (docs/scoring.md), from the KB."""
+
+    unconstrained_factor: float
+    partly_credit: float
+    default_support: float | None
+
+
+#: The tables of a snapshot that are a mapping of IRI (or id) → an entry of one type.
+TABLES: dict[str, Any] = {"nodes": Node, "rules": Rule, "conditions": Condition, "dimensions": Dimension,
+                          "papers": Paper, "sections": Section, "constants": Constant, "formulas": Formula,
+                          "facts": Fact, "strengths": Strength, "tiers": Tier, "procedures": Procedure,
+                          "models": ModelShape}
+
+
+class Snapshot(TypedDict):
+    """The compiled snapshot (its tables of entries, and the indexes built over them)."""
+
+    format: int
+    nodes: dict[str, Node]
+    rules: dict[str, Rule]
+    conditions: dict[str, Condition]
+    dimensions: dict[str, Dimension]
+    papers: dict[str, Paper]
+    sections: dict[str, Section]
+    constants: dict[str, Constant]
+    formulas: dict[str, Formula]
+    facts: dict[str, Fact]
+    strengths: dict[str, Strength]
+    tiers: dict[str, Tier]
+    #: The dimensions derived from others (``derived_from``), by name.
+    derived_dimensions: list[str]
+    procedures: dict[str, Procedure]
+    models: dict[str, ModelShape]
+    scoring: Scoring
+    kinds: dict[str, str]
+    hardware: dict[str, dict[str, float]]
+    rule_index: dict[str, Any]
+    #: The recipe's tables (knowledge/compile_recipe.py): hyperparameters, their settings by
+    #: owner, regimes, an approach's training method, a choice's recipe section, failure
+    #: modes and the conditions a recipe shows a choice under.
+    hyperparameters: dict[str, Any]
+    settings: dict[str, Any]
+    regimes: dict[str, Any]
+    training_methods: dict[str, str]
+    recipe_sections: dict[str, str]
+    failure_modes: dict[str, list[str]]
+    choice_conditions: dict[str, list[str]]
+    #: Choice properties (knowledge/properties.py), and their IRIs by choice and by the dimension they check.
+    choice_properties: dict[str, Any]
+    properties_by_choice: dict[str, list[str]]
+    properties_by_dimension: dict[str, list[str]]
+    superseded: dict[str, Any]
+    triples: int
+    #: The extension files validated before the build (a KB with extensions).
+    validated: NotRequired[list[str]]
+    #: False when the SHACL shapes were skipped (``shacl=False``).
+    shacl: NotRequired[bool]
+
