@@ -4,7 +4,10 @@
     rkg> recommend architecture where data = tabular
     ...> and rows = 30k;
 
-A statement ends, as in a file, with ``;`` or a blank line, so it may run over several lines.
+Enter answers a statement that parses completely; one that is not finished (``plan where
+params = 7B and``) goes on on the next line (``...>``), and ``;`` or a blank line end it as in
+a file. From a pipe the input is read as a file is: statements end with ``;``, a blank line
+or the end of the input.
 Lines starting with ``.`` are the shell's own commands (``.help``, ``.format json``,
 ``.quit``). An error is shown with its line and column and the shell goes on. On a terminal
 the prompt comes from prompt_toolkit (:mod:`recipekg.cli.prompt`: TAB completion from the
@@ -39,7 +42,9 @@ from recipekg.render.answers import render_answers
 from recipekg.render.errors import error_output
 
 HELP = """\
-Type a statement and end it with ';' or a blank line (it may span several lines):
+Type a statement and press Enter: a complete statement is answered, an unfinished one
+(ending in 'and', 'where', '=' ...) goes on on the next line; ';' or a blank line end it too,
+and Alt-Enter (Esc, Enter) starts a new line without answering:
   recommend <kind> [where <constraints>] [top <n>]
   plan [where <constraints>]
   explain <choice> [where <constraints>]
@@ -138,7 +143,7 @@ def start(extensions=(), fmt: str = "text", no_cache: bool = False) -> int:
         return run_lines(session, sys.stdin.buffer)
     from recipekg.cli.prompt import interact
 
-    click.echo("recipekg shell: end a statement with ';' or a blank line; .help for help, .quit to leave",
+    click.echo("recipekg shell: Enter answers a complete statement; .help for help, .quit to leave",
                err=True)
     return interact(session, history_path(), show)
 
@@ -149,7 +154,7 @@ def start(extensions=(), fmt: str = "text", no_cache: bool = False) -> int:
 @no_cache_option
 @user_errors
 def shell(extensions, fmt, no_cache):
-    """Type statements at a prompt, each ended by ';' or a blank line: TAB completes names
-    from the KB, up/down recall earlier ones, .help lists the shell's commands. From a pipe:
-    the same input, without a prompt."""
+    """Type statements at a prompt: Enter answers a complete one and continues an unfinished
+    one; TAB completes names from the KB, up/down recall earlier ones, .help lists the
+    shell's commands. From a pipe: statements as in a file, without a prompt."""
     sys.exit(start(extensions, fmt, no_cache))
