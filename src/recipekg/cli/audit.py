@@ -18,12 +18,12 @@ from pathlib import Path
 
 import click
 
-from recipekg.cli.common import format_option, user_errors
+from recipekg.cli.common import report_format_option, user_errors
 
 
 @click.command()
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
-@format_option
+@report_format_option
 @user_errors
 def audit(files, fmt):
     """Provenance report: links by role, claims resting on the reference alone, gaps (of FILES' own claims)."""

@@ -14,7 +14,7 @@ import click
 
 from recipekg.cite.formats import FORMATS as CITE_FORMATS
 from recipekg.cli.completion import complete_choice, complete_paper, complete_rule, complete_statement
-from recipekg.cli.common import format_option, kb_option, load_kb, user_errors
+from recipekg.cli.common import report_format_option, kb_option, load_kb, user_errors
 from recipekg.cli.respond import respond_cite
 
 
@@ -39,7 +39,7 @@ def cite(statement, choice, rule, paper, top, fmt, output, extensions):
 
 @click.command()
 @kb_option
-@format_option
+@report_format_option
 @user_errors
 def papers(extensions, fmt):
     """Every paper with the number of claims (rules, formulas, constants, facts) citing it,
@@ -59,7 +59,7 @@ def papers(extensions, fmt):
 @click.command()
 @click.argument("paper_id", metavar="ID", shell_complete=complete_paper)
 @kb_option
-@format_option
+@report_format_option
 @user_errors
 def paper(paper_id, extensions, fmt):
     """Every rule, formula, constant and fact citing paper ID (with what the paper does for

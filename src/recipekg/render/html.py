@@ -26,7 +26,7 @@ def answer_html(a: dict) -> str:
     if pick:
         head.append(f"<p>pick: <b>{escape(pick)}</b></p>")
     table = {"recommend": _results, "plan": _quantities, "explain": _rules}.get(statement, lambda a: "")(a)
-    text = escape(render_answers([a], "text"))
+    text = escape(render_answers([a], "text", detail=True))
     return ("<div class=\"recipekg-answer\">" + "".join(head) + table
             + f"<details><summary>as text</summary><pre>{text}</pre></details></div>")
 
