@@ -20,9 +20,9 @@ from recipekg.cite.bundles import Bundle
 from recipekg.cite.csl import csl_item, render_csl
 from recipekg.cite.entries import authors, doi, entry_type, full_name, names, venue_details, web_kind
 from recipekg.cite.ris import render_ris, ris_entry
-from recipekg.render.formats import names, writer
+from recipekg.render import formats as registry
 
-FORMATS = names("citation")
+FORMATS = registry.names("citation")
 
 __all__ = ["FORMATS", "render", "reference", "render_text", "web_kind", "entry_type", "doi", "authors",
            "latex", "bib_url", "bib_key", "bibtex_entry", "render_bibtex", "csl_item", "render_csl",
@@ -31,7 +31,7 @@ __all__ = ["FORMATS", "render", "reference", "render_text", "web_kind", "entry_t
 
 def render(bundle: Bundle, fmt: str) -> str:
     """``bundle`` in the citation format ``fmt`` (an unknown one is a usage error)."""
-    return writer("citation", fmt)(bundle)
+    return registry.writer("citation", fmt)(bundle)
 
 
 def reference(p: dict) -> str:

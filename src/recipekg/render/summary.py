@@ -6,9 +6,10 @@ JSON of ``--format json``; every compact answer says so in ``"detail"``.
     >>> s = summary(kb.query("recommend architecture where data = tabular and rows = 30k")[0])
     >>> s["decision"]["pick"], s["results"][0]["because"][0]["sources"]
     ({'id': 'gradient-boosted-trees', 'label': 'Gradient-boosted trees'}, ['chen2016xgboost', 'grinsztajn2022', 'ke2017'])
-    >>> p = summary(kb.query("plan where params = 7B and hardware = h100 and gpus = 8")[0])
-    >>> p["fit"]["fits"], p["quantities"]["gpu_hours"]["unit"], len(summary_answers([p])) < BUDGET
-    (True, 'GPU-hours', True)
+    >>> (plan,) = kb.query("plan where params = 7B and hardware = h100 and gpus = 8")
+    >>> p = summary(plan)
+    >>> p["fit"]["fits"], p["quantities"]["gpu_hours"]["unit"], p["constraints"][1], len(summary_answers([plan])) < BUDGET
+    (True, 'GPU-hours', 'hardware = h100', True)
 
 Each statement has its shape (:func:`summary`): ``recommend`` the pick, runner-ups and the
 first results with their deciding rules; ``explain`` the rank and the rules that apply;
@@ -46,13 +47,25 @@ def summary(a: dict) -> dict:
     return _within_budget(out)
 
 
+def _clip(doc, limit: int):
+    """``doc`` with every string longer than ``limit`` characters cut (said with '…')."""
+    if isinstance(doc, str):
+        return doc if len(doc) <= limit else doc[:limit] + "…"
+    if isinstance(doc, list):
+        return [_clip(x, limit) for x in doc]
+    if isinstance(doc, dict):
+        return {k: _clip(v, limit) for k, v in doc.items()}
+    return doc
+
+
 def constraints(cs) -> list[str]:
-    """Each constraint as one string, as the query states it (``samples = 30000``), with what
-    no advice covers."""
+    """Each constraint as the query language writes it (:func:`recipekg.render.constraints.constraint_label`),
+    with what the reference gives no advice for."""
+    from recipekg.render.constraints import constraint_label
+
     out = []
     for c in cs:
-        text = f"{c['dimension']} {c['op']} {_value(c['value'])}" + (f" {c['unit']}" if c.get("unit") not in
-                                                                       (None, "count") else "")
+        text = constraint_label(c)
         for gap in c.get("no_advice", ()):
             text += f" (no advice: {gap['message']})"
         out.append(text)
@@ -221,6 +234,10 @@ def _within_budget(out: dict) -> dict:
             break
         items.pop()
         omitted[key] = omitted.get(key, 0) + 1
+    for limit in (400, 120):  # texts too long for any list cut (an extension's): shortened
+        if _size(out) > BUDGET:
+            out = _clip(out, limit)
+            omitted["text"] = f"texts cut at {limit} characters"
     if not omitted:
         del out["omitted"]
     return out

@@ -48,8 +48,29 @@ _ERROR = {
         },
     }},
 }
+_SUMMARY = {
+    "type": "object",
+    "required": ["statement", "query", "constraints", "detail"],
+    "description": "the compact answer (`detail=0`, `recipekg query --format summary`, MCP's default): the "
+                   "decision, key quantities with their units and the ids of the sources; at most 8 KB",
+    "properties": {
+        "statement": {"enum": ["recommend", "explain", "plan", "recipe"]},
+        "query": {"type": "string"},
+        "constraints": {"type": "array", "items": {"type": "string"}},
+        "decision": {"type": "object", "description": "recommend: pick, runner_ups, compare_with ({id, label})"},
+        "results": {"type": "array", "description": "recommend: the first results, each with its deciding rules"},
+        "verdict": {"type": "array", "items": {"type": "string"}, "description": "plan: the verdict lines"},
+        "quantities": {"type": "object", "description": "plan: name -> {value, low, high, unit, sources}"},
+        "sections": {"type": "object", "description": "recipe: section -> [{what, value, sources, unsourced}]"},
+        "omitted": {"type": "object", "description": "what the compact answer left out, counted"},
+        "detail": {"type": "string", "description": "how to ask for the whole answer"},
+    },
+}
 _ANSWERS = {"oneOf": [{"$ref": "#/components/schemas/Answer"},
-                      {"type": "array", "minItems": 2, "items": {"$ref": "#/components/schemas/Answer"}}]}
+                      {"type": "array", "minItems": 2, "items": {"$ref": "#/components/schemas/Answer"}}],
+            "description": "with `detail=0`, the compact form (schema Summary) instead"}
+_DETAIL = {"name": "detail", "in": "query", "required": False, "schema": {"enum": ["0", "1", "false", "true"]},
+           "description": "`0`: the compact answer (schema Summary, at most 8 KB); `1` (default): the whole answer"}
 
 
 def _json(description: str, ref: str) -> dict:
@@ -72,12 +93,14 @@ def _query_operation(summary: str, *, post: bool) -> dict:
     if post:
         op["requestBody"] = {"required": True, "content": {
             "application/json": {"schema": {"type": "object", "required": ["q"],
-                                            "properties": {"q": {"type": "string", "maxLength": MAX_QUERY_CHARS}}}},
+                                            "properties": {"q": {"type": "string", "maxLength": MAX_QUERY_CHARS},
+                                                           "detail": {"type": "boolean", "default": True}}}},
             "application/x-www-form-urlencoded": {"schema": {"type": "object", "required": ["q"],
                                                              "properties": {"q": {"type": "string"}}}},
             "text/plain": {"schema": {"type": "string"}}}}
+        op["parameters"] = [_DETAIL]
     else:
-        op["parameters"] = [_q("query", MAX_WEB_QUERY_CHARS)]
+        op["parameters"] = [_q("query", MAX_WEB_QUERY_CHARS), _DETAIL]
     return op
 
 
@@ -135,5 +158,5 @@ def openapi(version: str) -> dict:
             "/api/vocab": {"get": _vocab_operation()},
             "/sparql": {"get": _sparql_operation(False), "post": _sparql_operation(True)},
         },
-        "components": {"schemas": {"Answer": _ANSWER, "Error": _ERROR}},
+        "components": {"schemas": {"Answer": _ANSWER, "Summary": _SUMMARY, "Error": _ERROR}},
     }
