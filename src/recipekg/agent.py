@@ -26,7 +26,7 @@ errors, whose text (with the caret) becomes the tool error.
 
 from __future__ import annotations
 
-from recipekg.cli.respond import quote_choice
+from recipekg.names import quote_choice
 from recipekg.errors import UsageError
 from recipekg.render.answers import render_answers
 

@@ -59,3 +59,14 @@ def is_misspelling(typed: str, name: str) -> bool:
     False
     """
     return edits(typed, name) <= (1 if len(name) <= 6 else 2)
+
+
+def quote_choice(choice: str) -> str:
+    """A choice as a statement names it: a bare name, or a quoted label.
+
+    >>> quote_choice("8-bit Adam"), quote_choice("vit")
+    ('"8-bit Adam"', 'vit')
+    """
+    if choice[:1].isascii() and choice[:1].isalpha() and all(c.isalnum() or c in "_-" for c in choice[1:]):
+        return choice
+    return '"' + choice.replace("\\", "\\\\").replace('"', '\\"') + '"'

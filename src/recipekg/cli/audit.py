@@ -13,9 +13,6 @@ extension's gaps show even where validation would refuse the file.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import click
 
 from recipekg.cli.common import report_format_option, user_errors
@@ -27,19 +24,7 @@ from recipekg.cli.common import report_format_option, user_errors
 @user_errors
 def audit(files, fmt):
     """Provenance report: links by role, claims resting on the reference alone, gaps (of FILES' own claims)."""
-    from recipekg.errors import KBError
-    from recipekg.knowledge.loader import compile_files
-    from recipekg.knowledge.provenance import audit as report
-    from recipekg.knowledge.rdfio import subject_lines
-    from recipekg.knowledge.resources import bundled_files
+    from recipekg.knowledge.provenance import audit_files
     from recipekg.render.reports import render_audit
 
-    for f in files:
-        if not os.path.isfile(f):
-            raise KBError(f"no such file: {os.path.normpath(f)}", file=os.path.normpath(f))
-    snap = compile_files(bundled_files() + [Path(f) for f in files])
-    scope = {iri for f in files for iri in subject_lines(Path(f))} if files else None
-    result = report(snap, scope, extension=bool(files))
-    if files:
-        result["files"] = [os.path.normpath(f) for f in files]
-    click.echo(render_audit(result, fmt), nl=False)
+    click.echo(render_audit(audit_files(files), fmt), nl=False)

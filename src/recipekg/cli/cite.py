@@ -44,16 +44,9 @@ def cite(statement, choice, rule, paper, top, fmt, output, extensions):
 def papers(extensions, fmt):
     """Every paper with the number of claims (rules, formulas, constants, facts) citing it,
     whatever the citation's role, and how many cite it in each role."""
-    from recipekg.cite.graph import CiteGraph
     from recipekg.render.reports import render_papers
 
-    snap = load_kb(extensions).snap
-    graph = CiteGraph(snap)
-    rows = [{"id": pid, "claims": claims, "roles": graph.role_counts(pid), "entities": entities,
-             "year": snap["papers"][pid]["year"], "title": snap["papers"][pid]["title"],
-             "url": snap["papers"][pid]["url"]}
-            for pid, claims, entities in graph.ranked_papers()]
-    click.echo(render_papers(rows, fmt))
+    click.echo(render_papers(load_kb(extensions).papers(), fmt))
 
 
 @click.command()
@@ -65,8 +58,7 @@ def paper(paper_id, extensions, fmt):
     """Every rule, formula, constant and fact citing paper ID (with what the paper does for
     each), and the choices they lead to."""
     from recipekg.cite.formats import reference
-    from recipekg.cite.graph import CiteGraph
     from recipekg.render.reports import render_paper
 
-    back = CiteGraph(load_kb(extensions).snap).backlinks(paper_id)
+    back = load_kb(extensions).paper(paper_id)
     click.echo(render_paper(back, reference(back["paper"]), fmt))

@@ -72,10 +72,9 @@ def vocab(dimension, extensions, fmt, no_cache):
 @user_errors
 def export(extensions, fmt, output):
     """The merged ontology + KB (+ extensions) for any triple store."""
-    from recipekg.knowledge.export import export as run
     from recipekg.knowledge.export import write_atomic
 
-    data = run(load_kb(extensions).files, fmt)
+    data = load_kb(extensions).export(fmt)
     if output:
         write_atomic(Path(output), data)
     else:

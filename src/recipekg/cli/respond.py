@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from recipekg.api import KnowledgeBase
 from recipekg.errors import RecipeKGError, UsageError
+from recipekg.names import quote_choice
 from recipekg.render.answers import render_answers
 
 
@@ -118,17 +119,6 @@ def sparql_backend(kb, engine: str | None, endpoint: str | None):
 
     options = endpoint_options() if endpoint else {}
     return SparqlBackend(get_engine(engine, kb.files, endpoint, **options), kb.snap)
-
-
-def quote_choice(choice: str) -> str:
-    """A choice as a statement names it: a bare name, or a quoted label.
-
-    >>> quote_choice("8-bit Adam"), quote_choice("vit")
-    ('"8-bit Adam"', 'vit')
-    """
-    if choice[:1].isascii() and choice[:1].isalpha() and all(c.isalnum() or c in "_-" for c in choice[1:]):
-        return choice
-    return '"' + choice.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def statement_of(command: str, words: list[str]) -> str | None:

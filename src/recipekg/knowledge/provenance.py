@@ -84,3 +84,26 @@ def _link_gaps(entry: dict, c: dict, cites: dict) -> list[dict]:
             out.append(dict(entry, gap="states-without-where", source=pid,
                             message=f"{pid} states the claim: say where (rkg:where: a table, section or page)"))
     return out
+
+
+def audit_files(files=()) -> dict:
+    """``recipekg audit [FILES]``'s report: the bundled KB's, or that of ``files``' own claims
+    (read without validation, so an extension's gaps show even where validation would refuse
+    it). A missing file is a :class:`~recipekg.errors.KBError`."""
+    import os
+    from pathlib import Path
+
+    from recipekg.errors import KBError
+    from recipekg.knowledge.loader import compile_files
+    from recipekg.knowledge.rdfio import subject_lines
+    from recipekg.knowledge.resources import bundled_files
+
+    for f in files:
+        if not os.path.isfile(f):
+            raise KBError(f"no such file: {os.path.normpath(f)}", file=os.path.normpath(f))
+    snap = compile_files(bundled_files() + [Path(f) for f in files])
+    scope = {iri for f in files for iri in subject_lines(Path(f))} if files else None
+    result = audit(snap, scope, extension=bool(files))
+    if files:
+        result["files"] = [os.path.normpath(f) for f in files]
+    return result

@@ -90,7 +90,7 @@ def suggest(typed: str, spellings: dict, name_of, n: int = 3) -> list[str]:
     ``rtx-4090``, ``70b`` -> ``llama-2-70b``).
 
     >>> suggest("4090", {"rtx-4090": "a", "rtx-3090": "b", "a100": "c"}, str)
-    ['a', 'b']
+    ['a']
     >>> suggest("lightgmb", {"lightgbm": "x", "light-gbm": "x", "lgbm": "x"}, lambda v: "lightgbm")
     ['lightgbm']
     """
