@@ -87,9 +87,14 @@ def scores_of(answer: dict) -> dict[str, float]:
 
 def schema_errors(doc, name: str | None = None) -> list[str]:
     """Where ``doc`` breaks the published JSON Schema (``recipekg schema [name]``), as
-    ``path: message`` lines (empty when it validates), the innermost reason of each breach."""
+    ``path: message`` lines (empty when it validates), the innermost reason of each breach.
+    Without a name, a compact answer (``--format summary``, ``?detail=0``, MCP's default: it says
+    how to get the ``detail``) is checked against the ``summary`` document, any other against
+    the answers' (the two are disjoint: tests/contracts/test_schema.py)."""
     from jsonschema.exceptions import best_match
 
+    if name is None and _compact(doc):
+        name = "summary"
     out = []
     for error in _validator(name).iter_errors(doc):
         error = best_match([error])
@@ -97,6 +102,11 @@ def schema_errors(doc, name: str | None = None) -> list[str]:
             error = best_match(error.context)
         out.append(f"{'/'.join(map(str, error.absolute_path)) or '(root)'}: {error.message[:300]}")
     return out
+
+
+def _compact(doc) -> bool:
+    docs = doc if isinstance(doc, list) else [doc]
+    return bool(docs) and all(isinstance(d, dict) and isinstance(d.get("detail"), str) for d in docs)
 
 
 _VALIDATORS: dict = {}

@@ -74,4 +74,8 @@ def test_the_json_api_and_the_agent_tools_answer_every_statement_as_the_cli(kb, 
                      web.get("/", query_string={"q": statement}, headers={"Accept": "application/json"})):
         assert response.status_code == 200
         assert response.get_data(as_text=True) == expected + "\n"
-    assert AgentTools(kb).query(statement) == expected
+    assert AgentTools(kb).query(statement, detail=True) == expected
+    compact = render_answers(kb.query(statement), "summary")  # an agent's default, and ?detail=0
+    assert AgentTools(kb).query(statement) == compact and len(compact.encode()) <= 8192
+    assert web.get("/api/query", query_string={"q": statement, "detail": "0"}).get_data(as_text=True) == compact + "\n"
+    assert web.post("/api/query", json={"q": statement, "detail": False}).get_data(as_text=True) == compact + "\n"

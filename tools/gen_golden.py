@@ -1,5 +1,5 @@
-"""Write queries/<name>.expected.txt and .expected.json: the text and JSON answers to every
-statement of queries/<name>.rkg.
+"""Write queries/<name>.expected.txt and .expected.json: the text (with --detail: the whole
+answer) and JSON answers to every statement of queries/<name>.rkg.
 
 Run after a deliberate change of the KB or the renderer, then READ the diff before
 committing (`git diff queries/`): tests/test_golden_answers.py compares against these files.
@@ -19,7 +19,7 @@ FORMATS = {"text": ".expected.txt", "json": ".expected.json"}
 
 def golden(kb, path: Path, fmt: str = "text") -> str:
     answers = kb.query(path.read_text(encoding="utf-8"))
-    return render_answers(answers, fmt) + "\n"
+    return render_answers(answers, fmt, detail=True) + "\n"  # the whole text: every rule and source
 
 
 def main(names):

@@ -13,10 +13,11 @@ index by default, a SPARQL engine with ``--engine``/``--endpoint``.
 
 from __future__ import annotations
 
+from recipekg.commands import Commands
 from recipekg.errors import (INTERNAL_ERROR, InternalError, KBError, QuerySyntaxError, RecipeKGError,
                              UnsupportedStatement, UsageError)
 from recipekg.knowledge.loader import load_files
-from recipekg.notebook import Answer, Answers
+from recipekg.notebook import Answer, Answers, Report
 from recipekg.query.ast import Explain, Plan, Recipe, Recommend
 from recipekg.query.parser import parse
 from recipekg.reason.backend import Backend
@@ -26,8 +27,11 @@ STATEMENT_FORMS = ["recommend <kind> where ...", "plan where ...", "explain <cho
 SPARQL_FORMS = ["recommend <kind> where ...", "explain <choice> where ..."]
 
 
-class KnowledgeBase:
-    """A compiled snapshot of the bundled files plus extensions, and the questions it answers."""
+class KnowledgeBase(Commands):
+    """A compiled snapshot of the bundled files plus extensions, and the questions it answers:
+    :meth:`query`, and every other command of the CLI as a method (:mod:`recipekg.commands`:
+    ``recommend``, ``explain``, ``plan``, ``recipe``, ``papers``, ``paper``, ``cite``,
+    ``validate``, ``audit``, ``export``, ``load_into``; ``stats`` and ``vocab`` here)."""
 
     def __init__(self, snap: dict, files: list):
         self.snap = snap
@@ -121,12 +125,13 @@ class KnowledgeBase:
         """
         from recipekg.reason.vocab import vocabulary
 
-        return vocabulary(self.snap, dimension)
+        return Report(vocabulary(self.snap, dimension), "vocab")
 
     def stats(self) -> dict:
+        """``recipekg stats --format json``: what the KB holds, per class, kind and section."""
         from recipekg.knowledge.stats import stats
 
-        return stats(self.snap, self.snap.get("triples"))
+        return Report(stats(self.snap, self.snap.get("triples")), "stats")
 
 
 def answer(statement, snap: dict, backend: Backend | None = None) -> dict:

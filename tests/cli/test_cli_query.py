@@ -23,7 +23,10 @@ def test_text_answer_shows_ranked_choices_reasons_and_papers():
     # the family once, with its members: "Gradient-boosted trees (LightGBM, XGBoost)"
     assert "Gradient-boosted trees (LightGBM, XGBoost) (gradient-boosted-trees)" in out and "grinsztajn2022" in out
     assert out.index("LightGBM") < out.index("Neural tabular")
-    assert "section: Data Scale Thresholds > Tabular: the tree boundary" in out
+    assert "section:" not in out and "--detail" in out  # short: the rule that decides, its sources' ids
+    code, whole, _ = run("query", TABULAR, "--detail")
+    assert code == 0 and "section: Data Scale Thresholds > Tabular: the tree boundary" in whole
+    assert "grinsztajn2022 (supports; arXiv:2207.08815)" in whole and len(whole) > len(out)
 
 
 def test_json_answer_has_the_spec_shape():
@@ -55,7 +58,7 @@ def test_statements_from_a_file_and_stdin_answer_in_order(tmp_path):
 
 
 def test_explain_command():
-    code, out, _ = run("explain", "vit", "where", "data", "=", "images", "and", "samples", "=", "3000")
+    code, out, _ = run("explain", "vit", "where", "data", "=", "images", "and", "samples", "=", "3000", "--detail")
     assert code == 0
     assert "AGAINST" in out and "held: samples < 5K" in out
     assert "It would rank first with:" in out

@@ -284,9 +284,13 @@ def test_fast_lane_recognises_only_what_it_answers():
     from recipekg.cli.fast import fast_request
 
     assert fast_request(["query", TABULAR]) == {"answer": "respond", "text": TABULAR, "fmt": "text",
-                                                "extensions": [], "no_cache": False}
+                                                "extensions": [], "no_cache": False, "detail": False}
     assert fast_request(["query", "--format=json", "--kb", "a.ttl", TABULAR, "--no-cache", "--kb=b.ttl"]) == {
-        "answer": "respond", "text": TABULAR, "fmt": "json", "extensions": ["a.ttl", "b.ttl"], "no_cache": True}
+        "answer": "respond", "text": TABULAR, "fmt": "json", "extensions": ["a.ttl", "b.ttl"], "no_cache": True,
+        "detail": False}
+    assert fast_request(["plan", "where", "gpus", "=", "8", "--detail", "--format", "summary"]) == {
+        "answer": "respond", "text": "plan where gpus = 8", "fmt": "summary", "extensions": [], "no_cache": False,
+        "detail": True}
     for args in (["query"], ["query", "-f", "x.rkg"], ["query", TABULAR, "--engine", "oxigraph"],
                  ["query", TABULAR, "--format", "yaml"], ["query", TABULAR, "--format"],
                  ["query", TABULAR, "--format", "json", "--format", "text"], ["query", TABULAR, TABULAR],
@@ -294,7 +298,7 @@ def test_fast_lane_recognises_only_what_it_answers():
                  ["explain", "--help"], ["plan", "where", "gpus", "=", "-1"], ["summary"],
                  ["query", TABULAR, "--kb", str(REPO)], ["query", TABULAR, "--kb", "--format"], ["--version"],
                  ["query", TABULAR, "--no-cache", "--no-cache"], ["query", TABULAR, "-h"],
-                 ["query", TABULAR, "--no-cache=1"], ["plan", "--format", "bibtex"],
+                 ["query", TABULAR, "--no-cache=1"], ["plan", "--format", "bibtex"], ["plan", "--detail=1"],
                  ["cite"], ["cite", TABULAR], ["cite", "--choice", "lightgbm"], ["cite", "--query", TABULAR, "x"],
                  ["cite", "--query", TABULAR, "--choice", "vit"], ["cite", "--query", TABULAR, "-o", "x.bib"],
                  ["cite", "-q" + TABULAR], ["cite", "--query", TABULAR, "--format", "json"],
@@ -304,7 +308,7 @@ def test_fast_lane_recognises_only_what_it_answers():
         assert fast_request(args) is None, args
     assert fast_request(["explain", "8-bit Adam", "where", "prefer", "=", "low-memory", "--format", "json"]) == {
         "answer": "respond", "text": 'explain "8-bit Adam" where prefer = low-memory', "fmt": "json",
-        "extensions": [], "no_cache": False}
+        "extensions": [], "no_cache": False, "detail": False}
     assert fast_request(["plan", "where", "params", "=", "7B"])["text"] == "plan where params = 7B"
     assert fast_request(["plan"])["text"] == "plan"
     assert fast_request(["cite", "--top=3", "-q", TABULAR, "--kb", "a.ttl", "--format", "ris"]) == {
@@ -364,6 +368,10 @@ SAME_BYTES = [
     (["recipe", "--kb", "missing.ttl", "--format", "json"], "bad kb"),
     (["recipe", "where", "data", "=", "tabular", "--emit", "deepspeed"], "click"),
     (["recipe", "where", "data", "=", "tabular", "--emit", "deepspeed", "--format", "json"], "click"),
+    (["query", TABULAR, "--detail"], "ok"),
+    (["plan", "where", "params", "=", "7B", "and", "hardware", "=", "h100", "--format", "summary"], "ok"),
+    (["recipe", "where", "data", "=", "tabular", "and", "rows", "=", "30k", "--detail"], "ok"),
+    (["explain", "vit", "where", "data", "=", "images", "--format", "summary", "--detail"], "ok"),
     (["cite", "--query", TABULAR], "ok"),
     (["cite", "-q", TABULAR, "--top", "1", "--format", "bibtex"], "ok"),
     (["cite", "--query=" + TABULAR, "--format", "csl-json"], "ok"),

@@ -1,6 +1,6 @@
 """``recipekg mcp`` as an agent's client meets it: started as a subprocess by the MCP SDK's own
-stdio client, its tools listed and each one called; answers are the CLI's JSON, errors are
-tool errors with the CLI's message."""
+stdio client, its tools listed and each one called; answers are the CLI's compact JSON (``--format summary``) by
+default and its whole JSON with ``detail: true``, errors are tool errors with the CLI's message."""
 
 from __future__ import annotations
 
@@ -37,18 +37,23 @@ async def session_calls(calls):
 
 @pytest.fixture(scope="module")
 def served():
-    calls = [("query", {"statements": TABULAR}),
-             ("query", {"statements": f"{TABULAR}; recommend fix where symptom = loss-spike"}),
-             ("plan", {"constraints": PLAN}),
-             ("explain", {"choice": "vit", "constraints": "data = images and samples = 3000"}),
+    calls = [("query", {"statements": TABULAR, "detail": True}),
+             ("query", {"statements": f"{TABULAR}; recommend fix where symptom = loss-spike", "detail": True}),
+             ("plan", {"constraints": PLAN, "detail": True}),
+             ("explain", {"choice": "vit", "constraints": "data = images and samples = 3000", "detail": True}),
              ("cite", {"statement": TABULAR, "top": 1}),
              ("cite", {"choice": "lightgbm", "format": "bibtex"}),
              ("query", {"statements": "recommend architecture where data = tabluar"}),
              ("plan", {"constraints": "params = 7B and hardware = h10"}),
              ("cite", {"choice": "lightgbm", "rule": "x"}),
-             ("recipe", {"constraints": RECIPE}),
+             ("recipe", {"constraints": RECIPE, "detail": True}),
              ("recipe", {"constraints": RECIPE, "emit": "hf-peft"}),
-             ("recipe", {"constraints": "data = tabular and rows = 30k", "emit": "deepspeed"})]
+             ("recipe", {"constraints": "data = tabular and rows = 30k", "emit": "deepspeed"}),
+             ("query", {"statements": TABULAR}),
+             ("plan", {"constraints": PLAN}),
+             ("explain", {"choice": "vit", "constraints": "data = images and samples = 3000"}),
+             ("recipe", {"constraints": RECIPE}),
+             ("plan", {"constraints": "model = llama-2-70b and hardware = a100 and gpus = 8"})]
     return anyio.run(session_calls, calls)
 
 
@@ -61,6 +66,33 @@ def test_the_tools_are_listed(served):
 
     names, _ = served
     assert names == {"query", "plan", "explain", "recipe", "cite", "vocab"}
+
+
+def test_by_default_the_tools_answer_compactly_as_format_summary(served):
+    """An agent's context is small: the decision, key quantities with units and source ids,
+    at most 8 KB (a plan's whole answer is 60-80 KB), and how to ask for the rest."""
+    _, results = served
+    expected = [cli("query", TABULAR, "--format", "summary"),
+                cli("plan", *f"where {PLAN}".split(), "--format", "summary"),
+                cli("explain", "vit", *"where data = images and samples = 3000".split(), "--format", "summary"),
+                cli("recipe", *f"where {RECIPE}".split(), "--format", "summary"),
+                cli("plan", *"where model = llama-2-70b and hardware = a100 and gpus = 8".split(), "--format", "summary")]
+    for result, done in zip(results[12:], expected):
+        assert done.returncode == 0 and not result.is_error, done.stderr
+        assert json.loads(text(result)) == json.loads(done.stdout)
+        assert len(text(result).encode()) <= 8192 and "detail: true" in json.loads(text(result))["detail"]
+        assert schema_errors(json.loads(text(result)), "summary") == []
+    query, plan, explain, recipe, big = (json.loads(text(r)) for r in results[12:])
+    assert query["decision"]["pick"]["id"] == "gradient-boosted-trees"
+    assert query["results"][0]["because"][0]["sources"] == ["chen2016xgboost", "grinsztajn2022", "ke2017"]
+    assert plan["fit"]["fits"] is True and plan["quantities"]["gpu_hours"]["unit"] == "GPU-hours"
+    assert plan["quantities"]["memory_per_gpu"]["unit"] == "bytes" and plan["verdict"][0].startswith("on 8 GPUs")
+    assert explain["choice"]["id"] == "vit" and explain["would_rank_first_if"]
+    lr = next(i for i in recipe["sections"]["hyperparameters"] if i["what"] == "peak learning rate")
+    assert lr["value"].startswith("0.0002") and lr["sources"] == ["dettmers2023"]
+    full = json.loads(cli("plan", *"where model = llama-2-70b and hardware = a100 and gpus = 8".split(),
+                          "--format", "json").stdout)
+    assert set(big["quantities"]) == {q["name"] for q in full["quantities"] if q["value"] is not None}
 
 
 def test_query_plan_and_explain_answer_the_cli_json_with_its_sources(served):
@@ -147,8 +179,8 @@ def test_the_tools_give_the_whole_situation_as_the_cli_does():
     explain's family rules, reasons against and properties) reach an agent unchanged."""
     statement = "recommend architecture where data = text and task = classification and seq-length = 32k and precision = bf16"
     _, (got, why) = anyio.run(session_calls, [
-        ("query", {"statements": statement}),
-        ("explain", {"choice": "ft-transformer", "constraints": "data = tabular and rows = 20k"})])
+        ("query", {"statements": statement, "detail": True}),
+        ("explain", {"choice": "ft-transformer", "constraints": "data = tabular and rows = 20k", "detail": True})])
     answer = json.loads(text(got))
     assert answer == json.loads(cli("query", "--format", "json", statement).stdout)
     assert {e["id"] for e in answer["excluded"]} >= {"bert", "roberta"}

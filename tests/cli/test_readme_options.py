@@ -1,12 +1,14 @@
 """The README's table of options (between ``<!-- options-table -->`` markers) says, for every
 command, whether it takes ``--format`` (and which formats), whether it takes ``--kb``, and its
-other options. Each claim is checked against the command's ``--help``, and every command of
-the command line must have a row."""
+other options. Each claim is checked against the command's ``--help``, every option of a command
+is in its row, its formats are the registry's (:mod:`recipekg.render.formats`), and every
+command of the command line must have a row."""
 
 from __future__ import annotations
 
 import re
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -67,3 +69,27 @@ def test_other_options_exist(command):
     options = _options(_help(command))
     for name in re.findall(r"`(--?[a-z][\w-]*)", other):
         assert name in options, f"{command} has no {name}"
+
+
+@pytest.mark.parametrize("command", sorted(ROWS))
+def test_every_option_is_in_the_row(command):
+    fmt, kb, other = ROWS[command]
+    named = set(re.findall(r"`(--?[a-z][\w-]*)", other))
+    named |= (set() if fmt.startswith("no") else {"--format"}) | ({"--kb"} if kb.startswith("yes") else set())
+    options = [p for p in main.commands[command].params if isinstance(p, click.Option)]
+    spelled = {name for option in options for name in option.opts}
+    missing = {option.opts[-1] for option in options if not named & set(option.opts)}
+    assert not missing, f"{command}: the README's row misses {sorted(missing)}"
+    assert named <= spelled | {"--help"}
+
+
+@pytest.mark.parametrize("command", sorted(ROWS))
+def test_the_formats_are_the_registry_s(command):
+    from recipekg.render.formats import FAMILIES, names
+
+    fmt, _, _ = ROWS[command]
+    family = next((f for f, commands in FAMILIES.items() if command in commands), None)
+    if family is None:
+        assert fmt.startswith("no"), command
+    else:
+        assert fmt.strip("`").replace("\\|", "|").split("|") == list(names(family)), command

@@ -100,18 +100,45 @@ def test_an_error_shows_its_position_and_the_shell_goes_on(tmp_path):
     assert term.quit() == 0
 
 
+def test_enter_answers_a_complete_statement_and_continues_an_unfinished_one(tmp_path):
+    term = Terminal(tmp_path)
+    term.expect("rkg>")
+    term.send("recommend fix where symptom = loss-spike top 1\r")  # complete: no ';' needed
+    term.expect("Roll back to an earlier checkpoint")
+    term.expect("rkg>")
+    term.send("plan where params = 7B and\r")  # ends in 'and': the statement goes on
+    term.expect("...>")
+    term.send("hardware = h100\r")  # now complete: answered on this Enter
+    term.expect("plan — params = 7B and")  # the answer's head: both lines reached the parser
+    term.expect("hardware = h100")
+    term.expect("rkg>")
+    term.send("recommend fix where\r")  # unfinished ...
+    term.expect("...>")
+    term.send("\r")  # ... a blank line still ends it: the error says what is missing
+    term.expect("missing constraint after 'where'")
+    term.expect("rkg>")
+    term.send("plan where gpus == 8\r")  # cannot become a statement: its error at once
+    term.expect("use '=' to compare, not '=='")
+    term.expect("rkg>")
+    term.send("recommend fix where symptom = nan top 1\x1b\r")  # Alt-Enter: a new line, not an answer
+    term.expect("...>")
+    term.send(";\r")
+    term.expect("bf16 training (bf16-training)")
+    assert term.quit() == 0
+
+
 def test_a_statement_runs_over_lines_until_a_blank_line_and_format_switches(tmp_path):
     term = Terminal(tmp_path)
     term.expect("rkg>")
     term.send(".format json\r")
     term.expect("format: json")
-    term.send("plan where params = 7B\r")
-    term.expect("...>")  # no ';' yet: the statement goes on
-    term.send("and hardware = h100\r")
+    term.send("plan where params = 7B and\r")
+    term.expect("...>")  # unfinished: the statement goes on
+    term.send("hardware = h100 and\r")
     term.expect("...>")
-    term.send("\r")  # a blank line ends it
+    term.send("gpus = 8;\r")  # ';' ends it as in a file
     term.expect('"statement": "plan"')
-    term.expect('"query": "plan where params = 7B\\nand hardware = h100"')
+    term.expect('"query": "plan where params = 7B and\\nhardware = h100 and\\ngpus = 8"')
     term.send(".format markdown\r")
     term.expect("format: markdown")
     term.send("recommend fix where symptom = loss-spike top 1;\r")
@@ -188,6 +215,7 @@ def test_piped_errors_are_reported_and_set_the_exit_status():
     ("   ", False),
 ])
 def test_an_input_ends_where_a_statement_ends(text, ends):
+    """What a pipe (and a file) reads as the end of an input."""
     from recipekg.cli.completion import ends_input
 
     assert ends_input(text) is ends
@@ -201,3 +229,25 @@ def test_a_piped_line_that_is_not_utf8_is_an_error_at_its_line_and_the_rest_is_a
     stderr = result.stderr.decode()
     assert "<stdin>: line 2, column 22: byte 0xe9 is not UTF-8" in stderr and "Traceback" not in stderr
     assert result.stdout.decode().count("recommend fix where symptom =") == 2
+
+
+@pytest.mark.parametrize("text, complete", [
+    ("plan where gpus = 8", True),
+    ("recommend architecture where data = tabular and rows = 30k top 3", True),
+    ("plan where gpus = 8 and", False),
+    ("plan where hardware in (a100, h100", False),
+    ("plan where time between 1 day", False),
+    ("recommend", False),
+    ("explain vit where data =", False),
+    ("plan where gpus = 8;\nplan where", False),     # the last statement is unfinished
+    ("plan where\n\n", True),                        # a blank line too, whatever it holds
+    ("plan where gpus == 8", True),                   # no words can mend it: answered, its error shown
+    ('explain "8-bit', True),                         # a string does not span lines
+    ("# only a comment", False),
+    ("", True),
+    (".format json", True),
+])
+def test_enter_answers_what_parses_completely(text, complete):
+    from recipekg.cli.completion import is_complete
+
+    assert is_complete(text) is complete

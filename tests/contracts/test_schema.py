@@ -12,7 +12,13 @@ from jsonschema import Draft202012Validator
 
 from recipekg.contracts.documents import NAMES_OF_DOCUMENTS, error_kinds, schema
 from recipekg.errors import RecipeKGError
+from recipekg.render.summary import summary, summary_answers
 from support import CASES, EXTENSION, REPO, schema_errors
+
+
+def _strict_errors(doc, name):
+    """Errors against exactly document ``name`` (None: the whole answers'), never the other."""
+    return list(Draft202012Validator(schema(name)).iter_errors(doc))
 
 GOLDEN = sorted(REPO.glob("queries/*.expected.json"))
 CASE_FILES = ("recommend", "explain", "plan", "practitioner", "situation", "parse")
@@ -59,6 +65,27 @@ def test_every_answer_of_the_cases_validates(kb, name):
             continue
         doc = json.loads(json.dumps(answers[0] if len(answers) == 1 else list(answers)))
         assert schema_errors(doc) == [], case["query"]
+        compact = json.loads(summary_answers(answers))
+        assert schema_errors(compact, "summary") == [], case["query"]
+
+
+def test_the_compact_and_the_whole_answers_are_told_apart():
+    """A compact answer (``--format summary``) is not a whole one and the other way round: the
+    two documents are disjoint, so neither validates by accident; a compact answer with a field
+    its shape does not name, or a wrong type, fails."""
+    import recipekg
+
+    kb = recipekg.load()
+    for text in ("recommend architecture where data = tabular and rows = 30k",
+                 "plan where params = 7B and hardware = h100 and gpus = 8",
+                 "explain vit where data = images and samples = 3000",
+                 "recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1"):
+        (answer,) = kb.query(text)
+        whole, compact = json.loads(json.dumps(answer)), summary(answer)
+        assert schema_errors(compact, "summary") == [] and schema_errors(whole) == []
+        assert _strict_errors(compact, None) and _strict_errors(whole, "summary")
+        assert schema_errors(dict(compact, surprise=1), "summary")
+        assert schema_errors(dict(compact, constraints="data = tabular"), "summary")
 
 
 def test_every_error_of_the_error_cases_validates(kb):

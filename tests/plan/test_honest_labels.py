@@ -99,7 +99,7 @@ def test_strategy_follows_the_ratio_the_numbers_imply(run_plan, query, regime, l
     assert s["regime"] == regime and s["implied"] is True
     assert s["label"].startswith(label)
     assert s["tokens_per_param"]["value"] == pytest.approx(ratio, rel=1e-6)
-    text = render_answers([a], "text")
+    text = render_answers([a], "text", detail=True)
     (line,) = [x for x in text.splitlines() if x.startswith("strategy: ")]
     assert line.startswith(f"strategy: {s['label']} (")
     if regime != "compute-optimal":
@@ -108,7 +108,7 @@ def test_strategy_follows_the_ratio_the_numbers_imply(run_plan, query, regime, l
 
 
 def test_the_issue_case_says_286_tokens_per_param(run_plan):
-    text = render_answers([run_plan("plan where params = 7B and tokens = 2T")], "text")
+    text = render_answers([run_plan("plan where params = 7B and tokens = 2T")], "text", detail=True)
     assert "strategy: Over-training beyond inference-optimal (286 tokens/param)" in text
     assert "they imply 286 tokens/param" in text and "100–200 tokens/param" in text
 
@@ -135,7 +135,7 @@ def constraints_line(text: str) -> str:
 
 def test_gpu_counts_print_as_given(run_plan):
     a = run_plan("plan where params = 65B and gpus = 2048 and hardware = a100 and tokens = 1.4T")
-    text = render_answers([a], "text")
+    text = render_answers([a], "text", detail=True)
     assert "2,050" not in text and "2.05k" not in text
     assert "gpus = 2048" in constraints_line(text)                   # the constraint echo, parseable
     assert "on 2,048 GPUs of NVIDIA A100 80GB SXM" in text
@@ -144,7 +144,7 @@ def test_gpu_counts_print_as_given(run_plan):
 
 def test_given_params_print_as_given_estimates_round(run_plan):
     a = run_plan("plan where params = 6.738B and hardware = a100")
-    text = render_answers([a], "text")
+    text = render_answers([a], "text", detail=True)
     assert "6.738B parameters → 135B tokens" in text                 # given: every digit; computed: 3
     assert "params = 6.738B" in constraints_line(text)
     assert "bandwidth = 2.039TB/s (from hardware)" in constraints_line(text)

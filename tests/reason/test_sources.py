@@ -46,7 +46,7 @@ def test_a_caveat_comes_with_its_rule_in_json_text_and_markdown(kb):
     rule = next(x for x in answer["rules"] if x["id"] == "dgx-spark-params-gt-70b-not-recommended")
     assert "65B model on a single 48 GB GPU" in rule["caveat"]
     assert [s["role"] for s in rule["sources"]] == ["reference", "supports"]
-    text = render_answers([answer], "text")
+    text = render_answers([answer], "text", detail=True)
     assert "caveat: The advice is the reference's judgement" in text
     assert "sources: reference (the reference's judgement); shazeer2019 (supports; arXiv:1911.02150)" in text
     assert "caveat: The advice is the reference's judgement" in render_answers([answer], "markdown")
@@ -54,7 +54,7 @@ def test_a_caveat_comes_with_its_rule_in_json_text_and_markdown(kb):
 
 def test_recommend_text_shows_roles_and_where(kb):
     answer, = kb.query("recommend approach where goal = research")
-    text = render_answers([answer], "text")
+    text = render_answers([answer], "text", detail=True)
     assert "hoffmann2022 (method; arXiv:2203.15556)" in text
     md = render_answers([answer], "markdown")
     assert "hoffmann2022 (method)" in md
@@ -64,7 +64,7 @@ def test_plan_quantities_name_their_sources_roles(kb):
     answer, = kb.query("plan where params = 1B")
     flops = next(q for q in answer["quantities"] if q["name"] == "flops")
     assert {(s["id"], s["role"]) for s in flops["sources"]} >= {("kaplan2020", "states"), ("hoffmann2022", "states")}
-    assert "kaplan2020 (states: Section 2.1, Table 1)" in render_answers([answer], "text")
+    assert "kaplan2020 (states: Section 2.1, Table 1)" in render_answers([answer], "text", detail=True)
 
 
 def test_an_entitys_original_paper_is_its_method(kb):

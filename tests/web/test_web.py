@@ -158,7 +158,10 @@ def test_errors_are_shown_inline_with_the_caret(client):
     html = get(client, "/?q=" + quote("recommend architecure where data = tabular"))
     pre = re.search(r'<pre class="error-text">(.*?)</pre>', html, re.S).group(1)
     assert "line 1, column 11: unknown kind" in pre
-    assert "\n            ^^^^^^^^^^^\n" in pre and "did you mean: &#39;architecture&#39;" in pre
+    assert "\n            ^^^^^^^^^^^" in pre
+    fix = re.search(r'<p class="did-you-mean">(.*?)</p>', html, re.S).group(1)  # a link to the mended query
+    assert 'href="/?q=recommend+architecture+where+data+%3D+tabular"' in fix and "<code>architecture</code>" in fix
+    assert '<p class="error-hint">expected: ' in html  # the hint wraps, outside the caret's block
 
 
 def test_security_headers(client):
@@ -433,7 +436,16 @@ def test_browser_error_is_shown_with_the_caret(driver, live):
     driver.get(live + "/?q=" + quote("recommend architecture where data = tabulr"))
     pre = wait_for(driver, "pre.error-text").text
     assert "unknown value 'tabulr'" in pre or "tabulr" in pre
-    assert "^" in pre and "did you mean: 'tabular'" in pre
+    assert "^" in pre
+    from selenium.webdriver.common.by import By
+
+    hint = driver.find_element(By.CSS_SELECTOR, "p.error-hint")  # wraps within the page at 1280 px
+    assert hint.text.startswith("expected: ") and hint.rect["x"] + hint.rect["width"] <= 1280
+    link = driver.find_element(By.CSS_SELECTOR, "p.did-you-mean a")
+    assert link.text == "tabular"
+    link.click()
+    wait_for(driver, "li.result")
+    assert "data = tabular" in driver.current_url.replace("+", " ").replace("%3D", "=")
 
 
 @pytest.mark.browser
@@ -456,3 +468,30 @@ def test_browser_runs_no_script_from_the_kb(driver, xss_live):
     link = wait_for(driver, "a.ext")
     assert link.get_attribute("href").startswith("https://example.org/x?a=")
     assert driver.execute_script("return typeof window.__xss") == "undefined"
+
+
+@pytest.mark.browser
+def test_browser_plan_leads_with_its_verdict_and_keeps_the_whole_answer_folded(driver, live):
+    from selenium.webdriver.common.by import By
+
+    driver.get(live + "/?q=" + quote("plan where params = 7B and hardware = h100 and gpus = 8"))
+    wait_for(driver, "h3.headline")
+    fold = driver.find_element(By.CSS_SELECTOR, "details.quantities-fold")
+    table = fold.find_element(By.CSS_SELECTOR, "table.quantities")
+    assert fold.get_attribute("open") is None and not table.is_displayed()
+    assert driver.find_element(By.CSS_SELECTOR, "h3.headline").is_displayed()
+    fold.find_element(By.TAG_NAME, "summary").click()  # one click: every quantity, formula and paper
+    assert table.is_displayed() and "hoffmann2022" in table.text
+
+
+@pytest.mark.browser
+def test_browser_no_pick_is_not_shown_as_a_decision(driver, live):
+    from selenium.webdriver.common.by import By
+
+    driver.get(live + "/?q=" + quote("recommend fix where symptom = slow convergence"))
+    wait_for(driver, "section.answer")
+    assert driver.find_elements(By.CSS_SELECTOR, "div.decision") == []  # nothing to decide: no empty strip
+    driver.get(live + "/?q=" + quote("recommend architecture where data = tabular"))
+    strip = wait_for(driver, "div.decision")
+    assert "no-pick" in strip.get_attribute("class") and "No pick yet" in strip.text
+    assert strip.value_of_css_property("border-left-color") != "rgba(44, 110, 73, 1)"  # not the pick's green

@@ -7,8 +7,10 @@
 
 Each format lives in its own module — :mod:`recipekg.cite.bibtex`, :mod:`recipekg.cite.csl`,
 :mod:`recipekg.cite.ris` — and reads a paper through :mod:`recipekg.cite.entries` (its kind,
-every author, the proceedings or journal, the DOI). This module dispatches on the format and
-writes the plain-text reference; it also re-exports the names other code imports from it.
+every author, the proceedings or journal, the DOI). The formats and their writers are the
+``citation`` family of the one registry of output formats (:mod:`recipekg.render.formats`);
+this module dispatches through it and writes the plain-text reference; it also re-exports the
+names other code imports from it.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from recipekg.cite.bundles import Bundle
 from recipekg.cite.csl import csl_item, render_csl
 from recipekg.cite.entries import authors, doi, entry_type, full_name, names, venue_details, web_kind
 from recipekg.cite.ris import render_ris, ris_entry
-from recipekg.errors import UsageError
+from recipekg.render import formats as registry
 
-FORMATS = ("text", "bibtex", "csl-json", "ris")
+FORMATS = registry.names("citation")
 
 __all__ = ["FORMATS", "render", "reference", "render_text", "web_kind", "entry_type", "doi", "authors",
            "latex", "bib_url", "bib_key", "bibtex_entry", "render_bibtex", "csl_item", "render_csl",
@@ -28,9 +30,8 @@ __all__ = ["FORMATS", "render", "reference", "render_text", "web_kind", "entry_t
 
 
 def render(bundle: Bundle, fmt: str) -> str:
-    if fmt not in _RENDERERS:
-        raise UsageError(f"unknown citation format '{fmt}'", expected=list(FORMATS))
-    return _RENDERERS[fmt](bundle)
+    """``bundle`` in the citation format ``fmt`` (an unknown one is a usage error)."""
+    return registry.writer("citation", fmt)(bundle)
 
 
 def reference(p: dict) -> str:
@@ -67,5 +68,3 @@ def render_text(bundle: Bundle) -> str:
         out += ["", "caveats"] + [f"  {what}: {text}" for what, text in bundle.caveats.items()]
     return "\n".join(out)
 
-
-_RENDERERS = {"text": render_text, "bibtex": render_bibtex, "csl-json": render_csl, "ris": render_ris}

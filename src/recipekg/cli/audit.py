@@ -13,49 +13,18 @@ extension's gaps show even where validation would refuse the file.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import click
 
-from recipekg.cli.common import echo, format_option, user_errors
+from recipekg.cli.common import echo, report_format_option, user_errors
 
 
 @click.command()
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
-@format_option
+@report_format_option
 @user_errors
 def audit(files, fmt):
     """Provenance report: links by role, claims resting on the reference alone, gaps (of FILES' own claims)."""
-    from recipekg.knowledge.loader import check_extension_file
-    from recipekg.knowledge.provenance import audit as report
-    from recipekg.knowledge.rdfio import subject_lines
+    from recipekg.knowledge.provenance import audit_files
     from recipekg.render.reports import render_audit
 
-    for f in files:  # a regular, readable file within the size cap, as --kb checks
-        check_extension_file(f)
-    snap = _compiled([Path(f) for f in files])
-    scope = {iri for f in files for iri in subject_lines(Path(f))} if files else None
-    result = report(snap, scope, extension=bool(files))
-    if files:
-        result["files"] = [os.path.normpath(f) for f in files]
-    echo(render_audit(result, fmt), nl=False)
-
-
-def _compiled(files: list[Path]) -> dict:
-    """The merged snapshot, unvalidated (the audit is for extensions still being written);
-    a file that cannot even compile is refused with validate's first violation."""
-    from recipekg.errors import KBError
-    from recipekg.knowledge.loader import compile_files
-    from recipekg.knowledge.resources import bundled_files
-    from recipekg.knowledge.validate import validate
-
-    paths = bundled_files() + files
-    try:
-        return compile_files(paths)
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
-        found = validate(paths) or [None]
-        first = found[0]
-        if first is None:
-            raise
-        raise KBError(f"{first.message} (run `recipekg validate`)", file=first.file, line=first.line) from None
+    echo(render_audit(audit_files(files), fmt), nl=False)

@@ -14,7 +14,7 @@ import click
 
 from recipekg.cite.formats import FORMATS as CITE_FORMATS
 from recipekg.cli.completion import complete_choice, complete_paper, complete_rule, complete_statement
-from recipekg.cli.common import echo, format_option, kb_option, load_kb, user_errors
+from recipekg.cli.common import echo, report_format_option, kb_option, load_kb, user_errors
 from recipekg.cli.respond import respond_cite
 
 
@@ -39,34 +39,26 @@ def cite(statement, choice, rule, paper, top, fmt, output, extensions):
 
 @click.command()
 @kb_option
-@format_option
+@report_format_option
 @user_errors
 def papers(extensions, fmt):
     """Every paper with the number of claims (rules, formulas, constants, facts) citing it,
     whatever the citation's role, and how many cite it in each role."""
-    from recipekg.cite.graph import CiteGraph
     from recipekg.render.reports import render_papers
 
-    snap = load_kb(extensions).snap
-    graph = CiteGraph(snap)
-    rows = [{"id": pid, "claims": claims, "roles": graph.role_counts(pid), "entities": entities,
-             "year": snap["papers"][pid]["year"], "title": snap["papers"][pid]["title"],
-             "url": snap["papers"][pid]["url"]}
-            for pid, claims, entities in graph.ranked_papers()]
-    echo(render_papers(rows, fmt))
+    echo(render_papers(load_kb(extensions).papers(), fmt))
 
 
 @click.command()
 @click.argument("paper_id", metavar="ID", shell_complete=complete_paper)
 @kb_option
-@format_option
+@report_format_option
 @user_errors
 def paper(paper_id, extensions, fmt):
     """Every rule, formula, constant and fact citing paper ID (with what the paper does for
     each), and the choices they lead to."""
     from recipekg.cite.formats import reference
-    from recipekg.cite.graph import CiteGraph
     from recipekg.render.reports import render_paper
 
-    back = CiteGraph(load_kb(extensions).snap).backlinks(paper_id)
+    back = load_kb(extensions).paper(paper_id)
     echo(render_paper(back, reference(back["paper"]), fmt))

@@ -1,8 +1,8 @@
 """What every click command shares: options, loading the KB, reading statements, and the
 spec's error output (exit 2, no traceback, nothing half-printed).
 
-    >>> FORMATS
-    ('text', 'json', 'markdown')
+    >>> FORMATS, REPORT_FORMATS
+    (('text', 'json', 'markdown', 'summary'), ('text', 'json', 'markdown'))
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from recipekg.cli.lanes import FORMATS
+from recipekg.cli.lanes import FORMATS, REPORT_FORMATS
 from recipekg.errors import RecipeKGError, UsageError
 from recipekg.render.errors import error_output
 
@@ -21,7 +21,12 @@ kb_option = click.option("--kb", "extensions", multiple=True, metavar="FILE.ttl"
                          type=click.Path(dir_okay=False),
                          help="Merge a Turtle extension file (validated first). Repeatable.")
 format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
-                             show_default=True, help="Output format.")
+                             show_default=True, help="Output format (summary: compact JSON for agents).")
+report_format_option = click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text",
+                                    show_default=True, help="Output format.")
+detail_option = click.option("--detail", is_flag=True,
+                             help="Text: the whole answer, every derivation, rule and source (default: the "
+                                  "verdict and the lines that decide it).")
 no_cache_option = click.option("--no-cache", is_flag=True, help="Rebuild the snapshot, do not use the cache.")
 
 

@@ -122,6 +122,32 @@ def ends_input(text: str) -> bool:
     return bool(stripped) and bool(_END.search(code))
 
 
+def is_complete(text: str) -> bool:
+    """Whether Enter answers ``text`` at the shell's prompt: a shell command, an empty input,
+    statements ended by ``;`` or a blank line, or statements that parse completely; text the
+    parser could still accept with more words (``plan where``, ``... and``, ``in (a, b``)
+    continues on the next line. Text that cannot become a statement whatever follows is
+    answered too, so its error shows at once (as a REPL shows a syntax error).
+
+    >>> is_complete("plan where gpus = 8"), is_complete("plan where gpus = 8 and"), is_complete("explain")
+    (True, False, False)
+    >>> is_complete("plan where gpus == 8"), is_complete("# a comment"), is_complete("plan where\\n")
+    (True, False, True)
+    """
+    if not text.strip() or ends_input(text + "\n"):  # the newline Enter would add: a blank line ends it
+        return True
+    from recipekg.query import _standalone as generated
+    from recipekg.query.parser import generated_parser
+
+    try:
+        tree = generated_parser().parse(text)
+    except generated.UnexpectedToken as exc:
+        return exc.token.type != "$END"  # the input ended where the parser wanted more
+    except generated.UnexpectedInput:
+        return True
+    return bool(tree.children)  # only comments: a statement may follow them
+
+
 def _expected(tokens: list[str], vocab: Vocabulary) -> list[str]:
     """The words that may follow ``tokens`` (one statement)."""
     state, statement, dim = "start", "", None

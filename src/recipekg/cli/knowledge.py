@@ -13,7 +13,8 @@ from pathlib import Path
 
 import click
 
-from recipekg.cli.common import echo, format_option, kb_option, load_kb, no_cache_option, user_errors
+from recipekg.render.formats import names
+from recipekg.cli.common import echo, report_format_option, kb_option, load_kb, no_cache_option, user_errors
 
 
 @click.command()
@@ -45,7 +46,7 @@ def validate(files, no_shacl):
 
 @click.command()
 @kb_option
-@format_option
+@report_format_option
 @no_cache_option
 @user_errors
 def stats(extensions, fmt, no_cache):
@@ -58,7 +59,7 @@ def stats(extensions, fmt, no_cache):
 @click.command()
 @click.argument("dimension", required=False)
 @kb_option
-@format_option
+@report_format_option
 @no_cache_option
 @user_errors
 def vocab(dimension, extensions, fmt, no_cache):
@@ -70,16 +71,15 @@ def vocab(dimension, extensions, fmt, no_cache):
 
 @click.command()
 @kb_option
-@click.option("--format", "fmt", type=click.Choice(("turtle", "ntriples", "jsonld")),
+@click.option("--format", "fmt", type=click.Choice(names("graph")),
               default="turtle", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE (atomically).")
 @user_errors
 def export(extensions, fmt, output):
     """The merged ontology + KB (+ extensions) for any triple store."""
-    from recipekg.knowledge.export import export as run
     from recipekg.knowledge.export import write_atomic
 
-    data = run(load_kb(extensions).files, fmt)
+    data = load_kb(extensions).export(fmt)
     if output:
         write_atomic(Path(output), data)
     else:

@@ -12,16 +12,19 @@ it return None, and click answers::
     >>> read(COMMANDS["cite"], ["--query", "plan", "--top=2", "--format", "ris"])
     {'statement': 'plan', 'top': 2, 'fmt': 'ris', 'extensions': [], 'words': []}
     >>> read(COMMANDS["plan"], ["where", "gpus", "=", "8", "--no-cache", "--kb", "x.ttl"])
-    {'no_cache': True, 'extensions': ['x.ttl'], 'fmt': 'text', 'words': ['where', 'gpus', '=', '8']}
+    {'no_cache': True, 'extensions': ['x.ttl'], 'fmt': 'text', 'detail': False, 'words': ['where', 'gpus', '=', '8']}
     >>> read(COMMANDS["cite"], ["--top", "01", "--query", "plan"]) is None  # click reads 01 as 1
     True
 
-This module imports nothing beyond the standard library: it runs before the fast lane decides.
+This module imports nothing beyond the standard library (and the registry of output formats,
+:mod:`recipekg.render.formats`, which imports nothing): it runs before the fast lane decides.
 """
 
 from __future__ import annotations
 
 import os
+
+from recipekg.render.formats import names
 
 FLAG, TEXT, FILE, COUNT, CHOICE = "flag", "text", "file", "count", "choice"
 
@@ -76,22 +79,24 @@ class Command:
         return next((o for o in self.options if name in o.names), None)
 
 
-FORMATS = ("text", "json", "markdown")
+#: The output formats of answers, reports and citations: the registry's (recipekg.render.formats).
+FORMATS, REPORT_FORMATS, CITE_FORMATS = names("answer"), names("report"), names("citation")
 #: The configurations ``--emit`` writes (recipekg.recipe.emit.FORMATS; a test keeps them equal).
 EMIT_FORMATS = ("deepspeed", "hf-peft")
-CITE_FORMATS = ("text", "bibtex", "csl-json", "ris")
 
 KB = Option("extensions", "--kb", kind=FILE, repeatable=True, default=())
 FORMAT = Option("fmt", "--format", kind=CHOICE, choices=FORMATS, default="text")
 NO_CACHE = Option("no_cache", "--no-cache", kind=FLAG, default=False)
+DETAIL = Option("detail", "--detail", kind=FLAG, default=False)
 TOP = Option("top", "--top", kind=COUNT)
 
 COMMANDS = {
-    "query": Command((KB, FORMAT, NO_CACHE), {"statement": 1},
+    "query": Command((KB, FORMAT, NO_CACHE, DETAIL), {"statement": 1},
                      {"path": None, "engine": "native", "endpoint": None, "emit": None, "output": None}, "respond"),
-    "explain": Command((KB, FORMAT, NO_CACHE), {"choice": 1, "constraints": -1}, {}, "respond"),
-    "plan": Command((KB, FORMAT, NO_CACHE), {"constraints": -1}, {}, "respond"),
-    "recipe": Command((KB, FORMAT, NO_CACHE), {"constraints": -1}, {"emit": None, "output": None}, "respond"),
+    "explain": Command((KB, FORMAT, NO_CACHE, DETAIL), {"choice": 1, "constraints": -1}, {}, "respond"),
+    "plan": Command((KB, FORMAT, NO_CACHE, DETAIL), {"constraints": -1}, {}, "respond"),
+    "recipe": Command((KB, FORMAT, NO_CACHE, DETAIL), {"constraints": -1}, {"emit": None, "output": None},
+                      "respond"),
     "cite": Command((Option("statement", "-q", "--query", needed=True), TOP,
                      Option("fmt", "--format", kind=CHOICE, choices=CITE_FORMATS, default="text"), KB),
                     {}, {"choice": None, "rule": None, "paper": None, "output": None}, "respond_cite"),

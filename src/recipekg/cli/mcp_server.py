@@ -5,8 +5,10 @@ with the official ``mcp`` SDK (``pip install 'recipekg[mcp]'``), imported here o
     $ recipekg mcp --kb team-rules.ttl   # with an extension
 
 Tools (:class:`recipekg.agent.AgentTools`): ``query``, ``plan``, ``explain``, ``recipe``,
-``cite`` and ``vocab``. Each returns the JSON the command line prints
-with ``--format json``; a user's error is an MCP tool error carrying the CLI's message.
+``cite`` and ``vocab``. The answering tools return the compact answer (``--format summary``:
+the decision, key quantities with units, source ids; at most 8 KB) unless ``detail`` is true,
+then the JSON the command line prints with ``--format json``; a user's error is an MCP tool
+error carrying the CLI's message.
 
 The SDK serves stdio; what it drops silently, a line that is not JSON or not a JSON-RPC
 message, gets its JSON-RPC error here (:mod:`recipekg.cli.jsonrpc`: -32700, -32600), written
@@ -49,6 +51,9 @@ RECIPE_DOC = ("The whole training recipe for a situation: give constraints such 
               "(architecture, approach, size, data, optimizer, hyperparameters, precision, stability, parallelism, "
               "memory, time, cost, risks), each item with its value, why and sources, or unsourced. With emit "
               "(deepspeed or hf-peft), returns that configuration instead.")
+DETAIL_DOC = (" By default the answer is compact (at most about 8 KB): the decision, key quantities with their "
+              "units and the ids of the sources, with 'omitted' counting what was left out; detail: true returns "
+              "the whole answer, every rule, derivation and source with its role.")
 VOCAB_DOC = "The query language's dimensions and their values; give a dimension (e.g. data) for one."
 
 
@@ -69,21 +74,21 @@ def build_server(kb):
         except RecipeKGError as exc:
             raise ToolError(str(exc)) from None
 
-    @server.tool(description=QUERY_DOC, structured_output=False)
-    def query(statements: str) -> str:
-        return tool_error(lambda: tools.query(statements))
+    @server.tool(description=QUERY_DOC + DETAIL_DOC, structured_output=False)
+    def query(statements: str, detail: bool = False) -> str:
+        return tool_error(lambda: tools.query(statements, detail))
 
-    @server.tool(description=PLAN_DOC, structured_output=False)
-    def plan(constraints: str = "") -> str:
-        return tool_error(lambda: tools.plan(constraints))
+    @server.tool(description=PLAN_DOC + DETAIL_DOC, structured_output=False)
+    def plan(constraints: str = "", detail: bool = False) -> str:
+        return tool_error(lambda: tools.plan(constraints, detail))
 
-    @server.tool(description=EXPLAIN_DOC, structured_output=False)
-    def explain(choice: str, constraints: str = "") -> str:
-        return tool_error(lambda: tools.explain(choice, constraints))
+    @server.tool(description=EXPLAIN_DOC + DETAIL_DOC, structured_output=False)
+    def explain(choice: str, constraints: str = "", detail: bool = False) -> str:
+        return tool_error(lambda: tools.explain(choice, constraints, detail))
 
-    @server.tool(description=RECIPE_DOC, structured_output=False)
-    def recipe(constraints: str = "", emit: str = "") -> str:
-        return tool_error(lambda: tools.recipe(constraints, emit))
+    @server.tool(description=RECIPE_DOC + DETAIL_DOC, structured_output=False)
+    def recipe(constraints: str = "", emit: str = "", detail: bool = False) -> str:
+        return tool_error(lambda: tools.recipe(constraints, emit, detail))
 
     @server.tool(description=CITE_DOC, structured_output=False)
     def cite(statement: str = "", choice: str = "", rule: str = "", paper: str = "", top: int = 0,

@@ -1,6 +1,8 @@
 """The terminal side of ``recipekg shell``: a prompt_toolkit prompt with TAB completion from
-the KB's vocabulary (:mod:`recipekg.cli.completion`), multi-line input that ends as a
-statement ends (``;`` or a blank line), and a history file. Only ``recipekg shell`` imports
+the KB's vocabulary (:mod:`recipekg.cli.completion`), multi-line input where Enter answers a
+statement that parses completely (:func:`recipekg.cli.completion.is_complete`) and continues
+one that is not finished, ``;`` and a blank line ending one as in a file, Alt-Enter (Esc then
+Enter) always starting a new line; and a history file. Only ``recipekg shell`` imports
 this module, so nothing else pays for prompt_toolkit.
 
     >>> completer = StatementCompleter(Vocabulary(snap))
@@ -19,7 +21,7 @@ from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 
-from recipekg.cli.completion import Vocabulary, complete, ends_input
+from recipekg.cli.completion import Vocabulary, complete, is_complete
 
 PROMPT, CONTINUATION = "rkg> ", "...> "
 
@@ -48,10 +50,14 @@ def _bindings() -> KeyBindings:
         state = buffer.complete_state
         if state is not None and state.current_completion is not None:
             buffer.apply_completion(state.current_completion)  # Enter picks from the menu
-        elif ends_input(buffer.text + "\n") or not buffer.text.strip():
+        elif buffer.document.is_cursor_at_the_end and is_complete(buffer.text):
             buffer.validate_and_handle()
         else:
             buffer.insert_text("\n")
+
+    @bindings.add("escape", "enter")
+    def _newline(event):  # Alt-Enter: go on on the next line, even after a complete statement
+        event.current_buffer.insert_text("\n")
 
     return bindings
 

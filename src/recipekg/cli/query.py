@@ -13,7 +13,7 @@ import sys
 import click
 
 from recipekg.cli.completion import complete_choice, complete_statement, complete_words
-from recipekg.cli.common import echo, format_option, kb_option, no_cache_option, statement_text, user_errors
+from recipekg.cli.common import detail_option, echo, format_option, kb_option, no_cache_option, statement_text, user_errors
 from recipekg.cli.lanes import EMIT_FORMATS
 from recipekg.cli.respond import respond, respond_emit, statement_of
 from recipekg.errors import UsageError
@@ -21,7 +21,7 @@ from recipekg.errors import UsageError
 
 def _print(text: str, fmt: str, extensions, no_cache: bool, source: str | None = None,
            engine: str | None = None, endpoint: str | None = None, emit: str | None = None,
-           output: str | None = None) -> None:
+           output: str | None = None, detail: bool = False) -> None:
     if emit is None and output is not None:
         raise UsageError("-o FILE goes with --emit FORMAT (the configuration to write)")
     if emit is not None:
@@ -29,7 +29,7 @@ def _print(text: str, fmt: str, extensions, no_cache: bool, source: str | None =
                                               output=output, fmt=fmt)
     else:
         out, to_stderr, status = respond(text, fmt, extensions, no_cache=no_cache, source=source,
-                                         engine=engine, endpoint=endpoint)
+                                         engine=engine, endpoint=endpoint, detail=detail)
     if out is not None:
         echo(out, err=to_stderr)
     sys.exit(status)
@@ -57,16 +57,18 @@ def _terminal() -> bool:
 @click.option("--endpoint", metavar="URL", help="Answer with the exported SPARQL on this SPARQL 1.1 endpoint.")
 @emit_option
 @output_option
+@detail_option
 @user_errors
-def query(statement, path, extensions, fmt, no_cache, engine="native", endpoint=None, emit=None, output=None):
+def query(statement, path, extensions, fmt, no_cache, engine="native", endpoint=None, emit=None, output=None,
+          detail=False):
     """Answer STATEMENT(s): recommend, plan, explain or recipe. Without STATEMENT or -f, read
     stdin (on a terminal: start `recipekg shell`)."""
     if statement is None and path is None and engine == "native" and not endpoint and emit is None and _terminal():
         from recipekg.cli.shell import start
 
-        sys.exit(start(extensions, fmt, no_cache))
+        sys.exit(start(extensions, fmt, no_cache, detail))
     text, source = statement_text(statement, path)
-    _print(text, fmt, extensions, no_cache, source, engine, endpoint, emit, output)
+    _print(text, fmt, extensions, no_cache, source, engine, endpoint, emit, output, detail)
 
 
 @click.command()
@@ -75,10 +77,11 @@ def query(statement, path, extensions, fmt, no_cache, engine="native", endpoint=
 @kb_option
 @format_option
 @no_cache_option
+@detail_option
 @user_errors
-def explain(choice, constraints, extensions, fmt, no_cache):
+def explain(choice, constraints, extensions, fmt, no_cache, detail=False):
     """Why CHOICE is or is not recommended: `recipekg explain vit where data = images and samples = 3000`."""
-    _print(statement_of("explain", [choice, *constraints]), fmt, extensions, no_cache)
+    _print(statement_of("explain", [choice, *constraints]), fmt, extensions, no_cache, detail=detail)
 
 
 @click.command()
@@ -86,10 +89,11 @@ def explain(choice, constraints, extensions, fmt, no_cache):
 @kb_option
 @format_option
 @no_cache_option
+@detail_option
 @user_errors
-def plan(constraints, extensions, fmt, no_cache):
+def plan(constraints, extensions, fmt, no_cache, detail=False):
     """Size a training run: `recipekg plan where params = 7B and hardware = h100 and gpus = 8`."""
-    _print(statement_of("plan", list(constraints)), fmt, extensions, no_cache)
+    _print(statement_of("plan", list(constraints)), fmt, extensions, no_cache, detail=detail)
 
 
 @click.command()
@@ -99,7 +103,9 @@ def plan(constraints, extensions, fmt, no_cache):
 @no_cache_option
 @emit_option
 @output_option
+@detail_option
 @user_errors
-def recipe(constraints, extensions, fmt, no_cache, emit=None, output=None):
+def recipe(constraints, extensions, fmt, no_cache, emit=None, output=None, detail=False):
     """The whole training recipe: `recipekg recipe where params = 7B and hardware = h100 and gpus = 64`."""
-    _print(statement_of("recipe", list(constraints)), fmt, extensions, no_cache, emit=emit, output=output)
+    _print(statement_of("recipe", list(constraints)), fmt, extensions, no_cache, emit=emit, output=output,
+           detail=detail)

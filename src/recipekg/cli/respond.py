@@ -22,14 +22,15 @@ from recipekg.render.answers import render_answers
 
 
 def respond(text: str, fmt: str, extensions=(), *, no_cache: bool = False, source: str | None = None,
-            engine: str | None = None, endpoint: str | None = None) -> tuple[str, bool, int]:
+            engine: str | None = None, endpoint: str | None = None, detail: bool = False) -> tuple[str, bool, int]:
     """The answers to ``text`` as ``(output, to_stderr, exit status)``: 0 with the answers,
-    2 with the error, 1 for a bug (JSON on stdout with ``--format json``, else text on stderr)."""
+    2 with the error, 1 for a bug (JSON on stdout with ``--format json``, else text on stderr).
+    ``detail``: the whole text answer (``--detail``)."""
 
     def work():
         kb = KnowledgeBase.load(extensions, use_cache=not no_cache)
         backend = sparql_backend(kb, engine, endpoint)
-        return render_answers(kb.query(text, backend=backend, source=source), fmt)
+        return render_answers(kb.query(text, backend=backend, source=source), fmt, detail)
 
     return answered(work, fmt)
 

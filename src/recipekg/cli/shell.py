@@ -4,7 +4,10 @@
     rkg> recommend architecture where data = tabular
     ...> and rows = 30k;
 
-A statement ends, as in a file, with ``;`` or a blank line, so it may run over several lines.
+Enter answers a statement that parses completely; one that is not finished (``plan where
+params = 7B and``) goes on on the next line (``...>``), and ``;`` or a blank line end it as in
+a file. From a pipe the input is read as a file is: statements end with ``;``, a blank line
+or the end of the input.
 Lines starting with ``.`` are the shell's own commands (``.help``, ``.format json``,
 ``.quit``). An error is shown with its line and column and the shell goes on. On a terminal
 the prompt comes from prompt_toolkit (:mod:`recipekg.cli.prompt`: TAB completion from the
@@ -31,7 +34,7 @@ from typing import NamedTuple
 import click
 
 from recipekg.cli.completion import ends_input
-from recipekg.cli.common import echo, format_option, kb_option, load_kb, no_cache_option, user_errors, utf8_text
+from recipekg.cli.common import detail_option, echo, format_option, kb_option, load_kb, no_cache_option, user_errors, utf8_text
 from recipekg.cli.lanes import FORMATS
 from recipekg.cli.respond import answered
 from recipekg.errors import RecipeKGError
@@ -39,16 +42,20 @@ from recipekg.render.answers import render_answers
 from recipekg.render.errors import error_output
 
 HELP = """\
-Type a statement and end it with ';' or a blank line (it may span several lines):
+Type a statement and press Enter: a complete statement is answered, an unfinished one
+(ending in 'and', 'where', '=' ...) goes on on the next line; ';' or a blank line end it too,
+and Alt-Enter (Esc, Enter) starts a new line without answering:
   recommend <kind> [where <constraints>] [top <n>]
   plan [where <constraints>]
   explain <choice> [where <constraints>]
+  recipe [where <constraints>]
 TAB completes keywords, kinds, choices, dimensions and their values; up and down recall
 earlier statements (kept in {history}).
 Commands:
-  .format [text|json|markdown]   show or set the output format
-  .help                          this text
-  .quit or .exit (or Ctrl-D)     leave the shell; Ctrl-C drops the statement being typed"""
+  .format [{formats}]  show or set the output format
+  .detail [on|off]                       show or set whether text answers are whole (every rule, source)
+  .help                                  this text
+  .quit or .exit (or Ctrl-D)             leave the shell; Ctrl-C drops the statement being typed"""
 
 class Reply(NamedTuple):
     """What one input prints: ``out`` on stdout or, ``to_stderr``, on stderr; its ``status``
@@ -67,10 +74,11 @@ def history_path() -> Path:
 
 
 class Session:
-    """The shell's state: the KB, the output format, whether the user asked to leave."""
+    """The shell's state: the KB, the output format, whether text answers are whole
+    (``detail``), whether the user asked to leave."""
 
-    def __init__(self, kb, fmt: str = "text") -> None:
-        self.kb, self.fmt, self.done = kb, fmt, False
+    def __init__(self, kb, fmt: str = "text", detail: bool = False) -> None:
+        self.kb, self.fmt, self.detail, self.done = kb, fmt, detail, False
 
     def run(self, text: str) -> Reply:
         """The reply to one input: a shell command or one or more statements."""
@@ -79,17 +87,23 @@ class Session:
             return Reply("")
         if stripped.startswith("."):
             return self.command(stripped)
-        out, to_stderr, status = answered(lambda: render_answers(self.kb.query(text), self.fmt), self.fmt)
+        out, to_stderr, status = answered(lambda: render_answers(self.kb.query(text), self.fmt, self.detail), self.fmt)
         return Reply(out, to_stderr, status)
 
     def command(self, line: str) -> Reply:
-        """``.help``, ``.format [FORMAT]``, ``.quit``/``.exit``; anything else is an error."""
+        """``.help``, ``.format [FORMAT]``, ``.detail [on|off]``, ``.quit``/``.exit``; anything
+        else is an error."""
         name, *args = line.rstrip(";").split()  # '.format json;' as statements end
         if name in (".quit", ".exit") and not args:
             self.done = True
             return Reply("")
         if name == ".help" and not args:
-            return Reply(HELP.format(history=history_path()), True)
+            return Reply(HELP.format(history=history_path(), formats="|".join(FORMATS)), True)
+        if name == ".detail" and len(args) <= 1:
+            if args and args[0] not in ("on", "off"):
+                return Reply(f"error: .detail takes on or off, not '{args[0]}'", True, 2)
+            self.detail = args[0] == "on" if args else self.detail
+            return Reply(f"detail: {'on' if self.detail else 'off'}", True)
         if name == ".format" and len(args) <= 1:
             if args and args[0] not in FORMATS:
                 return Reply(f"error: unknown format '{args[0]}': one of {', '.join(FORMATS)}", True, 2)
@@ -151,14 +165,14 @@ def _too_long(size: int, session: Session) -> Reply:
     return Reply(error_output(exc, session.fmt)[0], True, 2)
 
 
-def start(extensions=(), fmt: str = "text", no_cache: bool = False) -> int:
+def start(extensions=(), fmt: str = "text", no_cache: bool = False, detail: bool = False) -> int:
     """The shell on this terminal (or over stdin when it is not one); the exit status."""
-    session = Session(load_kb(extensions, no_cache), fmt)
+    session = Session(load_kb(extensions, no_cache), fmt, detail)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return run_lines(session, sys.stdin.buffer)
     from recipekg.cli.prompt import interact
 
-    echo("recipekg shell: end a statement with ';' or a blank line; .help for help, .quit to leave",
+    echo("recipekg shell: Enter answers a complete statement; .help for help, .quit to leave",
                err=True)
     return interact(session, history_path(), show)
 
@@ -167,9 +181,10 @@ def start(extensions=(), fmt: str = "text", no_cache: bool = False) -> int:
 @kb_option
 @format_option
 @no_cache_option
+@detail_option
 @user_errors
-def shell(extensions, fmt, no_cache):
-    """Type statements at a prompt, each ended by ';' or a blank line: TAB completes names
-    from the KB, up/down recall earlier ones, .help lists the shell's commands. From a pipe:
-    the same input, without a prompt."""
-    sys.exit(start(extensions, fmt, no_cache))
+def shell(extensions, fmt, no_cache, detail=False):
+    """Type statements at a prompt: Enter answers a complete one and continues an unfinished
+    one; TAB completes names from the KB, up/down recall earlier ones, .help lists the
+    shell's commands. From a pipe: statements as in a file, without a prompt."""
+    sys.exit(start(extensions, fmt, no_cache, detail))

@@ -55,11 +55,9 @@ def sparql(statement, path, extensions, no_cache):
 @user_errors
 def load(endpoint, graph, user, password, protocol, replace, chunk, timeout, extensions):
     """Put `recipekg export` (bundled KB plus --kb extensions) into a SPARQL server."""
-    from recipekg.sparql.load import load_endpoint
-
     if user and password is None:
         password = click.prompt(f"password for {user}", hide_input=True, err=True)
-    count = load_endpoint(endpoint, load_kb(extensions).files, graph=graph, user=user, password=password,
-                          protocol=protocol, replace=replace, chunk=chunk, timeout=timeout)
+    count = load_kb(extensions).load_into(endpoint, graph, user=user, password=password, protocol=protocol,
+                                          replace=replace, chunk=chunk, timeout=timeout)["triples"]
     echo(f"loaded {count} triples into {f'<{graph}>' if graph else 'the default graph'} "
                f"at {endpoint}", err=True)

@@ -12,5 +12,5 @@ schema command and the tests: the query path never loads them, nor :mod:`typing`
 """
 
 #: The documents ``recipekg schema NAME`` prints (without NAME: every answer and the error): each
-#: statement's answer, the error object, the word list and CSL-JSON citations.
-DOCUMENTS = ("recommend", "explain", "plan", "recipe", "error", "vocab", "citations")
+#: statement's answer, the error object, the word list, CSL-JSON citations and the compact answer.
+DOCUMENTS = ("recommend", "explain", "plan", "recipe", "error", "vocab", "citations", "summary")

@@ -11,7 +11,10 @@ the answer builders are annotated with.
 With no name, the schema every ``--format json`` answer, every ``/api/query`` answer and the
 answer tools of MCP (``query``, ``plan``, ``explain``, ``recipe``) validate against: one answer,
 an array of two or more, or the error object. A name gives one document: a statement's
-answer, ``error``, or the other tools' documents (``vocab``, ``citations``: CSL-JSON).
+answer, ``error``, the other tools' documents (``vocab``, ``citations``: CSL-JSON), or
+``summary``: the compact answer (``--format summary``, MCP's answering tools without
+``detail``, ``/api/query?detail=0``), one or an array of two or more; its definitions are in
+the schema without a name too (``Summary``, ``Summaries``), for the OpenAPI document.
 The enums of registry names (quantities, recipe sections, configuration formats, error
 kinds) are read from the registries when the schema is made.
 """
@@ -27,16 +30,18 @@ from recipekg.contracts.plan import PlanAnswer
 from recipekg.contracts.recipe import RecipeAnswer
 from recipekg.contracts.recommend import RecommendAnswer
 from recipekg.contracts.schema import NAMES, document, schema_of
+from recipekg.contracts.summary import SUMMARIES
 from recipekg.contracts.tools import CslItem, Vocabulary
 
 #: Each statement's answer.
 ANSWERS: dict[str, Any] = {"recommend": RecommendAnswer, "explain": ExplainAnswer, "plan": PlanAnswer,
                            "recipe": RecipeAnswer}
 #: The documents beside the answers, by name.
-OTHERS: dict[str, Any] = {"error": ErrorAnswer, "vocab": Vocabulary, "citations": list[CslItem]}
+OTHERS: dict[str, Any] = {"error": ErrorAnswer, "vocab": Vocabulary, "citations": list[CslItem], "summary": None}
 TITLES = {"recommend": "recipekg recommend answer", "explain": "recipekg explain answer",
           "plan": "recipekg plan answer", "recipe": "recipekg recipe answer", "error": "recipekg error",
-          "vocab": "recipekg vocabulary", "citations": "recipekg citations (CSL-JSON)"}
+          "vocab": "recipekg vocabulary", "citations": "recipekg citations (CSL-JSON)",
+          "summary": "recipekg compact answers"}
 #: What ``recipekg schema NAME`` takes (:data:`recipekg.contracts.DOCUMENTS`, which the command
 #: line reads without loading the definitions).
 NAMES_OF_DOCUMENTS = tuple(ANSWERS) + tuple(OTHERS)
@@ -80,10 +85,13 @@ NAMES.update({"quantity": _quantities, "recipe-section": _sections, "emit-format
 
 def schema(name: str | None = None) -> dict:
     """The schema document of ``name`` (one of :data:`NAMES_OF_DOCUMENTS`), or of every answer."""
+    if name == "summary":
+        return _summary_document()
     if name is not None:
         root = ANSWERS.get(name) or OTHERS[name]
         return document(root, TITLES[name])
     defs: dict[str, Any] = {}
+    _summary_defs(defs)
     answer: dict[str, Any] = {"anyOf": [schema_of(t, defs) for t in ANSWERS.values()],
               "description": "The answer to one statement: recommend, explain, plan or recipe."}
     defs["Answer"] = answer
@@ -96,3 +104,23 @@ def schema(name: str | None = None) -> dict:
            "anyOf": [{"$ref": "#/$defs/Answer"}, {"$ref": "#/$defs/Answers"}, {"$ref": "#/$defs/ErrorAnswer"}]}
     out["$defs"] = {k: {f: x for f, x in v.items() if f != "x-python"} for k, v in sorted(defs.items())}
     return out
+
+
+def _summary_defs(defs: dict) -> None:
+    """``Summary`` (one compact answer, by statement) and ``Summaries`` (two or more) in ``defs``."""
+    defs["Summary"] = {"anyOf": [schema_of(t, defs) for t in SUMMARIES.values()],
+                       "description": "The compact answer to one statement (at most 8 KB): the decision, key "
+                                      "quantities with units, source ids."}
+    defs["Summaries"] = {"type": "array", "minItems": 2, "items": {"$ref": "#/$defs/Summary"},
+                         "description": "The compact answers to two or more statements, in order."}
+
+
+def _summary_document() -> dict:
+    defs: dict[str, Any] = {}
+    _summary_defs(defs)
+    schema_of(ErrorAnswer, defs)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID.replace("answers", "summary"),
+            "title": TITLES["summary"],
+            "description": "What recipekg answers compactly: one answer, the answers to several statements, or the error.",
+            "anyOf": [{"$ref": "#/$defs/Summary"}, {"$ref": "#/$defs/Summaries"}, {"$ref": "#/$defs/ErrorAnswer"}],
+            "$defs": {k: {f: x for f, x in v.items() if f != "x-python"} for k, v in sorted(defs.items())}}

@@ -68,8 +68,9 @@ def schema_of(tp: Any, defs: dict) -> dict:
     if origin is tuple:
         return {"type": "array", "prefixItems": [schema_of(a, defs) for a in args], "items": False}
     if origin is dict:
-        values = schema_of(args[1], defs)
-        return {"type": "object", **({"additionalProperties": values} if values else {})}
+        keys, values = schema_of(args[0], defs), schema_of(args[1], defs)
+        return {"type": "object", **({"propertyNames": keys} if "enum" in keys else {}),
+                **({"additionalProperties": values} if values else {})}
     raise TypeError(f"no JSON Schema for {tp!r}")
 
 

@@ -19,7 +19,6 @@ from recipekg.knowledge.rdfio import read_all
 from recipekg.knowledge.rdfio import Lit, quiet_rdflib
 from recipekg.knowledge.terms import PREFIXES, RKG
 
-_FORMATS = {"turtle": "turtle", "ntriples": "nt", "jsonld": "json-ld"}
 
 
 def graph(paths: list[Path]):
@@ -45,7 +44,11 @@ def graph(paths: list[Path]):
 
 
 def export(paths: list[Path], fmt: str = "turtle") -> bytes:
-    return graph(paths).serialize(format=_FORMATS[fmt], encoding="utf-8")
+    """The merged graph in the graph format ``fmt`` (:mod:`recipekg.render.formats`: its
+    writer is rdflib's serializer of that name)."""
+    from recipekg.render.formats import get
+
+    return graph(paths).serialize(format=get("graph", fmt).writer, encoding="utf-8")
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -84,3 +84,43 @@ def _link_gaps(entry: dict, c: dict, cites: dict) -> list[dict]:
             out.append(dict(entry, gap="states-without-where", source=pid,
                             message=f"{pid} states the claim: say where (rkg:where: a table, section or page)"))
     return out
+
+
+def audit_files(files=()) -> dict:
+    """``recipekg audit [FILES]``'s report: the bundled KB's, or that of ``files``' own claims
+    (read without validation, so an extension's gaps show even where validation would refuse
+    it). A missing, irregular or oversized file is a :class:`~recipekg.errors.KBError`, as
+    ``--kb`` checks it."""
+    import os
+    from pathlib import Path
+
+    from recipekg.knowledge.loader import check_extension_file
+    from recipekg.knowledge.rdfio import subject_lines
+
+    for f in files:  # a regular, readable file within the size cap, as --kb checks
+        check_extension_file(f)
+    snap = _compiled([Path(f) for f in files])
+    scope = {iri for f in files for iri in subject_lines(Path(f))} if files else None
+    result = audit(snap, scope, extension=bool(files))
+    if files:
+        result["files"] = [os.path.normpath(f) for f in files]
+    return result
+
+
+def _compiled(files: list) -> dict:
+    """The merged snapshot, unvalidated (the audit is for extensions still being written);
+    a file that cannot even compile is refused with validate's first violation."""
+    from recipekg.errors import KBError
+    from recipekg.knowledge.loader import compile_files
+    from recipekg.knowledge.resources import bundled_files
+    from recipekg.knowledge.validate import validate
+
+    paths = bundled_files() + files
+    try:
+        return compile_files(paths)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        found = validate(paths) or [None]
+        first = found[0]
+        if first is None:
+            raise
+        raise KBError(f"{first.message} (run `recipekg validate`)", file=first.file, line=first.line) from None

@@ -96,8 +96,14 @@ class Ledger:
             entry["caveats"] = caveats
         if derivation is None and q is not None and env is not None:
             shown = {k: v for k, v in env.items() if not k.startswith("__")}
+            # a sum of bytes shows each term's unit: 38.5 GB + 9.71 GB, not 38.5B + 9.71B
+            unit = "bytes" if entry["unit"] == "bytes" and _sum_of_terms(formula.parsed.body) else ""
+
+            def terms(v: Q) -> str:
+                return show(v, unit)
+
             entry["derivation"] = (f"{formula.data['label']}: "
-                                   f"{substitute(formula.parsed, shown, show)} = {show(q, entry['unit'])}")
+                                   f"{substitute(formula.parsed, shown, terms)} = {show(q, entry['unit'])}")
 
     def compute(self, formula: KBFormula, inputs: dict[str, Q], overrides: dict[str, Q] | None = None
                 ) -> tuple[Q, dict]:
@@ -159,3 +165,15 @@ class Ledger:
     def entry(self, name: str) -> Quantity | None:
         """The recorded quantity with this name (None when there is none)."""
         return next((x for x in self.quantities if x["name"] == name), None)
+
+
+def _sum_of_terms(node) -> bool:
+    """Whether a formula's tree only adds and subtracts names and numbers (each term then has
+    the result's unit).
+
+    >>> _sum_of_terms(["+", "a", ["-", "b", 0]]), _sum_of_terms(["+", "a", ["*", "b", "c"]])
+    (True, False)
+    """
+    if not isinstance(node, list):
+        return True
+    return node[0] in ("+", "-") and all(_sum_of_terms(n) for n in node[1:])

@@ -108,8 +108,9 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict]
     reference = (f"; the reference's own assumption, from its {kb.label(table_hw)} GPU-hours table: "
                  + ", ".join(f"{show(Q.point(f['params']))} → {v:.3f}" for f, v in zip(rows, implied))
                  + ("" if own else " (shown, not in the range: another GPU)")) if rows else ""
-    ledger.add("mfu", mfu,
-               label=f"MFU of published runs of a similar size on {where}",
+    ledger.add("mfu", mfu, "fraction of bf16 peak",
+               label=f"MFU of published runs on {where}" + (", and the reference's own from its GPU-hours table"
+                                                                if own else ""),
                extra_sources=[p["item"] for p in found] + rows[:1],
                derivation=((f"published runs within a factor of {kb.q('c_mfu_size_window').value:g} of "
                             f"{show(params, 'parameters')}" if params is not None else "published runs of every size")

@@ -57,6 +57,18 @@ def _span(first, last) -> Position:
     return a.through(b)
 
 
+def _no_thousands(values) -> None:
+    """In a list a comma separates values, so ``in (1,000, 2)`` would silently be 1, 0 and 2: a
+    number of one to three digits, a comma with no space, then three digits is an error."""
+    for a, b in zip(values, values[1:]):
+        if (isinstance(a, Number) and isinstance(b, Number) and a.text.isdigit() and len(a.text) <= 3
+                and len(b.text) == 3 and b.text.isdigit() and b.pos.start == a.pos.end + 1):
+            written = f"{a.text},{b.text}"
+            raise RangeError.at(_span(a, b), f"'{written}' in a list reads as two values, {a.text} and {b.text}: "
+                                f"a comma separates the values of a list; write {a.text}{b.text} (or put a space "
+                                f"after the comma for two values)", suggestions=[f"{a.text}{b.text}", f"{a.text}, {b.text}"])
+
+
 class AstBuilder:
     """Methods named after the grammar's rules and terminals build the AST bottom-up.
 
@@ -108,6 +120,7 @@ class AstBuilder:
     def member(self, children):
         dim, values, rpar = children[0], children[3:-1], children[-1]
         values = tuple(v for v in values if isinstance(v, (Name, Number, Quantity, String)))
+        _no_thousands(values)
         return Constraint(dim, "in", values, _span(dim, rpar))
 
     # --------------------------------------------------------------- statements

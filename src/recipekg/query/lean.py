@@ -33,7 +33,7 @@ KEYWORDS = STATEMENT_KEYWORDS + ("where", "and", "top", "between", "in")
 #: QUANTITY/NUMBER and the two-character operators can match at the same place.
 TERMINALS = (
     ("QUANTITY", r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?[ \t]*(?:%|(?ai:[kmgtp]i?b(?:\/s)?|[kmgtp]i?bit(?:\/s)?|[kmgtp]?flop(?:s|\/s)?|(?:pf|petaflop)-days?|bytes?|h|hrs?|hours?|d|days?|w|weeks?|months?|y|yrs?|years?|min|mins|minutes?|s|secs?|seconds?))(?![a-zA-Z0-9_.%-])"),
-    ("NUMBER", r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+|[kKMBGT]|[ \t]*(?ai:thousand|million|billion|trillion))?(?![a-zA-Z0-9_.%-])"),
+    ("NUMBER", r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+|[kKmMbBGtT]|[ \t]*(?ai:thousand|million|billion|trillion))?(?![a-zA-Z0-9_.%-])"),
     ("_BLANK_LINE", r"\n(?:[ \t\f\r\v]*\n)+"),
     ("RECOMMEND", r"(?ai:recommend)(?![a-zA-Z0-9_-])"),
     ("PLAN", r"(?ai:plan)(?![a-zA-Z0-9_-])"),
@@ -87,7 +87,7 @@ _NAME_CHARS = _LETTERS | _DIGITS | frozenset("_-")
 _QUICK = _NAME_CHARS | frozenset(" \t.=<>!(),;")
 _PAIRS = {"!=": "NE", "<=": "LE", ">=": "GE"}
 _SINGLE = {"=": "EQ", "<": "LT", ">": "GT", "(": "LPAR", ")": "RPAR", ",": "COMMA", ";": "_SEMI"}
-_SUFFIXES = frozenset("kKMBGT")  # NUMBER's one-letter multipliers
+_SUFFIXES = frozenset("kKmMbBGtT")  # NUMBER's one-letter multipliers
 
 
 def quick_tokens(text: str) -> list | None:

@@ -5,8 +5,8 @@
     ...     line, column = 1, 1
     ...     def __init__(self, value): self.value = value
     ...     def __len__(self): return len(self.value)
-    >>> number(Tok("30k")), number(Tok("1.5M")), number(Tok("2.5e20"))
-    (30000.0, 1500000.0, 2.5e+20)
+    >>> number(Tok("30k")), number(Tok("1.5M")), number(Tok("2.5e20")), number(Tok("7b")), number(Tok("1.4t"))
+    (30000.0, 1500000.0, 2.5e+20, 7000000000.0, 1400000000000.0)
     >>> quantity(Tok("80 GB")), quantity(Tok("3 days")), quantity(Tok("40%"))
     ((80000000000.0, 'bytes'), (72.0, 'hours'), (0.4, 'ratio'))
     >>> quantity(Tok("3.35TB/s")), quantity(Tok("80Gb")), quantity(Tok("989 TFLOPS")), quantity(Tok("1 PF-day"))
@@ -31,9 +31,12 @@ from recipekg.errors import RangeError
 __all__ = ["SUFFIXES", "WORDS", "UNITS", "BITS_PER_BYTE", "NUMBER_PATTERN", "UNIT_HINT", "number",
            "quantity", "unit_factor", "unit_kind", "unescape"]
 
-#: The suffixes of a number and their multipliers: ``30k``, ``1.5M``, ``7B``.
-SUFFIXES = {"k": 10**3, "K": 10**3, "M": 10**6, "B": 10**9, "G": 10**9, "T": 10**12}
-_SUFFIX_EXP = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12}
+#: The suffixes of a number and their multipliers: ``30k``, ``1.5M``, ``7B``; lowercase
+#: ``m``, ``b`` and ``t`` too, as people write them (``7b``, ``1.5m``, ``1.4t``): a count is
+#: never in bytes or metres, and ``7tb``, ``80gb`` and ``30min`` stay quantities.
+SUFFIXES = {"k": 10**3, "K": 10**3, "m": 10**6, "M": 10**6, "b": 10**9, "B": 10**9, "G": 10**9, "t": 10**12,
+            "T": 10**12}
+_SUFFIX_EXP = {"k": 3, "K": 3, "m": 6, "M": 6, "b": 9, "B": 9, "G": 9, "t": 12, "T": 12}
 #: Numbers in words: ``7 billion``, ``1.4 trillion`` (short scale).
 WORDS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 
@@ -99,7 +102,7 @@ def _pattern(name: str):
     return _COMPILED[name]
 
 #: What an error says about suffixes and units.
-UNIT_HINT = ("numbers take a suffix k, K, M, B, G or T (30k, 7B, 1e21) or a word (7 billion); "
+UNIT_HINT = ("numbers take a suffix k, M, B, G or T, in either case but G (30k, 7B, 7b, 1e21) or a word (7 billion); "
              "quantities a unit: GB, GiB, MB, TB, Gb (bits), TB/s, GB/s, TFLOPS, TFLOP/s, "
              "FLOPs, PF-days, h, d, w, month, year, min or %")
 

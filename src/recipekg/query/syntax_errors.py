@@ -352,12 +352,51 @@ def _inside_constraint(s: _Situation) -> RecipeKGError | None:
     return None
 
 
+def _thousands(s: _Situation) -> RecipeKGError | None:
+    """``rows = 30,000``: a number written with thousands separators (outside a list, where a
+    comma separates values): the error proposes it without them and with a suffix.
+
+    >>> from recipekg.query.parser import parse
+    >>> try:
+    ...     parse("recommend architecture where rows = 1,500,000")
+    ... except Exception as exc:
+    ...     print(exc.message, exc.suggestions)
+    write '1,500,000' without thousands separators: 1500000 or 1.5M ['1500000', '1.5M']
+    """
+    prev = s.prev
+    if prev is None or prev.type != "NUMBER" or not prev.value.isdigit() or len(prev.value) > 3:
+        return None
+    m = re.match(r"(?:,[0-9]{3})+(?![0-9A-Za-z_.])", s.text[prev.end_pos:])
+    if m is None:
+        return None
+    written = prev.value + m.group(0)
+    digits = written.replace(",", "")
+    short = _suffixed(int(digits))
+    suggestions = [digits] + ([short] if short != digits else [])
+    return s.err(f"write '{written}' without thousands separators: {' or '.join(suggestions)}", suggestions,
+                 at=(prev.line, prev.column, len(written)))
+
+
+def _suffixed(n: int) -> str:
+    """``30000`` -> ``30k``, ``1500000`` -> ``1.5M`` (exactly, or the digits when no suffix says it in 4 digits)."""
+    for suffix, scale in (("T", 10**12), ("B", 10**9), ("M", 10**6), ("k", 10**3)):
+        if n >= scale:
+            if (n * 1000) % scale:
+                break
+            whole, rest = divmod(n, scale)
+            return f"{whole}" + (f".{str(rest * 1000 // scale).zfill(3).rstrip('0')}" if rest else "") + suffix
+    return str(n)
+
+
 def _after_constraint(s: _Situation) -> RecipeKGError:
     """After a complete constraint or statement: a stray word, unit, keyword or comma."""
     tok, prev, expected_set = s.tok, s.prev, s.expected_set
     if tok.type == "TOP" and "TOP" not in expected_set:
         return s.err("'top' only limits the list of a 'recommend' statement")
     if tok.type == "COMMA" and "AND" in expected_set:
+        grouped = _thousands(s)
+        if grouped is not None:
+            return grouped
         return s.err("join constraints with 'and', not ','", ["and"])
     if tok.type in _STARTS:
         return s.err(f"'{tok.value}' starts a new statement: separate statements with ';' or "

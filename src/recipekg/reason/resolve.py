@@ -83,13 +83,34 @@ def resolve_kind(word, snap: dict) -> str:
                              suggestions=closest(text, kinds))
 
 
+def suggest(typed: str, spellings: dict, name_of, n: int = 3) -> list[str]:
+    """What ``typed`` may have meant among ``spellings`` (spelling -> what it names), each
+    named once by ``name_of(what)`` (an alias collapses to its choice): the closest spellings
+    first, then those holding ``typed`` (or, typed as a number, its digits: ``4090`` ->
+    ``rtx-4090``, ``70b`` -> ``llama-2-70b``).
+
+    >>> suggest("4090", {"rtx-4090": "a", "rtx-3090": "b", "a100": "c"}, str)
+    ['a']
+    >>> suggest("lightgmb", {"lightgbm": "x", "light-gbm": "x", "lgbm": "x"}, lambda v: "lightgbm")
+    ['lightgbm']
+    """
+    key = typed.lower()
+    found = [spellings[c] for c in closest(key, spellings, n=2 * n)]
+    if len(key) >= 3:
+        found += [v for c, v in sorted(spellings.items()) if key in c.lower()]
+        digits = "".join(ch for ch in key if ch.isdigit())
+        if len(digits) >= 3 and digits != key:
+            found += [v for c, v in sorted(spellings.items()) if digits in c]
+    return list(dict.fromkeys(name_of(v) for v in found))[:n]
+
+
 def resolve_choice(word, snap: dict) -> str:
     """The entity a name or quoted label means: ``vit``, ``"8-bit Adam"``, ``lgbm``."""
     key = slug(word.text)
     names = snap["rule_index"]["choices"]
     if key in names:
         return names[key]
-    suggestions = closest(key, names)
+    suggestions = suggest(key, names, lambda iri: snap["nodes"][iri]["id"] if iri in snap["nodes"] else iri)
     raise VocabularyError.at(word.pos, f"unknown choice '{word.text}'",
                              expected=["an architecture, optimizer, approach, technique or fix of the KB"],
                              suggestions=suggestions,
@@ -111,7 +132,10 @@ def resolve_dimension(word: Name, snap: dict) -> dict:
     names = dimension_names(snap)
     if word.text in names:
         return snap["dimensions"][names[word.text]]
-    suggestions = closest(word.text, names)
+    by_dimension = {}  # one spelling per dimension: the closest one typed
+    for spelling in closest(word.text, names, n=6) + sorted(names):
+        by_dimension.setdefault(names[spelling], spelling)
+    suggestions = suggest(word.text, {s: s for s in by_dimension.values()}, str)
     raise VocabularyError.at(word.pos, f"unknown dimension '{word.text}'",
                              expected=["a dimension such as data, rows, params, gpus, hardware"],
                              suggestions=suggestions,
@@ -124,7 +148,7 @@ def resolve_value(value, dim: dict, snap: dict) -> "str | float":
     if kind == "categorical":
         if not isinstance(value, (Name, String)):
             raise RangeError.at(value.pos, f"'{dim['name']}' takes a name, not {value.text!r}",
-                                     expected=[_examples(dim, snap)])
+                                expected=[_examples(dim, snap)], suggestions=_suggest(slug(value.text), dim, snap))
         key = slug(value.text)
         if key in dim["values"]:
             return dim["values"][key]
@@ -141,8 +165,10 @@ def resolve_value(value, dim: dict, snap: dict) -> "str | float":
         number = value.value / accepts[value.unit_kind]
     elif isinstance(value, Number):
         if kind in ("bytes", "duration"):
+            digits = value.text.rstrip("kKmMbBGtT")
+            unit = {"bytes": "GB", "duration": "min" if value.text.endswith("m") else "h"}[kind]
             raise RangeError.at(value.pos, f"'{dim['name']}' needs a unit: {_hint(dim)}",
-                                expected=[_hint(dim)])
+                                expected=[_hint(dim)], suggestions=[f"{digits}{unit}"])
         number = value.value
     else:
         raise RangeError.at(value.pos, f"'{dim['name']}' is {_hint(dim)}, not '{value.text}'",
@@ -155,9 +181,9 @@ def resolve_value(value, dim: dict, snap: dict) -> "str | float":
 
 
 def _suggest(key: str, dim: dict, snap: dict) -> list[str]:
-    """Closest values by any spelling, each named once by its id."""
-    ids = [snap["nodes"][dim["values"][n]]["id"] for n in closest(key, dim["values"], n=6)]
-    return list(dict.fromkeys(ids))[:3]
+    """Closest values by any spelling (or holding what was typed: ``4090`` -> ``rtx-4090``),
+    each named once by its id."""
+    return suggest(key, dim["values"], lambda iri: snap["nodes"][iri]["id"])
 
 
 def _spellings(ids: list[str], dim: dict, snap: dict) -> list[tuple[str, list[str]]]:

@@ -1,29 +1,50 @@
-"""Render answers (recommend, explain, plan) as JSON, text or Markdown.
+"""Render answers (recommend, explain, plan, recipe) in the answer formats of
+:mod:`recipekg.render.formats`: text, JSON, Markdown, and the compact summary.
 
     >>> text = render_answers(kb.query("recommend fix where symptom = loss-spike top 1"), "text")
     >>> text.splitlines()[0]
     'recommend fix — recommend fix where symptom = loss-spike top 1'
 
-JSON needs nothing but :mod:`json`; the text and Markdown renderers are imported when an
-answer is written that way, so ``--format json`` loads none of them.
+Text is short by default: the verdict and the lines that decide it (each renderer's
+``detail=False``); ``detail=True`` (``--detail``) writes every derivation, rule
+and source. JSON needs nothing but :mod:`json`; the text and Markdown renderers are imported
+when an answer is written that way, so ``--format json`` loads none of them.
 """
 
 from __future__ import annotations
 
 
 
-def render_answers(answers: list[dict], fmt: str) -> str:
-    """Several answers: a JSON array (one object for one answer), or text/Markdown blocks."""
-    if fmt == "json":
-        import json  # only for JSON: it compiles regular expressions on import
+def render_answers(answers: list[dict], fmt: str, detail: bool = False) -> str:
+    """Several answers in the answer format ``fmt`` (:func:`recipekg.render.formats.writer`):
+    a JSON array (one object for one answer), or text/Markdown blocks."""
+    if fmt == "json":  # the commonest, without even reading the registry
+        return json_answers(answers, detail)
+    from recipekg.render.formats import writer
 
-        return json.dumps(answers[0] if len(answers) == 1 else answers, indent=2, ensure_ascii=False)
-    render = render_markdown if fmt == "markdown" else render_text
-    return "\n\n".join(render(a) for a in answers)
+    return writer("answer", fmt)(answers, detail)
 
 
-def render_text(a: dict) -> str:
-    return _renderer(a["statement"])(a, md=False) + recency_lines(a, md=False)
+def json_answers(answers: list[dict], detail: bool = False) -> str:
+    """The answers as the spec's JSON: one object, or an array for several."""
+    import json  # only for JSON: it compiles regular expressions on import
+
+    return json.dumps(answers[0] if len(answers) == 1 else answers, indent=2, ensure_ascii=False)
+
+
+def text_answers(answers: list[dict], detail: bool = False) -> str:
+    """The answers as text, each short unless ``detail``."""
+    return "\n\n".join(render_text(a, detail) for a in answers)
+
+
+def markdown_answers(answers: list[dict], detail: bool = False) -> str:
+    """The answers as Markdown, always whole."""
+    return "\n\n".join(render_markdown(a) for a in answers)
+
+
+def render_text(a: dict, detail: bool = True) -> str:
+    """One answer as text: the whole of it, or (``detail=False``) its short form."""
+    return _renderer(a["statement"])(a, md=False, detail=detail) + recency_lines(a, md=False)
 
 
 def render_markdown(a: dict) -> str:

@@ -12,9 +12,10 @@ from recipekg.render.situation import excluded_lines, property_text, unused_line
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 
 
-def render_explain(a: dict, md: bool) -> str:
+def render_explain(a: dict, md: bool, detail: bool = True) -> str:
     """An ``explain`` answer: the choice, every rule for and against it with each condition's
-    status, and what would rank it first."""
+    status, and what would rank it first. Text without ``detail`` lists the rules that apply,
+    one line each with their sources' ids, and counts the others."""
     c = a["choice"]
     rank = f"rank {a['rank']} among {a['kind']} choices" if a["rank"] else f"not ranked among {a['kind']} choices"
     member = a.get("member_of")
@@ -36,7 +37,11 @@ def render_explain(a: dict, md: bool) -> str:
                                                                                  if x.get("via") else "")
                                       for x in a["against"]]
     out.append("")
-    for x in a["rules"] + a.get("family_rules", []):
+    rules = a["rules"] + a.get("family_rules", [])
+    if not (md or detail):
+        out += brief_rules(rules)
+        rules = []
+    for x in rules:
         verdict = ("applies" if x["fires"] else "does not apply") + f", {x['match'] if 'near' not in x else 'near'}"
         side = "FOR" if x["side"] == "for" else "AGAINST"
         about = f" (about {x['via']['label']})" if x.get("via") else ""
@@ -61,3 +66,18 @@ def render_explain(a: dict, md: bool) -> str:
     else:
         out.append("\nNo change of constraints found that ranks it first.")
     return "\n".join(out)
+
+
+def brief_rules(rules: list[dict]) -> list[str]:
+    """The rules that apply, one line each, and how many do not (``--detail`` lists them)."""
+    out = []
+    for x in rules:
+        if x["fires"]:
+            about = f" (about {x['via']['label']})" if x.get("via") else ""
+            ids = ", ".join(dict.fromkeys(s["id"] for s in x["sources"]))
+            out.append(f"{'FOR' if x['side'] == 'for' else 'AGAINST'}{about} [{x['strength']}] {x['text']} [{ids}]")
+    idle = sum(not x["fires"] for x in rules)
+    if idle:
+        out.append(f"… {idle} more rule{'s' * (idle != 1)} that do{'es' * (idle == 1)} not apply here, each with "
+                   f"the conditions that failed: --detail")
+    return out

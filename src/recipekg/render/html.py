@@ -1,7 +1,8 @@
 """An answer as an HTML fragment, for notebooks (:class:`recipekg.notebook.Answer`): the query,
 its constraints, a table of the rows (results, quantities or rules) and, folded, the text
-rendering the command line prints. Every KB or user text is escaped; only http(s) URLs
-become links.
+rendering the command line prints. A command's report (:class:`recipekg.notebook.Report`) is
+its text and the tables of its lists; its rows (:class:`recipekg.notebook.Rows`) one table.
+Every KB or user text is escaped; only http(s) URLs become links.
 
     >>> page = answer_html(kb.query("recommend fix where symptom = loss-spike top 1")[0])
     >>> "<th>choice</th>" in page and "rollback-checkpoint" in page
@@ -26,7 +27,7 @@ def answer_html(a: dict) -> str:
     if pick:
         head.append(f"<p>pick: <b>{escape(pick)}</b></p>")
     table = {"recommend": _results, "plan": _quantities, "explain": _rules}.get(statement, lambda a: "")(a)
-    text = escape(render_answers([a], "text"))
+    text = escape(render_answers([a], "text", detail=True))
     return ("<div class=\"recipekg-answer\">" + "".join(head) + table
             + f"<details><summary>as text</summary><pre>{text}</pre></details></div>")
 
@@ -74,3 +75,58 @@ def _rules(a: dict) -> str:
     rows = [[cell(r.get("side")), cell("yes" if r.get("fires") else "no"), cell(r.get("text")),
              cell(r.get("strength")), _sources(r.get("sources"))] for r in a.get("rules", [])]
     return _table(["side", "fires", "rule", "strength", "sources"], rows)
+
+
+#: The text renderer of each report, by the command that makes it.
+_REPORT_TEXT = {"stats": ("recipekg.render.reports", "render_stats"), "vocab": ("recipekg.render.vocab", "render_vocab"),
+                "audit": ("recipekg.render.reports", "render_audit")}
+
+
+def report_html(doc: dict, kind: str) -> str:
+    """A command's report: its name, each list of rows as a table, and its text, folded.
+
+    >>> page = report_html(kb.stats(), "stats")
+    >>> "<details>" in page and "recipekg stats" in page
+    True
+    """
+    import json
+
+    parts = [f"<p><b>recipekg {escape(kind)}</b></p>"]
+    for key, value in doc.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            parts.append(f"<p>{escape(key)} ({len(value)})</p>" + rows_table(value[:200]))
+    if kind in _REPORT_TEXT:
+        module, name = _REPORT_TEXT[kind]
+        text = getattr(__import__(module, fromlist=[name]), name)(doc, "text")
+    else:
+        text = json.dumps(doc, indent=2, ensure_ascii=False)
+    return ("<div class=\"recipekg-report\">" + "".join(parts)
+            + f"<details><summary>as text</summary><pre>{escape(text)}</pre></details></div>")
+
+
+def rows_html(rows: list, kind: str) -> str:
+    """A command's rows as one table, headed by the command and their count."""
+    return f"<div class=\"recipekg-rows\"><p><b>{escape(kind)}</b> ({len(rows)})</p>{rows_table(rows)}</div>"
+
+
+def rows_table(rows: list[dict]) -> str:
+    """Rows of dicts as a table: a column per key (in first-seen order), each cell flattened."""
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    body = [[cell(flat(r.get(k)), r.get("url") if k in ("id", "title") else None) for k in keys] for r in rows]
+    return _table(keys, body)
+
+
+def flat(value):
+    """A value as one table cell: scalars stay, lists are joined, objects give their id.
+
+    >>> flat([{"id": "a"}, {"id": "b", "role": "states"}]), flat({"label": "H100"}), flat(3.5)
+    ('a, b', 'H100', 3.5)
+    """
+    if isinstance(value, dict):
+        for key in ("id", "name", "label", "text", "condition"):
+            if value.get(key) is not None:
+                return value[key]
+        return ", ".join(f"{k}={flat(v)}" for k, v in value.items() if v is not None)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(flat(v)) for v in value)
+    return value

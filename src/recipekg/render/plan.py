@@ -1,6 +1,10 @@
 """Render a ``plan`` answer as text or Markdown: the quantities with readable units, each
 with its formula and sources, then fit, what to do if it does not fit, feasibility, the
-compute tier's advice, bandwidth, warnings and notes, and the papers cited.
+compute tier's advice, bandwidth, warnings and notes, and the papers cited. Without
+``detail`` (the command line's default) it is the verdict, what to change, the constraints
+and strategy, every quantity on one line, the warnings and the ids of the sources; the
+derivations, formulas, breakdowns, the tier's advice, the notes and the papers' titles are
+``detail``'s (``--detail``).
 
     >>> (answer,) = kb.query("plan where params = 7B and hardware = h100 and gpus = 8")
     >>> lines = render_plan(answer, md=False).splitlines()
@@ -49,9 +53,11 @@ class _Page:
         self.lines.append(("  " * (indent - 1) + "- " + text) if self.md else ("  " * indent + text))
 
 
-def render_plan(a: dict, md: bool) -> str:
-    """A plan answer as text (``md=False``) or Markdown."""
+def render_plan(a: dict, md: bool, detail: bool = True) -> str:
+    """A plan answer as text (``md=False``) or Markdown; text without ``detail`` is short."""
     page = _Page(md)
+    if not (md or detail):
+        return brief_plan(page, a)
     _opening(page, a)
     _recommendations(page, a.get("recommendations") or [])
     _fit(page, a.get("fit"))
@@ -253,3 +259,46 @@ def table_note(q: dict) -> str:
         formula = units.amount(t["formula_value_on_table_hardware"], unit=q["unit"])
         return f"   (reference table: {shown} on {t['hardware']}; this formula on {t['hardware']}: {formula})"
     return f"   (reference table: {shown})"
+
+
+def _stars(text: str) -> str:
+    """``*`` escaped for Markdown (the table escapes ``|``)."""
+    return text.replace("*", "\\*")
+
+
+#: The line that says where the rest of a short plan is.
+MORE = ("more: --detail (each quantity's derivation, formula and sources, the memory breakdown, the compute "
+        "tier's advice, the notes, the papers), --format json (every field)")
+
+
+def brief_plan(page: _Page, a: dict) -> str:
+    """The short plan: verdict and changes first, then one line per quantity and the sources' ids."""
+    _opening(page, a)
+    _recommendations(page, a.get("recommendations") or [])
+    feas = a.get("feasibility")
+    if isinstance(feas, dict) and feas.get("text") and not feas.get("meets_time_budget"):
+        _feasibility(page, {"feasibility": {k: v for k, v in feas.items() if k != "rules"}})
+    _context(page, a)
+    quantities = [q for q in a["quantities"] if q["value"] is not None]
+    page.head("Quantities")
+    width = max((len(q["name"]) for q in quantities), default=0) + 2
+    for q in quantities:
+        page.cite(q["sources"])
+        page.lines.append(f"  {q['name']:<{width}}{quantity_value(q)}{table_note(q)}")
+    missing = [q["name"] for q in a["quantities"] if q["value"] is None]
+    if missing:
+        page.lines.append(f"  not computed: {', '.join(missing)} (--detail says what each needs)")
+    for w in a.get("warnings") or ():
+        page.lines.append(f"! {w['text']}")
+    for key in ("fit", "tier", "bandwidth"):
+        page.cite((a.get(key) or {}).get("sources"))
+    for r in a.get("recommendations") or ():
+        page.cite(r.get("sources"))
+    page.lines.append("")
+    notes = len(a.get("notes") or ())
+    if notes:
+        page.lines.append(f"notes: {notes} (--detail)")
+    if page.papers:
+        page.lines.append("sources: " + ", ".join(sorted(page.papers)))
+    page.lines.append(MORE)
+    return "\n".join(page.lines)

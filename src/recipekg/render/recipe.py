@@ -1,5 +1,7 @@
 """A ``recipe`` answer as text or Markdown: what it settled on first, then each section's
 items (value, why, sources), what is unsourced, and the configurations it can be written as.
+Without ``detail`` (the command line's default) each item is one line, its value and its
+sources' ids; ``detail`` adds why, the other published values and the sources' roles.
 
     >>> a, = kb.query("recipe where data = tabular and rows = 30k")
     >>> print(render_recipe(a, md=False).splitlines()[2])
@@ -14,7 +16,7 @@ from recipekg.render.sources import origin_text, sources_short
 from recipekg.render.tables import table
 
 
-def render_recipe(a: dict, md: bool) -> str:
+def render_recipe(a: dict, md: bool, detail: bool = True) -> str:
     head = f"recipe — {a['query']}"
     out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
            f"context: {_context(a['context'])}", *no_advice_lines(a["constraints"])]
@@ -22,10 +24,25 @@ def render_recipe(a: dict, md: bool) -> str:
     for section in a["sections"]:
         if not section["items"]:
             continue
+        if not (md or detail):  # one line per item, a section of one item on one line
+            lines = [line for it in section["items"] for line in _item_brief(it)]
+            out += [f"{section['name']} — {lines[0].strip()}"] if len(lines) == 1 else [section["name"], *lines]
+            continue
         out += ["", f"### {section['name']}" if md else section["name"]]
         out += _items_md(section["items"]) if md else [line for it in section["items"] for line in _item_text(it)]
     out += _closing(a)
+    if not (md or detail):
+        out.append("more: --detail (why each item, the other published values, the sources' roles), "
+                   "--format json (every field, and plan's whole answer)")
     return "\n".join(out)
+
+
+def _item_brief(it: dict) -> list[str]:
+    flag = "  [unsourced]" if it.get("unsourced") else "  [give more]" if it.get("needs") else ""
+    ids = ", ".join(dict.fromkeys(s["id"] for s in it["sources"]))
+    also = f" (also published: {len(it['alternatives'])})" if it.get("alternatives") else ""
+    what = "" if it["what"].lower() == it["text"].lower() else f"{it['what']}: "  # 'bf16 training: bf16 training'
+    return [f"  {what}{it['text']}{flag}{also}" + (f" [{ids}]" if ids else "")]
 
 
 def _context(c: dict) -> str:

@@ -1,6 +1,8 @@
 """A ``recommend`` answer as text or Markdown: the pick and its runner-ups, the choices that
 match the constraints, the ones that would also apply with more constraints, and what to
-tell the reasoner next.
+tell the reasoner next. Without ``detail`` (the command line's default) each result shows the
+one rule that decides it most, with its sources' ids, and each group its first few results;
+``detail`` lists every shown rule with its section, sources, roles and caveats.
 
     >>> a, = kb.query("recommend architecture where data = tabular and rows = 100k")
     >>> print(render_recommend(a, md=False).split("\\n\\n")[1])
@@ -19,9 +21,13 @@ from recipekg.render.tables import table
 
 MATCHES_HEAD = "matches your constraints"
 WOULD_APPLY_HEAD = "would also apply if you gave more (each waits for a condition you did not give)"
+#: How many results of each group the short answer shows.
+BRIEF_RESULTS = {"matches": 5, "would apply": 3}
+#: The line that says where the rest of a short answer is.
+MORE = "more: --detail (every rule with its section, sources and caveats), --format json (every field)"
 
 
-def render_recommend(a: dict, md: bool) -> str:
+def render_recommend(a: dict, md: bool, detail: bool = True) -> str:
     head = f"recommend {a['kind']} — {a['query']}"
     out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
            *no_advice_lines(a["constraints"]), *unused_lines(a.get("unused"), md), ""]
@@ -34,11 +40,30 @@ def render_recommend(a: dict, md: bool) -> str:
         out += [""] + situation
     for group, title in (("matches", MATCHES_HEAD), ("would apply", WOULD_APPLY_HEAD)):
         results = [r for r in a["results"] if r["group"] == group]
-        if results:
+        if results and not (md or detail):
+            out += ["", title] + brief_results(results, BRIEF_RESULTS[group], group == "matches")
+        elif results:
             out += ["", f"### {title[0].upper() + title[1:]}" if md else title]
             out += (table(["#", "choice", "score", "top reasons", "sources"], [_row(r) for r in results], md=True)
                     if md else [line for r in results for line in _result_text(r)])
-    return "\n".join(out + _ask(a, md))
+    return "\n".join(out + _ask(a, md) + ([] if md or detail else ["", MORE]))
+
+
+def brief_results(results: list[dict], limit: int, reasons: bool) -> list[str]:
+    """The first ``limit`` results, one line each, with (``reasons``) the rule that decides
+    each most and its sources' ids; then how many more there are."""
+    out = []
+    for r in results[:limit]:
+        waits = f"  (waits for: {', '.join(r['waits_for'])})" if r.get("waits_for") else ""
+        out.append(f"{r['rank']:>2}. {entry_name(r)} ({r['id']})  score {r['score']:.2f}{waits}")
+        shown = (_shown(r, "because") or _shown(r, "against"))[:1] if reasons else []
+        for x in shown:
+            sign = "+" if x in r["because"] else "−"
+            out.append(f"    {sign} [{x['strength']}] {x['text']} [{', '.join(dict.fromkeys(s['id'] for s in x['sources']))}]")
+    if len(results) > limit:
+        rest = results[limit:]
+        out.append(f"    … and {len(rest)} more: " + ", ".join(r["id"] for r in rest[:8]) + (", ..." if len(rest) > 8 else ""))
+    return out
 
 
 def _name(a: dict, choice_id: str) -> str:

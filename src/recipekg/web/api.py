@@ -5,7 +5,10 @@
   field ``q`` or a ``text/plain`` body) answer with the document ``recipekg query --format
   json`` prints: one object for one statement, an array for several. An error is the same
   ``{"error": {...}}`` object with status 400 (500 for a bug; 503, kind ``limit``, for a
-  query stopped at the server's time limit: :mod:`recipekg.web.answering`).
+  query stopped at the server's time limit: :mod:`recipekg.web.answering`). ``detail=0``
+  (``?detail=0``, or ``"detail": false`` in the JSON body) answers the compact form of
+  ``--format summary`` instead (:mod:`recipekg.render.summary`: the decision, key quantities,
+  source ids; at most 8 KB); ``detail=1``, the default, the whole answer.
 - ``GET /?q=...`` with ``Accept: application/json`` preferred over HTML answers the same JSON.
 - CORS is off: no ``Access-Control-Allow-Origin`` unless ``recipekg serve --cors ORIGIN``
   names the requesting origin (or ``*``), and then only on ``/api/...`` and ``/sparql``.
@@ -18,6 +21,9 @@
     >>> r = client.get("/?q=plan where params = 7B", headers={"Accept": "application/json"})
     >>> r.status_code, r.json["statement"]
     (200, 'plan')
+    >>> r = client.get("/api/query?q=plan where params = 7B&detail=0")
+    >>> r.status_code, "verdict" in r.json, "quantities" in r.json, len(r.data) < 8192
+    (200, True, True, True)
 """
 
 from __future__ import annotations
@@ -34,15 +40,16 @@ JSON = "application/json; charset=utf-8"
 CORS_PATHS = ("/api/", "/sparql")
 
 
-def json_answer(text: str | None, cap: int) -> Response:
-    """The JSON answer to ``text``, or its JSON error (400; 500 for a bug)."""
+def json_answer(text: str | None, cap: int, detail: bool = True) -> Response:
+    """The JSON answer to ``text`` (``detail=False``: the compact one), or its JSON error
+    (400; 500 for a bug)."""
     try:
         if text is None or not text.strip():
             raise UsageError("give a statement: /api/query?q=recommend ... (or POST {\"q\": \"...\"})",
                              expected=["recommend <kind> where ...", "plan where ...", "explain <choice> where ..."])
         if len(text) > cap:
             raise UsageError(f"the query is too long ({len(text)} characters; at most {cap})")
-        body = render_answers(app_answers(text), "json")
+        body = render_answers(app_answers(text), "json" if detail else "summary")
         return Response(body + "\n", status=200, content_type=JSON)
     except RecipeKGError as exc:
         status = {"internal": 500, "limit": 503}.get(exc.kind, 400)
@@ -60,10 +67,20 @@ def posted_text() -> str | None:
     return request.get_data(as_text=True)
 
 
+def wants_detail() -> bool:
+    """``detail``: ``?detail=0`` (``false``, ``no``), or ``"detail": false`` in a JSON body, asks
+    for the compact answer; anything else, or nothing, for the whole one."""
+    if request.method == "POST" and request.mimetype == "application/json":
+        body = request.get_json(silent=True)
+        if isinstance(body, dict) and body.get("detail") is False:
+            return False
+    return (request.values.get("detail") or "1").strip().lower() not in ("0", "false", "no")
+
+
 def query():
     if request.method == "POST":
-        return json_answer(posted_text(), MAX_QUERY_CHARS)
-    return json_answer(request.args.get("q"), MAX_WEB_QUERY_CHARS)
+        return json_answer(posted_text(), MAX_QUERY_CHARS, wants_detail())
+    return json_answer(request.args.get("q"), MAX_WEB_QUERY_CHARS, wants_detail())
 
 
 def schema_json():
@@ -109,7 +126,7 @@ def register(app, *, cors_origins=()) -> None:
     @app.before_request
     def negotiate():
         if request.endpoint == "index" and request.method == "GET" and wants_json():
-            return json_answer(request.args.get("q"), MAX_WEB_QUERY_CHARS)
+            return json_answer(request.args.get("q"), MAX_WEB_QUERY_CHARS, wants_detail())
 
     @app.after_request
     def vary_and_cors(response):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from recipekg.limits import MAX_QUERY_CHARS, MAX_WEB_QUERY_CHARS, SPARQL_MAX_RESULTS, SPARQL_TIMEOUT_SECONDS
 
+
 def components() -> dict:
     """The published JSON Schema's definitions (:mod:`recipekg.contracts.documents`, what
     ``recipekg schema`` and ``/api/schema`` print) as the document's component schemas:
@@ -31,7 +32,11 @@ def components() -> dict:
 
 
 _COMPONENTS: dict = {}
-_ANSWERS = {"anyOf": [{"$ref": "#/components/schemas/Answer"}, {"$ref": "#/components/schemas/Answers"}]}
+_ANSWERS = {"anyOf": [{"$ref": "#/components/schemas/Answer"}, {"$ref": "#/components/schemas/Answers"},
+                      {"$ref": "#/components/schemas/Summary"}, {"$ref": "#/components/schemas/Summaries"}],
+            "description": "the whole answer; with `detail=0`, the compact form (Summary, Summaries) instead"}
+_DETAIL = {"name": "detail", "in": "query", "required": False, "schema": {"enum": ["0", "1", "false", "true"]},
+           "description": "`0`: the compact answer (schema Summary, at most 8 KB); `1` (default): the whole answer"}
 
 
 def _json(description: str, ref: str) -> dict:
@@ -56,12 +61,14 @@ def _query_operation(summary: str, *, post: bool) -> dict:
     if post:
         op["requestBody"] = {"required": True, "content": {
             "application/json": {"schema": {"type": "object", "required": ["q"],
-                                            "properties": {"q": {"type": "string", "maxLength": MAX_QUERY_CHARS}}}},
+                                            "properties": {"q": {"type": "string", "maxLength": MAX_QUERY_CHARS},
+                                                           "detail": {"type": "boolean", "default": True}}}},
             "application/x-www-form-urlencoded": {"schema": {"type": "object", "required": ["q"],
                                                              "properties": {"q": {"type": "string"}}}},
             "text/plain": {"schema": {"type": "string"}}}}
+        op["parameters"] = [_DETAIL]
     else:
-        op["parameters"] = [_q("query", MAX_WEB_QUERY_CHARS)]
+        op["parameters"] = [_q("query", MAX_WEB_QUERY_CHARS), _DETAIL]
     return op
 
 

@@ -81,3 +81,40 @@ def short(text, n: int = 48) -> str:
     """A label cut to ``n`` characters with an ellipsis (the template filter ``short``)."""
     text = str(text or "")
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+_HINTS = ("expected:", "did you mean:", "note:")
+
+
+def error_view(exc, q: str) -> dict:
+    """An error as the page shows it: the position, the query line and the caret (``block``,
+    kept as typed), then the hints that wrap (``hints``: what was expected, the notes), and
+    each suggestion with the query it would make (``fixes``: the misspelt word replaced), a
+    link to click.
+
+    >>> from recipekg.errors import VocabularyError
+    >>> q = "recommend architecture where data = tabluar"
+    >>> err = VocabularyError("unknown data 'tabluar'", line=1, column=37, length=7, suggestions=["tabular"])
+    >>> error_view(err.with_source(q), q)["fixes"]
+    [('tabular', 'recommend architecture where data = tabular')]
+    """
+    lines = str(exc).split("\n")
+    block = [x for x in lines if not x.startswith(_HINTS)]
+    hints = [x for x in lines if x.startswith(_HINTS) and not x.startswith("did you mean:")]
+    return {"block": "\n".join(block), "hints": hints,
+            "fixes": [(s, _fixed(q, exc, s)) for s in getattr(exc, "suggestions", None) or ()]}
+
+
+def _fixed(q: str, exc, suggestion: str) -> str | None:
+    """``q`` with the one word the error underlines replaced by ``suggestion`` (None when the
+    error underlines more than a word, or nothing)."""
+    line, column, length = getattr(exc, "line", None), getattr(exc, "column", None), getattr(exc, "length", None) or 1
+    rows = q.split("\n")
+    if not line or not column or line > len(rows):
+        return None
+    text = rows[line - 1]
+    word = text[column - 1:column - 1 + length]
+    if not word.strip() or " " in word.strip() or " " in suggestion.strip(" ") and "," not in word:
+        return None
+    rows[line - 1] = text[:column - 1] + suggestion + text[column - 1 + length:]
+    return "\n".join(rows)

@@ -22,7 +22,7 @@ from recipekg.errors import RecipeKGError, closest
 from recipekg.limits import MAX_WEB_QUERY_CHARS
 from recipekg.render.errors import error_text
 from recipekg.web.answering import app_answers
-from recipekg.web.present import answer_view, claim_details, paper_kind
+from recipekg.web.present import answer_view, claim_details, error_view, paper_kind
 from recipekg.web.treemap import decision_tree
 
 #: The front page's examples, one group per kind of statement: what each asks, and the queries.
@@ -72,7 +72,7 @@ def index():
 def answer_page(q: str, nonce: str | None = None) -> str:
     """The front page answering ``q``, its script carrying ``nonce`` (default: the request's)."""
     kb, snap = _state()["kb"], _state()["kb"].snap
-    answers, error = [], None
+    answers, error, error_parts = [], None, None
     if len(q) > MAX_WEB_QUERY_CHARS:
         error = f"the query is too long ({len(q)} characters; at most {MAX_WEB_QUERY_CHARS})"
     elif q:
@@ -81,11 +81,13 @@ def answer_page(q: str, nonce: str | None = None) -> str:
         except RecipeKGError as exc:
             error = error_text(exc)
             g.answer_limited = exc.kind == "limit"
+            error_parts = error_view(exc, q)
     views = [answer_view(a) for a in answers]
     for v in views:
         v["bibtex"] = render(bundles.for_answers([v["answer"]], snap, v["answer"].get("query", "")), "bibtex")
     extra = {} if nonce is None else {"csp_nonce": nonce}
-    return render_template("index.html", q=q, views=views, error=error, example_groups=EXAMPLE_GROUPS, vocab=kb.vocab(), **extra)
+    return render_template("index.html", q=q, views=views, error=error, error_parts=error_parts,
+                           example_groups=EXAMPLE_GROUPS, vocab=kb.vocab(), **extra)
 
 
 def api_vocab():

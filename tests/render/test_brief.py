@@ -1,0 +1,64 @@
+"""Text answers fit a screen: the README's example statements print the verdict and the few
+lines that decide it (recommend and explain at most 40 lines, plan and recipe at most 60),
+and ``--detail`` prints the whole answer, which the golden files hold; nothing is lost."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from recipekg.render.answers import render_answers
+from support import REPO
+
+LIMITS = {"recommend": 40, "explain": 40, "plan": 60, "recipe": 60}
+
+
+def readme_statements() -> list[str]:
+    """Every statement the README runs with ``recipekg query "..."``, ``plan``, ``explain`` or ``recipe``."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r'recipekg query "((?:recommend|plan|explain|recipe)[^"]*)"', text)
+    for command, rest in re.findall(r"recipekg (plan|recipe|explain) ([^`\n#|]*?)(?:\s+--|\s*`|\s*#|\s*$)", text, re.M):
+        if rest.strip() and ("where" in rest or command == "explain"):
+            found.append(f"{command} {rest.strip()}")
+    placeholders = ("<", "...", "CHOICE")
+    return sorted(set(s.strip() for s in found if not any(p in s for p in placeholders) and not s.endswith("=")))
+
+
+#: The README's examples of errors (a misspelling shown with its suggestions).
+ERRORS = ("recommend architecture where data = tabluar", "recommend fix where symptom = slow-divergance")
+STATEMENTS = [s for s in readme_statements() if s not in ERRORS]
+
+
+def test_the_readme_has_examples_of_every_statement(kb):
+    assert {s.split()[0] for s in STATEMENTS} == set(LIMITS) and len(STATEMENTS) >= 15
+    for statement in ERRORS:
+        assert statement in readme_statements()
+        with pytest.raises(Exception, match="did you mean"):
+            kb.query(statement)
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_a_readme_example_fits_a_screen_and_detail_keeps_everything(kb, statement):
+    answers = kb.query(statement)
+    short = render_answers(answers, "text")
+    whole = render_answers(answers, "text", detail=True)
+    kind = answers[0]["statement"]
+    assert len(short.splitlines()) <= LIMITS[kind], short
+    assert short.splitlines()[0] == whole.splitlines()[0]  # the same answer, led by the same line
+    assert short == whole or "--detail" in short  # an answer of one line per rule has nothing to fold
+    assert "--detail" not in whole and len(whole) >= len(short)
+    if kind == "plan" and answers[0].get("summary"):
+        assert all(line in short for line in answers[0]["summary"])  # the verdict, whole
+    if kind == "recommend" and answers[0]["decision"].get("pick"):
+        assert "pick: " in short.split("\n\n")[1]
+
+
+def test_the_short_plan_names_every_source_the_whole_one_cites(kb):
+    (a,) = kb.query("plan where params = 7B and hardware = h100 and gpus = 8")
+    short = render_answers([a], "text").splitlines()
+    cited = next(line for line in short if line.startswith("sources: "))[len("sources: "):].split(", ")
+    whole = render_answers([a], "text", detail=True)
+    papers = whole[whole.index("\nPapers\n"):]
+    assert cited and all(f"  {pid}: " in papers for pid in cited)
+    assert all(f"  {q['name']} " in "\n".join(short) for q in a["quantities"] if q["value"] is not None)
