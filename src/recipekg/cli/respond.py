@@ -44,9 +44,9 @@ def respond_emit(text: str, emit: str, extensions=(), *, no_cache: bool = False,
         answers = KnowledgeBase.load(extensions, use_cache=not no_cache).query(text, source=source)
         if len(answers) != 1:
             raise UsageError(f"--emit writes the configuration of one recipe statement, not of {len(answers)} statements")
-        import json
+        from recipekg.render.jsontext import dumps
 
-        data = json.dumps(emitted(answers[0], emit), indent=2) + "\n"
+        data = dumps(emitted(answers[0], emit)) + "\n"
         if output is None:
             return data.rstrip("\n")
         from pathlib import Path

@@ -4,7 +4,7 @@
     >>> text.splitlines()[0]
     'recommend fix — recommend fix where symptom = loss-spike top 1'
 
-JSON needs nothing but :mod:`json`; the text and Markdown renderers are imported when an
+JSON needs nothing but :mod:`recipekg.render.jsontext`; the text and Markdown renderers are imported when an
 answer is written that way, so ``--format json`` loads none of them.
 """
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 def render_answers(answers: list[dict], fmt: str) -> str:
     """Several answers: a JSON array (one object for one answer), or text/Markdown blocks."""
     if fmt == "json":
-        import json  # only for JSON: it compiles regular expressions on import
+        from recipekg.render.jsontext import dumps  # json.dumps(indent=2) without importing json
 
-        return json.dumps(answers[0] if len(answers) == 1 else answers, indent=2, ensure_ascii=False)
+        return dumps(answers[0] if len(answers) == 1 else answers, ensure_ascii=False)
     render = render_markdown if fmt == "markdown" else render_text
     return "\n\n".join(render(a) for a in answers)
 
