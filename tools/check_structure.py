@@ -25,7 +25,8 @@ GENERATED = {"recipekg.query._standalone"}
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80
 LEAN = ("recipekg.errors", "recipekg.names", "recipekg.limits", "recipekg.version", "recipekg.knowledge.terms", "recipekg.query", "recipekg.reason", "recipekg.plan",
-        "recipekg.render", "recipekg.knowledge.snapshot", "recipekg.knowledge.shards", "recipekg.knowledge.resources")
+        "recipekg.render", "recipekg.knowledge.snapshot", "recipekg.knowledge.shards", "recipekg.knowledge.resources",
+        "recipekg.knowledge.derived")
 
 
 def modules(root: Path = ROOT) -> dict[str, Path]:

@@ -46,6 +46,7 @@ FAST_CALLS = {
     "recipe": ["recipe", "where", "params", "=", "7B", "and", "hardware", "=", "h100", "and", "gpus", "=", "8",
                "--format", "json"],
     "cite": ["cite", "--query", TABULAR, "--format", "csl-json"],
+    "vocab": ["vocab", "--format", "json"],
 }
 
 
@@ -76,7 +77,8 @@ print("HEAVY", json.dumps(heavy), file=sys.stderr)
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
-    expected = {"query": "results", "explain": "rules", "plan": "quantities", "recipe": "sections", "cite": 0}[command]
+    expected = {"query": "results", "explain": "rules", "plan": "quantities", "recipe": "sections", "cite": 0,
+                "vocab": "dimensions"}[command]
     assert answer[expected], result.stdout  # an answer, not an error
     heavy = json.loads(result.stderr.rsplit("HEAVY ", 1)[1])
     assert heavy == [], f"the {command} path imported {heavy}"
@@ -286,7 +288,13 @@ def test_fast_lane_recognises_only_what_it_answers():
                                                 "extensions": [], "no_cache": False}
     assert fast_request(["query", "--format=json", "--kb", "a.ttl", TABULAR, "--no-cache", "--kb=b.ttl"]) == {
         "answer": "respond", "text": TABULAR, "fmt": "json", "extensions": ["a.ttl", "b.ttl"], "no_cache": True}
-    for args in (["query"], ["query", "-f", "x.rkg"], ["query", TABULAR, "--engine", "oxigraph"],
+    assert fast_request(["query", "-f", "x.rkg", "--format", "json"]) == {
+        "answer": "respond_file", "path": "x.rkg", "fmt": "json", "extensions": [], "no_cache": False}
+    assert fast_request(["vocab", "gpus"]) == {"answer": "respond_vocab", "dimension": "gpus", "fmt": "text",
+                                               "extensions": [], "no_cache": False}
+    for args in (["query"], ["query", "-f", "-"], ["query", TABULAR, "-f", "x.rkg"], ["query", "-fx.rkg"],
+                 ["query", "-f", "x.rkg", "-f", "y.rkg"], ["query", "-f", str(REPO)], ["vocab", "a", "b"],
+                 ["vocab", "--format", "yaml"], ["query", TABULAR, "--engine", "oxigraph"],
                  ["query", TABULAR, "--format", "yaml"], ["query", TABULAR, "--format"],
                  ["query", TABULAR, "--format", "json", "--format", "text"], ["query", TABULAR, TABULAR],
                  ["query", "--help"], ["query", "--", TABULAR], ["query", "-"], ["explain"],
@@ -384,6 +392,18 @@ SAME_BYTES = [
     (["cite", "--query", TABULAR, "--choice", "vit"], "click"),
     (["cite", "--query"], "click"),
     (["cite"], "click"),
+    (["query", "-f", str(REPO / "queries" / "examples.rkg")], "ok"),
+    (["query", "-f", str(REPO / "queries" / "plan.rkg"), "--format", "json"], "ok"),
+    (["query", "-f", "-", "--format", "json"], "click"),
+    (["vocab"], "ok"),
+    (["vocab", "gpus", "--format", "json"], "ok"),
+    (["vocab", "--format", "markdown"], "ok"),
+    (["vocab", "gpuss"], "unknown name"),
+    (["vocab", "gpuss", "--format", "json"], "unknown name"),
+    (["vocab", "--kb", "missing.ttl"], "bad kb"),
+    (["vocab", "--kb", "missing.ttl", "--format", "json"], "bad kb"),
+    (["vocab", "gpus", "params"], "click"),
+    (["vocab", "--format", "json", "--format", "text"], "click"),
 ]
 
 
@@ -407,6 +427,8 @@ def test_the_byte_comparison_covers_every_command_in_success_and_error():
         cases = [(args, what) for args, what in SAME_BYTES if args[0] == name]
         has_json = "json" in COMMANDS[name].option("--format").choices
         for what in ("ok", "unknown name", "syntax", "bad kb", "click"):
+            if name == "vocab" and what == "syntax":
+                continue  # vocab reads no statement
             assert any(w == what for _, w in cases), (name, what)
             if has_json or what == "click":  # cite has no --format json: click refuses it
                 assert any(w == what and "json" in args for args, w in cases), (name, what, "--format json")
@@ -421,7 +443,8 @@ def test_fast_lane_with_an_extension_prints_what_the_click_command_prints(comman
             "explain": ["explain", "lightgbm", "where", "data", "=", "tabular", "--format", "json"],
             "plan": ["plan", "where", "params", "=", "7B"],
             "recipe": ["recipe", "where", "data", "=", "tabular", "and", "rows", "=", "30k"],
-            "cite": ["cite", "--query", "recommend architecture where data = tabular"]}[command]
+            "cite": ["cite", "--query", "recommend architecture where data = tabular"],
+            "vocab": ["vocab", "data", "--format", "json"]}[command]
     fast, slow = _run(args + ["--kb", str(ext)], "fast", env), _run(args + ["--kb", str(ext)], "click", env)
     assert fast == slow and fast[0] == 0
     if command in ("query", "explain"):
@@ -442,7 +465,32 @@ def _default(param):
     return None if "UNSET" in repr(param.default) else param.default  # click 8.2+: a sentinel
 
 
-@pytest.mark.parametrize("name", ["query", "explain", "plan", "cite"])
+@pytest.mark.parametrize("what, text", [("ok", "recommend fix where symptom = loss-spike\n\nplan where params = 7B"),
+                                        ("unknown name", "plan where gpus = 8\nrecommend fix where symptom = los-spike"),
+                                        ("syntax", "plan where gpus = 8\nrecomend fix"), ("syntax", ""),
+                                        ("syntax", b"plan where data = caf\xe9"), ("missing", None),
+                                        ("directory", None)])
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_the_fast_lane_reads_a_file_as_the_click_command_does(what, text, fmt, tmp_path):
+    """``query -f FILE``: the same bytes and status, errors located in the file."""
+    from recipekg.cli.fast import fast_request
+
+    path = tmp_path / "q.rkg"
+    if isinstance(text, (str, bytes)):
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    elif what == "directory":
+        path.mkdir()
+    args = ["query", "-f", str(path), "--format", fmt]
+    assert (fast_request(args) is None) == (what == "directory")
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path / "cache"))
+    fast, slow = _run(args, "fast", env), _run(args, "click", env)
+    assert fast == slow
+    assert fast[0] == (0 if what == "ok" else 2)
+    if what in ("unknown name", "syntax") and text:
+        assert str(path).encode() in (fast[1] if fmt == "json" else fast[2])
+
+
+@pytest.mark.parametrize("name", ["query", "explain", "plan", "recipe", "cite", "vocab"])
 def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
     """A new parameter of a command the fast lane answers (or a default read from the
     environment) must be taught to recipekg.cli.lanes, or deliberately left to click,
@@ -460,6 +508,8 @@ def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
         seen.add(param.name)
         if isinstance(param, click.Argument):
             assert lane.arguments.get(param.name) == param.nargs, f"{name}: argument {param.name}"
+            if param.nargs == 1:
+                assert (param.name in lane.optional) == (not param.required), f"{name}: argument {param.name}"
             continue
         if param.name in lane.to_click:  # left to click when given, its default assumed when not
             assert (_default(param) or None) == lane.to_click[param.name], f"{name} --{param.name}"
@@ -475,7 +525,8 @@ def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
             assert option.kind == COUNT and (param.type.min, param.type.max) == (1, None), param.name
             assert not param.type.min_open and not param.type.clamp
         elif isinstance(param.type, click.Path):
-            assert option.kind == FILE and not param.type.dir_okay and not param.type.allow_dash, param.name
+            assert option.kind == FILE and not param.type.dir_okay, param.name
+            assert option.dash == param.type.allow_dash, param.name
         elif not param.is_flag:
             assert option.kind == TEXT and param.type is click.STRING, param.name
         if option.repeatable:

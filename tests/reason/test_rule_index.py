@@ -169,3 +169,15 @@ def test_ranking_among_some_choices_ranks_them_as_the_full_ranking_does():
                 assert [dict(r, rank=None) for r in some] == expect, (stmt.text, pair)
                 checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize("which", ["bundled", "synthetic"])
+def test_each_kinds_rules_are_sorted(snaps, which):
+    """What lets a rule's position in its kind be found by bisection (reason.recommend.position)
+    rather than by reading the whole list."""
+    from recipekg.reason.recommend import position
+
+    for kind, entry in snaps[which]["rule_index"]["kinds"].items():
+        rules = list(entry["rules"])
+        assert rules == sorted(rules), kind
+        assert [position(entry["rules"], r) for r in rules[::7]] == list(range(0, len(rules), 7))

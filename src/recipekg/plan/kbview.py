@@ -13,6 +13,7 @@ the names they read, entities, facts, papers and sections.
 from __future__ import annotations
 
 from recipekg.errors import FormulaError, KBError
+from recipekg.knowledge.derived import once
 from recipekg.knowledge.terms import RKG, local_name
 from recipekg.plan.expr import Formula, Q, formula_of
 from recipekg.plan.record import Record
@@ -34,6 +35,12 @@ class KBFormula(Record, frozen=False):
 class KBView:
     """Look-ups into the snapshot; every formula is read once, here (from the tree the
     snapshot's compiler parsed)."""
+
+    @classmethod
+    def of(cls, snap: dict) -> "KBView":
+        """The view of ``snap``, built once per snapshot (:mod:`recipekg.knowledge.derived`):
+        a view is never changed after it is built."""
+        return once(snap, "plan view", cls)
 
     def __init__(self, snap: dict):
         self.snap = snap

@@ -75,7 +75,7 @@ _FIRST = ("params", "tokens", "flops")   # the quantities listed first, in this 
 
 def plan(stmt: Plan, snap: dict) -> dict:
     """The answer to a ``plan`` statement (the JSON the spec describes, plus more fields)."""
-    kb = KBView(snap)
+    kb = KBView.of(snap)
     inputs = read_inputs(stmt, snap)
     ledger = Ledger(kb, stmt.pos)
     method = read_method(ledger, inputs)

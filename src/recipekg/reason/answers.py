@@ -45,6 +45,22 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
     }
 
 
+def ranking_reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
+    """The fields of :func:`reason_json` that place a choice (match, contribution, role,
+    conditions, section, step, procedure; what re-ranking a trial reads), without the texts,
+    sources and disputes an answer shows."""
+    return {
+        "rule": iri, "id": rule["id"], "strength": snap["strengths"][rule["strength"]]["label"],
+        "match": ev["match"], "role": rule.get("role"), "contribution": round(ev["contribution"], 4),
+        "conditions": [{"condition": c["label"], "dimension": c["dimension"], "status": s}
+                       for c, s in zip(ev["conditions"], ev["statuses"])],
+        "section": snap["sections"][rule["section"]]["path"], "disputed_by": [],
+        **({"step": int(rule["step"])} if rule["step"] is not None else {}),
+        **({"procedure": snap["nodes"].get(rule["procedure"], {}).get("id", rule["procedure"])}
+           if _ordered(rule, snap) else {}),
+    }
+
+
 def _ordered(rule: dict, snap: dict) -> bool:
     return bool(rule.get("procedure")) and snap["procedures"].get(rule["procedure"], {}).get("ordered", False)
 
@@ -87,12 +103,15 @@ def choice_json(iri: str, snap: dict) -> dict:
             "papers": [paper_json(p, snap, {"role": "method"}) for p in node["papers"]]}
 
 
-def result_json(iri: str, entry: dict, snap: dict) -> dict:
+def result_json(iri: str, entry: dict, snap: dict, lean: bool = False) -> dict:
     """A ranked result (rank filled in by :func:`order_results`) from its reasons: with the
-    constraints its properties fit (``fits``) and the properties they go past (``notes``)."""
+    constraints its properties fit (``fits``) and the properties they go past (``notes``);
+    ``lean``: without the choice's papers (re-ranking a trial reads only the order)."""
     for side in ("because", "against"):
         entry[side].sort(key=lambda r: (-r["contribution"], r["id"]))
-    choice = choice_json(iri, snap)
+    node = snap["nodes"][iri]
+    choice = ({"id": node["id"], "label": node["label"], "kinds": node["kinds"], "papers": []} if lean
+              else choice_json(iri, snap))
     ranks = {s["label"]: s["rank"] for s in snap["strengths"].values()}
     result = {"rank": 0, "id": choice["id"], "label": choice["label"], "iri": iri, "kinds": choice["kinds"],
               **tally(entry["because"], entry["against"], snap["scoring"].get("default_support")),
@@ -145,7 +164,7 @@ def waits_for(reasons: list[dict]) -> list[str]:
 
 
 def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = None,
-                  most: int | None = None) -> list[dict]:
+                  most: int | None = None, lean: bool = False) -> list[dict]:
     """Choice → {"because": [...], "against": [...]} reasons, as ranked results: each rule's
     contribution measured against the most specific advice (:func:`recipekg.reason.scoring.situate`,
     against ``most`` constraints when given), ordered by :func:`recipekg.reason.scoring.rank_key`,
@@ -153,7 +172,7 @@ def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = Non
     scoring = snap["scoring"]
     reasons = [r for entry in choices.values() for side in ("because", "against") for r in entry[side]]
     situate(reasons, scoring.get("default_support") or 0.0, scoring["unconstrained_factor"], most)
-    results = in_procedure_order(sorted((result_json(iri, entry, snap) for iri, entry in choices.items()),
+    results = in_procedure_order(sorted((result_json(iri, entry, snap, lean) for iri, entry in choices.items()),
                                         key=rank_key))
     for r in reasons:
         r.pop("uses", None)

@@ -68,6 +68,20 @@ class NativeBackend(Backend):
 
     def __init__(self, snap: dict, *, scan: bool = False):
         self.snap, self.scan = snap, scan
+        self._evaluated: tuple = (None, {})  # the last facts and their evaluations, by rule
+
+    def _evaluate(self, iri: str, rule: dict, facts: dict) -> dict:
+        """:func:`recipekg.reason.scoring.evaluate_rule`, once per rule for the same facts
+        (``applying`` and ``evaluating`` of one ranking read many of the same rules). Facts are
+        never changed once made (a trial is a new dict), and an evaluation is only read."""
+        seen, evals = self._evaluated
+        if seen is not facts:
+            evals = {}
+            self._evaluated = (facts, evals)
+        ev = evals.get(iri)
+        if ev is None:
+            ev = evals[iri] = evaluate_rule(rule, facts, self.snap)
+        return ev
 
     def applying(self, kind: str, facts: dict) -> list[Applied]:
         snap, nodes = self.snap, self.snap["nodes"]
@@ -80,7 +94,7 @@ class NativeBackend(Backend):
             targets += [(t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())]
             if not targets:
                 continue
-            ev = evaluate_rule(rule, facts, snap)
+            ev = self._evaluate(iri, rule, facts)
             if ev["fires"]:
                 out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
         return out
@@ -93,7 +107,7 @@ class NativeBackend(Backend):
             targets = [(t, "for") for t in rule["recommends"] if kind in nodes.get(t, {}).get("kinds", ())]
             targets += [(t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())]
             if targets:
-                ev = evaluate_rule(rule, facts, snap)
+                ev = self._evaluate(iri, rule, facts)
                 out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
         return sorted(out, key=lambda a: (a.rule, a.choice, a.side))
 
@@ -104,7 +118,7 @@ class NativeBackend(Backend):
             rule = rules[iri]
             side = "for" if choice in rule["recommends"] else "against" if choice in rule["against"] else None
             if side:
-                out.append(Applied(iri, choice, side, rule, evaluate_rule(rule, facts, self.snap)))
+                out.append(Applied(iri, choice, side, rule, self._evaluate(iri, rule, facts)))
         return out
 
 

@@ -54,7 +54,8 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> dict:
     def rank_of(k: str, trial: dict) -> int | None:
         if trial is facts:
             return ranks[k]
-        return (entry_of(iri, group_families(ranking(k, trial, snap, backend)["results"], snap)) or {}).get("rank")
+        return (entry_of(iri, group_families(ranking(k, trial, snap, backend, lean=True)["results"], snap))
+                or {}).get("rank")
 
     change = smallest_change(iri, kind, facts, snap, rank_of)
     out = {"statement": "explain", "query": stmt.text.strip(), "kind": kind,

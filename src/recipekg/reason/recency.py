@@ -66,23 +66,29 @@ def stamp(answer: dict, snap: dict) -> dict:
     papers, claims = snap["papers"], _revised(snap)
     newest: tuple[str, str] | None = None
     revised: dict[str, dict] = {}
-    stack = [answer]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
+    dicts, lists = [answer], []   # what is left to visit: every dict of the answer once
+    while dicts or lists:
+        if lists:
+            for v in lists.pop():
+                if isinstance(v, dict):
+                    dicts.append(v)
+                elif isinstance(v, list):
+                    lists.append(v)
             continue
-        if not isinstance(node, dict):
-            continue
+        node = dicts.pop()
         if "role" in node and node.get("id") in papers:
             date = source_date(papers[node["id"]])
             if date and (newest is None or (date, node["id"]) > newest):
                 newest = (date, node["id"])
-        for claim in _claims_named(node, claims):
+        for claim in _claims_named(node, claims) if claims else ():
             node["superseded_by"] = [_revision(r, snap) for r in claims[claim]["superseded_by"]]
             revised[claims[claim]["id"]] = {"claim": claims[claim]["id"], "label": claims[claim]["label"],
                                             "superseded_by": node["superseded_by"]}
-        stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        for v in node.values():  # after superseded_by is set: the revisions' sources count too
+            if isinstance(v, dict):
+                dicts.append(v)
+            elif isinstance(v, list):
+                lists.append(v)
     answer["as_of"] = newest[0] if newest else None
     answer["as_of_source"] = newest[1] if newest else None
     if revised:

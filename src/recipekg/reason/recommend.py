@@ -17,8 +17,11 @@ thresholds near the user's values) is :mod:`recipekg.reason.properties` and
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from recipekg.query.ast import Recommend
-from recipekg.reason.answers import constraints_json, decision, order_results, reason_json, uses
+from recipekg.reason.answers import (constraints_json, decision, order_results, ranking_reason_json, reason_json,
+                                    uses)
 from recipekg.reason.ask import questions
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.boundaries import boundaries
@@ -36,9 +39,9 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> di
     facts = facts_of(stmt.constraints, snap)
     ranked = ranking(kind, facts, snap, backend)
     results = group_families(ranked["results"], snap)
-    ask = questions(kind, facts, results, snap, lambda trial: group_families(rank(kind, trial, snap), snap),
-                    ranked["results"])
-    near = boundaries(kind, facts, ranked, results, snap, lambda trial: group_families(rank(kind, trial, snap), snap))
+    rerank = lambda trial: group_families(rank(kind, trial, snap, lean=True), snap)  # noqa: E731
+    ask = questions(kind, facts, results, snap, rerank, ranked["results"])
+    near = boundaries(kind, facts, ranked, results, snap, rerank)
     shown = results if stmt.top is None else results[:stmt.top]
     return {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
             "constraints": constraints_json(facts), "decision": decision(shown, near=near), "ask": ask,
@@ -47,18 +50,23 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> di
 
 
 def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
-         among: tuple[str, ...] | None = None) -> list[dict]:
+         among: tuple[str, ...] | None = None, lean: bool = False) -> list[dict]:
     """Ranked choices of ``kind`` under ``facts``, with the rules for and against each; with
     ``among``, only those choices (as they rank among all of them: each choice's score is its
-    own), from the rules that name them alone."""
-    return ranking(kind, facts, snap, backend, among)["results"]
+    own), from the rules that name them alone; ``lean``: see :func:`ranking`."""
+    return ranking(kind, facts, snap, backend, among, lean)["results"]
 
 
 def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
-            among: tuple[str, ...] | None = None) -> dict:
+            among: tuple[str, ...] | None = None, lean: bool = False) -> dict:
     """``{"results", "excluded", "evaluated", "verdicts"}``: the ranked results, the choices
     a property rules out, the backend's evaluations of the rules on the given dimensions and
-    the property checks made (what :func:`recipekg.reason.situation.unused` reads)."""
+    the property checks made (what :func:`recipekg.reason.situation.unused` reads).
+
+    ``lean``: the same order, groups, scores and deciding rules (what re-ranking a trial
+    reads: the pick, the ranks, the labels), without what only an answer shows: the reasons'
+    texts, sources and disputes, the results' papers, the excluded choices (a test compares
+    the two on generated queries)."""
     backend = backend or NativeBackend(snap)
     if among is None:
         applied, evaluated = backend.applying(kind, facts), backend.evaluating(kind, facts)
@@ -69,10 +77,11 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
         applied = _naming(backend, kind, families, facts, snap)
         evaluated = _about(backend, kind, families, facts, snap)
     choices: dict[str, dict] = {}
+    reason_of = ranking_reason_json if lean else reason_json
     for a in applied:
-        _add(choices, a, reason_json(a.rule, a.view, a.ev, snap), facts, snap)
+        _add(choices, a, reason_of(a.rule, a.view, a.ev, snap), facts, snap)
     for a, near in _near(evaluated, facts).items():
-        reason = reason_json(a.rule, a.view, a.ev, snap)
+        reason = reason_of(a.rule, a.view, a.ev, snap)
         weight = snap["strengths"][a.view["strength"]]["weight"]
         reason.update(match=NEAR, near=near,
                       contribution=round(near_contribution(weight, snap["scoring"]["partly_credit"]), 4))
@@ -80,14 +89,15 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     _inherit(choices, kind, snap, among)
     for iri in [c for c in choices if among is not None and c not in among]:
         del choices[iri]
-    excluded, verdicts = _exclude(choices, kind, facts, snap)
+    excluded, verdicts = _exclude(choices, kind, facts, snap, lean)
     most = _most(applied if among is None else backend.applying(kind, facts), facts, snap)
-    results = order_results(choices, snap, facts, most)
+    results = order_results(choices, snap, facts, most, lean)
     return {"results": results, "excluded": excluded, "evaluated": evaluated, "verdicts": verdicts}
 
 
 def _add(choices: dict, a, reason: dict, facts: dict, snap: dict) -> None:
-    reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
+    if reason["disputed_by"]:
+        reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
     reason["specificity"] = specificity(a.ev["conditions"], a.ev["statuses"], facts)
     reason["uses"] = uses(a.ev["conditions"], a.ev["statuses"], facts)
     entry = choices.setdefault(a.choice, {"because": [], "against": []})
@@ -125,10 +135,11 @@ def _inherit(choices: dict, kind: str, snap: dict, among) -> None:
         entry["against"].extend(r for r in reasons if r["rule"] not in own and not own.add(r["rule"]))
 
 
-def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[dict], list[dict]]:
+def _exclude(choices: dict, kind: str, facts: dict, snap: dict, lean: bool = False) -> tuple[list[dict], list[dict]]:
     """Check every ranked choice's properties: the ones a constraint contradicts leave the
-    ranking (returned, with why); fits and notes stay on the choice (``fits``, ``notes``).
-    A family whose members with the same rules are all excluded goes with them."""
+    ranking (returned, with why; ``lean``: not returned); fits and notes stay on the choice
+    (``fits``, ``notes``). A family whose members with the same rules are all excluded goes
+    with them."""
     excluded, verdicts, out = {}, [], []
     for iri in sorted(choices):
         found = checks(iri, kind, facts, snap)
@@ -147,7 +158,8 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
         if named and all(m in excluded for m in named):
             excluded[iri] = [dict(c, family=snap["nodes"][m]["id"]) for m in named for c in excluded[m][:1]]
     for iri, contra in excluded.items():
-        out.append(excluded_json(iri, contra, facts, snap))
+        if not lean:
+            out.append(excluded_json(iri, contra, facts, snap))
         del choices[iri]
     return sorted(out, key=lambda e: e["id"]), verdicts
 
@@ -174,9 +186,20 @@ def _naming(backend: Backend, kind: str, among: tuple[str, ...], facts: dict, sn
     nodes = snap["nodes"]
     found = [a for choice in among if kind in nodes.get(choice, {}).get("kinds", ())
              for a in backend.naming(choice, facts) if a.ev["fires"] and ranks_kind(a.view, kind)]
-    entry = snap["rule_index"]["kinds"].get(kind) or {"rules": []}
-    order = {iri: i for i, iri in enumerate(entry["rules"])}  # the rules' order, as applying() gives them
-    return sorted(found, key=lambda a: (order.get(a.rule, len(order)), among.index(a.choice)))
+    rules = (snap["rule_index"]["kinds"].get(kind) or {"rules": []})["rules"]
+    return sorted(found, key=lambda a: (position(rules, a.rule), among.index(a.choice)))
+
+
+def position(rules, iri: str) -> int:
+    """Where ``iri`` is in a kind's ``rules`` (the order applying() gives them; ``len(rules)``
+    when it is not there), found by bisection: the list is sorted (the snapshot's rules are),
+    so nothing reads the whole list, whose length grows with the KB.
+
+    >>> position(["a", "c", "d"], "c"), position(["a", "c", "d"], "b")
+    (1, 3)
+    """
+    i = bisect_left(rules, iri)
+    return i if i < len(rules) and rules[i] == iri else len(rules)
 
 
 def _about(backend: Backend, kind: str, among: tuple[str, ...], facts: dict, snap: dict) -> list:
