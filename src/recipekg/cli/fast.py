@@ -30,6 +30,27 @@ import os
 import sys
 
 _COMMANDS = ("query", "explain", "plan", "recipe", "cite", "vocab")  # the keys of recipekg.cli.lanes.COMMANDS
+_answered: list[bool] = []  # set when the fast lane has answered (what script() reads)
+
+
+def script(prog_name: str | None = None):
+    """The executable (scripts/recipekg, ``python -m recipekg``): :func:`main`; when the fast
+    lane answered, the process then ends at once, its output flushed. Tearing the interpreter
+    down (collecting and freeing every object, every module) would cost a tenth of a cold
+    answer and does nothing for it: nothing is left to write, no file open, no handler
+    registered. Click's commands (a server, the shell) exit as Python does."""
+    try:
+        main(prog_name)
+    except SystemExit as exc:
+        code = 0 if exc.code is None else exc.code
+        if _answered and type(code) is int:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass  # a closed pipe, as _Pacified: not an error at exit
+            os._exit(code)
+        raise
 
 
 def main(prog_name: str | None = None):
@@ -45,7 +66,9 @@ def main(prog_name: str | None = None):
             from recipekg.cli.main import main as click_main
 
             return click_main() if prog_name is None else click_main(prog_name=prog_name)
-        sys.exit(run_request(**request))
+        status = run_request(**request)
+        _answered.append(True)
+        sys.exit(status)
     except (SystemExit, KeyboardInterrupt):
         raise
     except Exception as exc:  # the catch-all: a bug must still reach the user as one line
