@@ -39,7 +39,7 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> di
     facts = facts_of(stmt.constraints, snap)
     ranked = ranking(kind, facts, snap, backend)
     results = group_families(ranked["results"], snap)
-    rerank = lambda trial: group_families(rank(kind, trial, snap, lean=True), snap)  # noqa: E731
+    rerank = lambda trial: group_families(rank(kind, trial, snap, lean=True, decisive=True), snap)  # noqa: E731
     ask = questions(kind, facts, results, snap, rerank, ranked["results"])
     near = boundaries(kind, facts, ranked, results, snap, rerank)
     shown = results if stmt.top is None else results[:stmt.top]
@@ -50,15 +50,15 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> di
 
 
 def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
-         among: tuple[str, ...] | None = None, lean: bool = False) -> list[dict]:
+         among: tuple[str, ...] | None = None, lean: bool = False, decisive: bool = False) -> list[dict]:
     """Ranked choices of ``kind`` under ``facts``, with the rules for and against each; with
     ``among``, only those choices (as they rank among all of them: each choice's score is its
-    own), from the rules that name them alone; ``lean``: see :func:`ranking`."""
-    return ranking(kind, facts, snap, backend, among, lean)["results"]
+    own), from the rules that name them alone; ``lean``, ``decisive``: see :func:`ranking`."""
+    return ranking(kind, facts, snap, backend, among, lean, decisive)["results"]
 
 
 def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
-            among: tuple[str, ...] | None = None, lean: bool = False) -> dict:
+            among: tuple[str, ...] | None = None, lean: bool = False, decisive: bool = False) -> dict:
     """``{"results", "excluded", "evaluated", "verdicts"}``: the ranked results, the choices
     a property rules out, the backend's evaluations of the rules on the given dimensions and
     the property checks made (what :func:`recipekg.reason.situation.unused` reads).
@@ -66,10 +66,16 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     ``lean``: the same order, groups, scores and deciding rules (what re-ranking a trial
     reads: the pick, the ranks, the labels), without what only an answer shows: the reasons'
     texts, sources and disputes, the results' papers, the excluded choices (a test compares
-    the two on generated queries)."""
+    the two on generated queries).
+
+    ``decisive``: from the rules that could decide only (:func:`recipekg.reason.backend.candidates`),
+    so the choices only a rule waiting for an ungiven dimension ranks (the second group, "would
+    apply", which grows with the KB) are left out: the first group's entries, their order, the
+    pick and the first entry when it is in that group are the full ranking's (a test compares them)."""
     backend = backend or NativeBackend(snap)
+    only = "deciding" if decisive else None
     if among is None:
-        applied, evaluated = backend.applying(kind, facts), backend.evaluating(kind, facts)
+        applied, evaluated = backend.applying(kind, facts, only), backend.evaluating(kind, facts, only)
     else:  # the choices and their families (whose rules against them reach them)
         nodes = snap["nodes"]
         families = tuple(dict.fromkeys(c for choice in among for c in (choice, *nodes.get(choice, {}).get("ancestors", ()))
@@ -90,7 +96,7 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     for iri in [c for c in choices if among is not None and c not in among]:
         del choices[iri]
     excluded, verdicts = _exclude(choices, kind, facts, snap, lean)
-    most = _most(applied if among is None else backend.applying(kind, facts), facts, snap)
+    most = _most(applied if among is None else backend.applying(kind, facts, "full"), facts, snap)
     results = order_results(choices, snap, facts, most, lean)
     return {"results": results, "excluded": excluded, "evaluated": evaluated, "verdicts": verdicts}
 
