@@ -26,8 +26,13 @@ def constraints_json(facts: dict) -> list[dict]:
     return out
 
 
-def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
-    """One rule as a reason for (or against) a choice, with its evaluation and sources."""
+def reason_json(iri: str, rule: dict, ev: dict, snap: dict, deferred: bool = False) -> dict:
+    """One rule as a reason for (or against) a choice, with its evaluation and sources.
+
+    ``deferred``: without what only an answer shows and what costs most to read (its papers:
+    ``sources`` None; its disputes: ``disputed_by`` the disputing rules' IRIs), in their places,
+    for a ranking whose reasons are mostly not shown (:func:`recipekg.reason.recommend.dress`
+    fills them in for those that are)."""
     return {
         "rule": iri, "id": rule["id"], "label": rule["label"], "text": rule["text"],
         "strength": snap["strengths"][rule["strength"]]["label"], "match": ev["match"],
@@ -36,25 +41,9 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
         "conditions": [{"condition": c["label"], "dimension": c["dimension"], "status": s}
                        for c, s in zip(ev["conditions"], ev["statuses"])],
         "section": snap["sections"][rule["section"]]["path"],
-        "sources": sources_json(rule, snap),
+        "sources": None if deferred else sources_json(rule, snap),
         **({"caveat": rule["caveat"]} if rule.get("caveat") else {}),
-        "disputed_by": [disputed_json(c, snap) for c in rule["contradicts"]],
-        **({"step": int(rule["step"])} if rule["step"] is not None else {}),
-        **({"procedure": snap["nodes"].get(rule["procedure"], {}).get("id", rule["procedure"])}
-           if _ordered(rule, snap) else {}),
-    }
-
-
-def ranking_reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> dict:
-    """The fields of :func:`reason_json` that place a choice (match, contribution, role,
-    conditions, section, step, procedure; what re-ranking a trial reads), without the texts,
-    sources and disputes an answer shows."""
-    return {
-        "rule": iri, "id": rule["id"], "strength": snap["strengths"][rule["strength"]]["label"],
-        "match": ev["match"], "role": rule.get("role"), "contribution": round(ev["contribution"], 4),
-        "conditions": [{"condition": c["label"], "dimension": c["dimension"], "status": s}
-                       for c, s in zip(ev["conditions"], ev["statuses"])],
-        "section": snap["sections"][rule["section"]]["path"], "disputed_by": [],
+        "disputed_by": list(rule["contradicts"]) if deferred else [disputed_json(c, snap) for c in rule["contradicts"]],
         **({"step": int(rule["step"])} if rule["step"] is not None else {}),
         **({"procedure": snap["nodes"].get(rule["procedure"], {}).get("id", rule["procedure"])}
            if _ordered(rule, snap) else {}),
@@ -103,14 +92,14 @@ def choice_json(iri: str, snap: dict) -> dict:
             "papers": [paper_json(p, snap, {"role": "method"}) for p in node["papers"]]}
 
 
-def result_json(iri: str, entry: dict, snap: dict, lean: bool = False) -> dict:
+def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False) -> dict:
     """A ranked result (rank filled in by :func:`order_results`) from its reasons: with the
     constraints its properties fit (``fits``) and the properties they go past (``notes``);
-    ``lean``: without the choice's papers (re-ranking a trial reads only the order)."""
+    ``deferred``: ``papers`` None in its place (see :func:`reason_json`)."""
     for side in ("because", "against"):
         entry[side].sort(key=lambda r: (-r["contribution"], r["id"]))
     node = snap["nodes"][iri]
-    choice = ({"id": node["id"], "label": node["label"], "kinds": node["kinds"], "papers": []} if lean
+    choice = ({"id": node["id"], "label": node["label"], "kinds": node["kinds"], "papers": None} if deferred
               else choice_json(iri, snap))
     ranks = {s["label"]: s["rank"] for s in snap["strengths"].values()}
     result = {"rank": 0, "id": choice["id"], "label": choice["label"], "iri": iri, "kinds": choice["kinds"],
@@ -164,7 +153,7 @@ def waits_for(reasons: list[dict]) -> list[str]:
 
 
 def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = None,
-                  most: int | None = None, lean: bool = False) -> list[dict]:
+                  most: int | None = None, deferred: bool = False) -> list[dict]:
     """Choice → {"because": [...], "against": [...]} reasons, as ranked results: each rule's
     contribution measured against the most specific advice (:func:`recipekg.reason.scoring.situate`,
     against ``most`` constraints when given), ordered by :func:`recipekg.reason.scoring.rank_key`,
@@ -172,7 +161,7 @@ def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = Non
     scoring = snap["scoring"]
     reasons = [r for entry in choices.values() for side in ("because", "against") for r in entry[side]]
     situate(reasons, scoring.get("default_support") or 0.0, scoring["unconstrained_factor"], most)
-    results = in_procedure_order(sorted((result_json(iri, entry, snap, lean) for iri, entry in choices.items()),
+    results = in_procedure_order(sorted((result_json(iri, entry, snap, deferred) for iri, entry in choices.items()),
                                         key=rank_key))
     for r in reasons:
         r.pop("uses", None)

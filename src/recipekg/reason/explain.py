@@ -39,7 +39,7 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> dict:
     iri = resolve_choice(stmt.choice, snap)
     facts = facts_of(stmt.constraints, snap)
     node = snap["nodes"][iri]
-    rankings = {kind: ranking(kind, facts, snap, backend) for kind in node["kinds"]}
+    rankings = {kind: ranking(kind, facts, snap, backend, lean=True) for kind in node["kinds"]}  # ranks, not shown
     entries = {kind: group_families(r["results"], snap) for kind, r in rankings.items()}
     ranks = {kind: (entry_of(iri, entries[kind]) or {}).get("rank") for kind in node["kinds"]}
     kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))

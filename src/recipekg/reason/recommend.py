@@ -20,8 +20,8 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from recipekg.query.ast import Recommend
-from recipekg.reason.answers import (constraints_json, decision, order_results, ranking_reason_json, reason_json,
-                                    uses)
+from recipekg.reason.answers import (choice_json, constraints_json, decision, disputed_json, order_results,
+                                    reason_json, sources_json, uses)
 from recipekg.reason.ask import questions
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.boundaries import boundaries
@@ -33,20 +33,46 @@ from recipekg.reason.scoring import NEAR, near_contribution
 from recipekg.reason.situation import near_reasons, unused
 
 
+#: The results an answer shows when the statement gives no ``top``: the rest is counted (``more``).
+SHOWN = 50
+
+
 def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> dict:
-    """The answer to a ``recommend`` statement (the JSON the spec describes)."""
+    """The answer to a ``recommend`` statement (the JSON the spec describes): at most ``top``
+    results (:data:`SHOWN` when the statement gives none; ``more`` then says how many more)."""
     kind = resolve_kind(stmt.kind, snap)
     facts = facts_of(stmt.constraints, snap)
-    ranked = ranking(kind, facts, snap, backend)
+    ranked = ranking(kind, facts, snap, backend, lean=True)
     results = group_families(ranked["results"], snap)
     rerank = lambda trial: group_families(rank(kind, trial, snap, lean=True, decisive=True), snap)  # noqa: E731
     ask = questions(kind, facts, results, snap, rerank, ranked["results"])
     near = boundaries(kind, facts, ranked, results, snap, rerank)
-    shown = results if stmt.top is None else results[:stmt.top]
-    return {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
-            "constraints": constraints_json(facts), "decision": decision(shown, near=near), "ask": ask,
-            "results": shown, "excluded": ranked["excluded"],
-            "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap), "near_boundary": near}
+    shown = dress(results[:SHOWN if stmt.top is None else stmt.top], facts, snap)
+    answer = {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
+              "constraints": constraints_json(facts), "decision": decision(shown, near=near), "ask": ask,
+              "results": shown, "excluded": ranked["excluded"],
+              "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap), "near_boundary": near}
+    if stmt.top is None and len(results) > SHOWN:
+        answer["more"] = {"shown": SHOWN, "of": len(results),
+                          "text": f"the first {SHOWN} of {len(results)} results; add top {len(results)} to the "
+                                  f"statement for all of them"}
+    return answer
+
+
+def dress(entries: list[dict], facts: dict, snap: dict) -> list[dict]:
+    """``entries`` of a lean ranking as an answer shows them: each entry's and member's papers,
+    and its reasons' sources and disputes (the disputing rules that could apply here), in the
+    places the ranking kept for them (:func:`recipekg.reason.answers.reason_json`)."""
+    for entry in entries:
+        for holder in (entry, *entry.get("members", ())):
+            if holder.get("papers", ()) is None:
+                holder["papers"] = choice_json(holder["iri"], snap)["papers"]
+        for reason in entry["because"] + entry["against"]:
+            if reason["sources"] is None:
+                reason["sources"] = sources_json(snap["rules"][reason["rule"]], snap)
+                reason["disputed_by"] = [disputed_json(d, snap) for d in reason["disputed_by"]
+                                         if could_apply(d, facts, snap)]
+    return entries
 
 
 def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
@@ -63,10 +89,10 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     a property rules out, the backend's evaluations of the rules on the given dimensions and
     the property checks made (what :func:`recipekg.reason.situation.unused` reads).
 
-    ``lean``: the same order, groups, scores and deciding rules (what re-ranking a trial
-    reads: the pick, the ranks, the labels), without what only an answer shows: the reasons'
-    texts, sources and disputes, the results' papers, the excluded choices (a test compares
-    the two on generated queries).
+    ``lean``: the same results, without what costs most to read and only an answer shows, in
+    its places: the reasons' sources and disputes, the results' papers (what re-ranking a trial
+    reads is all there: a test compares the two on generated queries; :func:`dress` fills in
+    the entries an answer shows).
 
     ``decisive``: from the rules that could decide only (:func:`recipekg.reason.backend.candidates`),
     so the choices only a rule waiting for an ungiven dimension ranks (the second group, "would
@@ -83,11 +109,10 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
         applied = _naming(backend, kind, families, facts, snap)
         evaluated = _about(backend, kind, families, facts, snap)
     choices: dict[str, dict] = {}
-    reason_of = ranking_reason_json if lean else reason_json
     for a in applied:
-        _add(choices, a, reason_of(a.rule, a.view, a.ev, snap), facts, snap)
+        _add(choices, a, reason_json(a.rule, a.view, a.ev, snap, lean), facts, snap)
     for a, near in _near(evaluated, facts).items():
-        reason = reason_of(a.rule, a.view, a.ev, snap)
+        reason = reason_json(a.rule, a.view, a.ev, snap, lean)
         weight = snap["strengths"][a.view["strength"]]["weight"]
         reason.update(match=NEAR, near=near,
                       contribution=round(near_contribution(weight, snap["scoring"]["partly_credit"]), 4))
@@ -95,14 +120,14 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     _inherit(choices, kind, snap, among)
     for iri in [c for c in choices if among is not None and c not in among]:
         del choices[iri]
-    excluded, verdicts = _exclude(choices, kind, facts, snap, lean)
+    excluded, verdicts = _exclude(choices, kind, facts, snap)
     most = _most(applied if among is None else backend.applying(kind, facts, "full"), facts, snap)
     results = order_results(choices, snap, facts, most, lean)
     return {"results": results, "excluded": excluded, "evaluated": evaluated, "verdicts": verdicts}
 
 
 def _add(choices: dict, a, reason: dict, facts: dict, snap: dict) -> None:
-    if reason["disputed_by"]:
+    if reason["sources"] is not None and reason["disputed_by"]:  # a lean reason's: when dressed
         reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
     reason["specificity"] = specificity(a.ev["conditions"], a.ev["statuses"], facts)
     reason["uses"] = uses(a.ev["conditions"], a.ev["statuses"], facts)
@@ -141,11 +166,10 @@ def _inherit(choices: dict, kind: str, snap: dict, among) -> None:
         entry["against"].extend(r for r in reasons if r["rule"] not in own and not own.add(r["rule"]))
 
 
-def _exclude(choices: dict, kind: str, facts: dict, snap: dict, lean: bool = False) -> tuple[list[dict], list[dict]]:
+def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[dict], list[dict]]:
     """Check every ranked choice's properties: the ones a constraint contradicts leave the
-    ranking (returned, with why; ``lean``: not returned); fits and notes stay on the choice
-    (``fits``, ``notes``). A family whose members with the same rules are all excluded goes
-    with them."""
+    ranking (returned, with why); fits and notes stay on the choice (``fits``, ``notes``).
+    A family whose members with the same rules are all excluded goes with them."""
     excluded, verdicts, out = {}, [], []
     for iri in sorted(choices):
         found = checks(iri, kind, facts, snap)
@@ -164,8 +188,7 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict, lean: bool = Fal
         if named and all(m in excluded for m in named):
             excluded[iri] = [dict(c, family=snap["nodes"][m]["id"]) for m in named for c in excluded[m][:1]]
     for iri, contra in excluded.items():
-        if not lean:
-            out.append(excluded_json(iri, contra, facts, snap))
+        out.append(excluded_json(iri, contra, facts, snap))
         del choices[iri]
     return sorted(out, key=lambda e: e["id"]), verdicts
 
