@@ -84,17 +84,20 @@ print("HEAVY", json.dumps(heavy), file=sys.stderr)
     assert heavy == [], f"the {command} path imported {heavy}"
 
 
-@pytest.mark.parametrize("query, loaded", [(TABULAR, []),
-                                           ("plan where gpu-memory = 80 GB", ["decimal"])])
+@pytest.mark.parametrize("query, loaded", [(TABULAR, []), ("plan where gpu-memory = 80 GB", []),
+                                           ("recommend approach where time < 100 hours\n# a comment\n\n"
+                                            'explain "8-bit Adam" where rows = 7 billion', []),
+                                           ("plan where time < 90 min", ["decimal"])])
 def test_parsing_a_well_formed_query_stays_lean(query, loaded):
     """The lean parser answers it: neither the generated parser (nor lark) is loaded, nor
-    decimal (unless the query holds a quantity), dataclasses, typing or inspect."""
+    re, nor decimal (unless a quantity's factor is not an integer: seconds, minutes),
+    dataclasses, typing or inspect."""
     code = f"""
 import sys
 import recipekg.query.parser as p
 p.parse({query!r})
 heavy = ("recipekg.query._standalone", "recipekg.query.syntax_errors", "lark", "decimal",
-         "dataclasses", "typing", "inspect")
+         "dataclasses", "typing", "inspect", "re")
 print(sorted(m for m in heavy if m in sys.modules))
 """
     result = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True)
@@ -539,7 +542,9 @@ def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
 
 _NUMBERISH = ["8 and", "7B and", "8 million", "8 millionaire", "5 min", "5 minutes", "7k hours", "1.5", "1.",
               "7Bx", "7b", "30k,", "2 in", "3 where", "4 d", "4 days", "9\twhere", "6 w", "6 where", "0.5;",
-              "12 between", "1 top", "5 TB", "5 t", "7 B"]
+              "12 between", "1 top", "5 TB", "5 t", "7 B", "7Trillion", "7 billions", "1e3k", "1_ GB", "5 GB/s",
+              "5GB/x", "3 PF-days", "2 FLOPS", "1.5e", "2e+3 h", "40%", "40%x", '"a\\"b"', '"a', "# c", "\r\n",
+              "\n\t\n", "10 min)", "3 mins,"]
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -560,3 +565,64 @@ def test_the_hand_scanner_answers_the_examples_of_the_front_page_and_the_benchma
     for text in ("recommend architecture where data = tabular and rows = 30k",
                  "plan where params = 7B and gpus = 8 and hardware = h100", "explain lightgbm where data = tabular"):
         assert lean.quick_tokens(text) is not None, text
+    for path in sorted((REPO / "queries").glob("*.rkg")):  # comments, blank lines, quantities, strings
+        assert lean.quick_tokens(path.read_text(encoding="utf-8")) is not None, path.name
+
+
+def _spellings(unit: str) -> list[str]:
+    return sorted({unit, unit.upper(), unit.capitalize(), unit[:1].upper() + unit[1:2] + unit[2:].upper()})
+
+
+@pytest.mark.parametrize("unit", sorted(lean.UNITS_LEXED))
+def test_every_unit_of_the_hand_scanner_is_one_of_the_terminal(unit):
+    """Each unit the hand scanner reads is a QUANTITY by the terminals, in every case and
+    spacing, and a letter, digit or dot after it makes neither read a quantity."""
+    for spelt in _spellings(unit):
+        for text in (f"5{spelt}", f"5 {spelt}", f"1.5e3\t{spelt}", f"7_000 {spelt})", f"2{spelt}x", f"2{spelt}.",
+                     f"2{spelt}/", f"2 {spelt}-"):
+            quick, full = lean.quick_tokens(text), lean.terminal_tokens(text)
+            if quick is not None:
+                assert full is not None, text
+                assert [(t.type, t.value, t.column) for t in quick] == [(t.type, t.value, t.column) for t in full]
+        assert [t.type for t in lean.quick_tokens(f"5 {spelt}")] == ["QUANTITY"]
+
+
+def test_the_terminal_knows_no_unit_the_hand_scanner_does_not():
+    """Every word the QUANTITY terminal takes after a number is in UNITS_LEXED (the terminal's
+    pattern and the set are two writings of one list)."""
+    quantity = dict(lean.TERMINALS)["QUANTITY"]
+    alternatives = quantity[quantity.index("(?ai:") + 5:quantity.rindex("))")]
+    words = {w for w in re.findall(r"[a-z%/-]+", alternatives.replace("\\/", "/"))}
+    candidates = {p + i + w + s for p in ("", "k", "m", "g", "t", "p") for i in ("", "i") for w in words
+                  for s in ("", "s", "/s", "-day", "-days")}
+    unit = re.compile(rf"(?:%|(?ai:{alternatives}))(?![a-zA-Z0-9_.%-])")
+    for word in candidates | lean.UNITS_LEXED:
+        assert bool(unit.fullmatch(word)) == (word in lean.UNITS_LEXED), word
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.from_regex(r"[0-9]{1,14}(_[0-9]{1,3})?(\.[0-9]{1,9})?([eE][+-]?[0-9]{1,4})?", fullmatch=True),
+       st.sampled_from(sorted(lean.UNITS_LEXED)), st.sampled_from(["", " ", "\t"]))
+def test_quantities_without_decimal_equal_the_decimal_path(digits, unit, space):
+    """The lean quantity (an exact integer product written out) is the Decimal path's float,
+    or the same error."""
+    from decimal import Decimal, InvalidOperation
+
+    text = digits + space + unit
+
+    class Tok:
+        value, line, column = text, 1, 1
+
+        def __len__(self):
+            return len(text)
+
+    key = literals.unit_kind(unit)
+    kind, factor = literals.unit_factor(key)
+    try:
+        expected = float(Decimal(digits.replace("_", "")) * factor)
+    except (ArithmeticError, InvalidOperation):
+        expected = float("inf")
+    try:
+        assert literals.quantity(Tok()) == (expected, kind)
+    except RecipeKGError:
+        assert expected in (float("inf"), 0.0)
