@@ -27,9 +27,9 @@ MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80
 LEAN = ("recipekg.errors", "recipekg.names", "recipekg.limits", "recipekg.version", "recipekg.record",
         "recipekg.formula", *(f"recipekg.contracts.{m}" for m in ("common", "errors", "explain", "plan", "recipe",
-                                                                    "recommend", "schema", "snapshot", "tools")), "recipekg.knowledge.terms", "recipekg.query", "recipekg.reason", "recipekg.plan",
+                                                                    "recommend", "schema", "snapshot", "summary", "tools")), "recipekg.knowledge.terms", "recipekg.query", "recipekg.reason", "recipekg.plan",
         "recipekg.render", "recipekg.knowledge.snapshot", "recipekg.knowledge.shards", "recipekg.knowledge.resources",
-        "recipekg.knowledge.view")
+        "recipekg.knowledge.view", "recipekg.knowledge.derived")
 
 
 def modules(root: Path = ROOT) -> dict[str, Path]:

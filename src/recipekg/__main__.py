@@ -1,3 +1,3 @@
-from recipekg.cli.fast import main
+from recipekg.cli.fast import script
 
-main(prog_name="recipekg")
+script(prog_name="recipekg")

@@ -47,6 +47,7 @@ FAST_CALLS = {
     "recipe": ["recipe", "where", "params", "=", "7B", "and", "hardware", "=", "h100", "and", "gpus", "=", "8",
                "--format", "json"],
     "cite": ["cite", "--query", TABULAR, "--format", "csl-json"],
+    "vocab": ["vocab", "--format", "json"],
 }
 
 
@@ -77,23 +78,27 @@ print("HEAVY", json.dumps(heavy), file=sys.stderr)
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
-    expected = {"query": "results", "explain": "rules", "plan": "quantities", "recipe": "sections", "cite": 0}[command]
+    expected = {"query": "results", "explain": "rules", "plan": "quantities", "recipe": "sections", "cite": 0,
+                "vocab": "dimensions"}[command]
     assert answer[expected], result.stdout  # an answer, not an error
     heavy = json.loads(result.stderr.rsplit("HEAVY ", 1)[1])
     assert heavy == [], f"the {command} path imported {heavy}"
 
 
-@pytest.mark.parametrize("query, loaded", [(TABULAR, []),
-                                           ("plan where gpu-memory = 80 GB", ["decimal"])])
+@pytest.mark.parametrize("query, loaded", [(TABULAR, []), ("plan where gpu-memory = 80 GB", []),
+                                           ("recommend approach where time < 100 hours\n# a comment\n\n"
+                                            'explain "8-bit Adam" where rows = 7 billion', []),
+                                           ("plan where time < 90 min", ["decimal"])])
 def test_parsing_a_well_formed_query_stays_lean(query, loaded):
     """The lean parser answers it: neither the generated parser (nor lark) is loaded, nor
-    decimal (unless the query holds a quantity), dataclasses, typing or inspect."""
+    re, nor decimal (unless a quantity's factor is not an integer: seconds, minutes),
+    dataclasses, typing or inspect."""
     code = f"""
 import sys
 import recipekg.query.parser as p
 p.parse({query!r})
 heavy = ("recipekg.query._standalone", "recipekg.query.syntax_errors", "lark", "decimal",
-         "dataclasses", "typing", "inspect")
+         "dataclasses", "typing", "inspect", "re")
 print(sorted(m for m in heavy if m in sys.modules))
 """
     result = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True)
@@ -291,7 +296,13 @@ def test_fast_lane_recognises_only_what_it_answers():
     assert fast_request(["plan", "where", "gpus", "=", "8", "--detail", "--format", "summary"]) == {
         "answer": "respond", "text": "plan where gpus = 8", "fmt": "summary", "extensions": [], "no_cache": False,
         "detail": True}
-    for args in (["query"], ["query", "-f", "x.rkg"], ["query", TABULAR, "--engine", "oxigraph"],
+    assert fast_request(["query", "-f", "x.rkg", "--format", "json"]) == {
+        "answer": "respond_file", "path": "x.rkg", "fmt": "json", "extensions": [], "no_cache": False, "detail": False}
+    assert fast_request(["vocab", "gpus"]) == {"answer": "respond_vocab", "dimension": "gpus", "fmt": "text",
+                                               "extensions": [], "no_cache": False}
+    for args in (["query"], ["query", "-f", "-"], ["query", TABULAR, "-f", "x.rkg"], ["query", "-fx.rkg"],
+                 ["query", "-f", "x.rkg", "-f", "y.rkg"], ["query", "-f", str(REPO)], ["vocab", "a", "b"],
+                 ["vocab", "--format", "yaml"], ["query", TABULAR, "--engine", "oxigraph"],
                  ["query", TABULAR, "--format", "yaml"], ["query", TABULAR, "--format"],
                  ["query", TABULAR, "--format", "json", "--format", "text"], ["query", TABULAR, TABULAR],
                  ["query", "--help"], ["query", "--", TABULAR], ["query", "-"], ["explain"],
@@ -393,6 +404,18 @@ SAME_BYTES = [
     (["cite", "--query", TABULAR, "--choice", "vit"], "click"),
     (["cite", "--query"], "click"),
     (["cite"], "click"),
+    (["query", "-f", str(REPO / "queries" / "examples.rkg")], "ok"),
+    (["query", "-f", str(REPO / "queries" / "plan.rkg"), "--format", "json"], "ok"),
+    (["query", "-f", "-", "--format", "json"], "click"),
+    (["vocab"], "ok"),
+    (["vocab", "gpus", "--format", "json"], "ok"),
+    (["vocab", "--format", "markdown"], "ok"),
+    (["vocab", "gpuss"], "unknown name"),
+    (["vocab", "gpuss", "--format", "json"], "unknown name"),
+    (["vocab", "--kb", "missing.ttl"], "bad kb"),
+    (["vocab", "--kb", "missing.ttl", "--format", "json"], "bad kb"),
+    (["vocab", "gpus", "params"], "click"),
+    (["vocab", "--format", "json", "--format", "text"], "click"),
 ]
 
 
@@ -416,6 +439,8 @@ def test_the_byte_comparison_covers_every_command_in_success_and_error():
         cases = [(args, what) for args, what in SAME_BYTES if args[0] == name]
         has_json = "json" in COMMANDS[name].option("--format").choices
         for what in ("ok", "unknown name", "syntax", "bad kb", "click"):
+            if name == "vocab" and what == "syntax":
+                continue  # vocab reads no statement
             assert any(w == what for _, w in cases), (name, what)
             if has_json or what == "click":  # cite has no --format json: click refuses it
                 assert any(w == what and "json" in args for args, w in cases), (name, what, "--format json")
@@ -430,7 +455,8 @@ def test_fast_lane_with_an_extension_prints_what_the_click_command_prints(comman
             "explain": ["explain", "lightgbm", "where", "data", "=", "tabular", "--format", "json"],
             "plan": ["plan", "where", "params", "=", "7B"],
             "recipe": ["recipe", "where", "data", "=", "tabular", "and", "rows", "=", "30k"],
-            "cite": ["cite", "--query", "recommend architecture where data = tabular"]}[command]
+            "cite": ["cite", "--query", "recommend architecture where data = tabular"],
+            "vocab": ["vocab", "data", "--format", "json"]}[command]
     fast, slow = _run(args + ["--kb", str(ext)], "fast", env), _run(args + ["--kb", str(ext)], "click", env)
     assert fast == slow and fast[0] == 0
     if command in ("query", "explain"):
@@ -451,7 +477,32 @@ def _default(param):
     return None if "UNSET" in repr(param.default) else param.default  # click 8.2+: a sentinel
 
 
-@pytest.mark.parametrize("name", ["query", "explain", "plan", "cite"])
+@pytest.mark.parametrize("what, text", [("ok", "recommend fix where symptom = loss-spike\n\nplan where params = 7B"),
+                                        ("unknown name", "plan where gpus = 8\nrecommend fix where symptom = los-spike"),
+                                        ("syntax", "plan where gpus = 8\nrecomend fix"), ("syntax", ""),
+                                        ("syntax", b"plan where data = caf\xe9"), ("missing", None),
+                                        ("directory", None)])
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_the_fast_lane_reads_a_file_as_the_click_command_does(what, text, fmt, tmp_path):
+    """``query -f FILE``: the same bytes and status, errors located in the file."""
+    from recipekg.cli.fast import fast_request
+
+    path = tmp_path / "q.rkg"
+    if isinstance(text, (str, bytes)):
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    elif what == "directory":
+        path.mkdir()
+    args = ["query", "-f", str(path), "--format", fmt]
+    assert (fast_request(args) is None) == (what == "directory")
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path / "cache"))
+    fast, slow = _run(args, "fast", env), _run(args, "click", env)
+    assert fast == slow
+    assert fast[0] == (0 if what == "ok" else 2)
+    if what in ("unknown name", "syntax") and text:
+        assert str(path).encode() in (fast[1] if fmt == "json" else fast[2])
+
+
+@pytest.mark.parametrize("name", ["query", "explain", "plan", "recipe", "cite", "vocab"])
 def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
     """A new parameter of a command the fast lane answers (or a default read from the
     environment) must be taught to recipekg.cli.lanes, or deliberately left to click,
@@ -469,6 +520,8 @@ def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
         seen.add(param.name)
         if isinstance(param, click.Argument):
             assert lane.arguments.get(param.name) == param.nargs, f"{name}: argument {param.name}"
+            if param.nargs == 1:
+                assert (param.name in lane.optional) == (not param.required), f"{name}: argument {param.name}"
             continue
         if param.name in lane.to_click:  # left to click when given, its default assumed when not
             assert (_default(param) or None) == lane.to_click[param.name], f"{name} --{param.name}"
@@ -484,7 +537,8 @@ def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
             assert option.kind == COUNT and (param.type.min, param.type.max) == (1, None), param.name
             assert not param.type.min_open and not param.type.clamp
         elif isinstance(param.type, click.Path):
-            assert option.kind == FILE and not param.type.dir_okay and not param.type.allow_dash, param.name
+            assert option.kind == FILE and not param.type.dir_okay, param.name
+            assert option.dash == param.type.allow_dash, param.name
         elif not param.is_flag:
             assert option.kind == TEXT and param.type is click.STRING, param.name
         if option.repeatable:
@@ -497,7 +551,9 @@ def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
 
 _NUMBERISH = ["8 and", "7B and", "8 million", "8 millionaire", "5 min", "5 minutes", "7k hours", "1.5", "1.",
               "7Bx", "7b", "30k,", "2 in", "3 where", "4 d", "4 days", "9\twhere", "6 w", "6 where", "0.5;",
-              "12 between", "1 top", "5 TB", "5 t", "7 B"]
+              "12 between", "1 top", "5 TB", "5 t", "7 B", "7Trillion", "7 billions", "1e3k", "1_ GB", "5 GB/s",
+              "5GB/x", "3 PF-days", "2 FLOPS", "1.5e", "2e+3 h", "40%", "40%x", '"a\\"b"', '"a', "# c", "\r\n",
+              "\n\t\n", "10 min)", "3 mins,"]
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -518,3 +574,64 @@ def test_the_hand_scanner_answers_the_examples_of_the_front_page_and_the_benchma
     for text in ("recommend architecture where data = tabular and rows = 30k",
                  "plan where params = 7B and gpus = 8 and hardware = h100", "explain lightgbm where data = tabular"):
         assert lean.quick_tokens(text) is not None, text
+    for path in sorted((REPO / "queries").glob("*.rkg")):  # comments, blank lines, quantities, strings
+        assert lean.quick_tokens(path.read_text(encoding="utf-8")) is not None, path.name
+
+
+def _spellings(unit: str) -> list[str]:
+    return sorted({unit, unit.upper(), unit.capitalize(), unit[:1].upper() + unit[1:2] + unit[2:].upper()})
+
+
+@pytest.mark.parametrize("unit", sorted(lean.UNITS_LEXED))
+def test_every_unit_of_the_hand_scanner_is_one_of_the_terminal(unit):
+    """Each unit the hand scanner reads is a QUANTITY by the terminals, in every case and
+    spacing, and a letter, digit or dot after it makes neither read a quantity."""
+    for spelt in _spellings(unit):
+        for text in (f"5{spelt}", f"5 {spelt}", f"1.5e3\t{spelt}", f"7_000 {spelt})", f"2{spelt}x", f"2{spelt}.",
+                     f"2{spelt}/", f"2 {spelt}-"):
+            quick, full = lean.quick_tokens(text), lean.terminal_tokens(text)
+            if quick is not None:
+                assert full is not None, text
+                assert [(t.type, t.value, t.column) for t in quick] == [(t.type, t.value, t.column) for t in full]
+        assert [t.type for t in lean.quick_tokens(f"5 {spelt}")] == ["QUANTITY"]
+
+
+def test_the_terminal_knows_no_unit_the_hand_scanner_does_not():
+    """Every word the QUANTITY terminal takes after a number is in UNITS_LEXED (the terminal's
+    pattern and the set are two writings of one list)."""
+    quantity = dict(lean.TERMINALS)["QUANTITY"]
+    alternatives = quantity[quantity.index("(?ai:") + 5:quantity.rindex("))")]
+    words = {w for w in re.findall(r"[a-z%/-]+", alternatives.replace("\\/", "/"))}
+    candidates = {p + i + w + s for p in ("", "k", "m", "g", "t", "p") for i in ("", "i") for w in words
+                  for s in ("", "s", "/s", "-day", "-days")}
+    unit = re.compile(rf"(?:%|(?ai:{alternatives}))(?![a-zA-Z0-9_.%-])")
+    for word in candidates | lean.UNITS_LEXED:
+        assert bool(unit.fullmatch(word)) == (word in lean.UNITS_LEXED), word
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.from_regex(r"[0-9]{1,14}(_[0-9]{1,3})?(\.[0-9]{1,9})?([eE][+-]?[0-9]{1,4})?", fullmatch=True),
+       st.sampled_from(sorted(lean.UNITS_LEXED)), st.sampled_from(["", " ", "\t"]))
+def test_quantities_without_decimal_equal_the_decimal_path(digits, unit, space):
+    """The lean quantity (an exact integer product written out) is the Decimal path's float,
+    or the same error."""
+    from decimal import Decimal, InvalidOperation
+
+    text = digits + space + unit
+
+    class Tok:
+        value, line, column = text, 1, 1
+
+        def __len__(self):
+            return len(text)
+
+    key = literals.unit_kind(unit)
+    kind, factor = literals.unit_factor(key)
+    try:
+        expected = float(Decimal(digits.replace("_", "")) * factor)
+    except (ArithmeticError, InvalidOperation):
+        expected = float("inf")
+    try:
+        assert literals.quantity(Tok()) == (expected, kind)
+    except RecipeKGError:
+        assert expected in (float("inf"), 0.0)

@@ -169,3 +169,104 @@ def test_ranking_among_some_choices_ranks_them_as_the_full_ranking_does():
                 assert [dict(r, rank=None) for r in some] == expect, (stmt.text, pair)
                 checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize("which", ["bundled", "synthetic"])
+def test_each_kinds_rules_are_sorted(snaps, which):
+    """What lets a rule's position in its kind be found by bisection (reason.recommend.position)
+    rather than by reading the whole list."""
+    from recipekg.reason.recommend import position
+
+    for kind, entry in snaps[which]["rule_index"]["kinds"].items():
+        rules = list(entry["rules"])
+        assert rules == sorted(rules), kind
+        assert [position(entry["rules"], r) for r in rules[::7]] == list(range(0, len(rules), 7))
+
+
+def _placed(results: list[dict], snap: dict) -> list:
+    """What re-ranking a trial reads of a ranking: the entries (families folded) in order, with
+    their ranks, groups, scores, labels and members, and the pick."""
+    from recipekg.reason.answers import decision
+    from recipekg.reason.families import group_families
+
+    entries = group_families(results, snap)
+    return [decision(entries)] + [(e["id"], e["rank"], e["group"], e["score"], e["label"],
+                                   [m["id"] for m in e.get("members", ())]) for e in entries]
+
+
+@pytest.mark.parametrize("which", ["bundled", "synthetic"])
+def test_a_lean_ranking_places_every_choice_as_the_full_one(snaps, which):
+    """Re-ranking a trial (ask, both sides of a threshold, explain's smallest change) reads a
+    lean ranking: the same entries, ranks, groups, scores, labels and pick as the full one."""
+    snap = snaps[which]
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def check(data):
+        where = data.draw(facts_queries(snap))
+        try:
+            facts = _facts(where, snap)
+        except RecipeKGError:
+            return
+        for kind in sorted(snap["kinds"]):
+            lean, full = rank(kind, facts, snap, lean=True), rank(kind, facts, snap)
+            assert _placed(lean, snap) == _placed(full, snap), (kind, where)
+
+    check()
+
+
+@pytest.mark.parametrize("which", ["bundled", "synthetic"])
+def test_the_rules_that_could_match_fully_hold_every_full_match(snaps, which):
+    """``applying(..., only="full")`` (what ranking among a few choices measures specificity
+    against) gives every rule that matches fully, and no rule list grows with the others."""
+    snap = snaps[which]
+    backend = NativeBackend(snap)
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def check(data):
+        where = data.draw(facts_queries(snap))
+        try:
+            facts = _facts(where, snap)
+        except RecipeKGError:
+            return
+        for kind in sorted(snap["kinds"]):
+            def full(applied):
+                return {(a.rule, a.choice, a.side) for a in applied if a.ev["match"] == "full"}
+            assert full(backend.applying(kind, facts, "full")) == full(backend.applying(kind, facts)), (kind, where)
+
+    check()
+
+
+@pytest.mark.parametrize("which", ["bundled", "synthetic"])
+def test_a_decisive_ranking_decides_as_the_full_one(snaps, which):
+    """Re-ranking a trial from the rules that could decide (``decisive``): the first group's
+    entries in the same order with the same scores, the same pick and runner-ups, and the same
+    first entry whenever it is in the first group."""
+    from recipekg.reason.answers import decision
+    from recipekg.reason.families import group_families
+    from recipekg.reason.scoring import MATCHES
+
+    snap = snaps[which]
+
+    def matching(entries):
+        return [(e["id"], e["rank"], e["score"], [m["id"] for m in e.get("members", ())]) for e in entries
+                if e["group"] == MATCHES]
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def check(data):
+        where = data.draw(facts_queries(snap))
+        try:
+            facts = _facts(where, snap)
+        except RecipeKGError:
+            return
+        for kind in sorted(snap["kinds"]):
+            full = group_families(rank(kind, facts, snap, lean=True), snap)
+            decisive = group_families(rank(kind, facts, snap, lean=True, decisive=True), snap)
+            assert matching(decisive) == matching(full), (kind, where)
+            assert decision(decisive) == decision(full), (kind, where)
+            if decisive and decisive[0]["group"] == MATCHES:
+                assert decisive[0]["id"] == full[0]["id"], (kind, where)
+
+    check()

@@ -7,9 +7,8 @@
 
 from __future__ import annotations
 
-import json
-
 from recipekg.cite.entries import container, doi, kind, names, notes, web_kind
+from recipekg.render.jsontext import dumps
 
 _TYPES = {"inproceedings": "paper-conference", "article": "article-journal", "preprint": "article",
           "blog": "post-weblog", "software": "software", "webpage": "webpage"}
@@ -57,4 +56,4 @@ def _publisher(p: dict, kind_: str, item: dict) -> None:
 
 
 def render_csl(bundle) -> str:
-    return json.dumps([csl_item(p) for p in bundle.papers], indent=2, ensure_ascii=False) + "\n"
+    return dumps([csl_item(p) for p in bundle.papers], ensure_ascii=False) + "\n"

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import functools
 import sys
-from pathlib import Path
 
 import click
 
 from recipekg.cli.lanes import FORMATS, REPORT_FORMATS
+from recipekg.cli.respond import file_text, utf8_text
 from recipekg.errors import RecipeKGError, UsageError
 from recipekg.render.errors import error_output
 
@@ -75,33 +75,4 @@ def statement_text(statement: str | None, path: str | None) -> tuple[str, str | 
             raise UsageError("no statement: pass one in quotes, use -f FILE, pipe statements in, "
                              "or type them at the prompt of `recipekg shell`")
         return utf8_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}", file=path) from None
-    return utf8_text(data, path), path
-
-
-def utf8_text(data: bytes, source: str) -> str:
-    """``data`` decoded as UTF-8 (a leading byte-order mark dropped); a byte that is not
-    UTF-8 is a syntax error at its line and column.
-
-    >>> utf8_text(b"plan where gpus = 8", "q.rkg")
-    'plan where gpus = 8'
-    >>> utf8_text(b"plan where data = caf\\xe9", "q.rkg")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    recipekg.errors.QuerySyntaxError: q.rkg: line 1, column 22: byte 0xe9 is not UTF-8 (statements are UTF-8 text)
-    ...
-    """
-    from recipekg.errors import QuerySyntaxError
-
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        before = data[:exc.start]
-        line = before.count(b"\n") + 1
-        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
-        text = data.decode("utf-8", "replace")
-        raise QuerySyntaxError(f"byte 0x{data[exc.start]:02x} is not UTF-8 (statements are UTF-8 text)",
-                               line=line, column=column, source_line=text.splitlines()[line - 1],
-                               file=source) from None
+    return file_text(path), path

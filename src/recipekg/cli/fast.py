@@ -1,5 +1,6 @@
-"""The ``recipekg`` executable: a fast lane for ``query "STATEMENT"``, ``explain CHOICE [where ...]``,
-``plan [where ...]`` and ``cite --query "STATEMENT"``, click for the rest.
+"""The ``recipekg`` executable: a fast lane for ``query "STATEMENT"`` (or ``-f FILE``), ``explain CHOICE
+[where ...]``, ``plan [where ...]``, ``recipe [where ...]``, ``cite --query "STATEMENT"`` and ``vocab
+[DIMENSION]``, click for the rest.
 
 Importing click costs more than answering a query (it pulls in ``inspect``, ``typing``,
 ``datetime``, ``uuid``, ... : about a third of a cold ``recipekg query``). The commonest calls
@@ -16,7 +17,7 @@ statement as the click commands make it: :func:`recipekg.cli.respond.statement_o
 answered by the function the click command calls (:func:`recipekg.cli.respond.respond`,
 :func:`recipekg.cli.respond.respond_cite`): same output, same errors, same exit codes (a
 test runs both on the same arguments and compares the bytes).
-Anything else (another command, ``-f``, stdin, ``--engine``, ``--choice``, ``-o``, ``--help``,
+Anything else (another command, stdin, ``--engine``, ``--choice``, ``-o``, ``--help``,
 an unknown or repeated option, a value click would reject, a non-UTF-8 terminal, shell
 completion) goes to the click command line unchanged: click remains the one definition of
 the interface, and a test checks the table against it.
@@ -28,7 +29,28 @@ import gc
 import os
 import sys
 
-_COMMANDS = ("query", "explain", "plan", "recipe", "cite")  # the keys of recipekg.cli.lanes.COMMANDS
+_COMMANDS = ("query", "explain", "plan", "recipe", "cite", "vocab")  # the keys of recipekg.cli.lanes.COMMANDS
+_answered: list[bool] = []  # set when the fast lane has answered (what script() reads)
+
+
+def script(prog_name: str | None = None):
+    """The executable (scripts/recipekg, ``python -m recipekg``): :func:`main`; when the fast
+    lane answered, the process then ends at once, its output flushed. Tearing the interpreter
+    down (collecting and freeing every object, every module) would cost a tenth of a cold
+    answer and does nothing for it: nothing is left to write, no file open, no handler
+    registered. Click's commands (a server, the shell) exit as Python does."""
+    try:
+        main(prog_name)
+    except SystemExit as exc:
+        code = 0 if exc.code is None else exc.code
+        if _answered and type(code) is int:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass  # a closed pipe, as _Pacified: not an error at exit
+            os._exit(code)
+        raise
 
 
 def main(prog_name: str | None = None):
@@ -44,7 +66,9 @@ def main(prog_name: str | None = None):
             from recipekg.cli.main import main as click_main
 
             return click_main() if prog_name is None else click_main(prog_name=prog_name)
-        sys.exit(run_request(**request))
+        status = run_request(**request)
+        _answered.append(True)
+        sys.exit(status)
     except (SystemExit, KeyboardInterrupt):
         raise
     except Exception as exc:  # the catch-all: a bug must still reach the user as one line
@@ -66,6 +90,14 @@ def fast_request(args: list[str]) -> dict | None:
     if given is None:
         return None
     words = given.pop("words")
+    if args[0] == "vocab":
+        return {"answer": command.answer, "dimension": words[0] if words else None, **given}
+    if args[0] == "query":
+        path = given.pop("path")
+        if (path is None) == (not words):
+            return None  # neither a statement nor -f (stdin, the shell), or both: click's
+        if path is not None:
+            return {"answer": "respond_file", "path": path, **given}
     if args[0] != "cite":
         from recipekg.cli.respond import statement_of
 

@@ -15,6 +15,8 @@ it return None, and click answers::
     {'no_cache': True, 'extensions': ['x.ttl'], 'fmt': 'text', 'detail': False, 'words': ['where', 'gpus', '=', '8']}
     >>> read(COMMANDS["cite"], ["--top", "01", "--query", "plan"]) is None  # click reads 01 as 1
     True
+    >>> read(COMMANDS["query"], ["-f", "q.rkg"])["path"], read(COMMANDS["vocab"], ["gpus"])["words"]
+    ('q.rkg', ['gpus'])
 
 This module imports nothing beyond the standard library (and the registry of output formats,
 :mod:`recipekg.render.formats`, which imports nothing): it runs before the fast lane decides.
@@ -36,14 +38,15 @@ class Option:
     its spellings; ``kind`` what it takes: ``flag`` (nothing), ``text`` (any value),
     ``file`` (``click.Path(dir_okay=False)``: not empty, not a directory), ``count``
     (``click.IntRange(min=1)``), ``choice`` (one of ``choices``). A ``repeatable`` option
-    collects a list. ``needed``: the fast lane answers only calls that give it."""
+    collects a list. ``needed``: the fast lane answers only calls that give it. ``dash``: click
+    also reads ``-`` (stdin), which the fast lane leaves to it."""
 
-    __slots__ = ("dest", "names", "kind", "choices", "repeatable", "default", "needed")
+    __slots__ = ("dest", "names", "kind", "choices", "repeatable", "default", "needed", "dash")
 
     def __init__(self, dest: str, *names: str, kind: str = TEXT, choices: tuple = (), repeatable: bool = False,
-                 default=None, needed: bool = False) -> None:
+                 default=None, needed: bool = False, dash: bool = False) -> None:
         self.dest, self.names, self.kind, self.choices = dest, names, kind, choices
-        self.repeatable, self.default, self.needed = repeatable, default, needed
+        self.repeatable, self.default, self.needed, self.dash = repeatable, default, needed, dash
 
     def __repr__(self) -> str:
         return f"Option({self.dest!r}, {', '.join(map(repr, self.names))}, kind={self.kind!r})"
@@ -65,14 +68,16 @@ class Option:
 
 class Command:
     """A command the fast lane answers: its ``options``, its click ``arguments`` (name →
-    nargs, -1 for any number), the click parameters it leaves to click whenever they are
-    given (``to_click``: name → the value it assumes when they are not), and the function of
-    :mod:`recipekg.cli.respond` that answers it."""
+    nargs, -1 for any number; ``optional``: the ones of nargs 1 click does not require), the
+    click parameters it leaves to click whenever they are given (``to_click``: name → the value
+    it assumes when they are not), and the function of :mod:`recipekg.cli.respond` that
+    answers it."""
 
-    __slots__ = ("options", "arguments", "to_click", "answer")
+    __slots__ = ("options", "arguments", "to_click", "answer", "optional")
 
-    def __init__(self, options: tuple, arguments: dict, to_click: dict, answer: str) -> None:
+    def __init__(self, options: tuple, arguments: dict, to_click: dict, answer: str, optional: tuple = ()) -> None:
         self.options, self.arguments, self.to_click, self.answer = options, arguments, to_click, answer
+        self.optional = optional
 
     def option(self, name: str) -> Option | None:
         """The option spelt ``name``, or None."""
@@ -91,8 +96,10 @@ DETAIL = Option("detail", "--detail", kind=FLAG, default=False)
 TOP = Option("top", "--top", kind=COUNT)
 
 COMMANDS = {
-    "query": Command((KB, FORMAT, NO_CACHE, DETAIL), {"statement": 1},
-                     {"path": None, "engine": "native", "endpoint": None, "emit": None, "output": None}, "respond"),
+    # query: the statement, or -f FILE (read by the answering function: recipekg.cli.respond.respond_file)
+    "query": Command((KB, FORMAT, NO_CACHE, DETAIL, Option("path", "-f", "--file", kind=FILE, dash=True)),
+                     {"statement": 1}, {"engine": "native", "endpoint": None, "emit": None, "output": None}, "respond",
+                     optional=("statement",)),
     "explain": Command((KB, FORMAT, NO_CACHE, DETAIL), {"choice": 1, "constraints": -1}, {}, "respond"),
     "plan": Command((KB, FORMAT, NO_CACHE, DETAIL), {"constraints": -1}, {}, "respond"),
     "recipe": Command((KB, FORMAT, NO_CACHE, DETAIL), {"constraints": -1}, {"emit": None, "output": None},
@@ -100,6 +107,7 @@ COMMANDS = {
     "cite": Command((Option("statement", "-q", "--query", needed=True), TOP,
                      Option("fmt", "--format", kind=CHOICE, choices=CITE_FORMATS, default="text"), KB),
                     {}, {"choice": None, "rule": None, "paper": None, "output": None}, "respond_cite"),
+    "vocab": Command((KB, FORMAT, NO_CACHE), {"dimension": 1}, {}, "respond_vocab", optional=("dimension",)),
 }
 
 
@@ -139,8 +147,9 @@ def _complete(command: Command, given: dict, words: list[str]) -> dict | None:
     """``given`` with every option's default, or None when the words do not fill the
     arguments or a needed option is missing."""
     fixed = sum(n for n in command.arguments.values() if n > 0)
-    if len(words) < fixed or (len(words) > fixed and -1 not in command.arguments.values()):
-        return None  # a missing argument (query: stdin) or one too many: click's job
+    required = fixed - sum(command.arguments[name] for name in command.optional)
+    if len(words) < required or (len(words) > fixed and -1 not in command.arguments.values()):
+        return None  # a missing argument or one too many: click's job
     for option in command.options:
         if option.dest not in given:
             if option.needed:

@@ -1,4 +1,4 @@
-"""What ``recipekg query``, ``explain``, ``plan`` and ``cite`` print, without click: shared by
+"""What ``recipekg query``, ``explain``, ``plan``, ``recipe``, ``cite`` and ``vocab`` print, without click: shared by
 the click commands and the fast lane (:mod:`recipekg.cli.fast`), so the two cannot answer
 differently.
 
@@ -35,6 +35,63 @@ def respond(text: str, fmt: str, extensions=(), *, no_cache: bool = False, sourc
     return answered(work, fmt)
 
 
+def respond_file(path: str, fmt: str, extensions=(), *, no_cache: bool = False) -> tuple[str, bool, int]:
+    """``recipekg query -f FILE``: the statements of ``path`` answered as :func:`respond`
+    answers them (its errors located in the file)."""
+    try:
+        text = file_text(path)
+    except RecipeKGError as exc:
+        return failed(exc, fmt)
+    return respond(text, fmt, extensions, no_cache=no_cache, source=path)
+
+
+def respond_vocab(fmt: str, extensions=(), *, dimension: str | None = None,
+                  no_cache: bool = False) -> tuple[str, bool, int]:
+    """What ``recipekg vocab [DIMENSION]`` prints, as :func:`respond`."""
+
+    def work():
+        from recipekg.render.vocab import render_vocab
+
+        return render_vocab(KnowledgeBase.load(extensions, use_cache=not no_cache).vocab(dimension), fmt)
+
+    return answered(work, fmt)
+
+
+def file_text(path: str) -> str:
+    """The statements of the file ``path`` (``-f FILE``), as UTF-8 text (:func:`utf8_text`)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}", file=path) from None
+    return utf8_text(data, path)
+
+
+def utf8_text(data: bytes, source: str) -> str:
+    """``data`` decoded as UTF-8 (a leading byte-order mark dropped); a byte that is not
+    UTF-8 is a syntax error at its line and column.
+
+    >>> utf8_text(b"plan where gpus = 8", "q.rkg")
+    'plan where gpus = 8'
+    >>> utf8_text(b"plan where data = caf\\xe9", "q.rkg")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    recipekg.errors.QuerySyntaxError: q.rkg: line 1, column 22: byte 0xe9 is not UTF-8 (statements are UTF-8 text)
+    ...
+    """
+    from recipekg.errors import QuerySyntaxError
+
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        before = data[:exc.start]
+        line = before.count(b"\n") + 1
+        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
+        text = data.decode("utf-8", "replace")
+        raise QuerySyntaxError(f"byte 0x{data[exc.start]:02x} is not UTF-8 (statements are UTF-8 text)",
+                               line=line, column=column, source_line=text.splitlines()[line - 1],
+                               file=source) from None
+
+
 def respond_emit(text: str, emit: str, extensions=(), *, no_cache: bool = False, source: str | None = None,
                  output: str | None = None, fmt: str = "text") -> tuple[str | None, bool, int]:
     """The configuration ``emit`` of the one recipe ``text`` states, as :func:`respond`:
@@ -46,9 +103,9 @@ def respond_emit(text: str, emit: str, extensions=(), *, no_cache: bool = False,
         answers = KnowledgeBase.load(extensions, use_cache=not no_cache).query(text, source=source)
         if len(answers) != 1:
             raise UsageError(f"--emit writes the configuration of one recipe statement, not of {len(answers)} statements")
-        import json
+        from recipekg.render.jsontext import dumps
 
-        data = json.dumps(emitted(answers[0], emit), indent=2) + "\n"
+        data = dumps(emitted(answers[0], emit)) + "\n"
         if output is None:
             return data.rstrip("\n")
         from pathlib import Path
@@ -99,10 +156,15 @@ def answered(work, fmt: str) -> tuple[str | None, bool, int]:
     try:
         return work(), False, 0
     except RecipeKGError as exc:
-        from recipekg.render.errors import error_output
+        return failed(exc, fmt)
 
-        out, to_stderr = error_output(exc, fmt)
-        return out, to_stderr, exit_status(exc)
+
+def failed(exc: RecipeKGError, fmt: str) -> tuple[str, bool, int]:
+    """A project error's output as the spec says, and its exit status."""
+    from recipekg.render.errors import error_output
+
+    out, to_stderr = error_output(exc, fmt)
+    return out, to_stderr, exit_status(exc)
 
 
 def exit_status(exc: RecipeKGError) -> int:

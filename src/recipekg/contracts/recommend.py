@@ -108,6 +108,15 @@ class NearBoundary(TypedDict):
     literature: list[Literature]
 
 
+class More(TypedDict):
+    """That the answer shows the first results only (no ``top`` given): how many, of how many,
+    and how to see them all."""
+
+    shown: int
+    of: int
+    text: str
+
+
 class RecommendBody(TypedDict):
     """A ``recommend`` answer as reason/recommend.py builds it (before its ``as_of``)."""
 
@@ -121,6 +130,8 @@ class RecommendBody(TypedDict):
     excluded: list[Excluded]
     unused: list[Unused]
     near_boundary: list[NearBoundary]
+    #: When more results rank than an answer shows without ``top`` (reason/recommend.py ``SHOWN``).
+    more: NotRequired[More]
 
 
 class RecommendAnswer(RecommendBody, Stamp):

@@ -16,7 +16,7 @@ def index_rules(snap: dict) -> dict:
     """Rules indexed by kind, dimension and value.
 
     Per kind (a rule belongs to every kind one of its targets has), positions into that
-    kind's ``rules`` list (which keeps the order of ``snap["rules"]``):
+    kind's ``rules`` list (in the order of ``snap["rules"]``: sorted, so found by bisection):
 
     - ``always``: rules without conditions (general advice, they always apply) and rules
       naming a condition the KB does not describe (evaluated, so they fail as they would);

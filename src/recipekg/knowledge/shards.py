@@ -2,7 +2,7 @@
 
 :func:`split` turns every large container of the snapshot (a dict with sorted keys, or a
 list) into a *sentinel* plus a run of shards, each a marshal blob of at most
-:data:`PER_SHARD` entries with its own CRC-32. :func:`join` turns the sentinels back into
+:func:`shard_size` entries with its own CRC-32. :func:`join` turns the sentinels back into
 read-only views (:class:`LazyMap`, :class:`LazyList`) that decode a shard the first time one
 of its entries is read. The snapshot is canonical data (what JSON gives back: no tuples),
 so a tuple is never data and can mark a sentinel::
@@ -10,9 +10,9 @@ so a tuple is never data and can mark a sentinel::
     >>> snap = {"nodes": {f"n{i:03}": {"id": i} for i in range(100)}, "format": 4}
     >>> (paths, core), shards = split(snap)
     >>> paths, core["nodes"][0], len(core["nodes"][2])   # where, and a sentinel: kind, table
-    ([['nodes']], 'map', 4)
+    ([['nodes']], 'map', 13)
     >>> view = join((paths, core), Source(shards))
-    >>> view["nodes"]["n042"], len(view["nodes"]), view["nodes"].decoded   # one shard of four read
+    >>> view["nodes"]["n042"], len(view["nodes"]), view["nodes"].decoded   # one shard of 13 read
     ({'id': 42}, 100, 1)
     >>> list(view["nodes"])[:2], view["nodes"] == snap["nodes"]
     (['n000', 'n001'], True)
@@ -33,6 +33,20 @@ from itertools import islice
 
 #: A container with more entries than this is split; a shard holds at most this many.
 PER_SHARD = 32
+#: A container of at most SMALL entries is cut finer, SMALL_SHARD entries a shard: a query reads a
+#: few entries of each, and decoding the other 31 of a shard was a third of a cold plan's work
+#: (docs/performance.md); a larger one keeps PER_SHARD, so that its table in the core, decoded on
+#: every call, stays a row per 32 entries.
+SMALL, SMALL_SHARD = 4096, 8
+
+
+def shard_size(size: int) -> int:
+    """How many entries each shard of a container of ``size`` entries holds (the last: the rest).
+
+    >>> shard_size(100), shard_size(100_000)
+    (8, 32)
+    """
+    return SMALL_SHARD if size <= SMALL else PER_SHARD
 
 
 def split(snap: dict) -> tuple[tuple, bytes]:
@@ -50,7 +64,8 @@ def _split(value, out: bytearray, path: tuple, paths: list, top: bool = False):
         if top or len(keys) <= PER_SHARD or keys != sorted(keys) or not all(type(k) is str for k in keys):
             return items
         below = _take_below(path, paths)
-        chunks = [keys[i:i + PER_SHARD] for i in range(0, len(keys), PER_SHARD)]
+        per = shard_size(len(keys))
+        chunks = [keys[i:i + per] for i in range(0, len(keys), per)]
         table = [(c[0], *_shard({k: items[k] for k in c}, out, [p for p in below if p[0] in c]))
                  for c in chunks]
         return _sentinel(("map", len(keys), table), path, paths)
@@ -59,8 +74,9 @@ def _split(value, out: bytearray, path: tuple, paths: list, top: bool = False):
         if len(items) <= PER_SHARD:
             return items
         below = _take_below(path, paths)
-        table = [_shard(items[i:i + PER_SHARD], out, [[p[0] - i, *p[1:]] for p in below if i <= p[0] < i + PER_SHARD])
-                 for i in range(0, len(items), PER_SHARD)]
+        per = shard_size(len(items))
+        table = [_shard(items[i:i + per], out, [[p[0] - i, *p[1:]] for p in below if i <= p[0] < i + per])
+                 for i in range(0, len(items), per)]
         return _sentinel(("list", len(items), table), path, paths)
     return value
 
@@ -188,7 +204,7 @@ class _Lazy:
             try:  # a row of the wrong shape is damage like a wrong CRC
                 offset, length, crc, nested = self._table[n][-4:]
                 shard = self._source.load(offset, length, crc)
-                first = n * PER_SHARD if type(shard) is list else 0
+                first = n * shard_size(self._size) if type(shard) is list else 0
                 shard = _place(shard, nested, self._source, self._path, first)
             except (Damaged, ValueError, TypeError, KeyError, IndexError):
                 self._whole = self._source.replacement(self._path)
@@ -303,7 +319,8 @@ class LazyList(_Lazy, Sequence):
         if not 0 <= index < self._size:
             raise IndexError("list index out of range")
         try:
-            return self._shard(index // PER_SHARD)[index % PER_SHARD]
+            per = shard_size(self._size)
+            return self._shard(index // per)[index % per]
         except Damaged:
             return self._whole[index]
 

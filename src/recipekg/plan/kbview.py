@@ -13,6 +13,7 @@ the names they read, entities, facts, papers and sections.
 from __future__ import annotations
 
 from recipekg.errors import FormulaError, KBError
+from recipekg.knowledge.derived import once
 from recipekg.knowledge.terms import RKG
 from recipekg.knowledge.view import SnapshotView
 from recipekg.formula.expr import Formula, Q, formula_of
@@ -44,6 +45,12 @@ class KBView(SnapshotView):
     """Plan's look-ups into the snapshot (beyond :class:`~recipekg.knowledge.view.SnapshotView`'s):
     constants by symbol, formulas by output and inputs; every formula is read once, here (from
     the tree the snapshot's compiler parsed)."""
+
+    @classmethod
+    def of(cls, snap: dict) -> "KBView":
+        """The view of ``snap``, built once per snapshot (:mod:`recipekg.knowledge.derived`):
+        a view is never changed after it is built."""
+        return once(snap, "plan view", cls)
 
     def __init__(self, snap: dict):
         super().__init__(snap)  # type: ignore[arg-type]  # plan reads the tables by key too

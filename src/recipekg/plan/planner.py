@@ -88,7 +88,7 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     >>> planned(parse("plan where params = 7B and horizon = long")[0], snap)[1]
     ['horizon']
     """
-    kb = KBView(snap)
+    kb = KBView.of(snap)
     inputs = read_inputs(stmt, snap)
     ledger = Ledger(kb, stmt.pos)
     method = read_method(ledger, inputs)

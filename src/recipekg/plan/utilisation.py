@@ -21,6 +21,7 @@ total-hours MFUs. Every figure says where it comes from::
 from __future__ import annotations
 
 from recipekg.formula.expr import Q
+from recipekg.knowledge.derived import once
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.ledger import Ledger
 
@@ -45,7 +46,13 @@ def median(values: list[float]) -> float:
 def points(ledger: Ledger, exclude: tuple = ()) -> list[dict]:
     """Every MFU the KB has: each published run's (from its total GPU-hours) and each stated
     or throughput-derived one; ``exclude``: fact ids left out (the tests leave each run out
-    in turn)."""
+    in turn). They depend on the snapshot alone: computed once per snapshot, never changed."""
+    if exclude:
+        return _points(ledger, exclude)
+    return once(ledger.kb.snap, "mfu points", lambda snap: _points(Ledger(ledger.kb), ()))
+
+
+def _points(ledger: Ledger, exclude: tuple) -> list[dict]:
     kb = ledger.kb
     implied_f = kb.formula("mfu", "gpu_hours", "flops")
     flops_f = kb.formula("flops", "params", "tokens")

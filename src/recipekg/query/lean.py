@@ -74,9 +74,10 @@ class _Tok:
 def lean_tokens(text: str) -> list | None:
     """The tokens lark's lexer makes of ``text`` (ignored ones dropped), or None.
 
-    One line of names, keywords, operators and plain numbers (``30k``, ``0.5``) is scanned
-    by hand (compiling :data:`TERMINALS` costs more than a whole plan); anything else by
-    the terminals themselves. A property test checks the two agree."""
+    Names, keywords, operators, numbers, quantities, strings, comments and line breaks are
+    scanned by hand (compiling :data:`TERMINALS` costs more than a whole plan); whatever the
+    hand scanner is not sure of, by the terminals themselves. A property test checks the two
+    agree."""
     tokens = quick_tokens(text)
     return tokens if tokens is not None else terminal_tokens(text)
 
@@ -84,44 +85,77 @@ def lean_tokens(text: str) -> list | None:
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGITS = frozenset("0123456789")
 _NAME_CHARS = _LETTERS | _DIGITS | frozenset("_-")
-_QUICK = _NAME_CHARS | frozenset(" \t.=<>!(),;")
+_SPACE = frozenset(" \t\f\r\v")
+#: What may not follow a number or a quantity: ``(?![a-zA-Z0-9_.%-])``.
+_STOP = _NAME_CHARS | frozenset(".%")
+_UNIT_CHARS = _LETTERS | frozenset("%/-")
 _PAIRS = {"!=": "NE", "<=": "LE", ">=": "GE"}
 _SINGLE = {"=": "EQ", "<": "LT", ">": "GT", "(": "LPAR", ")": "RPAR", ",": "COMMA", ";": "_SEMI"}
 _SUFFIXES = frozenset("kKmMbBGtT")  # NUMBER's one-letter multipliers
+_NUMBER_WORDS = ("thousand", "million", "billion", "trillion")
+
+
+def _units() -> frozenset:
+    """The units QUANTITY accepts, lowercase: the alternatives of its pattern spelt out."""
+    units = {"%", "byte", "bytes", "h", "hr", "hrs", "hour", "hours", "d", "day", "days", "w", "week", "weeks",
+             "month", "months", "y", "yr", "yrs", "year", "years", "min", "mins", "minute", "minutes", "s",
+             "sec", "secs", "second", "seconds", "pf-day", "pf-days", "petaflop-day", "petaflop-days"}
+    for p in ("k", "m", "g", "t", "p"):
+        for i in ("", "i"):
+            units.update(p + i + u + s for u in ("b", "bit") for s in ("", "/s"))
+    for p in ("", "k", "m", "g", "t", "p"):
+        units.update((p + "flop", p + "flops", p + "flop/s"))
+    return frozenset(units)
+
+
+#: The units of QUANTITY (tests/cli/test_hot_path.py checks each against the terminal).
+UNITS_LEXED = _units()
 
 
 def quick_tokens(text: str) -> list | None:
-    """:func:`terminal_tokens` for the common case, by hand; None for anything else.
+    """:func:`terminal_tokens`, by hand; None for anything it is not sure of.
 
     >>> [(t.type, t.value, t.column) for t in quick_tokens("plan where params = 7B")]
     [('PLAN', 'plan', 1), ('WHERE', 'where', 6), ('NAME', 'params', 12), ('EQ', '=', 19), ('NUMBER', '7B', 21)]
-    >>> quick_tokens("plan where gpu-memory = 80 GB") is None   # a quantity: the terminals decide
+    >>> [(t.type, t.value, t.line) for t in quick_tokens("plan where gpu-memory = 80 GB # c\\n\\nplan")][4:]
+    [('QUANTITY', '80 GB', 1), ('_BLANK_LINE', '\\n\\n', 1), ('PLAN', 'plan', 3)]
+    >>> quick_tokens("plan where x = 1.") is None   # not a token: the terminals decide
     True
     """
-    if not _QUICK.issuperset(text):
-        return None
-    tokens, pos, end = [], 0, len(text)
+    tokens, pos, end, line, line_start = [], 0, len(text), 1, 0
     while pos < end:
         ch = text[pos]
-        if ch == " " or ch == "\t":
+        if ch in _SPACE:
             pos += 1
+            continue
+        if ch == "\n":
+            stop = _blank_line_end(text, pos)
+            if stop > pos + 1:
+                tokens.append(_Tok("_BLANK_LINE", text[pos:stop], line, pos - line_start + 1, pos))
+                line += text.count("\n", pos, stop)
+            else:
+                line += 1
+            pos = line_start = stop
+            continue
+        if ch == "#":
+            pos = text.find("\n", pos)
+            pos = end if pos < 0 else pos
             continue
         if ch in _LETTERS:
             stop = _run(text, pos + 1, _NAME_CHARS)
             word = text[pos:stop]
             kind = word.upper() if word.lower() in KEYWORDS else "NAME"
         elif ch in _DIGITS:
-            stop = _number_end(text, pos)
-            if stop is None:
-                return None
-            kind = "NUMBER"
+            kind, stop = _number(text, pos)
+        elif ch == '"':
+            kind, stop = "STRING", _string_end(text, pos)
         elif text[pos:pos + 2] in _PAIRS:
-            stop, kind = pos + 2, _PAIRS[text[pos:pos + 2]]
-        elif ch in _SINGLE:
-            stop, kind = pos + 1, _SINGLE[ch]
+            kind, stop = _PAIRS[text[pos:pos + 2]], pos + 2
         else:
+            kind, stop = _SINGLE.get(ch), pos + 1
+        if kind is None or stop is None:
             return None
-        tokens.append(_Tok(kind, text[pos:stop], 1, pos + 1, pos))
+        tokens.append(_Tok(kind, text[pos:stop], line, pos - line_start + 1, pos))
         pos = stop
     return tokens
 
@@ -132,27 +166,66 @@ def _run(text: str, pos: int, chars: frozenset) -> int:
     return pos
 
 
-def _number_end(text: str, pos: int) -> int | None:
-    """Where a plain number (digits, a decimal part, a one-letter multiplier) starting at
-    ``pos`` ends, when nothing after it could make it a quantity or a word number."""
-    stop = _run(text, pos, _DIGITS)
-    if text[stop:stop + 1] == ".":
-        after = _run(text, stop + 1, _DIGITS)
-        if after == stop + 1:
+def _blank_line_end(text: str, pos: int) -> int:
+    """After the last newline of ``\\n(?:[ \\t\\f\\r\\v]*\\n)+`` at ``pos`` (a blank line), or
+    ``pos + 1`` (a plain newline)."""
+    stop, at = pos + 1, pos + 1
+    while True:
+        at = _run(text, at, _SPACE)
+        if text[at:at + 1] != "\n":
+            return stop
+        stop = at = at + 1
+
+
+def _string_end(text: str, pos: int) -> int | None:
+    """After the closing quote of ``"(?:[^"\\\\\\n]|\\\\[^\\n])*"`` at ``pos``, or None."""
+    at, end = pos + 1, len(text)
+    while at < end:
+        ch = text[at]
+        if ch == '"':
+            return at + 1
+        if ch == "\n" or (ch == "\\" and text[at + 1:at + 2] in ("", "\n")):
             return None
-        stop = after
-    if text[stop:stop + 1] in _SUFFIXES:
-        stop += 1
-    nxt = text[stop:stop + 1]
-    if nxt in ("", ",", ")", ";"):
-        return stop
-    if nxt not in (" ", "\t"):
-        return None
-    word_at = _run(text, stop, frozenset(" \t"))
-    if text[word_at:word_at + 1] not in _LETTERS:
-        return stop
-    word = text[word_at:_run(text, word_at, _NAME_CHARS)]
-    return stop if word.lower() in KEYWORDS else None
+        at += 2 if ch == "\\" else 1
+    return None
+
+
+def number_parts(text: str, pos: int) -> tuple[int, int]:
+    """Where the digits of a number (``[0-9]+(?:_[0-9]+)*(?:\\.[0-9]+)?``) starting at ``pos``
+    end, and where its exponent (``[eE][+-]?[0-9]+``) ends (the same place when it has none).
+
+    >>> number_parts("1_000.5e-3 GB", 0), number_parts("1.e3", 0)
+    ((7, 10), (1, 1))
+    """
+    stop = _run(text, pos, _DIGITS)
+    while text[stop:stop + 1] == "_" and text[stop + 1:stop + 2] in _DIGITS:
+        stop = _run(text, stop + 1, _DIGITS)
+    if text[stop:stop + 1] == "." and text[stop + 1:stop + 2] in _DIGITS:
+        stop = _run(text, stop + 1, _DIGITS)
+    at = stop + 1 + (text[stop + 1:stop + 2] in ("+", "-"))
+    if text[stop:stop + 1] in ("e", "E") and text[at:at + 1] in _DIGITS:
+        return stop, _run(text, at, _DIGITS)
+    return stop, stop
+
+
+def _number(text: str, pos: int) -> tuple[str | None, int | None]:
+    """The QUANTITY or NUMBER token at ``pos`` and where it ends, tried in the lexer's order
+    (QUANTITY first, then each of NUMBER's endings), or (None, None)."""
+    digits, exponent = number_parts(text, pos)
+    ok = lambda at: text[at:at + 1] not in _STOP  # noqa: E731 (the terminals' lookahead)
+    unit = _run(text, exponent, frozenset(" \t"))
+    unit_end = _run(text, unit, _UNIT_CHARS)
+    if unit_end > unit and text[unit:unit_end].lower() in UNITS_LEXED and ok(unit_end):
+        return "QUANTITY", unit_end
+    if exponent > digits:
+        return ("NUMBER", exponent) if ok(exponent) else (None, None)
+    if text[digits:digits + 1] in _SUFFIXES and ok(digits + 1):
+        return "NUMBER", digits + 1
+    word = _run(text, digits, frozenset(" \t"))
+    for w in _NUMBER_WORDS:
+        if text[word:word + len(w)].lower() == w and ok(word + len(w)):
+            return "NUMBER", word + len(w)
+    return ("NUMBER", digits) if ok(digits) else (None, None)
 
 
 def terminal_tokens(text: str) -> list | None:

@@ -19,7 +19,8 @@
 A token is anything with ``value``, ``line``, ``column`` and a length (lark's ``Token`` or
 the lean tokenizer's).  A value too large for a float is a
 :class:`~recipekg.errors.RangeError` underlining the token.  ``decimal`` is imported only
-for quantities and for numbers of more than 20 characters, so the query path stays light.
+for numbers of more than 20 characters and quantities whose factor is not an integer
+(seconds, minutes) or whose digits are many, and ``re`` never, so the query path stays light.
 """
 
 from __future__ import annotations
@@ -87,19 +88,6 @@ _FACTORS: dict = {}
 
 #: The digits of a number or quantity (no suffix, no unit), as a regular expression.
 NUMBER_PATTERN = r"[0-9]+(?:_[0-9]+)*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
-_PATTERNS = {"word": r"(.*?)[ \t]*([a-zA-Z]+)", "bits": r"[KMGTP]i?b(?:/[sS])?",
-             "quantity": rf"({NUMBER_PATTERN})[ \t]*(.+)", "escape": r"\\(.)"}
-_COMPILED: dict = {}
-
-
-def _pattern(name: str):
-    """A regular expression of :data:`_PATTERNS`, compiled on first use (a plain ``7B`` needs
-    none, and compiling costs a cold query about as much as answering it)."""
-    if name not in _COMPILED:
-        import re
-
-        _COMPILED[name] = re.compile(_PATTERNS[name])
-    return _COMPILED[name]
 
 #: What an error says about suffixes and units.
 UNIT_HINT = ("numbers take a suffix k, M, B, G or T, in either case but G (30k, 7B, 7b, 1e21) or a word (7 billion); "
@@ -118,7 +106,7 @@ def unit_kind(unit: str) -> str:
     ('tflop/s', 'tflop', 'tflops', 'pf-days')
     """
     key = unit.lower()
-    if _pattern("bits").fullmatch(unit):   # a capital prefix and a small b: bits (Gb, Tb/s, Gib)
+    if _is_bits(unit):   # a capital prefix and a small b: bits (Gb, Tb/s, Gib)
         head, slash, rest = key.partition("/")
         return head[:-1] + "bit" + slash + rest
     if unit.endswith("FLOPS"):     # FLOPS: per second
@@ -126,6 +114,16 @@ def unit_kind(unit: str) -> str:
     if unit.endswith(("FLOPs", "FLOP")):  # FLOPs: an amount
         return key.removesuffix("s")
     return key
+
+
+def _is_bits(unit: str) -> bool:
+    """``[KMGTP]i?b(?:/[sS])?``: a capital prefix and a small b.
+
+    >>> _is_bits("Gb"), _is_bits("Gib/S"), _is_bits("GB"), _is_bits("gb"), _is_bits("Gbit")
+    (True, True, False, False, False)
+    """
+    rest = unit[1:2].removeprefix("i") + unit[2:] if unit[:1] in ("K", "M", "G", "T", "P") else ""
+    return rest in ("b", "b/s", "b/S")
 
 
 def unit_factor(unit: str):
@@ -168,8 +166,8 @@ def number(tok) -> float:
     """``30_000`` -> 30000.0, ``1.5M`` -> 1500000.0, ``2.5e20`` -> 2.5e20, ``7 billion`` -> 7e9."""
     s = tok.value.replace("_", "")
     if s[-1].isalpha() and s[-1] not in _SUFFIX_EXP:  # a word: 7 billion
-        digits, word = _pattern("word").fullmatch(s).groups()
-        s = f"{digits}e{WORDS[word.lower()]}"
+        word = len(s.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+        s = s[:word].rstrip(" \t") + "e" + str(WORDS[s[word:].lower()])
     if len(s) <= 20:
         # At most 20 digits: Decimal(s) * 10**k is exact (28-digit context) and float() of
         # it is the correctly rounded double, which is what float() of the same decimal
@@ -189,17 +187,67 @@ def number(tok) -> float:
 
 def quantity(tok) -> tuple[float, str]:
     """``80 GB`` -> (8e10, "bytes"), ``3 days`` -> (72.0, "hours"), ``40%`` -> (0.4, "ratio")."""
+    from recipekg.query.lean import number_parts
+
+    digits, exponent = number_parts(tok.value, 0)
+    text, unit = tok.value[:exponent], tok.value[exponent:].lstrip(" \t")
+    assert text and unit, tok.value  # the lexer only makes QUANTITY tokens of this form
+    key = unit_kind(unit)
+    exact = _exact(text.replace("_", ""), key)
+    if exact is not None:
+        return _finite(exact, tok), UNITS[key][0]
     from decimal import Decimal, InvalidOperation
 
-    m = _pattern("quantity").fullmatch(tok.value)
-    assert m, tok.value  # the lexer only makes QUANTITY tokens of this form
-    kind, factor = unit_factor(unit_kind(m.group(2)))
+    kind, factor = unit_factor(key)
     try:
-        return _finite(Decimal(m.group(1).replace("_", "")) * factor, tok), kind
+        return _finite(Decimal(text.replace("_", "")) * factor, tok), kind
     except (ArithmeticError, InvalidOperation):
         return _finite(Decimal("Infinity"), tok), kind
 
 
+def _exact(text: str, unit: str) -> str | None:
+    """``Decimal(text) * factor`` of the unit, written out exactly as decimal text (so that
+    ``float`` of it is the Decimal path's float), when the factor is an integer (or ``%``)
+    and the product has at most 28 digits (Decimal's precision: no rounding) and a modest
+    exponent; else None (the Decimal path decides).
+
+    >>> _exact("80", "gb"), _exact("1.5e3", "d"), _exact("40", "%"), _exact("3", "s") is None
+    ('80000000000e0', '360e2', '40e-2', True)
+    """
+    if unit not in _INT_FACTORS:
+        factor = UNITS[unit][1]
+        try:
+            value = factor(int)
+        except ValueError:  # "0.01"
+            value = None
+        _INT_FACTORS[unit] = (1, -2) if unit == "%" else (value, 0) if type(value) is int else None
+    scale = _INT_FACTORS[unit]
+    if scale is None:
+        return None
+    mantissa, _, power = text.lower().partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    if len(power) > 4:
+        return None
+    coefficient = int(whole + fraction) * scale[0]
+    if len(str(coefficient)) > 28:
+        return None
+    return f"{coefficient}e{int(power or 0) - len(fraction) + scale[1]}"
+
+
+_INT_FACTORS: dict = {}
+
+
 def unescape(body: str) -> str:
     r"""``\"`` ``\\`` ``\n`` ``\t`` ``\r``; any other ``\x`` stands for ``x``."""
-    return _pattern("escape").sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)
+    if "\\" not in body:
+        return body
+    out, i, end = [], 0, len(body)
+    while i < end:
+        ch = body[i]
+        if ch == "\\" and i + 1 < end and body[i + 1] != "\n":
+            out.append(_ESCAPES.get(body[i + 1], body[i + 1]))
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)

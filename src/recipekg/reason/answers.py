@@ -45,8 +45,13 @@ def shown_constraint(c: dict) -> Constraint:
     return out
 
 
-def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> Reason:
-    """One rule as a reason for (or against) a choice, with its evaluation and sources."""
+def reason_json(iri: str, rule: dict, ev: dict, snap: dict, deferred: bool = False) -> Reason:
+    """One rule as a reason for (or against) a choice, with its evaluation and sources.
+
+    ``deferred``: without what only an answer shows and what costs most to read (its papers:
+    ``sources`` None; its disputes: ``disputed_by`` the disputing rules' IRIs), in their places,
+    for a ranking whose reasons are mostly not shown (:func:`recipekg.reason.recommend.dress`
+    fills them in for those that are)."""
     caveat: ReasonMore = {"caveat": rule["caveat"]} if rule.get("caveat") else {}
     step: ReasonMore = {"step": int(rule["step"])} if rule["step"] is not None else {}
     procedure: ReasonMore = ({"procedure": snap["nodes"].get(rule["procedure"], {}).get("id", rule["procedure"])}
@@ -59,9 +64,10 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict) -> Reason:
         "conditions": [{"condition": c["label"], "dimension": c["dimension"], "status": s}
                        for c, s in zip(ev["conditions"], ev["statuses"])],
         "section": snap["sections"][rule["section"]]["path"],
-        "sources": sources_json(rule, snap),
+        "sources": None if deferred else sources_json(rule, snap),  # type: ignore[typeddict-item]
         **caveat,
-        "disputed_by": [disputed_json(c, snap) for c in rule["contradicts"]],
+        "disputed_by": (list(rule["contradicts"]) if deferred  # type: ignore[typeddict-item]
+                        else [disputed_json(c, snap) for c in rule["contradicts"]]),
         **step,
         **procedure,
         **origin_json(rule),
@@ -124,12 +130,15 @@ def choice_json(iri: str, snap: dict) -> Choice:
             "papers": [source_json(p, snap, "method") for p in node["papers"]], **origin_json(node)}
 
 
-def result_json(iri: str, entry: dict, snap: dict) -> dict:
+def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False) -> dict:
     """A ranked result (rank filled in by :func:`order_results`) from its reasons: with the
-    constraints its properties fit (``fits``) and the properties they go past (``notes``)."""
+    constraints its properties fit (``fits``) and the properties they go past (``notes``);
+    ``deferred``: ``papers`` None in its place (see :func:`reason_json`)."""
     for side in ("because", "against"):
         entry[side].sort(key=lambda r: (-r["contribution"], r["id"]))
-    choice = choice_json(iri, snap)
+    node = snap["nodes"][iri]
+    choice = ({"id": node["id"], "label": node["label"], "kinds": node["kinds"], "papers": None} if deferred
+              else choice_json(iri, snap))
     ranks = {s["label"]: s["rank"] for s in snap["strengths"].values()}
     result = {"rank": 0, "id": choice["id"], "label": choice["label"], "iri": iri, "kinds": choice["kinds"],
               **tally(entry["because"], entry["against"], snap["scoring"].get("default_support")),
@@ -181,7 +190,7 @@ def waits_for(reasons: list[dict], snap: dict) -> list[str]:
 
 
 def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = None,
-                  most: int | None = None) -> list[Result]:
+                  most: int | None = None, deferred: bool = False) -> list[Result]:
     """Choice → {"because": [...], "against": [...]} reasons, as ranked results: each rule's
     contribution measured against the most specific advice (:func:`recipekg.reason.scoring.situate`,
     against ``most`` constraints when given), ordered by :func:`recipekg.reason.scoring.rank_key`,
@@ -190,7 +199,7 @@ def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = Non
     reasons = [r for entry in choices.values() for side in ("because", "against") for r in entry[side]]
     situate(reasons, scoring.get("default_support") or 0.0, scoring["unconstrained_factor"], most)
     # the entries keep their sort keys (support, depth, strength, fits_more) until ranked: not yet Results
-    results: list = in_procedure_order(sorted((result_json(iri, entry, snap) for iri, entry in choices.items()),
+    results: list = in_procedure_order(sorted((result_json(iri, entry, snap, deferred) for iri, entry in choices.items()),
                                               key=rank_key))
     for r in reasons:
         r.pop("uses", None)

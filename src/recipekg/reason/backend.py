@@ -49,8 +49,11 @@ class Backend:
     #: ``True`` when ``plan`` can be answered alongside (it reads formulas, not rules).
     plans = False
 
-    def applying(self, kind: str, facts: dict) -> list[Applied]:
-        """The rules that apply (fire) to choices of ``kind`` under ``facts``."""
+    def applying(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
+        """The rules that apply (fire) to choices of ``kind`` under ``facts``; ``only``: the
+        ones needed are those that could decide (``"deciding"``: general advice, or every
+        condition's dimension given with values where it lists values) or match fully
+        (``"full"``); a backend may give more (:func:`candidates`)."""
         raise NotImplementedError
 
     def naming(self, choice: str, facts: dict) -> list[Applied]:
@@ -58,9 +61,10 @@ class Backend:
         that does both is named once, as ``"for"``."""
         raise NotImplementedError
 
-    def evaluating(self, kind: str, facts: dict) -> list[Applied]:
+    def evaluating(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
         """Every rule of ``kind`` with a condition on a dimension ``facts`` give, applying or
-        not (what says a constraint was used, and which thresholds are near), in rule order."""
+        not (what says a constraint was used, and which thresholds are near), in rule order;
+        ``only``: as :meth:`applying`."""
         raise NotImplementedError
 
 
@@ -72,11 +76,25 @@ class NativeBackend(Backend):
 
     def __init__(self, snap: dict, *, scan: bool = False):
         self.snap, self.scan = snap, scan
+        self._evaluated: tuple = (None, {})  # the last facts and their evaluations, by rule
 
-    def applying(self, kind: str, facts: dict) -> list[Applied]:
+    def _evaluate(self, iri: str, rule: dict, facts: dict) -> dict:
+        """:func:`recipekg.reason.scoring.evaluate_rule`, once per rule for the same facts
+        (``applying`` and ``evaluating`` of one ranking read many of the same rules). Facts are
+        never changed once made (a trial is a new dict), and an evaluation is only read."""
+        seen, evals = self._evaluated
+        if seen is not facts:
+            evals = {}
+            self._evaluated = (facts, evals)
+        ev = evals.get(iri)
+        if ev is None:
+            ev = evals[iri] = evaluate_rule(rule, facts, self.snap)
+        return ev
+
+    def applying(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
         snap, nodes = self.snap, self.snap["nodes"]
         out = []
-        for iri in snap["rules"] if self.scan else candidates(kind, facts, snap):
+        for iri in snap["rules"] if self.scan else candidates(kind, facts, snap, only=only):
             rule = snap["rules"][iri]
             if not ranks_kind(rule, kind):
                 continue
@@ -84,20 +102,20 @@ class NativeBackend(Backend):
             targets += [(t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())]
             if not targets:
                 continue
-            ev = evaluate_rule(rule, facts, snap)
+            ev = self._evaluate(iri, rule, facts)
             if ev["fires"]:
                 out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
         return out
 
-    def evaluating(self, kind: str, facts: dict) -> list[Applied]:
+    def evaluating(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
         snap, nodes = self.snap, self.snap["nodes"]
         out = []
-        for iri in evaluated_rules(kind, facts, snap):
+        for iri in evaluated_rules(kind, facts, snap, only):
             rule = snap["rules"][iri]
             targets = [(t, "for") for t in rule["recommends"] if kind in nodes.get(t, {}).get("kinds", ())]
             targets += [(t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())]
             if targets:
-                ev = evaluate_rule(rule, facts, snap)
+                ev = self._evaluate(iri, rule, facts)
                 out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
         return sorted(out, key=lambda a: (a.rule, a.choice, a.side))
 
@@ -108,16 +126,17 @@ class NativeBackend(Backend):
             rule = rules[iri]
             side = "for" if choice in rule["recommends"] else "against" if choice in rule["against"] else None
             if side:
-                out.append(Applied(iri, choice, side, rule, evaluate_rule(rule, facts, self.snap)))
+                out.append(Applied(iri, choice, side, rule, self._evaluate(iri, rule, facts)))
         return out
 
 
-def evaluated_rules(kind: str, facts: dict, snap: dict) -> list[str]:
+def evaluated_rules(kind: str, facts: dict, snap: dict, only: str | None = None) -> list[str]:
     """The rules of ``kind`` ``evaluating`` gives (sorted): those with a condition on a given
     dimension that could apply or are near their threshold, found through the rule index, so
-    the cost follows the rules about the query, not the size of the KB."""
+    the cost follows the rules about the query, not the size of the KB (``only``: as
+    :func:`candidates`)."""
     rules, conditions = snap["rules"], snap["conditions"]
-    return sorted(iri for iri in candidates(kind, facts, snap, widen=True) if ranks_kind(rules[iri], kind)
+    return sorted(iri for iri in candidates(kind, facts, snap, widen=True, only=only) if ranks_kind(rules[iri], kind)
                   and any(conditions.get(c, {}).get("dimension") in facts for c in rules[iri]["conditions"]))
 
 
@@ -126,10 +145,16 @@ def ranks_kind(rule: dict, kind: str) -> bool:
     return not rule.get("for_kinds") or kind in rule["for_kinds"]
 
 
-def candidates(kind: str, facts: dict, snap: dict, widen: bool = False) -> list[str]:
+def candidates(kind: str, facts: dict, snap: dict, widen: bool = False, only: str | None = None) -> list[str]:
     """The rules of ``kind`` that could apply to ``facts``, in the order of ``snap["rules"]``
     (with ``widen``, also those a numeric value misses by less than a factor of 2: the rules
     near their threshold, :mod:`recipekg.reason.situation`).
+
+    ``only="deciding"``: only the rules that could decide (match fully, come near, or give
+    general advice): none reached by a bound whose rule also lists values (the query gives
+    none of that dimension, or the rule is reached through them: ``exact``/``under``), as a
+    rule waiting for a dimension only ranks the choices nothing decides. ``only="full"``: those
+    that could match fully, so not the rules without conditions either.
 
     A rule applies when none of its conditions fails and one holds at least partly, or when
     it has none. A condition listing values holds (partly) only when the query gives a value
@@ -142,13 +167,13 @@ def candidates(kind: str, facts: dict, snap: dict, widen: bool = False) -> list[
     entry = snap["rule_index"]["kinds"].get(kind)
     if entry is None:
         return []
-    found = set(entry["always"])
+    found = set() if only == "full" else set(entry["always"])
     found |= _by_value(entry, facts, snap["nodes"])
     valued = {dim for dim, f in facts.items() if f.values is not None}
     reach = _widened(facts) if widen else facts
     for dim, f in facts.items():
         for cats, boxes in entry["numeric"].get(dim, ()):
-            if valued.intersection(cats):
+            if valued.intersection(cats) or only and cats:
                 continue
             for low, low_inc, high, high_inc, positions in boxes:
                 box = {"dimension": dim, "values": (), "min": low, "min_inclusive": low_inc,

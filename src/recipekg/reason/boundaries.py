@@ -20,7 +20,7 @@ from __future__ import annotations
 from recipekg.reason.answers import decision, sources_json
 from recipekg.reason.derive import derive
 from recipekg.reason.facts import Facts
-from recipekg.reason.families import entry_of
+from recipekg.reason.families import entries_by_choice
 from recipekg.reason.situation import held_near
 from recipekg.render.constraints import format_constraint
 
@@ -35,15 +35,15 @@ def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, 
     ``rerank(trial_facts) -> entries`` ranks the choices again."""
     here = decision(results)["pick"]
     found: dict[tuple[str, float], dict] = {}
+    entries = entries_by_choice(results)
     for r in ranked["results"]:
         for reason in r["because"] + r["against"]:
-            speaks_for = entry_id(r["iri"], results) if reason in r["because"] else None
             if reason["match"] == "near":
                 n = reason["near"]
-                _note(found, n["dimension"], n["value"], n["threshold"], reason, speaks_for, missed=True)
+                _note(found, n["dimension"], n["value"], n["threshold"], reason, _for(r, reason, entries), missed=True)
             elif reason["match"] == "full" and "via" not in reason:
                 for dim, value, threshold in held_near(reason, facts, snap):
-                    _note(found, dim, value, threshold, reason, speaks_for, missed=False)
+                    _note(found, dim, value, threshold, reason, _for(r, reason, entries), missed=False)
     given = {n: f for n, f in facts.items() if not f.derived}
     out = []
     for (dim, threshold), spot in sorted(found.items()):
@@ -61,9 +61,12 @@ def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, 
     return out
 
 
-def entry_id(iri: str, results: list[dict]) -> str | None:
-    """The id of the entry (the choice's own, or its family's) a choice is ranked in."""
-    entry = entry_of(iri, results)
+def _for(result: dict, reason: dict, entries: dict[str, dict]) -> str | None:
+    """The id of the entry (the choice's own, or its family's) a reason for ``result`` speaks
+    for (None for a reason against it)."""
+    if reason not in result["because"]:
+        return None
+    entry = entries.get(result["iri"])
     return entry["id"] if entry else None
 
 

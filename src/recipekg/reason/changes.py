@@ -6,8 +6,8 @@ user stated (``rkg:problemFact`` in ontology/dimensions.ttl: data, task, symptom
     >>> from recipekg.reason.resolve import facts_of
     >>> facts = facts_of(parse("recommend x where data = text and task = classification")[0].constraints, snap)
     >>> patchtst = snap["rule_index"]["choices"]["patchtst"]
-    >>> rank_of = lambda kind, trial: next((r["rank"] for r in rank(kind, trial, snap) if r["iri"] == patchtst), None)
-    >>> change = smallest_change(patchtst, "architecture", facts, snap, rank_of)
+    >>> first = lambda kind, trial: rank(kind, trial, snap)[:1] == [r for r in rank(kind, trial, snap) if r["iri"] == patchtst]
+    >>> change = smallest_change(patchtst, "architecture", facts, snap, first)
     >>> change["found"], change["why"].startswith("every rule for it needs a different")
     ([], True)
 """
@@ -30,13 +30,13 @@ def _recommending(iri: str, snap: dict):
             yield r, rules[r]
 
 
-def smallest_change(iri: str, kind: str, facts: dict, snap: dict, rank_of) -> dict:
+def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict:
     """``{"found": [candidate changes, fewest first], "why": ...}``: the changes that rank the
     choice first (``why`` says what stood in the way when none does).
 
-    ``rank_of(kind, facts) -> int | None`` ranks the choice (through the answer's backend).
+    ``first(kind, facts) -> bool``: whether the choice ranks first (through the answer's backend).
     """
-    if rank_of(kind, facts) == 1:
+    if first(kind, facts):
         return {"found": []}
     given = {n: f for n, f in facts.items() if not f.derived}
     found, blocked, tried = {}, set(), 0
@@ -59,7 +59,7 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, rank_of) -> di
         trial = dict(given)
         trial.update(changes)
         tried += 1
-        if rank_of(kind, derive(trial, snap)) == 1:
+        if first(kind, derive(trial, snap)):
             key = tuple(sorted(changes))
             weight = snap["strengths"][rule["strength"]]["weight"] if rule["strength"] else 0.0
             # Adding a constraint costs 1; overriding one the user gave costs 2.

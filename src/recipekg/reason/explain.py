@@ -29,6 +29,7 @@ from recipekg.reason.families import entry_of, group_families
 from recipekg.reason.properties import CONTRADICTS, checks, excluded_json
 from recipekg.reason.recommend import ranking
 from recipekg.reason.resolve import facts_of, resolve_choice
+from recipekg.reason.scoring import MATCHES
 from recipekg.reason.situation import near_reasons, unused
 
 TYPE_CHECKING = False
@@ -46,7 +47,7 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
     iri = resolve_choice(stmt.choice, snap)
     facts = facts_of(stmt.constraints, snap)
     node = snap["nodes"][iri]
-    rankings = {kind: ranking(kind, facts, snap, backend) for kind in node["kinds"]}
+    rankings = {kind: ranking(kind, facts, snap, backend, lean=True) for kind in node["kinds"]}  # ranks, not shown
     entries = {kind: group_families(r["results"], snap) for kind, r in rankings.items()}
     ranks = {kind: _rank(entry_of(iri, entries[kind])) for kind in node["kinds"]}
     kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
@@ -59,12 +60,19 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
     verdicts: list[Any] = checks(iri, kind, facts, snap)  # each {"property": Property, "verdict", ...}
     contra = [c for c in verdicts if c["verdict"] == CONTRADICTS]
 
-    def rank_of(k: str, trial: dict) -> int | None:
+    def first(k: str, trial: dict) -> bool:
+        """Whether the choice (or its family's entry) ranks first under ``trial``: from the rules
+        that could decide when they decide some choice there (the first entry is then theirs),
+        else from every rule."""
         if trial is facts:
-            return ranks[k]
-        return _rank(entry_of(iri, group_families(ranking(k, trial, snap, backend)["results"], snap)))
+            return ranks[k] == 1
+        for decisive in (True, False):
+            entries = group_families(ranking(k, trial, snap, backend, lean=True, decisive=decisive)["results"], snap)
+            if not decisive or entries and entries[0]["group"] == MATCHES:
+                return bool(entries) and entry_of(iri, entries) is entries[0]
+        return False
 
-    change = smallest_change(iri, kind, facts, snap, rank_of)
+    change = smallest_change(iri, kind, facts, snap, first)
     out: ExplainBody = {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
            "choice": {**choice_json(iri, snap), "definition": node["definition"]},
            "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,

@@ -78,6 +78,17 @@ def member_json(r: Result) -> Member:
     return out
 
 
+def entries_by_choice(entries: list[dict]) -> dict[str, dict]:
+    """Each choice's entry (its own, or its family's; the first when several hold it), by IRI:
+    :func:`entry_of` for every choice at once."""
+    out: dict[str, dict] = {}
+    for e in entries:
+        out.setdefault(e["iri"], e)
+        for m in e.get("members", ()):
+            out.setdefault(m["iri"], e)
+    return out
+
+
 def entry_of(choice_iri: str, entries: list) -> Result | None:
     """The entry a choice is ranked in: its own, or its family's."""
     for e in entries:

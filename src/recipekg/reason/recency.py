@@ -15,10 +15,6 @@ quantity's formula, a constant's id.
 
 from __future__ import annotations
 
-import re
-
-_ARXIV = re.compile(r"^(\d\d)(\d\d)\.\d{4,5}")
-_DATE = re.compile(r"^\d{4}-\d\d-\d\d$")
 _LIVING = ("blog", "software", "webpage")
 
 
@@ -30,14 +26,38 @@ def source_date(paper: dict) -> str | None:
     >>> source_date({"year": 2024, "arxiv": None, "entry_type": "webpage", "accessed": "2026-11-30"})
     '2026-11-30'
     """
-    if paper.get("entry_type") in _LIVING and _DATE.match(paper.get("accessed") or ""):
+    if paper.get("entry_type") in _LIVING and _is_date(paper.get("accessed") or ""):
         return paper["accessed"]
     found = []
-    if m := _ARXIV.match(paper.get("arxiv") or ""):
-        found.append(f"20{m.group(1)}-{m.group(2)}-01")
+    if month := _arxiv_month(paper.get("arxiv") or ""):
+        found.append(f"20{month[:2]}-{month[2:]}-01")
     if paper.get("year"):
         found.append(f"{int(paper['year']):04d}-01-01")
     return max(found) if found else None
+
+
+def _is_date(text: str) -> bool:
+    """Whether ``text`` is YYYY-MM-DD (``re.match(r"^\\d{4}-\\d\\d-\\d\\d$")``, a final newline
+    allowed as ``$`` allows it), written out: a regular expression would import :mod:`re` (with
+    :mod:`enum` and :mod:`functools`) on every cold answer.
+
+    >>> _is_date("2026-11-30"), _is_date("2026-11-30\\n"), _is_date("2026-1-30"), _is_date("２０２６-11-30")
+    (True, True, False, True)
+    """
+    text = text[:-1] if text.endswith("\n") else text
+    return (len(text) == 10 and text[4] == "-" and text[7] == "-"
+            and text[:4].isdecimal() and text[5:7].isdecimal() and text[8:].isdecimal())
+
+
+def _arxiv_month(arxiv: str) -> str | None:
+    """The YYMM of a new-style arXiv id (``r"^(\\d\\d)(\\d\\d)\\.\\d{4,5}"``), else None.
+
+    >>> _arxiv_month("2203.15556"), _arxiv_month("1706.037"), _arxiv_month("hep-th/9901001")
+    ('2203', None, None)
+    """
+    if len(arxiv) >= 9 and arxiv[4] == "." and arxiv[:4].isdecimal() and arxiv[5:9].isdecimal():
+        return arxiv[:4]
+    return None
 
 
 def stamp(answer: dict, snap: dict) -> dict:
@@ -46,23 +66,29 @@ def stamp(answer: dict, snap: dict) -> dict:
     papers, claims = snap["papers"], _revised(snap)
     newest: tuple[str, str] | None = None
     revised: dict[str, dict] = {}
-    stack = [answer]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
+    dicts, lists = [answer], []   # what is left to visit: every dict of the answer once
+    while dicts or lists:
+        if lists:
+            for v in lists.pop():
+                if isinstance(v, dict):
+                    dicts.append(v)
+                elif isinstance(v, list):
+                    lists.append(v)
             continue
-        if not isinstance(node, dict):
-            continue
+        node = dicts.pop()
         if "role" in node and node.get("id") in papers:
             date = source_date(papers[node["id"]])
             if date and (newest is None or (date, node["id"]) > newest):
                 newest = (date, node["id"])
-        for claim in _claims_named(node, claims):
+        for claim in _claims_named(node, claims) if claims else ():
             node["superseded_by"] = [_revision(r, snap) for r in claims[claim]["superseded_by"]]
             revised[claims[claim]["id"]] = {"claim": claims[claim]["id"], "label": claims[claim]["label"],
                                             "superseded_by": node["superseded_by"]}
-        stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        for v in node.values():  # after superseded_by is set: the revisions' sources count too
+            if isinstance(v, dict):
+                dicts.append(v)
+            elif isinstance(v, list):
+                lists.append(v)
     answer["as_of"] = newest[0] if newest else None
     answer["as_of_source"] = newest[1] if newest else None
     if revised:

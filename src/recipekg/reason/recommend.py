@@ -17,8 +17,11 @@ thresholds near the user's values) is :mod:`recipekg.reason.properties` and
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from recipekg.query.ast import Recommend
-from recipekg.reason.answers import constraints_json, decision, order_results, reason_json, uses
+from recipekg.reason.answers import (choice_json, constraints_json, decision, disputed_json, order_results,
+                                    reason_json, sources_json, uses)
 from recipekg.reason.ask import questions
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.boundaries import boundaries
@@ -36,38 +39,75 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only (the query pa
     from recipekg.contracts.recommend import RecommendBody
 
 
+#: The results an answer shows when the statement gives no ``top``: the rest is counted (``more``).
+SHOWN = 50
+
+
 def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> RecommendBody:
-    """The answer to a ``recommend`` statement (the JSON the spec describes)."""
+    """The answer to a ``recommend`` statement (the JSON the spec describes): at most ``top``
+    results (:data:`SHOWN` when the statement gives none; ``more`` then says how many more)."""
     kind = resolve_kind(stmt.kind, snap)
     facts = facts_of(stmt.constraints, snap)
-    ranked = ranking(kind, facts, snap, backend)
+    ranked = ranking(kind, facts, snap, backend, lean=True)
     results: list = group_families(ranked["results"], snap)
-    ask = questions(kind, facts, results, snap, lambda trial: group_families(rank(kind, trial, snap), snap),
-                    ranked["results"])
-    near = boundaries(kind, facts, ranked, results, snap, lambda trial: group_families(rank(kind, trial, snap), snap))
-    shown = results if stmt.top is None else results[:stmt.top]
-    return {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
-            "constraints": constraints_json(facts), "decision": decision(shown, near=near), "ask": ask,
-            "results": shown, "excluded": ranked["excluded"],
-            "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap), "near_boundary": near}
+    rerank = lambda trial: group_families(rank(kind, trial, snap, lean=True, decisive=True), snap)  # noqa: E731
+    ask = questions(kind, facts, results, snap, rerank, ranked["results"])
+    near = boundaries(kind, facts, ranked, results, snap, rerank)
+    shown = dress(results[:SHOWN if stmt.top is None else stmt.top], facts, snap)
+    answer: RecommendBody = {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
+              "constraints": constraints_json(facts), "decision": decision(shown, near=near), "ask": ask,
+              "results": shown, "excluded": ranked["excluded"],
+              "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap), "near_boundary": near}
+    if stmt.top is None and len(results) > SHOWN:
+        answer["more"] = {"shown": SHOWN, "of": len(results),
+                          "text": f"the first {SHOWN} of {len(results)} results; add top {len(results)} to the "
+                                  f"statement for all of them"}
+    return answer
+
+
+def dress(entries: list, facts: dict, snap: dict) -> list:
+    """``entries`` of a lean ranking as an answer shows them: each entry's and member's papers,
+    and its reasons' sources and disputes (the disputing rules that could apply here), in the
+    places the ranking kept for them (:func:`recipekg.reason.answers.reason_json`)."""
+    for entry in entries:
+        for holder in (entry, *entry.get("members", ())):
+            if holder.get("papers", ()) is None:
+                holder["papers"] = choice_json(holder["iri"], snap)["papers"]
+        for reason in entry["because"] + entry["against"]:
+            if reason["sources"] is None:
+                reason["sources"] = sources_json(snap["rules"][reason["rule"]], snap)
+                reason["disputed_by"] = [disputed_json(d, snap) for d in reason["disputed_by"]
+                                         if could_apply(d, facts, snap)]
+    return entries
 
 
 def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
-         among: tuple[str, ...] | None = None) -> list[dict]:
+         among: tuple[str, ...] | None = None, lean: bool = False, decisive: bool = False) -> list[dict]:
     """Ranked choices of ``kind`` under ``facts``, with the rules for and against each; with
     ``among``, only those choices (as they rank among all of them: each choice's score is its
-    own), from the rules that name them alone."""
-    return ranking(kind, facts, snap, backend, among)["results"]
+    own), from the rules that name them alone; ``lean``, ``decisive``: see :func:`ranking`."""
+    return ranking(kind, facts, snap, backend, among, lean, decisive)["results"]
 
 
 def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
-            among: tuple[str, ...] | None = None) -> dict:
+            among: tuple[str, ...] | None = None, lean: bool = False, decisive: bool = False) -> dict:
     """``{"results", "excluded", "evaluated", "verdicts"}``: the ranked results, the choices
     a property rules out, the backend's evaluations of the rules on the given dimensions and
-    the property checks made (what :func:`recipekg.reason.situation.unused` reads)."""
+    the property checks made (what :func:`recipekg.reason.situation.unused` reads).
+
+    ``lean``: the same results, without what costs most to read and only an answer shows, in
+    its places: the reasons' sources and disputes, the results' papers (what re-ranking a trial
+    reads is all there: a test compares the two on generated queries; :func:`dress` fills in
+    the entries an answer shows).
+
+    ``decisive``: from the rules that could decide only (:func:`recipekg.reason.backend.candidates`),
+    so the choices only a rule waiting for an ungiven dimension ranks (the second group, "would
+    apply", which grows with the KB) are left out: the first group's entries, their order, the
+    pick and the first entry when it is in that group are the full ranking's (a test compares them)."""
     backend = backend or NativeBackend(snap)
+    only = "deciding" if decisive else None
     if among is None:
-        applied, evaluated = backend.applying(kind, facts), backend.evaluating(kind, facts)
+        applied, evaluated = backend.applying(kind, facts, only), backend.evaluating(kind, facts, only)
     else:  # the choices and their families (whose rules against them reach them)
         nodes = snap["nodes"]
         families = tuple(dict.fromkeys(c for choice in among for c in (choice, *nodes.get(choice, {}).get("ancestors", ()))
@@ -76,9 +116,9 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
         evaluated = _about(backend, kind, families, facts, snap)
     choices: dict[str, dict] = {}
     for a in applied:
-        _add(choices, a, reason_json(a.rule, a.view, a.ev, snap), facts, snap)
+        _add(choices, a, reason_json(a.rule, a.view, a.ev, snap, lean), facts, snap)
     for a, near in _near(evaluated, facts).items():
-        reason: Any = reason_json(a.rule, a.view, a.ev, snap)  # a RankedReason once _add and situate are done
+        reason: Any = reason_json(a.rule, a.view, a.ev, snap, lean)  # a RankedReason once _add and situate are done
         weight = snap["strengths"][a.view["strength"]]["weight"]
         reason.update(match=NEAR, near=near,
                       contribution=round(near_contribution(weight, snap["scoring"]["partly_credit"]), 4))
@@ -87,13 +127,14 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     for iri in [c for c in choices if among is not None and c not in among]:
         del choices[iri]
     excluded, verdicts = _exclude(choices, kind, facts, snap)
-    most = _most(applied if among is None else backend.applying(kind, facts), facts, snap)
-    results = order_results(choices, snap, facts, most)
+    most = _most(applied if among is None else backend.applying(kind, facts, "full"), facts, snap)
+    results = order_results(choices, snap, facts, most, lean)
     return {"results": results, "excluded": excluded, "evaluated": evaluated, "verdicts": verdicts}
 
 
 def _add(choices: dict, a, reason: Any, facts: dict, snap: dict) -> None:
-    reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
+    if reason["sources"] is not None and reason["disputed_by"]:  # a lean reason's: when dressed
+        reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
     reason["specificity"] = specificity(a.ev["conditions"], a.ev["statuses"], facts)
     reason["uses"] = uses(a.ev["conditions"], a.ev["statuses"], facts)
     entry = choices.setdefault(a.choice, {"because": [], "against": []})
@@ -182,9 +223,20 @@ def _naming(backend: Backend, kind: str, among: tuple[str, ...], facts: dict, sn
     nodes = snap["nodes"]
     found = [a for choice in among if kind in nodes.get(choice, {}).get("kinds", ())
              for a in backend.naming(choice, facts) if a.ev["fires"] and ranks_kind(a.view, kind)]
-    entry = snap["rule_index"]["kinds"].get(kind) or {"rules": []}
-    order = {iri: i for i, iri in enumerate(entry["rules"])}  # the rules' order, as applying() gives them
-    return sorted(found, key=lambda a: (order.get(a.rule, len(order)), among.index(a.choice)))
+    rules = (snap["rule_index"]["kinds"].get(kind) or {"rules": []})["rules"]
+    return sorted(found, key=lambda a: (position(rules, a.rule), among.index(a.choice)))
+
+
+def position(rules, iri: str) -> int:
+    """Where ``iri`` is in a kind's ``rules`` (the order applying() gives them; ``len(rules)``
+    when it is not there), found by bisection: the list is sorted (the snapshot's rules are),
+    so nothing reads the whole list, whose length grows with the KB.
+
+    >>> position(["a", "c", "d"], "c"), position(["a", "c", "d"], "b")
+    (1, 3)
+    """
+    i = bisect_left(rules, iri)
+    return i if i < len(rules) and rules[i] == iri else len(rules)
 
 
 def _about(backend: Backend, kind: str, among: tuple[str, ...], facts: dict, snap: dict) -> list:

@@ -7,7 +7,7 @@
 
 Text is short by default: the verdict and the lines that decide it (each renderer's
 ``detail=False``); ``detail=True`` (``--detail``) writes every derivation, rule
-and source. JSON needs nothing but :mod:`json`; the text and Markdown renderers are imported
+and source. JSON needs nothing but :mod:`recipekg.render.jsontext`; the text and Markdown renderers are imported
 when an answer is written that way, so ``--format json`` loads none of them.
 """
 
@@ -27,9 +27,9 @@ def render_answers(answers: list[dict], fmt: str, detail: bool = False) -> str:
 
 def json_answers(answers: list[dict], detail: bool = False) -> str:
     """The answers as the spec's JSON: one object, or an array for several."""
-    import json  # only for JSON: it compiles regular expressions on import
+    from recipekg.render.jsontext import dumps  # json.dumps(indent=2) without importing json
 
-    return json.dumps(answers[0] if len(answers) == 1 else answers, indent=2, ensure_ascii=False)
+    return dumps(answers[0] if len(answers) == 1 else answers, ensure_ascii=False)
 
 
 def text_answers(answers: list[dict], detail: bool = False) -> str:

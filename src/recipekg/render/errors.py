@@ -16,9 +16,9 @@ def error_output(exc, fmt: str) -> tuple[str, bool]:
     """The text to print for ``exc`` and whether it goes to stderr: with ``--format json``
     the spec's ``{"error": {...}}`` on stdout, else ``error: ...`` (with the caret) on stderr."""
     if fmt == "json":
-        import json  # only for JSON: it compiles regular expressions on import
+        from recipekg.render.jsontext import dumps  # json.dumps(indent=2) without importing json
 
-        return json.dumps({"error": exc.to_dict()}, indent=2), False
+        return dumps({"error": exc.to_dict()}), False
     return f"error: {exc}", True
 
 

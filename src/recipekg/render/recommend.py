@@ -46,6 +46,8 @@ def render_recommend(a: dict, md: bool, detail: bool = True) -> str:
             out += ["", f"### {title[0].upper() + title[1:]}" if md else title]
             out += (table(["#", "choice", "score", "top reasons", "sources"], [_row(r) for r in results], md=True)
                     if md else [line for r in results for line in _result_text(r)])
+    if a.get("more"):  # results past the default top, counted
+        out += ["", ("*" + a["more"]["text"] + "*") if md else a["more"]["text"]]
     return "\n".join(out + _ask(a, md) + ([] if md or detail else ["", MORE]))
 
 

@@ -123,8 +123,9 @@ def _recommend(a: dict) -> dict:
             row["members"] = [m["id"] for m in r["members"]]
         results.append(row)
     out["results"] = results
-    if len(a["results"]) > RESULTS:
-        out["omitted"] = {"results": len(a["results"]) - RESULTS}
+    total = a["more"]["of"] if a.get("more") else len(a["results"])  # past the default top too
+    if total > RESULTS:
+        out["omitted"] = {"results": total - RESULTS}
     out.update(_situation(a))
     return out
 

@@ -17,8 +17,7 @@
 
 from __future__ import annotations
 
-import json
-
+from recipekg.render.jsontext import dumps
 from recipekg.render.tables import markdown_safe, md_cell, md_code, table
 
 _KIND_WORDS = {"categorical": "a name", "count": "a number", "bytes": "a size",
@@ -28,7 +27,7 @@ _KIND_WORDS = {"categorical": "a name", "count": "a number", "bytes": "a size",
 def render_vocab(doc: dict, fmt: str) -> str:
     """The vocabulary document in ``fmt`` (``text``, ``json`` or ``markdown``)."""
     if fmt == "json":
-        return json.dumps(doc, indent=2, ensure_ascii=False)
+        return dumps(doc, ensure_ascii=False)
     md = fmt == "markdown"
     doc = markdown_safe(doc) if md else doc
     out = ["# recipekg vocabulary", ""] if md else []

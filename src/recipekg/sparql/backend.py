@@ -37,7 +37,7 @@ class SparqlBackend(Backend):
             self._rows[query] = self.engine.select(query)
         return self._rows[query]
 
-    def applying(self, kind: str, facts: dict) -> list[Applied]:
+    def applying(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
         out = []
         for row in self._select(recommend_query(kind, facts, self.snap)):
             if kind not in self.snap["nodes"].get(row["choice"], {}).get("kinds", ()):
@@ -47,7 +47,7 @@ class SparqlBackend(Backend):
                 out.append(Applied(row["rule"], row["choice"], row["side"], view, ev))
         return out
 
-    def evaluating(self, kind: str, facts: dict) -> list[Applied]:
+    def evaluating(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
         """The engine's statuses of the rules the local index says are about the query (the
         same rules the native backend evaluates)."""
         about = set(evaluated_rules(kind, facts, self.snap))
