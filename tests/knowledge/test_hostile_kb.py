@@ -156,8 +156,10 @@ def test_an_answer_it_changes_names_it(path):
         if theirs == bundled_answer(q, "json"):
             continue
         assert str(path) in origins(json.loads(theirs)), q
-        for fmt in ("text", "markdown"):
+        for fmt in ("text", "markdown"):  # the short text too, which names the extension though it leaves claims out
             assert f"extension {path}" in answer(kb, q, fmt), (q, fmt)
+        compact = json.loads(answer(kb, q, "summary"))  # MCP's default: it names the extension too
+        assert "error" in compact or str(path) in {e["file"] for e in compact.get("extensions", ())}, q
 
 
 def test_a_formula_of_200000_terms_is_refused_not_recursed_into(tmp_path):

@@ -236,9 +236,13 @@ def test_the_agent_tool_answers_the_same_plan(kb):
 
     from recipekg.agent import AgentTools
 
-    a = json.loads(AgentTools(kb).plan("params = 7B and hardware = h100 and gpus = 8 and time = 1 week"))
+    tools, constraints = AgentTools(kb), "params = 7B and hardware = h100 and gpus = 8 and time = 1 week"
+    a = json.loads(tools.plan(constraints, detail=True))
     assert a["summary"][0].startswith("misses the time budget") and a["feasibility"]["gpus_for_time"] > 8
     assert {q["name"] for q in a["quantities"]} >= {"energy", "headroom", "activations", "memory_per_gpu"}
+    compact = json.loads(tools.plan(constraints))  # the default, for an agent's context: the same verdict
+    assert compact["verdict"] == a["summary"] and compact["feasibility"]["gpus_for_time"] == a["feasibility"]["gpus_for_time"]
+    assert {"energy", "headroom", "activations", "memory_per_gpu"} <= set(compact["quantities"])
 
 
 def test_adapters_follow_the_block_they_are_put_on(run_plan, snap):

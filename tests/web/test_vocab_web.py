@@ -46,7 +46,7 @@ def test_api_vocab_one_dimension_and_unknown(client, kb):
     assert error["error"]["suggestions"] == ["symptom"]
     doc = openapi("test")
     ref = doc["paths"]["/api/vocab"]["get"]["responses"]["404"]["content"]["application/json"]["schema"]["$ref"]
-    schema = doc["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    schema = {**doc["components"]["schemas"][ref.rsplit("/", 1)[1]], "components": doc["components"]}
     Draft202012Validator(schema).validate(error)
 
 

@@ -40,6 +40,13 @@ class SideReason(SummaryReason):
     side: Literal["for", "against"]
 
 
+class ExtensionMark(TypedDict):
+    """An extension file that contributed to the answer, and the lines of its claims in it."""
+
+    file: str
+    lines: list[int]
+
+
 class SummaryCommon(TypedDict):
     """What every compact answer carries."""
 
@@ -49,6 +56,8 @@ class SummaryCommon(TypedDict):
     #: The constraints no advice used, each with why.
     unused: NotRequired[list[str]]
     as_of: str | None
+    #: The extensions whose knowledge is in the answer (the whole answer marks each claim's ``origin``).
+    extensions: NotRequired[list[ExtensionMark]]
     #: How to ask for the whole answer.
     detail: str
     #: What the compact answer left out, counted (``text``: how long texts were cut).

@@ -43,8 +43,16 @@ def markdown_answers(answers: list[dict], detail: bool = False) -> str:
 
 
 def render_text(a: dict, detail: bool = True) -> str:
-    """One answer as text: the whole of it, or (``detail=False``) its short form."""
-    return _renderer(a["statement"])(a, md=False, detail=detail) + recency_lines(a, md=False)
+    """One answer as text: the whole of it, or (``detail=False``) its short form, which names
+    every extension that contributed to the answer even where it leaves the claim out."""
+    text = _renderer(a["statement"])(a, md=False, detail=detail) + recency_lines(a, md=False)
+    if not detail:
+        from recipekg.render.sources import origins_line
+
+        own = origins_line(a)
+        if own:
+            text += "\n" + own
+    return text
 
 
 def render_markdown(a: dict) -> str:

@@ -39,6 +39,41 @@ def origin_text(item: dict) -> str:
     return f"extension {o['file']}, line {o['line']}" if o else ""
 
 
+def origins(doc) -> dict[str, list[int]]:
+    """Every extension file whose knowledge is somewhere in ``doc`` (an answer), with the lines
+    of its claims there, in order: what a short answer names although it leaves the claims out.
+
+    >>> origins({"results": [{"origin": {"file": "t.ttl", "line": 9}}, {"because": [{"origin": {"file": "t.ttl", "line": 3}}]}]})
+    {'t.ttl': [3, 9]}
+    """
+    found: dict[str, set[int]] = {}
+    todo = [doc]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, dict):
+            o = x.get("origin")
+            if isinstance(o, dict) and "file" in o:
+                found.setdefault(o["file"], set()).add(o.get("line") or 0)
+            todo.extend(v for v in x.values() if isinstance(v, (dict, list)))
+        elif isinstance(x, list):
+            todo.extend(v for v in x if isinstance(v, (dict, list)))
+    return {f: sorted(lines) for f, lines in sorted(found.items())}
+
+
+def origins_line(doc) -> str:
+    """The line a short text answer ends with when an extension contributed to it (empty when
+    none did): each file and the lines of its claims, and where to see them.
+
+    >>> origins_line({"origin": {"file": "t.ttl", "line": 3}})
+    'from extensions, not the KB: extension t.ttl, line 3 (--detail shows each claim)'
+    """
+    found = origins(doc)
+    if not found:
+        return ""
+    parts = [f"extension {f}, line{'s' * (len(lines) > 1)} {', '.join(map(str, lines))}" for f, lines in found.items()]
+    return f"from extensions, not the KB: {'; '.join(parts)} (--detail shows each claim)"
+
+
 def source_text(s: dict) -> str:
     """One source: its id, role and where to find it (arXiv id or URL)."""
     link = None if s.get("role") == "reference" else (f"arXiv:{s['arxiv']}" if s.get("arxiv") else s.get("url"))

@@ -43,6 +43,11 @@ def summary(a: dict) -> dict:
         if a.get(key):
             out[key] = [f"{u['dimension']} = {_value(u['value'])}: {u['why']}" for u in a[key]]
     out["as_of"] = a.get("as_of")
+    from recipekg.render.sources import origins
+
+    marks = origins(a)
+    if marks:  # what extensions contributed, though the compact form leaves the claims out
+        out["extensions"] = [{"file": f, "lines": lines} for f, lines in marks.items()]
     out["detail"] = DETAIL
     return _within_budget(out)
 
@@ -248,7 +253,7 @@ def _longest_list(doc: dict, prefix: str = ""):
     """The list inside ``doc`` whose JSON is the longest (never the verdict or the decision)."""
     best, best_size = (None, None), 0
     for key, value in doc.items():
-        if key in ("verdict", "decision", "constraints", "omitted"):
+        if key in ("verdict", "decision", "constraints", "omitted", "extensions"):
             continue
         name = f"{prefix}{key}"
         if isinstance(value, list) and len(value) > 1:
