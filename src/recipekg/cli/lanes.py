@@ -91,6 +91,7 @@ EMIT_FORMATS = ("deepspeed", "hf-peft")
 
 KB = Option("extensions", "--kb", kind=FILE, repeatable=True, default=())
 FORMAT = Option("fmt", "--format", kind=CHOICE, choices=FORMATS, default="text")
+REPORT_FORMAT = Option("fmt", "--format", kind=CHOICE, choices=REPORT_FORMATS, default="text")
 NO_CACHE = Option("no_cache", "--no-cache", kind=FLAG, default=False)
 DETAIL = Option("detail", "--detail", kind=FLAG, default=False)
 TOP = Option("top", "--top", kind=COUNT)
@@ -107,7 +108,7 @@ COMMANDS = {
     "cite": Command((Option("statement", "-q", "--query", needed=True), TOP,
                      Option("fmt", "--format", kind=CHOICE, choices=CITE_FORMATS, default="text"), KB),
                     {}, {"choice": None, "rule": None, "paper": None, "output": None}, "respond_cite"),
-    "vocab": Command((KB, FORMAT, NO_CACHE), {"dimension": 1}, {}, "respond_vocab", optional=("dimension",)),
+    "vocab": Command((KB, REPORT_FORMAT, NO_CACHE), {"dimension": 1}, {}, "respond_vocab", optional=("dimension",)),
 }
 
 

@@ -35,14 +35,15 @@ def respond(text: str, fmt: str, extensions=(), *, no_cache: bool = False, sourc
     return answered(work, fmt)
 
 
-def respond_file(path: str, fmt: str, extensions=(), *, no_cache: bool = False) -> tuple[str, bool, int]:
+def respond_file(path: str, fmt: str, extensions=(), *, no_cache: bool = False,
+                 detail: bool = False) -> tuple[str, bool, int]:
     """``recipekg query -f FILE``: the statements of ``path`` answered as :func:`respond`
     answers them (its errors located in the file)."""
     try:
         text = file_text(path)
     except RecipeKGError as exc:
         return failed(exc, fmt)
-    return respond(text, fmt, extensions, no_cache=no_cache, source=path)
+    return respond(text, fmt, extensions, no_cache=no_cache, source=path, detail=detail)
 
 
 def respond_vocab(fmt: str, extensions=(), *, dimension: str | None = None,

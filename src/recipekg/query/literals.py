@@ -141,8 +141,6 @@ def unit_factor(unit: str):
 
 
 def _finite(value, tok) -> float:
-    """``value`` (a number's text or a Decimal) as a float; a RangeError at the token when it
-    is too large for one, or so small that it would silently become 0 (``1e-400``)."""
     try:
         f = float(value)
     except (ArithmeticError, ValueError):
@@ -150,16 +148,7 @@ def _finite(value, tok) -> float:
     if not math.isfinite(f):
         raise RangeError(f"'{tok}' is too large", line=tok.line, column=tok.column,
                          length=len(tok))
-    if f == 0.0 and _nonzero(value):
-        raise RangeError(f"'{tok}' is too small: it would be 0 as a number", line=tok.line,
-                         column=tok.column, length=len(tok), expected=["a number of at least about 1e-300"])
     return f
-
-
-def _nonzero(value) -> bool:
-    if isinstance(value, str):
-        return any(c in "123456789" for c in value.lower().split("e")[0])
-    return bool(value)
 
 
 def number(tok) -> float:
@@ -173,7 +162,7 @@ def number(tok) -> float:
         # it is the correctly rounded double, which is what float() of the same decimal
         # text gives; so this equals the Decimal path below without importing decimal.
         text = s[:-1] + "e" + str(_SUFFIX_EXP[s[-1]]) if s[-1] in _SUFFIX_EXP else s
-        return _finite(text, tok)
+        return _finite(float(text), tok)
     from decimal import Decimal, InvalidOperation
 
     mult = 1
@@ -185,10 +174,35 @@ def number(tok) -> float:
         return _finite(Decimal("Infinity"), tok)
 
 
+_DIGIT_SET = frozenset("0123456789")
+
+
+def _digits_end(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _DIGIT_SET:
+        pos += 1
+    return pos
+
+
+def number_parts(text: str, pos: int) -> tuple[int, int]:
+    """Where the digits of a number (``[0-9]+(?:_[0-9]+)*(?:\\.[0-9]+)?``) starting at ``pos``
+    end, and where its exponent (``[eE][+-]?[0-9]+``) ends (the same place when it has none).
+
+    >>> number_parts("1_000.5e-3 GB", 0), number_parts("1.e3", 0)
+    ((7, 10), (1, 1))
+    """
+    stop = _digits_end(text, pos)
+    while text[stop:stop + 1] == "_" and text[stop + 1:stop + 2] in _DIGIT_SET:
+        stop = _digits_end(text, stop + 1)
+    if text[stop:stop + 1] == "." and text[stop + 1:stop + 2] in _DIGIT_SET:
+        stop = _digits_end(text, stop + 1)
+    at = stop + 1 + (text[stop + 1:stop + 2] in ("+", "-"))
+    if text[stop:stop + 1] in ("e", "E") and text[at:at + 1] in _DIGIT_SET:
+        return stop, _digits_end(text, at)
+    return stop, stop
+
+
 def quantity(tok) -> tuple[float, str]:
     """``80 GB`` -> (8e10, "bytes"), ``3 days`` -> (72.0, "hours"), ``40%`` -> (0.4, "ratio")."""
-    from recipekg.query.lean import number_parts
-
     digits, exponent = number_parts(tok.value, 0)
     text, unit = tok.value[:exponent], tok.value[exponent:].lstrip(" \t")
     assert text and unit, tok.value  # the lexer only makes QUANTITY tokens of this form

@@ -64,9 +64,10 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict, deferred: bool = Fal
         "conditions": [{"condition": c["label"], "dimension": c["dimension"], "status": s}
                        for c, s in zip(ev["conditions"], ev["statuses"])],
         "section": snap["sections"][rule["section"]]["path"],
-        "sources": None if deferred else sources_json(rule, snap),  # type: ignore[typeddict-item]
+        # an extension's reason keeps its sources: the scoring counts its evidence by them
+        "sources": None if deferred and not rule.get("origin") else sources_json(rule, snap),  # type: ignore[typeddict-item]
         **caveat,
-        "disputed_by": (list(rule["contradicts"]) if deferred  # type: ignore[typeddict-item]
+        "disputed_by": (list(rule["contradicts"]) if deferred and not rule.get("origin")
                         else [disputed_json(c, snap) for c in rule["contradicts"]]),
         **step,
         **procedure,
