@@ -20,6 +20,7 @@ test checks that the two agree whenever the lean one answers.
 from __future__ import annotations
 
 from recipekg.query.build import AstBuilder
+from recipekg.query.literals import number_parts
 
 __all__ = ["STATEMENT_KEYWORDS", "KEYWORDS", "TERMINALS", "lean_tokens", "lean_parse"]
 
@@ -188,24 +189,6 @@ def _string_end(text: str, pos: int) -> int | None:
             return None
         at += 2 if ch == "\\" else 1
     return None
-
-
-def number_parts(text: str, pos: int) -> tuple[int, int]:
-    """Where the digits of a number (``[0-9]+(?:_[0-9]+)*(?:\\.[0-9]+)?``) starting at ``pos``
-    end, and where its exponent (``[eE][+-]?[0-9]+``) ends (the same place when it has none).
-
-    >>> number_parts("1_000.5e-3 GB", 0), number_parts("1.e3", 0)
-    ((7, 10), (1, 1))
-    """
-    stop = _run(text, pos, _DIGITS)
-    while text[stop:stop + 1] == "_" and text[stop + 1:stop + 2] in _DIGITS:
-        stop = _run(text, stop + 1, _DIGITS)
-    if text[stop:stop + 1] == "." and text[stop + 1:stop + 2] in _DIGITS:
-        stop = _run(text, stop + 1, _DIGITS)
-    at = stop + 1 + (text[stop + 1:stop + 2] in ("+", "-"))
-    if text[stop:stop + 1] in ("e", "E") and text[at:at + 1] in _DIGITS:
-        return stop, _run(text, at, _DIGITS)
-    return stop, stop
 
 
 def _number(text: str, pos: int) -> tuple[str | None, int | None]:

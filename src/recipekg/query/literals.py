@@ -171,10 +171,35 @@ def number(tok) -> float:
         return _finite(Decimal("Infinity"), tok)
 
 
+_DIGIT_SET = frozenset("0123456789")
+
+
+def _digits_end(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _DIGIT_SET:
+        pos += 1
+    return pos
+
+
+def number_parts(text: str, pos: int) -> tuple[int, int]:
+    """Where the digits of a number (``[0-9]+(?:_[0-9]+)*(?:\\.[0-9]+)?``) starting at ``pos``
+    end, and where its exponent (``[eE][+-]?[0-9]+``) ends (the same place when it has none).
+
+    >>> number_parts("1_000.5e-3 GB", 0), number_parts("1.e3", 0)
+    ((7, 10), (1, 1))
+    """
+    stop = _digits_end(text, pos)
+    while text[stop:stop + 1] == "_" and text[stop + 1:stop + 2] in _DIGIT_SET:
+        stop = _digits_end(text, stop + 1)
+    if text[stop:stop + 1] == "." and text[stop + 1:stop + 2] in _DIGIT_SET:
+        stop = _digits_end(text, stop + 1)
+    at = stop + 1 + (text[stop + 1:stop + 2] in ("+", "-"))
+    if text[stop:stop + 1] in ("e", "E") and text[at:at + 1] in _DIGIT_SET:
+        return stop, _digits_end(text, at)
+    return stop, stop
+
+
 def quantity(tok) -> tuple[float, str]:
     """``80 GB`` -> (8e10, "bytes"), ``3 days`` -> (72.0, "hours"), ``40%`` -> (0.4, "ratio")."""
-    from recipekg.query.lean import number_parts
-
     digits, exponent = number_parts(tok.value, 0)
     text, unit = tok.value[:exponent], tok.value[exponent:].lstrip(" \t")
     assert text and unit, tok.value  # the lexer only makes QUANTITY tokens of this form
