@@ -1,10 +1,12 @@
 """Whole-process timings: each command a fresh process, the compared commands interleaved,
 the median of repeated runs (run by :mod:`benchmarks.run`).
 
-- :func:`commands`: ``recipekg query`` (``--format json``), ``plan``, ``explain`` and
-  ``cite --query`` on the bundled KB against ``python -c pass``;
+- :func:`commands`: ``recipekg query`` (``--format json``), ``plan``, ``explain``, ``cite
+  --query``, ``vocab`` and ``query -f queries/examples.rkg`` (9 statements) on the bundled KB
+  against ``python -c pass``;
 - :func:`by_size`: the cold topic query on a synthetic KB (``--kb synthetic-XX.ttl``) against
-  the cold query on the bundled KB, and the bundled KB's own query on the synthetic KB too.
+  the cold query on the bundled KB, and the bundled KB's own query on the synthetic KB too;
+  the plan and the broad question on the synthetic KB against each on the bundled KB.
 
 Every command runs twice before it is timed, so that the snapshot cache, the byte code and
 the OS file cache are warm: what is measured is a user's second and later calls.
@@ -23,6 +25,10 @@ QUERY = "recommend architecture where data = tabular and rows = 30k"
 TOPIC_QUERY = "recommend architecture where data = syn-data-g0 and rows = 30k"
 PLAN = "where params = 7B and gpus = 8 and hardware = h100"
 EXPLAIN = "lightgbm where data = tabular and rows = 30k"
+#: A broad question: thousands of results on a large KB (issue 27; the answer shows 50).
+BROAD = "recommend approach where gpus = 64 and time < 100 hours"
+#: The 9-statement file of the query-language contract's examples.
+FILE = str(Path(__file__).resolve().parent.parent / "queries" / "examples.rkg")
 
 
 def executable() -> list[str]:
@@ -59,7 +65,8 @@ def shown(cmd: list[str]) -> str:
 
 
 def commands(runs: int, env: dict, query: str = QUERY) -> dict:
-    """``query``, ``plan``, ``explain`` and ``cite`` against ``python -c pass``, interleaved."""
+    """``query``, ``plan``, ``explain``, ``cite``, ``vocab`` and ``query -f queries/examples.rkg``
+    against ``python -c pass``, interleaved."""
     exe = executable()
     cmds = {
         "pass": [sys.executable, "-c", "pass"],
@@ -67,6 +74,8 @@ def commands(runs: int, env: dict, query: str = QUERY) -> dict:
         "plan": exe + ["plan", *PLAN.split()],
         "explain": exe + ["explain", *EXPLAIN.split()],
         "cite": exe + ["cite", "--query", query],
+        "vocab": exe + ["vocab"],
+        "file": exe + ["query", "-f", FILE],
     }
     medians = interleaved(cmds, runs, env)
     return {"runs": runs, "pass": medians["pass"],
@@ -75,12 +84,18 @@ def commands(runs: int, env: dict, query: str = QUERY) -> dict:
 
 def by_size(label: str, extension: str, runs: int, env: dict, query: str = QUERY) -> dict:
     """The cold topic query with ``--kb extension`` against the cold query on the bundled KB
-    (interleaved), and the bundled KB's query with ``--kb extension`` (the same text on both)."""
+    (interleaved), and the bundled KB's query with ``--kb extension`` (the same text on both);
+    the plan and the broad question (:data:`BROAD`) with ``--kb extension`` against each on the
+    bundled KB."""
     exe = executable()
     cmds = {
         "bundled": exe + ["query", query, "--format", "json"],
         "topic": exe + ["query", TOPIC_QUERY, "--format", "json", "--kb", extension],
         "same_query": exe + ["query", query, "--format", "json", "--kb", extension],
+        "plan_bundled": exe + ["plan", *PLAN.split()],
+        "plan": exe + ["plan", *PLAN.split(), "--kb", extension],
+        "broad_bundled": exe + ["query", BROAD],
+        "broad": exe + ["query", BROAD, "--kb", extension],
     }
     medians = interleaved(cmds, runs, env)
     return {"label": label, "runs": runs, **medians,

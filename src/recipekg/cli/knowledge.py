@@ -77,10 +77,10 @@ def vocab(dimension, extensions, fmt, no_cache):
 @user_errors
 def export(extensions, fmt, output):
     """The merged ontology + KB (+ extensions) for any triple store."""
-    from recipekg.knowledge.export import write_atomic
+    from recipekg.knowledge.export import export_file, write_export
 
-    data = load_kb(extensions).export(fmt)
-    if output:
-        write_atomic(Path(output), data)
+    kb = load_kb(extensions)
+    if output:  # written as it is read, to a temporary file renamed at the end
+        export_file(kb.files, fmt, Path(output), kb.snap["nodes"])
     else:
-        sys.stdout.buffer.write(data)
+        write_export(kb.files, fmt, sys.stdout.buffer, kb.snap["nodes"])

@@ -36,13 +36,19 @@ class Triple(NamedTuple):
 def read_turtle(path: Path) -> list[Triple]:
     """All triples of one Turtle file; a broken file raises :class:`KBError` at its position
     (bytes that are not UTF-8, a quoted triple, a syntax error); a byte-order mark is fine."""
+    return list(iter_turtle(path))
+
+
+def iter_turtle(path: Path):
+    """:func:`read_turtle` one triple at a time, as the parser reads them (the export
+    streams them); the same errors, raised when reached."""
     import pyoxigraph as ox
 
+    data = b""
     try:
         data = _utf8(path, read_regular(path))
-        return [Triple(_term(t.subject, path, data), t.predicate.value, _term(t.object, path, data))
-                for t in ox.parse(input=data, format=ox.RdfFormat.TURTLE,
-                                  base_iri=path.resolve().as_uri())]
+        for t in ox.parse(input=data, format=ox.RdfFormat.TURTLE, base_iri=path.resolve().as_uri()):
+            yield Triple(_term(t.subject, path, data), t.predicate.value, _term(t.object, path, data))
     except MemoryError:  # pyoxigraph's limit on one token (a literal, an IRI): 16 MiB
         line = _long_token_line(data)
         raise KBError(f"a literal or IRI longer than {TOKEN_LIMIT >> 20} MiB (the Turtle parser's limit)",

@@ -198,7 +198,7 @@ class _Lazy:
         """How many shards have been decoded so far."""
         return len(self._shards)
 
-    def _shard(self, n: int):
+    def _shard(self, n: int, keep: bool = True):
         shard = self._shards.get(n)
         if shard is None:
             try:  # a row of the wrong shape is damage like a wrong CRC
@@ -209,7 +209,8 @@ class _Lazy:
             except (Damaged, ValueError, TypeError, KeyError, IndexError):
                 self._whole = self._source.replacement(self._path)
                 raise Damaged(n) from None
-            self._shards[n] = shard
+            if keep:
+                self._shards[n] = shard
         return shard
 
     def __len__(self) -> int:
@@ -254,14 +255,20 @@ class LazyMap(_Lazy, Mapping):
     def values(self):
         return _Values(self)
 
-    def _shard_dicts(self):
+    def passing_items(self):
+        """The items, a shard at a time, each shard forgotten once read: a scan of the whole
+        map (the export's) in memory that does not grow with it."""
+        for shard in self._shard_dicts(keep=False):
+            yield from shard.items()
+
+    def _shard_dicts(self, keep: bool = True):
         """The decoded shards in order (then the rebuilt container's rest, after damage)."""
         done = 0
         for n in range(len(self._table)):
             if self._whole is not None:
                 break
             try:
-                shard = self._shard(n)
+                shard = self._shard(n, keep)
             except Damaged:
                 break
             yield shard

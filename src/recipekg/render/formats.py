@@ -29,7 +29,8 @@ An answer writer takes ``(answers, detail)``: ``detail`` asks the text format fo
 derivation, rule and source (``--detail``); the other answer formats always carry
 everything they carry. A citation writer takes a :class:`~recipekg.cite.bundles.Bundle`; a
 report's formats are written by that report's renderer (:mod:`recipekg.render.reports`,
-:mod:`recipekg.render.vocab`), a graph's by rdflib's serializer of that name.
+:mod:`recipekg.render.vocab`); a graph writer is a class taking the binary stream it writes
+to, fed one triple at a time as the export reads them (:mod:`recipekg.knowledge.export`).
 
 This module imports nothing: the fast lane reads it before it answers.
 """
@@ -41,8 +42,8 @@ __all__ = ["Format", "FAMILIES", "FORMATS", "names", "get", "writer"]
 
 class Format:
     """One output format of one family: its ``name`` as ``--format`` takes it, the
-    ``media_type`` of what it writes, its ``writer`` (``"module:function"``, or the
-    serializer's name for a graph) and ``help``, what it is for."""
+    ``media_type`` of what it writes, its ``writer`` (``"module:function"``; for a graph,
+    ``"module:class"``) and ``help``, what it is for."""
 
     __slots__ = ("name", "family", "media_type", "writer", "help")
 
@@ -80,9 +81,10 @@ FORMATS = (
     Format("csl-json", "citation", "application/vnd.citationstyles.csl+json", "recipekg.cite.csl:render_csl",
            "CSL-JSON, for Zotero, Pandoc and citeproc"),
     Format("ris", "citation", "application/x-research-info-systems", "recipekg.cite.ris:render_ris", "RIS"),
-    Format("turtle", "graph", "text/turtle", "turtle", "Turtle"),
-    Format("ntriples", "graph", "application/n-triples", "nt", "N-Triples, one triple a line"),
-    Format("jsonld", "graph", "application/ld+json", "json-ld", "JSON-LD"),
+    Format("turtle", "graph", "text/turtle", "recipekg.knowledge.export:TurtleWriter", "Turtle"),
+    Format("ntriples", "graph", "application/n-triples", "recipekg.knowledge.export:NTriplesWriter",
+           "N-Triples, one triple a line"),
+    Format("jsonld", "graph", "application/ld+json", "recipekg.knowledge.export:JsonLdWriter", "JSON-LD (expanded)"),
 )
 
 
