@@ -12,7 +12,8 @@ from recipekg.knowledge.resources import bundled_files
 from support import EXTENSION
 
 #: An extension whose rule text holds quotes, a line break and non-ASCII letters.
-EXTRA = EXTENSION.format(text='Extension: a \\"quoted\\" rule\\nfor tabular data, ünïcode')
+# an extension's text holds no control characters (docs/security.md): quotes, a backslash and non-ASCII letters
+EXTRA = EXTENSION.format(text='Extension: a \\"quoted\\" rule for tabular data, a \\\\ backslash, ünïcode')
 
 
 def _reference(paths):
@@ -80,8 +81,10 @@ def test_a_failed_export_leaves_no_file(paths, tmp_path, monkeypatch):
     def broken(triple, row):
         raise OSError("disk full")
 
-    monkeypatch.setattr(exporter._NTriples, "write", lambda self, triple, row: broken(triple, row))
-    with pytest.raises(OSError):
+    monkeypatch.setattr(exporter.NTriplesWriter, "write", lambda self, triple, row: broken(triple, row))
+    from recipekg.errors import UsageError
+
+    with pytest.raises(UsageError, match="cannot write .*kb.nt: disk full"):  # a clear error (exit 2), no traceback
         exporter.export_file(paths, "ntriples", target)
     assert target.read_bytes() == b"before\n"
     assert [p.name for p in tmp_path.iterdir()] == ["kb.nt"]  # no temporary file left

@@ -141,6 +141,8 @@ def unit_factor(unit: str):
 
 
 def _finite(value, tok) -> float:
+    """``value`` (a number's text or a Decimal) as a float; a RangeError at the token when it
+    is too large for one, or so small that it would silently become 0 (``1e-400``)."""
     try:
         f = float(value)
     except (ArithmeticError, ValueError):
@@ -148,7 +150,16 @@ def _finite(value, tok) -> float:
     if not math.isfinite(f):
         raise RangeError(f"'{tok}' is too large", line=tok.line, column=tok.column,
                          length=len(tok))
+    if f == 0.0 and _nonzero(value):
+        raise RangeError(f"'{tok}' is too small: it would be 0 as a number", line=tok.line,
+                         column=tok.column, length=len(tok), expected=["a number of at least about 1e-300"])
     return f
+
+
+def _nonzero(value) -> bool:
+    if isinstance(value, str):
+        return any(c in "123456789" for c in value.lower().split("e")[0])
+    return bool(value)
 
 
 def number(tok) -> float:
@@ -162,7 +173,7 @@ def number(tok) -> float:
         # it is the correctly rounded double, which is what float() of the same decimal
         # text gives; so this equals the Decimal path below without importing decimal.
         text = s[:-1] + "e" + str(_SUFFIX_EXP[s[-1]]) if s[-1] in _SUFFIX_EXP else s
-        return _finite(float(text), tok)
+        return _finite(text, tok)
     from decimal import Decimal, InvalidOperation
 
     mult = 1
