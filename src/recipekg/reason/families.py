@@ -17,24 +17,29 @@ real alternatives::
 
 from __future__ import annotations
 
+from recipekg.reason.scoring import MATCHES
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
     from recipekg.contracts.recommend import Member, Result
 
-#: The matches of reasons that decide a choice's place (waiting ones do not).
+#: The matches of reasons that decide a matching choice's place (waiting ones do not).
 DECIDING = ("full", "general", "near")
 
 
 def signature(result: dict) -> tuple:
-    """The rules deciding for and against a result (rule, side, match)."""
-    keys = {(r["rule"], "for", r["match"]) for r in result["because"] if r["match"] in DECIDING}
-    keys |= {(r["rule"], "against", r["match"]) for r in result["against"] if r["match"] in DECIDING}
+    """The rules that place a result (rule, side, match): for a matching result the rules
+    deciding for and against it; for one that waits (or is ruled against), every rule it has,
+    so that a family whose members wait for the same conditions is one entry too."""
+    counted = DECIDING if result["group"] == MATCHES else None
+    keys = {(r["rule"], "for", r["match"]) for r in result["because"] if counted is None or r["match"] in counted}
+    keys |= {(r["rule"], "against", r["match"]) for r in result["against"] if counted is None or r["match"] in counted}
     return result["group"], tuple(sorted(keys))
 
 
 def group_families(results: list, snap: dict) -> list[Result]:
     """``results`` (ranked) with each family's members folded into its entry (``members``),
-    ranks renumbered; a result without deciding rules is never folded."""
+    ranks renumbered; a result without rules that place it is never folded."""
     nodes = snap["nodes"]
     buckets: dict[tuple, list[dict]] = {}
     for r in results:
