@@ -4,8 +4,8 @@ process that is stopped when it outlasts the limit, as ``/sparql``'s do.
 A plan of 200 statements takes seconds of CPU, and a Python thread cannot be interrupted: on a
 server with two threads, two such requests would hold every thread and every other page
 would wait. ``recipekg serve`` therefore hands each query to a warm pool of worker processes
-(:func:`pool_for`, started with the server) of ``python -m recipekg.web.answering
-[EXTENSION...]`` that hold the same KB (the bundled one merged with the same extensions, from
+(:func:`pool_for`, started with the server) of ``python -m recipekg.web.answer_worker
+[EXTENSION...]`` (:mod:`recipekg.web.answer_worker`) that hold the same KB (the bundled one merged with the same extensions, from
 the snapshot cache) and the same app; a worker that outlasts the limit is killed and replaced,
 and the request gets :class:`recipekg.errors.LimitError` (503). Without a pool (``create_app``
 in tests and notebooks) the app answers in its own thread, by the same functions.
@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 import sys
 
-from recipekg.errors import InternalError, LimitError, RecipeKGError, error_of
+from recipekg.errors import InternalError, LimitError, error_of
 
-MODULE = "recipekg.web.answering"
+MODULE = "recipekg.web.answer_worker"
 #: The HTTP status of an error by its kind (every other kind is the user's: 400).
 STATUS = {"internal": 500, "limit": 503}
 
@@ -116,49 +116,3 @@ def app_answer_text(text: str, fmt: str) -> str:
     from flask import current_app
 
     return answer_text(current_app.extensions["recipekg"]["kb"], app_pool(), text, fmt)
-
-
-def respond(app, request: dict) -> tuple[dict, bytes]:
-    """One request of the worker's loop: ``{"q", "format"}`` → the answers' text, or
-    ``{"page", "nonce", "root"}`` → the answer page; the header says ``status`` (200; 400 for
-    the user's error, 500 for a bug, with the error's JSON) and, for a page, ``keep``."""
-    from flask import g
-
-    from recipekg.web.views import answer_page
-
-    kb = app.extensions["recipekg"]["kb"]
-    try:
-        if "page" in request:
-            with app.test_request_context("/", base_url="http://localhost" + request["root"] + "/"):
-                body = answer_page(request["page"], request["nonce"])
-                return {"status": 200, "keep": not getattr(g, "answer_limited", False)}, body.encode("utf-8")
-        return {"status": 200}, answer_text(kb, None, request["q"], request["format"]).encode("utf-8")
-    except RecipeKGError as exc:
-        error = exc
-    except Exception as exc:  # a bug: the request fails, the worker lives
-        error = InternalError(f"{type(exc).__name__}: {exc}")
-    return {"status": STATUS.get(error.kind, 400)}, json.dumps({"error": error.transfer()}).encode("utf-8")
-
-
-def serve(extensions: list[str], stdin=None, stdout=None) -> None:
-    """The worker's loop: one JSON request line in, a header line (``status``, ``length``,
-    ...: :func:`respond`) and the body out."""
-    from recipekg.api import KnowledgeBase
-    from recipekg.web.app import create_app
-
-    stdin, stdout = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
-    app = create_app(KnowledgeBase.load(extensions))
-    stdout.write(b"ready\n")
-    stdout.flush()
-    for line in stdin:
-        header, body = respond(app, json.loads(line))
-        header["length"] = len(body)
-        stdout.write(json.dumps(header).encode() + b"\n" + body)
-        stdout.flush()
-
-
-if __name__ == "__main__":
-    try:
-        serve(sys.argv[1:])
-    except (KeyboardInterrupt, BrokenPipeError):
-        pass
