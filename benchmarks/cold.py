@@ -2,8 +2,9 @@
 the median of repeated runs (run by :mod:`benchmarks.run`).
 
 - :func:`commands`: ``recipekg query`` (``--format json``), ``plan``, ``explain``, ``cite
-  --query``, ``vocab`` and ``query -f queries/examples.rkg`` (9 statements) on the bundled KB
-  against ``python -c pass``;
+  --query``, ``vocab``, ``query -f queries/examples.rkg`` (9 statements) and the shell's first
+  answer (``recipekg shell`` with the query piped in: from the start to the answer and the exit
+  at the input's end) on the bundled KB against ``python -c pass``;
 - :func:`by_size`: the cold topic query on a synthetic KB (``--kb synthetic-XX.ttl``) against
   the cold query on the bundled KB, and the bundled KB's own query on the synthetic KB too;
   the plan and the broad question on the synthetic KB against each on the bundled KB.
@@ -37,9 +38,10 @@ def executable() -> list[str]:
     return [str(exe)] if exe.is_file() else [sys.executable, "-m", "recipekg"]
 
 
-def interleaved(cmds: dict[str, list[str]], runs: int, env: dict) -> dict[str, float]:
+def interleaved(cmds: dict[str, list[str] | tuple[list[str], str]], runs: int, env: dict) -> dict[str, float]:
     """The median wall time of each command, run ``runs`` times in turn (after two warm-up runs
-    each); a command that fails stops the benchmark."""
+    each); a command given as ``(command, text)`` reads ``text`` on its input. A command that
+    fails stops the benchmark."""
     for name, cmd in cmds.items():
         for _ in range(2):
             _run(name, cmd, env)
@@ -52,16 +54,12 @@ def interleaved(cmds: dict[str, list[str]], runs: int, env: dict) -> dict[str, f
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
-def _run(name: str, cmd: list[str], env: dict) -> None:
-    proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def _run(name: str, cmd, env: dict) -> None:
+    cmd, text = cmd if isinstance(cmd, tuple) else (cmd, None)
+    proc = subprocess.run(cmd, env=env, input=text,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"cold command {name} failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-2000:]}")
-
-
-def shown(cmd: list[str]) -> str:
-    """A command as a user would type it (the executable's name, arguments quoted)."""
-    words = ["recipekg" if i == 0 and w.endswith("recipekg") else w for i, w in enumerate(cmd)]
-    return " ".join(f'"{w}"' if " " in w else w for w in words)
 
 
 def commands(runs: int, env: dict, query: str = QUERY) -> dict:
@@ -76,10 +74,24 @@ def commands(runs: int, env: dict, query: str = QUERY) -> dict:
         "cite": exe + ["cite", "--query", query],
         "vocab": exe + ["vocab"],
         "file": exe + ["query", "-f", FILE],
+        "shell": (exe + ["shell"], query + "\n"),
     }
     medians = interleaved(cmds, runs, env)
     return {"runs": runs, "pass": medians["pass"],
             "commands": {k: {"command": shown(c), "median": medians[k]} for k, c in cmds.items() if k != "pass"}}
+
+
+def shown(cmd) -> str:
+    """A command as a user would type it (the executable's name, arguments quoted; the text
+    piped in first).
+
+    >>> shown((["/venv/bin/recipekg", "shell"], "plan where params = 7B\\n"))
+    'echo "plan where params = 7B" | recipekg shell'
+    """
+    if isinstance(cmd, tuple):
+        return f'echo "{cmd[1].strip()}" | {shown(cmd[0])}'
+    words = ["recipekg" if i == 0 and w.endswith("recipekg") else w for i, w in enumerate(cmd)]
+    return " ".join(f'"{w}"' if " " in w else w for w in words)
 
 
 def by_size(label: str, extension: str, runs: int, env: dict, query: str = QUERY) -> dict:

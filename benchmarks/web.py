@@ -1,17 +1,24 @@
 """The web page under a team's load: ``recipekg serve`` started as a subprocess (the bundled
-KB), 16 client threads each keeping one HTTP/1.1 connection, requests/s and latency.
+KB, its answer workers started as the server starts them), 16 client threads each keeping one
+HTTP/1.1 connection, requests/s and latency.
 
 Run by :mod:`benchmarks.worker` (task ``web``), so the clients run in a process of their own,
-apart from the server's. Two workloads:
+apart from the server's. Three workloads:
 
-- ``mix``: what people browsing do — the front page, the list of papers, answers to the
-  query box (a pool of 16 questions, so most were asked before: the page cache answers them),
-  paper pages and entity pages, in the proportions 1 : 1 : 8 : 6 : 4;
-- ``new queries``: every request a query text never asked before (numbers varied), so every
-  one is parsed, answered and rendered: the page cache's worst case.
+- ``mix`` (repeated pages): what people browsing do — the front page, the list of papers,
+  answers to the query box (a pool of 16 questions, so most were asked before: the page cache
+  answers them), paper pages and entity pages, in the proportions 1 : 1 : 8 : 6 : 4;
+- ``new`` (distinct answer pages): every request a query text never asked before (numbers
+  varied), so every one is parsed, answered and rendered: the page cache's worst case, and
+  issue 27's goal (:data:`GOAL_RPS` requests/s at 16 threads);
+- ``api`` (the JSON API): ``/api/query`` with query texts never asked before (the API keeps no
+  cache), each answer checked to be JSON.
 
 Latency is measured by the client, from sending the request to the last byte of the page;
-requests/s is the number of requests over the wall time from the first to the last.
+requests/s is the number of requests over the wall time from the first to the last. The CPU
+time the server's processes (the server and its answer workers) spent per request is printed
+too: on a machine shared with other work it says what the server needs where requests/s says
+what it got.
 """
 
 from __future__ import annotations
@@ -48,6 +55,9 @@ NEW_QUERIES = [
 ]
 
 
+#: Issue 27's goal: distinct answer pages per second at 16 client threads.
+GOAL_RPS = 300
+
 #: One round of the browsing mix, 20 requests: Front page, List of papers, Query, Paper, Entity.
 PATTERN = "FQPQPEQPQELQPQPEQPQE"
 
@@ -70,6 +80,11 @@ def new_query_path(n: int) -> str:
     return "/?q=" + quote(text)
 
 
+def new_api_path(n: int) -> str:
+    """A ``/api/query`` request whose text no other request of the run asks."""
+    return "/api/query" + new_query_path(n)[1:]
+
+
 def start_server(args: list[str], env: dict) -> tuple[subprocess.Popen, str, int, object]:
     """``recipekg serve --port 0 ARGS``; waits for the URL it prints (60 s at most)."""
     log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a server that logs never blocks
@@ -90,6 +105,14 @@ def start_server(args: list[str], env: dict) -> tuple[subprocess.Popen, str, int
     raise SystemExit(f"recipekg serve {' '.join(args)} did not start:\n{log.read()[-2000:]}")
 
 
+def answered(path: str, body: bytes) -> bool:
+    """Whether ``body`` is an answer to ``path``: a JSON document for ``/api/``, else a whole
+    page that shows no error."""
+    if path.startswith("/api/"):
+        return body[:1] in (b"{", b"[") and b'"error"' not in body[:40]
+    return b"</html>" in body and b'class="error' not in body
+
+
 def _client(host: str, port: int, paths: list[str], latencies: list[float], errors: list[str]) -> None:
     conn = http.client.HTTPConnection(host, port, timeout=120)
     for path in paths:
@@ -98,7 +121,7 @@ def _client(host: str, port: int, paths: list[str], latencies: list[float], erro
             conn.request("GET", path)
             response = conn.getresponse()
             body = response.read()
-            ok = response.status == 200 and b"</html>" in body and b'class="error' not in body
+            ok = response.status == 200 and answered(path, body)
         except (OSError, http.client.HTTPException) as exc:
             conn.close()
             errors.append(f"{path}: {exc}")
@@ -137,6 +160,37 @@ def percentile(sorted_values: list[float], p: float) -> float | None:
     return sorted_values[int(rank) - 1]
 
 
+def _stat(pid: int) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def server_cpu(pid: int) -> float | None:
+    """Seconds of CPU (user and system) used so far by process ``pid`` and its children that
+    still run (Linux: the server and its answer workers), None where /proc is not."""
+    stat = _stat(pid)
+    if stat is None:
+        return None
+    total = int(stat[11]) + int(stat[12])
+    for entry in os.listdir("/proc"):
+        child = _stat(int(entry)) if entry.isdigit() else None
+        if child is not None and int(child[1]) == pid:
+            total += int(child[11]) + int(child[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def load_measured(pid: int, host: str, port: int, plans: list[list[str]]) -> dict:
+    """:func:`load`, with the server's CPU milliseconds per request (``cpu_ms``)."""
+    before = server_cpu(pid)
+    out = load(host, port, plans)
+    after = server_cpu(pid)
+    out["cpu_ms"] = (after - before) * 1000 / out["requests"] if before is not None and out["requests"] else None
+    return out
+
+
 def peak_rss_mb(pid: int) -> float | None:
     """The peak resident memory of a running process (Linux), in MB."""
     try:
@@ -159,13 +213,16 @@ def measure(server: list[str], clients: int, mix_requests: int, new_requests: in
     proc, host, port, log = start_server(server, env)
     try:
         warm = load(host, port, [["/", "/papers"] + ["/?q=" + quote(q) for q in QUERIES]])  # a server in use
-        mix = load(host, port, [mix_plan(t, mix_requests, papers, entities) for t in range(clients)])
-        new = load(host, port, [[new_query_path(t * new_requests + j) for j in range(new_requests)]
-                                for t in range(clients)])
+        mix = load_measured(proc.pid, host, port, [mix_plan(t, mix_requests, papers, entities) for t in range(clients)])
+        new = load_measured(proc.pid, host, port, [[new_query_path(t * new_requests + j) for j in range(new_requests)]
+                                                   for t in range(clients)])
+        offset = clients * new_requests  # texts the pages did not ask
+        api = load_measured(proc.pid, host, port, [[new_api_path(offset + t * new_requests + j)
+                                                    for j in range(new_requests)] for t in range(clients)])
         rss = peak_rss_mb(proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
         log.close()
     return {"server": " ".join(server), "clients": clients, "warm_errors": warm["errors"], "mix": mix, "new": new,
-            "server_peak_rss_mb": rss}
+            "api": api, "server_peak_rss_mb": rss}

@@ -72,3 +72,44 @@ def test_two_slow_requests_do_not_hold_a_two_thread_server():
             t.join()
     assert set(done.values()) == {(503, "limit")}
     assert page[0] == 200 and answer[0] == 200
+
+
+def _without_nonce(page: bytes) -> bytes:
+    import re
+
+    return re.sub(rb'nonce="[^"]*"', b'nonce=""', page)
+
+
+@pytest.mark.parametrize("q", [FAST, "plan where params = 7B and hardware = h100 and gpus = 8",
+                               "explain lightgbm where data = tabular and rows = 5k",
+                               "recommend fix where symptom = loss-spik"])
+def test_a_worker_renders_the_page_the_app_itself_renders(limited, kb, q):
+    """The worker sends back the whole page: byte for byte the page rendered in the app's
+    own thread (but for the nonce), answers and errors alike."""
+    plain = create_app(kb).test_client().get("/", query_string={"q": q})
+    pooled = limited.test_client().get("/", query_string={"q": q})
+    assert pooled.status_code == plain.status_code == 200
+    assert _without_nonce(pooled.data) == _without_nonce(plain.data)
+    assert q in limited.extensions["recipekg"]["pages"]  # kept: it was answered within the limit
+
+
+def test_a_warm_pool_starts_its_workers_and_never_more_than_its_size(kb):
+    from recipekg.web.answering import answer_text, pool_for
+
+    pool = pool_for(kb, size=2, timeout=30)
+    try:
+        pool.warm()
+        deadline = time.monotonic() + 120
+        while len(pool.idle) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(pool.idle) == 2
+        threads = [threading.Thread(target=answer_text, args=(kb, pool, FAST, "json")) for _ in range(4)]
+        for t in threads:
+            t.start()
+        pool.warm()  # with both workers started, warming again starts none
+        for t in threads:
+            t.join()
+        time.sleep(0.2)
+        assert len(pool.idle) == 2
+    finally:
+        pool.close()

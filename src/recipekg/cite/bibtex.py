@@ -105,14 +105,17 @@ def bib_key(pid: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.:+-]", "-", pid) or "paper"
 
 
-def render_bibtex(bundle) -> str:
+def render_bibtex(bundle, entry=None) -> str:
+    """The BibTeX of ``bundle``'s papers, each under a key of its own; ``entry(paper, key)``
+    writes one (default :func:`bibtex_entry`; the web page passes one that remembers)."""
+    entry = entry or bibtex_entry
     entries, keys = [], set()
     for p in bundle.papers:
         key = bib_key(p["id"])
         while key in keys:
             key += "-"
         keys.add(key)
-        entries.append(bibtex_entry(p, key))
+        entries.append(entry(p, key))
     return "\n\n".join(entries) + "\n"
 
 

@@ -39,6 +39,7 @@ from recipekg.limits import ANSWER_TIMEOUT_SECONDS, ANSWER_WORKERS, SPARQL_TIMEO
 @user_errors
 def serve(host, port, server_name, threads, cors, sparql_timeout, query_timeout, extensions):
     """A read-only web page: query box, reasons, papers and backlinks, BibTeX to copy."""
+    from recipekg.web.answering import warm
     from recipekg.web.app import LOOPBACK_HOSTS, create_app
     from recipekg.web.server import make_server
 
@@ -51,6 +52,7 @@ def serve(host, port, server_name, threads, cors, sparql_timeout, query_timeout,
     app = create_app(load_kb(extensions), trusted_hosts=LOOPBACK_HOSTS if host in LOOPBACK_HOSTS else None,
                      cors_origins=cors, sparql={"timeout": sparql_timeout},
                      answers={"timeout": query_timeout, "size": ANSWER_WORKERS})
+    warm(app)  # the answer workers load the KB while the server starts
     try:  # a busy port or an unknown address is our error (exit 2), whichever server runs
         server = make_server(app, host, port, server=server_name, threads=threads)
     except OSError as exc:

@@ -227,8 +227,9 @@ class WorkerPool:
         self.files, self.timeout, self.max_results = list(files), timeout, max_results
         self.startup_seconds, self.module = startup_seconds, module
         self.idle: list[Worker] = []
-        self.slots = threading.BoundedSemaphore(size)
+        self.size, self.slots = size, threading.BoundedSemaphore(size)
         self._lock = threading.Lock()
+        self._busy = 0  # workers taken by a request
 
     def run(self, query: str, accept: str) -> tuple[dict, bytes]:
         return self.ask({"query": query, "accept": accept, "max_results": self.max_results})
@@ -239,6 +240,7 @@ class WorkerPool:
         try:
             with self._lock:
                 worker = self.idle.pop() if self.idle else None
+                self._busy += 1
             if worker is not None and worker.proc.poll() is not None:  # died while idle
                 worker.stop()
                 worker = None
@@ -252,7 +254,29 @@ class WorkerPool:
                 self.idle.append(worker)
             return answer
         finally:
+            with self._lock:
+                self._busy -= 1
             self.slots.release()
+
+    def warm(self) -> None:
+        """Start the workers now, one after another in a thread of the pool's (a request
+        meanwhile takes one that is ready, or starts its own), so that the first queries find
+        them loaded; never more than ``size`` in all."""
+        def start():
+            while self.slots.acquire(timeout=self.startup_seconds):
+                try:
+                    with self._lock:
+                        if len(self.idle) + self._busy >= self.size:
+                            return
+                    worker = Worker(self.files, self.startup_seconds, self.module)
+                    with self._lock:
+                        self.idle.append(worker)
+                except (OSError, RuntimeError):
+                    return  # a request will try again, and say why
+                finally:
+                    self.slots.release()
+
+        threading.Thread(target=start, daemon=True).start()
 
     def close(self) -> None:
         with self._lock:

@@ -3,16 +3,21 @@ process that is stopped when it outlasts the limit, as ``/sparql``'s do.
 
 A plan of 200 statements takes seconds of CPU, and a Python thread cannot be interrupted: on a
 server with two threads, two such requests would hold every thread and every other page
-would wait. ``recipekg serve`` therefore hands each query to a pool of worker processes (:func:`pool_for`) of
-``python -m recipekg.web.answering [EXTENSION...]`` that hold the same KB (the bundled one
-merged with the same extensions, from the snapshot cache) and answer one JSON line at a time;
-a worker that outlasts the limit is killed and replaced, and the request gets
-:class:`recipekg.errors.LimitError` (503). Without a pool (``create_app`` in tests and
-notebooks) the app answers in its own thread, as before.
+would wait. ``recipekg serve`` therefore hands each query to a warm pool of worker processes
+(:func:`pool_for`, started with the server) of ``python -m recipekg.web.answer_worker
+[EXTENSION...]`` (:mod:`recipekg.web.answer_worker`) that hold the same KB (the bundled one merged with the same extensions, from
+the snapshot cache) and the same app; a worker that outlasts the limit is killed and replaced,
+and the request gets :class:`recipekg.errors.LimitError` (503). Without a pool (``create_app``
+in tests and notebooks) the app answers in its own thread, by the same functions.
 
-    >>> from recipekg.web.answering import answers_of
-    >>> answers_of(kb, None, "recommend fix where symptom = loss-spike top 1")[0]["statement"]
-    'recommend'
+A worker sends back what the response carries, never Python objects to rebuild: the JSON text
+of ``/api/query`` (:func:`answer_text`) and the whole HTML of an answer page
+(:func:`recipekg.web.views.answer_page`, its nonce a placeholder the page cache fills in). The
+server's own process only reads the request, the page cache and the bytes of the worker.
+
+    >>> text = answer_text(kb, None, "recommend fix where symptom = loss-spike top 1", "json")
+    >>> json.loads(text)["statement"], json.loads(text)["results"][0]["id"]
+    ('recommend', 'rollback-checkpoint')
 """
 
 from __future__ import annotations
@@ -22,19 +27,39 @@ import sys
 
 from recipekg.errors import InternalError, LimitError, error_of
 
-MODULE = "recipekg.web.answering"
+MODULE = "recipekg.web.answer_worker"
+#: The HTTP status of an error by its kind (every other kind is the user's: 400).
+STATUS = {"internal": 500, "limit": 503}
 
 
-def answers_of(kb, pool, text: str):
-    """The answers to ``text``: from ``pool`` (:func:`pool_for`) when there is one, else
-    from ``kb`` in this thread. Raises the project's errors, :class:`LimitError` for the limit."""
+def answer_text(kb, pool, text: str, fmt: str) -> str:
+    """The answers to ``text`` in the answer format ``fmt`` (``json``, ``summary``): written
+    by a worker of ``pool`` (:func:`pool_for`) when there is one, else from ``kb`` in this
+    thread. Raises the project's errors, :class:`LimitError` for the limit."""
     if pool is None:
-        return kb.query(text)
-    from recipekg.notebook import Answer, Answers
+        from recipekg.render.answers import render_answers
+
+        return render_answers(kb.query(text), fmt)
+    header, body = _ask(pool, {"q": text, "format": fmt})
+    if header["status"] != 200:
+        raise error_of(json.loads(body)["error"])
+    return body.decode("utf-8")
+
+
+def page_text(pool, q: str, nonce: str, root: str) -> tuple[str, bool]:
+    """The answer page of ``q`` rendered by a worker of ``pool`` (its script carrying
+    ``nonce``, its links under ``root``), and whether the page cache may keep it."""
+    header, body = _ask(pool, {"page": q, "nonce": nonce, "root": root})
+    if header["status"] != 200:
+        raise error_of(json.loads(body)["error"])
+    return body.decode("utf-8"), header["keep"]
+
+
+def _ask(pool, request: dict) -> tuple[dict, bytes]:
     from recipekg.sparql.worker import Timeout
 
     try:
-        header, body = pool.ask({"q": text})
+        return pool.ask(request)
     except Timeout as exc:
         if exc.busy:
             raise LimitError(f"every answer worker stayed busy for {pool.timeout:g} seconds: try again later",
@@ -43,14 +68,11 @@ def answers_of(kb, pool, text: str):
                          expected=["fewer statements at once, or the command line (recipekg query)"]) from None
     except (OSError, RuntimeError, ValueError) as exc:  # a worker that failed to start or died
         raise InternalError(f"the answer worker failed ({exc})") from None
-    document = json.loads(body)
-    if header["status"] != 200:
-        raise error_of(document)
-    return Answers(Answer(a) for a in document)
 
 
 def pool_for(kb, *, size: int, timeout: float):
-    """An :class:`AnswerPool` whose workers load the same KB as ``kb`` (its extension files)."""
+    """An :class:`~recipekg.sparql.worker.WorkerPool` whose workers load the same KB as ``kb``
+    (its extension files)."""
     import os
 
     from recipekg.knowledge.resources import bundled_paths
@@ -61,9 +83,9 @@ def pool_for(kb, *, size: int, timeout: float):
     return WorkerPool(extensions, size=size, timeout=timeout, module=MODULE)
 
 
-def app_answers(text: str):
-    """:func:`answers_of` for the app of this request: its KB, and its pool once started (the
-    first query starts it, when ``create_app`` was given ``answers`` settings)."""
+def app_pool():
+    """The answer pool of this request's app, made on first use (None when ``create_app`` had
+    no ``answers`` settings: answer in this thread)."""
     import atexit
     import threading
 
@@ -72,38 +94,25 @@ def app_answers(text: str):
     state = current_app.extensions["recipekg"]
     settings = state.get("answers_settings")
     if settings is None:
-        return answers_of(state["kb"], None, text)
+        return None
     with state.setdefault("answers_lock", threading.Lock()):
         if state.get("answers") is None:
             state["answers"] = pool_for(state["kb"], **settings)
             atexit.register(state["answers"].close)
-    return answers_of(state["kb"], state["answers"], text)
+    return state.get("answers")
 
 
-def serve(extensions: list[str], stdin=None, stdout=None) -> None:
-    """The worker's loop: ``{"q": text}`` in, a header (``status``: 200, 400 for the user's
-    error, 500 for a bug; ``length``) and the body out: the answers' JSON, or the error's."""
-    from recipekg.api import KnowledgeBase
-    from recipekg.errors import RecipeKGError
-
-    stdin, stdout = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
-    kb = KnowledgeBase.load(extensions)
-    stdout.write(b"ready\n")
-    stdout.flush()
-    for line in stdin:
-        try:
-            status, body = 200, json.dumps(list(kb.query(json.loads(line)["q"])))
-        except RecipeKGError as exc:
-            status, body = (500 if exc.kind == "internal" else 400), json.dumps(exc.transfer())
-        except Exception as exc:  # a bug: the request fails, the worker lives
-            status, body = 500, json.dumps(InternalError(f"{type(exc).__name__}: {exc}").transfer())
-        data = body.encode("utf-8")
-        stdout.write(json.dumps({"status": status, "length": len(data)}).encode() + b"\n" + data)
-        stdout.flush()
+def warm(app) -> None:
+    """Start ``app``'s answer workers now (``recipekg serve`` does, before it listens), so that
+    no request waits for one to load the KB."""
+    with app.app_context():
+        pool = app_pool()
+    if pool is not None:
+        pool.warm()
 
 
-if __name__ == "__main__":
-    try:
-        serve(sys.argv[1:])
-    except (KeyboardInterrupt, BrokenPipeError):
-        pass
+def app_answer_text(text: str, fmt: str) -> str:
+    """:func:`answer_text` for the app of this request: its KB, and its pool."""
+    from flask import current_app
+
+    return answer_text(current_app.extensions["recipekg"]["kb"], app_pool(), text, fmt)

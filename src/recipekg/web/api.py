@@ -32,9 +32,8 @@ from flask import Response, current_app, request
 
 from recipekg.errors import RecipeKGError, UsageError
 from recipekg.limits import MAX_QUERY_CHARS, MAX_WEB_QUERY_CHARS
-from recipekg.render.answers import render_answers
 from recipekg.render.errors import error_output
-from recipekg.web.answering import app_answers
+from recipekg.web.answering import STATUS, app_answer_text
 
 JSON = "application/json; charset=utf-8"
 CORS_PATHS = ("/api/", "/sparql")
@@ -49,10 +48,10 @@ def json_answer(text: str | None, cap: int, detail: bool = True) -> Response:
                              expected=["recommend <kind> where ...", "plan where ...", "explain <choice> where ..."])
         if len(text) > cap:
             raise UsageError(f"the query is too long ({len(text)} characters; at most {cap})")
-        body = render_answers(app_answers(text), "json" if detail else "summary")
+        body = app_answer_text(text, "json" if detail else "summary")
         return Response(body + "\n", status=200, content_type=JSON)
     except RecipeKGError as exc:
-        status = {"internal": 500, "limit": 503}.get(exc.kind, 400)
+        status = STATUS.get(exc.kind, 400)
         return Response(error_output(exc, "json")[0] + "\n", status=status, content_type=JSON,
                         headers={"Retry-After": "5"} if status == 503 else None)
 

@@ -57,6 +57,30 @@ def host_name(host: str) -> str:
     return host.partition(":")[0]
 
 
+#: How many links :func:`remembered_url_for` keeps (a page has about 40; most are to papers).
+LINKS_KEPT = 8192
+
+
+def remembered_url_for(app):
+    """``url_for`` for ``app``'s templates, each link built once per script root (werkzeug
+    builds a URL in about 10 microseconds, and an answer page has dozens, most of them the
+    same papers'); arguments that are not hashable go to ``url_for`` itself."""
+    from functools import lru_cache
+
+    from flask import request
+
+    @lru_cache(maxsize=LINKS_KEPT)
+    def built(root, endpoint, values):
+        return app.url_for(endpoint, **dict(values))
+
+    def url_for(endpoint, **values):
+        try:
+            return built(request.script_root, endpoint, tuple(sorted(values.items())))
+        except TypeError:  # an unhashable argument
+            return app.url_for(endpoint, **values)
+    return url_for
+
+
 def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, cors_origins=(), sparql=None,
                answers=None):
     """The Flask app over ``kb`` (default: the bundled KB merged with ``extensions``), loaded
@@ -88,6 +112,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     app.jinja_env.filters["human"] = human
     app.jinja_env.filters["role"] = role_text
     app.jinja_env.filters["number"] = number_text
+    app.jinja_env.globals["url_for"] = remembered_url_for(app)
     trusted = {host_name(h) for h in trusted_hosts or ()}
     graph = CiteGraph(kb.snap)
     pages = page_cache if page_cache is not None else PageCache()

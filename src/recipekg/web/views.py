@@ -14,14 +14,16 @@ builds the app.
 from __future__ import annotations
 
 from flask import current_app, g, render_template, request
+from markupsafe import Markup
 
 from recipekg.cite import bundles
-from recipekg.cite.formats import reference, render
+from recipekg.cite.bibtex import bibtex_entry, render_bibtex
+from recipekg.cite.formats import reference
 from recipekg.cite.graph import SNAP_KEYS
 from recipekg.errors import RecipeKGError, closest
 from recipekg.limits import MAX_WEB_QUERY_CHARS
 from recipekg.render.errors import error_text
-from recipekg.web.answering import app_answers
+from recipekg.web.answering import app_pool, page_text
 from recipekg.web.present import answer_view, claim_details, error_view, paper_kind
 from recipekg.web.treemap import decision_tree
 
@@ -61,33 +63,74 @@ def not_found(what: str, name: str, candidates):
 
 def index():
     """The query box and, for ``?q=``, the answers: from the app's page cache
-    (:mod:`recipekg.web.cache`) when this text was asked before."""
+    (:mod:`recipekg.web.cache`) when this text was asked before, else rendered by an answer
+    worker (:mod:`recipekg.web.answering`) or, without a pool, here."""
     q = request.args.get("q", "").strip()
     if len(q) > MAX_WEB_QUERY_CHARS:  # not worth a cache entry
         return answer_page(q)
-    return _state()["pages"].page(q, getattr(g, "csp_nonce", ""), lambda placeholder: answer_page(q, placeholder),
+    return _state()["pages"].page(q, getattr(g, "csp_nonce", ""), lambda placeholder: page_of(q, placeholder),
                                   keep=lambda: not getattr(g, "answer_limited", False))
 
 
-def answer_page(q: str, nonce: str | None = None) -> str:
-    """The front page answering ``q``, its script carrying ``nonce`` (default: the request's)."""
+def page_of(q: str, nonce: str) -> str:
+    """The page answering ``q``: from the app's answer pool when it has one (a failure of the
+    worker, such as the time limit, shown on a page rendered here), else :func:`answer_page`."""
+    pool = app_pool() if q else None
+    if pool is None:
+        return answer_page(q, nonce)
+    try:
+        text, keep = page_text(pool, q, nonce, request.script_root)
+    except RecipeKGError as exc:
+        return answer_page(q, nonce, failure=exc)
+    g.answer_limited = not keep
+    return text
+
+
+def answer_page(q: str, nonce: str | None = None, failure: RecipeKGError | None = None) -> str:
+    """The front page answering ``q`` (or showing ``failure``, an answer that could not be
+    had), its script carrying ``nonce`` (default: the request's)."""
     kb, snap = _state()["kb"], _state()["kb"].snap
     answers, error, error_parts = [], None, None
-    if len(q) > MAX_WEB_QUERY_CHARS:
-        error = f"the query is too long ({len(q)} characters; at most {MAX_WEB_QUERY_CHARS})"
-    elif q:
-        try:
-            answers = app_answers(q)
-        except RecipeKGError as exc:
-            error = error_text(exc)
-            g.answer_limited = exc.kind == "limit"
-            error_parts = error_view(exc, q)
+    try:
+        if len(q) > MAX_WEB_QUERY_CHARS:
+            error = f"the query is too long ({len(q)} characters; at most {MAX_WEB_QUERY_CHARS})"
+        elif failure is not None:
+            raise failure
+        elif q:
+            answers = kb.query(q)
+    except RecipeKGError as exc:
+        error = error_text(exc)
+        g.answer_limited = exc.kind in ("limit", "internal")
+        error_parts = error_view(exc, q)
     views = [answer_view(a) for a in answers]
     for v in views:
-        v["bibtex"] = render(bundles.for_answers([v["answer"]], snap, v["answer"].get("query", "")), "bibtex")
+        v["bibtex"] = bibtex(bundles.for_answers([v["answer"]], snap, v["answer"].get("query", "")))
     extra = {} if nonce is None else {"csp_nonce": nonce}
     return render_template("index.html", q=q, views=views, error=error, error_parts=error_parts,
-                           example_groups=EXAMPLE_GROUPS, vocab=kb.vocab(), **extra)
+                           example_groups=EXAMPLE_GROUPS, vocab_panel=vocab_panel(), **extra)
+
+
+def vocab_panel() -> Markup:
+    """The side panel of the words (``_vocab_panel.html`` over ``kb.vocab()``), the same on
+    every page of this app's KB: rendered (autoescaped) once, then reused."""
+    state = _state()
+    if state.get("vocab_panel") is None:
+        state["vocab_panel"] = Markup(render_template("_vocab_panel.html", vocab=state["kb"].vocab()))
+    return state["vocab_panel"]
+
+
+def bibtex(bundle) -> str:
+    """The BibTeX of ``bundle``, each paper's entry written once per app (a paper's entry
+    depends on the paper and its key only: :func:`recipekg.cite.bibtex.render_bibtex`)."""
+    entries = _state().setdefault("bibtex_entries", {})
+
+    def entry(p: dict, key: str) -> str:
+        text = entries.get((p["id"], key))
+        if text is None:
+            text = entries[(p["id"], key)] = bibtex_entry(p, key)
+        return text
+
+    return render_bibtex(bundle, entry)
 
 
 def api_vocab():
@@ -118,7 +161,7 @@ def paper(pid):
         return not_found("paper", pid, snap["papers"])
     back = graph.backlinks(pid)
     return render_template("paper.html", p=back["paper"], back=back, reference=reference(back["paper"]),
-                           bibtex=render(bundles.for_paper(snap, pid), "bibtex"), kind=paper_kind(back["paper"]))
+                           bibtex=bibtex(bundles.for_paper(snap, pid)), kind=paper_kind(back["paper"]))
 
 
 def entity(name):
@@ -129,7 +172,7 @@ def entity(name):
         return not_found("entity", name, graph.ids("choice"))
     node = snap["nodes"][iri]
     return render_template("entity.html", node=node, naming=graph.claims_naming(iri), rests_on=graph.rests_on(iri),
-                           bibtex=render(bundles.for_choice(snap, name, graph), "bibtex"),
+                           bibtex=bibtex(bundles.for_choice(snap, name, graph)),
                            broader=[snap["nodes"][b] for b in node["broader"] if b in snap["nodes"]])
 
 
