@@ -270,3 +270,64 @@ def test_a_decisive_ranking_decides_as_the_full_one(snaps, which):
                 assert decisive[0]["id"] == full[0]["id"], (kind, where)
 
     check()
+
+
+class _Afresh(NativeBackend):
+    """The native backend evaluating every rule afresh (nothing reused): what the re-rankings
+    computed before :class:`recipekg.reason.backend.Evaluations`."""
+
+    def _evaluate(self, iri, rule, facts):
+        return evaluate_rule(rule, facts, self.snap)
+
+
+class _Counting(NativeBackend):
+    """The native backend (reusing evaluations), counting the evaluations asked for."""
+
+    asked = 0
+
+    def _evaluate(self, iri, rule, facts):
+        self.asked += 1
+        return super()._evaluate(iri, rule, facts)
+
+
+@pytest.mark.parametrize("which", ["bundled", "synthetic"])
+def test_re_rankings_from_reused_evaluations_equal_fresh_ones(snaps, which):
+    """A trial (the answer's facts with some dimensions changed, as ask, both sides of a
+    threshold and explain's smallest change make them) ranked by the backend that ranked the
+    answer, reusing its evaluations, ranks as one evaluating every rule afresh; whole answers
+    (whose re-rankings share one backend) equal the ones from a backend reusing nothing; and
+    evaluations are reused."""
+    from recipekg.reason.derive import derive
+    from recipekg.names import quote_choice
+    from recipekg.reason.explain import explain
+    from recipekg.reason.recommend import ranking, recommend
+
+    snap = snaps[which]
+    totals = [0, 0]  # evaluations asked for, evaluations made
+
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def check(data):
+        where, other = data.draw(facts_queries(snap)), data.draw(facts_queries(snap))
+        try:
+            facts, changed = _facts(where, snap), _facts(other, snap)
+        except RecipeKGError:
+            return
+        kept = {n: f for n, f in facts.items() if not f.derived}
+        trial = derive({**kept, **{n: f for n, f in changed.items() if not f.derived}}, snap)
+        for kind in sorted(snap["kinds"]):
+            backend = _Counting(snap)
+            ranking(kind, facts, snap, backend, lean=True)  # the answer's ranking: its evaluations are kept
+            for decisive in (True, False):
+                assert (rank(kind, trial, snap, backend, lean=True, decisive=decisive)
+                        == rank(kind, trial, snap, _Afresh(snap), lean=True, decisive=decisive)), (kind, where, other)
+            totals[0] += backend.asked
+            totals[1] += backend.evaluations.made
+            (stmt,) = parse(f"recommend {kind}" + (f" where {where}" if where else ""))
+            assert recommend(stmt, snap) == recommend(stmt, snap, _Afresh(snap)), (kind, where)
+        choice = data.draw(st.sampled_from(sorted(snap["rule_index"]["choices"])))
+        (stmt,) = parse(f"explain {quote_choice(choice)}" + (f" where {where}" if where else ""))
+        assert explain(stmt, snap) == explain(stmt, snap, _Afresh(snap)), (choice, where)
+
+    check()
+    assert totals[1] < totals[0], totals  # some evaluations were reused

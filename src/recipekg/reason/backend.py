@@ -76,20 +76,13 @@ class NativeBackend(Backend):
 
     def __init__(self, snap: dict, *, scan: bool = False):
         self.snap, self.scan = snap, scan
-        self._evaluated: tuple = (None, {})  # the last facts and their evaluations, by rule
+        self.evaluations = Evaluations(snap)
 
     def _evaluate(self, iri: str, rule: dict, facts: dict) -> dict:
-        """:func:`recipekg.reason.scoring.evaluate_rule`, once per rule for the same facts
-        (``applying`` and ``evaluating`` of one ranking read many of the same rules). Facts are
-        never changed once made (a trial is a new dict), and an evaluation is only read."""
-        seen, evals = self._evaluated
-        if seen is not facts:
-            evals = {}
-            self._evaluated = (facts, evals)
-        ev = evals.get(iri)
-        if ev is None:
-            ev = evals[iri] = evaluate_rule(rule, facts, self.snap)
-        return ev
+        """The rule's evaluation under ``facts``, reused from an earlier ranking by this backend
+        (the answer's own, or another trial) when the facts it reads are the same
+        (:class:`Evaluations`)."""
+        return self.evaluations.of(iri, rule, facts)
 
     def applying(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
         snap, nodes = self.snap, self.snap["nodes"]
@@ -128,6 +121,56 @@ class NativeBackend(Backend):
             if side:
                 out.append(Applied(iri, choice, side, rule, self._evaluate(iri, rule, facts)))
         return out
+
+
+class Evaluations:
+    """Rule evaluations kept for the facts they read, so that re-ranking a trial (ask, both
+    sides of a threshold, explain's smallest change: the answer's facts with one dimension
+    changed) evaluates again only the rules with a condition on a dimension whose facts differ.
+
+    A rule's evaluation (:func:`recipekg.reason.scoring.evaluate_rule`) reads the facts of
+    its conditions' dimensions only, so it is kept with those facts (one entry per rule, the
+    latest) and reused while each is the same object or an equal one (facts are never changed
+    once the reasoner has them; a trial is a new dict holding the answer's objects for the
+    dimensions it leaves alone). Reused or not, an evaluation is the same (a test compares
+    answers and re-rankings from reused evaluations with ones evaluated afresh)::
+
+        >>> from recipekg.reason.resolve import facts_of
+        >>> facts = lambda where: facts_of(parse(f"recommend x where {where}")[0].constraints, snap)
+        >>> base, iri = facts("data = tabular and rows = 30k"), "https://w3id.org/recipekg/rule/threshold-tabular-10k-50k-trees"
+        >>> kept, rule = Evaluations(snap), snap["rules"][iri]
+        >>> ev = kept.of(iri, rule, base)
+        >>> kept.of(iri, rule, {**base, "gpus": facts("gpus = 8")["gpus"]}) is ev  # a dimension it does not read
+        True
+        >>> kept.of(iri, rule, facts("data = tabular and rows = 3M")) == ev, kept.made
+        (False, 2)
+    """
+
+    __slots__ = ("snap", "kept", "made")
+
+    def __init__(self, snap: dict):
+        self.snap = snap
+        self.kept: dict[str, tuple] = {}  # rule IRI -> (dimensions read, their facts, evaluation)
+        self.made = 0  # evaluations computed (not reused), for the benchmarks and tests
+
+    def of(self, iri: str, rule: dict, facts: dict) -> dict:
+        """``evaluate_rule(rule, facts, snap)``, reused when the facts it reads are the same."""
+        kept = self.kept.get(iri)
+        if kept is not None:
+            dims, read, ev = kept
+            for dim, was in zip(dims, read):
+                now = facts.get(dim)
+                if now is not was and now != was:
+                    break
+            else:
+                return ev
+        else:
+            conditions = self.snap["conditions"]
+            dims = tuple(dict.fromkeys(conditions[c]["dimension"] for c in rule["conditions"]))
+        ev = evaluate_rule(rule, facts, self.snap)
+        self.made += 1
+        self.kept[iri] = (dims, tuple(facts.get(d) for d in dims), ev)
+        return ev
 
 
 def evaluated_rules(kind: str, facts: dict, snap: dict, only: str | None = None) -> list[str]:

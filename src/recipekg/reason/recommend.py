@@ -48,9 +48,12 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     results (:data:`SHOWN` when the statement gives none; ``more`` then says how many more)."""
     kind = resolve_kind(stmt.kind, snap)
     facts = facts_of(stmt.constraints, snap)
-    ranked = ranking(kind, facts, snap, backend, lean=True)
+    native = backend if isinstance(backend, NativeBackend) else NativeBackend(snap)
+    ranked = ranking(kind, facts, snap, backend or native, lean=True)
     results: list = group_families(ranked["results"], snap)
-    rerank = lambda trial: group_families(rank(kind, trial, snap, lean=True, decisive=True), snap)  # noqa: E731
+    # the trials re-rank through one native backend, which reuses the evaluations of every rule
+    # whose dimensions a trial leaves alone (reason.backend.Evaluations)
+    rerank = lambda trial: group_families(rank(kind, trial, snap, native, lean=True, decisive=True), snap)  # noqa: E731
     ask = questions(kind, facts, results, snap, rerank, ranked["results"])
     near = boundaries(kind, facts, ranked, results, snap, rerank)
     shown = dress(results[:SHOWN if stmt.top is None else stmt.top], facts, snap)
