@@ -267,3 +267,17 @@ def test_a_constraint_no_ranking_and_not_plan_reads_is_unused(kb):
     (b,) = kb.query("recipe where data = text and task = generation and method = pretrain and params = 7B "
                     "and hardware = h100 and gpus = 64")
     assert b["unused"] == []
+
+
+def test_a_given_model_s_recipe_names_no_pretraining_sizing_law(kb):
+    """A fine-tune (or serving) of a given model is not sized by a scaling law: its size
+    section says so instead of listing the plan's default pretraining strategy; a pretraining
+    recipe keeps plan's strategy with its reason."""
+    (qlora,) = kb.query(QLORA)
+    size = next(s for s in qlora["sections"] if s["name"] == "size")
+    strategy = next(it for it in size["items"] if it["what"] == "strategy")
+    assert strategy["value"] is None and "method = qlora" in strategy["why"] and strategy["sources"] == []
+    assert "Chinchilla" not in json.dumps(size)
+    (pretrain,) = kb.query(PRETRAIN)
+    strategy = next(it for s in pretrain["sections"] if s["name"] == "size" for it in s["items"] if it["what"] == "strategy")
+    assert strategy["value"] == pretrain["plan"]["strategy"]["id"]
