@@ -159,28 +159,10 @@ def export(paths: list[Path], fmt: str = "turtle", nodes=None) -> bytes:
 
 
 def export_file(paths: list[Path], fmt: str, path: Path, nodes=None) -> int:
-    """:func:`write_export` to the file ``path``, atomically: a temporary file beside it, then
-    a rename; on any error the temporary file is removed and ``path`` is left as it was."""
-    from recipekg.errors import UsageError
-
-    path, tmp = Path(path), None
-    try:
-        mode = _mode_for(path)
-        fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb", buffering=1 << 20) as f:
-            os.fchmod(f.fileno(), mode)
-            count = write_export(paths, fmt, f, nodes)
-        os.replace(tmp, path)
-        tmp = None
-        return count
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}", file=str(path)) from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    """:func:`write_export` to the file ``path``, as :func:`write_atomic` writes (a temporary
+    file beside it, then a rename; on any error the temporary file is removed and ``path`` is
+    left as it was); the number of triples written."""
+    return _atomically(Path(path), lambda f: write_export(paths, fmt, f, nodes), buffering=1 << 20)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -188,17 +170,24 @@ def write_atomic(path: Path, data: bytes) -> None:
     mode a plain ``open`` would give it (0666 less the umask), or keeps the mode of the file
     it replaces: the temporary file's 0600 would hide an export from the triple store that
     bulk-loads it. A path that cannot be written is :class:`recipekg.errors.UsageError`."""
+    _atomically(Path(path), lambda f: f.write(data))
+
+
+def _atomically(path: Path, write, buffering: int = -1):
+    """``write(f)`` into a temporary file beside ``path`` with the mode ``path`` should have,
+    then renamed to ``path``; its result. Any failure removes the temporary file."""
     from recipekg.errors import UsageError
 
     tmp = None
     try:
         mode = _mode_for(path)
         fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
+        with os.fdopen(fd, "wb", buffering=buffering) as f:
             os.fchmod(f.fileno(), mode)
-            f.write(data)
+            result = write(f)
         os.replace(tmp, path)
         tmp = None
+        return result
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}", file=str(path)) from None
     finally:
