@@ -41,9 +41,11 @@ class SideReason(SummaryReason):
 
 
 class ExtensionMark(TypedDict):
-    """An extension file that contributed to the answer, and the lines of its claims in it."""
+    """An extension file that contributed to the answer: how many of its claims are in it, and
+    the lines of the first of them."""
 
     file: str
+    claims: int
     lines: list[int]
 
 

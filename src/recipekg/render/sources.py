@@ -66,12 +66,20 @@ def origins_line(doc) -> str:
 
     >>> origins_line({"origin": {"file": "t.ttl", "line": 3}})
     'from extensions, not the KB: extension t.ttl, line 3 (--detail shows each claim)'
+    >>> origins_line([{"origin": {"file": "t.ttl", "line": n}} for n in range(1, 1001)]).split(": ", 1)[1]
+    'extension t.ttl, lines 1, 2, 3, 4, 5, 6, 7, 8, … (1000 claims) (--detail shows each claim)'
     """
     found = origins(doc)
     if not found:
         return ""
-    parts = [f"extension {f}, line{'s' * (len(lines) > 1)} {', '.join(map(str, lines))}" for f, lines in found.items()]
+    parts = [f"extension {f}, line{'s' * (len(lines) > 1)} {', '.join(map(str, lines[:SHOWN_LINES]))}"
+             + (f", … ({len(lines)} claims)" if len(lines) > SHOWN_LINES else "") for f, lines in found.items()]
     return f"from extensions, not the KB: {'; '.join(parts)} (--detail shows each claim)"
+
+
+#: The lines of an extension's claims a short answer names (the rest counted): an extension of
+#: thousands of claims must not make the short answer long.
+SHOWN_LINES = 8
 
 
 def source_text(s: dict) -> str:

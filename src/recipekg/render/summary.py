@@ -43,11 +43,11 @@ def summary(a: dict) -> dict:
         if a.get(key):
             out[key] = [f"{u['dimension']} = {_value(u['value'])}: {u['why']}" for u in a[key]]
     out["as_of"] = a.get("as_of")
-    from recipekg.render.sources import origins
+    from recipekg.render.sources import SHOWN_LINES, origins
 
     marks = origins(a)
     if marks:  # what extensions contributed, though the compact form leaves the claims out
-        out["extensions"] = [{"file": f, "lines": lines} for f, lines in marks.items()]
+        out["extensions"] = [{"file": f, "claims": len(lines), "lines": lines[:SHOWN_LINES]} for f, lines in marks.items()]
     out["detail"] = DETAIL
     return _within_budget(out)
 
