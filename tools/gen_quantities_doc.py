@@ -19,11 +19,13 @@ def document() -> str:
              "The unit is the one the quantity is recorded in (others it may be given in after a slash); the",
              "step is the module of `plan/` that owns it; the section, the recipe's section that lists it.",
              "The contract fixes the names marked *fixed*: a plan answer always has them (value null if",
-             "unknown).", "",
+             "unknown); a recipe whose method trains no weight (inference) leaves out the ones marked",
+             "*training run*.", "",
              "| name | unit | what it is | step | recipe section |", "|---|---|---|---|---|"]
     for q in QUANTITIES.values():
         unit = " / ".join((q.unit or "(none)", *q.units))
-        what = q.label + (" (fixed)" if q.fixed else "") + (f" (a part of `{q.part_of}`)" if q.part_of else "")
+        what = (q.label + (" (fixed)" if q.fixed else "") + (f" (a part of `{q.part_of}`)" if q.part_of else "")
+                + (" (training run)" if q.training else ""))
         lines.append(f"| `{q.name}` | {unit} | {what} | `{q.step}` | {q.section or ''} |")
     return "\n".join(lines) + "\n"
 

@@ -281,3 +281,43 @@ def test_a_given_model_s_recipe_names_no_pretraining_sizing_law(kb):
     (pretrain,) = kb.query(PRETRAIN)
     strategy = next(it for s in pretrain["sections"] if s["name"] == "size" for it in s["items"] if it["what"] == "strategy")
     assert strategy["value"] == pretrain["plan"]["strategy"]["id"]
+
+
+SERVING = ["recipe where model = llama-2-7b and method = inference and hardware = h100",
+           "recipe where model = llama-2-70b and method = serving and hardware = a100 and gpus = 4",
+           "recipe where params = 13B and method = inference and hardware = rtx-4090 and precision = int4"]
+
+
+@pytest.mark.parametrize("text", SERVING)
+def test_a_method_that_trains_no_weight_gets_no_training_items(text, kb, snap):
+    """Inference trains no weight (``rkg:trainsWeights false`` in the KB): the recipe's training
+    sections say they do not apply (with the method's definition), and no section lists a
+    figure of a training run (the registry's ``training`` quantities: tokens, FLOPs, GPU-hours,
+    training energy) or a training setting; the serving figures plan computes (decode speed,
+    prefill) are its time section."""
+    from recipekg.plan.quantities import QUANTITIES
+
+    (a,) = kb.query(text)
+    by = {s["name"]: s["items"] for s in a["sections"]}
+    for name in ("data", "optimizer", "hyperparameters", "stability", "cost", "risks"):
+        (only,) = by[name]
+        assert only["text"] == "does not apply" and "trains no weight" in only["why"], (name, only)
+    listed = [it["quantity"] for _, it in _items(a) if it.get("quantity")]
+    assert listed and not [q for q in listed if QUANTITIES[q].training]
+    assert not [it for _, it in _items(a) if it.get("hyperparameter") or it.get("setting")]
+    assert {it["quantity"] for it in by["time"]} >= {"decode_tokens_per_second", "prefill_seconds"}
+    assert a["plan"]["method"] == "inference" and snap["trains_weights"]
+    if "precision" not in text:
+        (weights,) = by["precision"]
+        assert weights["text"] == "16-bit weights" and weights["sources"]
+
+
+def test_a_method_the_kb_says_nothing_of_trains(kb, snap):
+    """Only the methods the KB says train no weight lose the training items: a QLoRA recipe
+    keeps its optimizer, settings and risks, and a pretraining recipe its GPU-hours."""
+    assert not any(snap["trains_weights"].values())
+    (qlora,) = kb.query(QLORA)
+    by = {s["name"]: s["items"] for s in qlora["sections"]}
+    assert by["optimizer"][0]["text"] != "does not apply" and any(it.get("hyperparameter") for it in by["hyperparameters"])
+    (pretrain,) = kb.query(PRETRAIN)
+    assert any(it.get("quantity") == "gpu_hours" for s in pretrain["sections"] for it in s["items"])

@@ -312,6 +312,7 @@ class Snapshot(TypedDict):
     settings: dict[str, Any]
     regimes: dict[str, Any]
     training_methods: dict[str, str]
+    trains_weights: dict[str, bool]
     recipe_sections: dict[str, str]
     failure_modes: dict[str, list[str]]
     choice_conditions: dict[str, list[str]]

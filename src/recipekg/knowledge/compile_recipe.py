@@ -8,6 +8,8 @@
   conditions and the named value (``rkg:valueNode``) if any;
 - ``regimes``: family → the regimes it is trained in (``rkg:trainedWith``);
 - ``training_methods``: approach → the training method plan sizes for it (``rkg:asMethod``);
+- ``trains_weights``: method → whether it updates weights, where the KB says (``rkg:trainsWeights``;
+  false for inference; a method it says nothing of trains);
 - ``recipe_sections``: choice → the recipe section it is shown in (``rkg:recipeSection``);
 - ``failure_modes``: failure mode → the conditions under which it can occur (none: always);
 - ``choice_conditions``: choice → the conditions under which a recipe shows it.
@@ -45,6 +47,8 @@ def compile_recipe(ix) -> dict:
     return {"hyperparameters": hyper, "settings": dict(sorted(settings.items())),
             "regimes": _by(ix, RKG.trainedWith),
             "training_methods": {s: ix.one(s, RKG.asMethod) for s in sorted(ix.spo) if ix.one(s, RKG.asMethod)},
+            "trains_weights": {m: ix.text(m, RKG.trainsWeights) == "true" for m in sorted(ix.instances(RKG.TrainingMethod))
+                               if ix.text(m, RKG.trainsWeights) is not None},
             "recipe_sections": {s: ix.text(s, RKG.recipeSection) for s in sorted(ix.spo)
                                 if ix.text(s, RKG.recipeSection) and s not in registry},
             "failure_modes": {f: ix.iris(f, RKG.condition) for f in sorted(ix.instances(RKG.FailureMode))},

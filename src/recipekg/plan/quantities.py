@@ -8,7 +8,7 @@ tools/gen_quantities_doc.py``) are generated from it.
     >>> QUANTITIES["memory_per_gpu"].unit, QUANTITIES["memory_per_gpu"].step
     ('bytes', 'layout_record')
     >>> [q.name for q in in_section("time")]
-    ['mfu', 'gpu_hours', 'wall_time']
+    ['decode_tokens_per_second', 'decode_seconds_per_token', 'prefill_seconds', 'mfu', 'gpu_hours', 'wall_time']
     >>> FIXED
     ('params', 'tokens', 'flops', 'memory', 'gpu_hours', 'wall_time')
 
@@ -27,7 +27,9 @@ class Quantity(Record):
     """A quantity plan can record: its ``name`` in answers, its ``unit`` (``units`` beside it:
     the others it may be given in), what it is (``label``), the step module that owns it,
     the recipe section that lists it (None: not listed), whether the contract fixes it (always
-    in a plan answer) and whether it is a part of another figure (``part_of``)."""
+    in a plan answer), whether it is a part of another figure (``part_of``) and whether it is
+    a figure of a training run (``training``: a recipe for a method that trains no weight,
+    inference, leaves it out)."""
 
     name: str
     unit: str
@@ -37,9 +39,11 @@ class Quantity(Record):
     fixed: bool = False
     part_of: str | None = None
     units: tuple[str, ...] = ()
+    training: bool = False
 
     def __init__(self, name: str, unit: str, label: str, step: str, section: str | None = None, *,
-                 fixed: bool = False, part_of: str | None = None, units: tuple[str, ...] = ()) -> None:
+                 fixed: bool = False, part_of: str | None = None, units: tuple[str, ...] = (),
+                 training: bool = False) -> None:
         # Record's, unrolled: the registry is made on every plan's start
         _set(self, "name", name)
         _set(self, "unit", unit)
@@ -49,6 +53,7 @@ class Quantity(Record):
         _set(self, "fixed", fixed)
         _set(self, "part_of", part_of)
         _set(self, "units", units)
+        _set(self, "training", training)
 
 
 _Q = Quantity
@@ -57,21 +62,21 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     # sizing: the model, its data and compute
     _Q("params", "parameters", "model size in parameters", "sizing", "size", fixed=True),
     _Q("active_params", "parameters", "parameters used per token (a mixture of experts)", "sizing"),
-    _Q("tokens", "tokens", "training tokens", "sizing", "size", fixed=True),
-    _Q("tokens_per_param", "tokens/param", "training tokens per parameter", "sizing", "size"),
-    _Q("flops", "FLOPs", "training compute", "sizing", "size", fixed=True),
+    _Q("tokens", "tokens", "training tokens", "sizing", "size", fixed=True, training=True),
+    _Q("tokens_per_param", "tokens/param", "training tokens per parameter", "sizing", "size", training=True),
+    _Q("flops", "FLOPs", "training compute", "sizing", "size", fixed=True, training=True),
     # data: repeated data
-    _Q("unique_tokens", "tokens", "unique tokens of the data", "data", "data"),
-    _Q("epochs", "epochs", "epochs over the unique data", "data", "data"),
-    _Q("effective_tokens", "tokens", "effective tokens of repeated data (the data-constrained law)", "data", "data"),
+    _Q("unique_tokens", "tokens", "unique tokens of the data", "data", "data", training=True),
+    _Q("epochs", "epochs", "epochs over the unique data", "data", "data", training=True),
+    _Q("effective_tokens", "tokens", "effective tokens of repeated data (the data-constrained law)", "data", "data", training=True),
     _Q("effective_tokens_reference", "tokens", "effective tokens by the reference's formula", "data"),
     _Q("effective_tokens_guidance", "tokens", "effective tokens by the reference's guidance", "data"),
     # beyond the reference
     _Q("inference_optimal_params", "parameters", "inference-optimal model size", "beyond"),
-    _Q("inference_optimal_tokens", "tokens", "training tokens of the inference-optimal model", "beyond"),
+    _Q("inference_optimal_tokens", "tokens", "training tokens of the inference-optimal model", "beyond", training=True),
     _Q("total_flops_saved", "fraction", "lifetime compute saved by the inference-optimal model", "beyond"),
-    _Q("learning_rate", "", "peak learning rate from the compute budget", "beyond"),
-    _Q("batch_tokens", "tokens", "global batch in tokens from the compute budget", "beyond"),
+    _Q("learning_rate", "", "peak learning rate from the compute budget", "beyond", training=True),
+    _Q("batch_tokens", "tokens", "global batch in tokens from the compute budget", "beyond", training=True),
     # the model's shape
     _Q("layers", "layers", "layers", "shape"),
     _Q("hidden", "hidden units", "hidden size", "shape"),
@@ -81,45 +86,45 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     _Q("seq_length", "tokens", "sequence length", "shape"),
     _Q("ffn_hidden", "hidden units", "MLP width (intermediate size)", "shape"),
     # memory: the reference's rule of thumb
-    _Q("memory", "bytes", "training memory (the reference's rule of thumb)", "memory", fixed=True),
-    _Q("memory_weights", "bytes", "weights, in the rule of thumb", "memory", part_of="memory"),
-    _Q("memory_gradients", "bytes", "gradients, in the rule of thumb", "memory", part_of="memory"),
-    _Q("memory_optimizer_states", "bytes", "optimizer states, in the rule of thumb", "memory", part_of="memory"),
-    _Q("memory_activations", "bytes", "activations, in the rule of thumb", "memory", part_of="memory"),
-    _Q("rule_of_thumb_per_gpu", "bytes", "training memory per GPU with FSDP (the reference's rule of thumb)", "fit"),
+    _Q("memory", "bytes", "training memory (the reference's rule of thumb)", "memory", fixed=True, training=True),
+    _Q("memory_weights", "bytes", "weights, in the rule of thumb", "memory", part_of="memory", training=True),
+    _Q("memory_gradients", "bytes", "gradients, in the rule of thumb", "memory", part_of="memory", training=True),
+    _Q("memory_optimizer_states", "bytes", "optimizer states, in the rule of thumb", "memory", part_of="memory", training=True),
+    _Q("memory_activations", "bytes", "activations, in the rule of thumb", "memory", part_of="memory", training=True),
+    _Q("rule_of_thumb_per_gpu", "bytes", "training memory per GPU with FSDP (the reference's rule of thumb)", "fit", training=True),
     # memory: the detailed model of the layout found
     _Q("memory_per_gpu", "bytes", "memory per GPU of the layout found", "layout_record", "memory"),
     _Q("model_states_per_gpu", "bytes", "model states per GPU", "layout_record", "memory"),
-    _Q("activations", "bytes", "activations per GPU", "layout_record", "memory"),
+    _Q("activations", "bytes", "activations per GPU", "layout_record", "memory", training=True),
     _Q("kv_cache", "bytes", "KV cache", "method_record", "memory"),
     _Q("model_states", "bytes", "model states of the whole model", "layout_record"),
     _Q("weights", "bytes", "weights", "layout_record"),
-    _Q("gradients", "bytes", "gradients", "layout_record"),
-    _Q("master_weights", "bytes", "fp32 master weights", "layout_record"),
-    _Q("optimizer_states", "bytes", "optimizer states", "layout_record"),
+    _Q("gradients", "bytes", "gradients", "layout_record", training=True),
+    _Q("master_weights", "bytes", "fp32 master weights", "layout_record", training=True),
+    _Q("optimizer_states", "bytes", "optimizer states", "layout_record", training=True),
     _Q("logits_activations", "bytes", "activations of the output layer and the loss", "layout_record"),
     _Q("working_buffers_per_gpu", "bytes", "ZeRO-3's gathered layer per GPU", "layout_record"),
     _Q("headroom", "bytes", "memory kept free per GPU for the framework", "layout_record"),
     _Q("logits", "bytes", "output layer and logits, per GPU", "layout_record", part_of="memory_per_gpu"),
     _Q("buffers", "bytes", "working buffers, per GPU", "layout_record", part_of="memory_per_gpu"),
     _Q("adapters", "bytes", "adapters with their gradients and optimizer states, per GPU", "method_record",
-       part_of="memory_per_gpu"),
-    _Q("adapter_params", "parameters", "adapter parameters (LoRA, QLoRA)", "method_record"),
-    _Q("cpu_memory", "bytes", "CPU memory of an offloaded run", "method_record"),
+       part_of="memory_per_gpu", training=True),
+    _Q("adapter_params", "parameters", "adapter parameters (LoRA, QLoRA)", "method_record", training=True),
+    _Q("cpu_memory", "bytes", "CPU memory of an offloaded run", "method_record", training=True),
     # inference
-    _Q("decode_tokens_per_second", "tokens/s", "decode speed, upper bound", "method_record"),
-    _Q("decode_seconds_per_token", "seconds", "time per decoding step, lower bound", "method_record"),
-    _Q("prefill_seconds", "seconds", "prefill time, lower bound", "method_record"),
+    _Q("decode_tokens_per_second", "tokens/s", "decode speed, upper bound", "method_record", "time"),
+    _Q("decode_seconds_per_token", "seconds", "time per decoding step, lower bound", "method_record", "time"),
+    _Q("prefill_seconds", "seconds", "prefill time, lower bound", "method_record", "time"),
     # time
-    _Q("mfu", "fraction of bf16 peak", "model FLOPs utilisation", "timing", "time", units=("fraction of fp8 peak",)),
-    _Q("gpu_hours", "GPU-hours", "GPU-hours", "timing", "time", fixed=True),
-    _Q("wall_time", "hours", "wall-clock training time", "timing", "time", fixed=True),
-    _Q("gpus_needed", "GPUs", "GPUs needed for the time budget", "timing"),
-    _Q("gpus_for_time", "GPUs", "GPUs that would meet the time budget", "timing"),
+    _Q("mfu", "fraction of bf16 peak", "model FLOPs utilisation", "timing", "time", units=("fraction of fp8 peak",), training=True),
+    _Q("gpu_hours", "GPU-hours", "GPU-hours", "timing", "time", fixed=True, training=True),
+    _Q("wall_time", "hours", "wall-clock training time", "timing", "time", fixed=True, training=True),
+    _Q("gpus_needed", "GPUs", "GPUs needed for the time budget", "timing", training=True),
+    _Q("gpus_for_time", "GPUs", "GPUs that would meet the time budget", "timing", training=True),
     # energy and cost
-    _Q("energy", "kWh", "training energy", "energy", "cost"),
-    _Q("cost", "USD", "training cost", "energy", "cost"),
-    _Q("co2", "kg CO2e", "training emissions", "energy", "cost"),
+    _Q("energy", "kWh", "training energy", "energy", "cost", training=True),
+    _Q("cost", "USD", "training cost", "energy", "cost", training=True),
+    _Q("co2", "kg CO2e", "training emissions", "energy", "cost", training=True),
     # the hardware
     _Q("ridge_intensity", "FLOPs/byte", "the hardware's ridge point", "bandwidth"),
 )}

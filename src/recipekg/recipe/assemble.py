@@ -82,6 +82,11 @@ class Context:
         return recommend(as_recommend(self.stmt, kind, *more), self.snap, self.backend)
 
     @property
+    def trains(self) -> bool:
+        """Whether the recipe's method updates weights (inference does not: ``rkg:trainsWeights false``)."""
+        return self.snap["trains_weights"].get(self.method, True) if self.method else True
+
+    @property
     def gradient_descent(self) -> bool:
         return _KB + "gradient-descent" in self.regimes
 

@@ -62,6 +62,15 @@ def _not_applicable(what: str, ctx, snap: dict) -> dict:
     return item(what, None, "does not apply", f"{arch} is fitted by {regime}, not by a gradient-based optimizer", [])
 
 
+def _serving(what: str, ctx, snap: dict) -> dict:
+    """The item of a training section in a recipe whose method trains no weight (inference:
+    ``rkg:trainsWeights false``), with the method's definition as why."""
+    method = snap["nodes"][ctx.method]
+    why = f"method = {method['id']} trains no weight"
+    return item(what, None, "does not apply", why + (f": {method['definition']}" if method.get("definition") else ""),
+                [], **{"from": "constraints" if ctx.method_from == "given" else "recommend approach"})
+
+
 def _papers(node: dict, snap: dict) -> list[dict]:
     """The papers that introduced a choice, as sources (role: method)."""
     from recipekg.reason.answers import source_json
@@ -121,11 +130,12 @@ def _quantity(plan: dict | None, name: str) -> dict | None:
     return next((q for q in plan["quantities"] if q["name"] == name and q["value"] is not None), None)
 
 
-def _quantity_items(plan: dict | None, section: str) -> list[dict]:
+def _quantity_items(plan: dict | None, section: str, trains: bool = True) -> list[dict]:
     """The items of plan's quantities that the registry lists in ``section``
-    (:mod:`recipekg.plan.quantities`), in its order."""
+    (:mod:`recipekg.plan.quantities`), in its order; without a training run's figures when
+    the method trains nothing (``trains`` false: inference)."""
     out = []
-    for name in (q.name for q in in_section(section)):
+    for name in (q.name for q in in_section(section) if trains or not q.training):
         q = _quantity(plan, name)
         if q is not None:
             out.append(item(q["label"], q["value"], quantity_text(q), q["derivation"], q["sources"],
@@ -157,7 +167,7 @@ def size(ctx, plan, snap: dict) -> list[dict]:
     if plan.get("method") not in (None, "pretrain"):  # a given model, fine-tuned or served: no sizing law
         return [item("strategy", None, "the model's own size",
                      f"method = {plan['method']} trains or serves a given model; the scaling laws size a "
-                     f"pretraining run, so none applies here", [], **{"from": "plan"})] + _quantity_items(plan, "size")
+                     f"pretraining run, so none applies here", [], **{"from": "plan"})] + _quantity_items(plan, "size", ctx.trains)
     strategy = plan["strategy"]
     why = strategy.get("why") or strategy["label"]
     sources = (strategy.get("because") or [{}])[0].get("sources", [])
@@ -166,12 +176,16 @@ def size(ctx, plan, snap: dict) -> list[dict]:
 
 
 def data(ctx, plan, snap: dict) -> list[dict]:
+    if not ctx.trains:
+        return [_serving("training data", ctx, snap)]
     return _quantity_items(plan, "data") + _ranked(ctx, "technique", "data", snap)
 
 
 def optimizer(ctx, plan, snap: dict) -> list[dict]:
     if ctx.architecture and not ctx.gradient_descent:
         return [_not_applicable("optimizer", ctx, snap)]
+    if not ctx.trains:
+        return [_serving("optimizer", ctx, snap)]
     answer = ctx.rankings["optimizer"]
     if ctx.optimizer_from == "given":
         node = snap["nodes"][ctx.optimizer]
@@ -183,7 +197,7 @@ def optimizer(ctx, plan, snap: dict) -> list[dict]:
 
 
 def hyperparameters(ctx, plan, snap: dict) -> list[dict]:
-    return []
+    return [] if ctx.trains else [_serving("hyperparameters", ctx, snap)]
 
 
 def precision(ctx, plan, snap: dict) -> list[dict]:
@@ -193,12 +207,27 @@ def precision(ctx, plan, snap: dict) -> list[dict]:
         return [item("precision", names, names, f"given: precision = {names}", [], **{"from": "constraints"})]
     if ctx.architecture and not ctx.gradient_descent:
         return []
+    if not ctx.trains:  # the ranked techniques are training precisions: the weights' precision is plan's
+        return _served_weights(plan)
     return _ranked(ctx, "technique", "precision", snap)
+
+
+def _served_weights(plan: dict | None) -> list[dict]:
+    """The bits per weight plan serves the model at (its weights over its parameters), with the
+    weights' derivation; precision = int8 or int4 changes it."""
+    weights, params = _quantity(plan, "weights"), _quantity(plan, "params")
+    if weights is None or params is None or not isinstance(params["value"], (int, float)) or not params["value"]:
+        return []
+    bits = round(8 * weights["value"] / params["value"], 2)
+    return [item("weights", bits, f"{bits:g}-bit weights", f"{weights['derivation']} (precision = int8 or int4 for "
+                 f"quantized weights)", weights["sources"], quantity="weights", unit="bits per weight", **{"from": "plan"})]
 
 
 def stability(ctx, plan, snap: dict) -> list[dict]:
     if ctx.architecture and not ctx.gradient_descent:
         return []
+    if not ctx.trains:
+        return [_serving("stability", ctx, snap)]
     return _ranked(ctx, "technique", "stability", snap)
 
 
@@ -218,22 +247,26 @@ def parallelism(ctx, plan, snap: dict) -> list[dict]:
 def memory(ctx, plan, snap: dict) -> list[dict]:
     if plan is None:
         return [_no_plan("memory per GPU", ctx, snap)]
-    items = _quantity_items(plan, "memory")
+    items = _quantity_items(plan, "memory", ctx.trains)
     fit = plan.get("fit") or {}
     if fit.get("text"):
         items.insert(0, item("fits", fit.get("fits"), fit.get("verdict", ""), fit["text"], [], **{"from": "plan"}))
-    return items + _ranked(ctx, "technique", "memory", snap)
+    return items + (_ranked(ctx, "technique", "memory", snap) if ctx.trains else [])
 
 
 def time(ctx, plan, snap: dict) -> list[dict]:
     if plan is None:
         return [_no_plan("training time", ctx, snap)]
+    if not ctx.trains:
+        return _quantity_items(plan, "time", False) or [_serving("training time", ctx, snap)]
     return _quantity_items(plan, "time") + _ranked(ctx, "technique", "time", snap)
 
 
 def cost(ctx, plan, snap: dict) -> list[dict]:
     if plan is None:
         return [_no_plan("cost", ctx, snap)]
+    if not ctx.trains:  # plan's energy and cost are a training run's
+        return [_serving("training energy and cost", ctx, snap)]
     items = _quantity_items(plan, "cost")
     if not any(i["quantity"] == "cost" for i in items):
         items.append(unsourced("cost", "the KB holds no price per GPU-hour: give price = 2.5 (USD per GPU-hour)"))
@@ -245,6 +278,8 @@ def risks(ctx, plan, snap: dict) -> list[dict]:
     none) and the fix ``recommend fix`` gives for each."""
     if ctx.architecture and not ctx.gradient_descent:
         return []
+    if not ctx.trains:  # the failure modes the KB knows are a training run's (loss spikes, divergence)
+        return [_serving("training failures", ctx, snap)]
     from recipekg.query.ast import Constraint, Name
     from recipekg.reason.conditions import HELD, status
 

@@ -37,7 +37,7 @@ def sections(ctx, plan: PlanBody | None, snap: dict) -> list[Section]:
     out: list[Section] = []
     for name in SECTIONS:
         items: list[Item] = getattr(parts, name)(ctx, plan, snap)
-        if name in ("optimizer", "hyperparameters", "stability"):
+        if name in ("optimizer", "hyperparameters", "stability") and ctx.trains:
             items += setting_items(name, groups, settings, ctx, plan, snap)
         out.append({"name": name, "items": items})
     return out
