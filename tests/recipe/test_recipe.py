@@ -321,3 +321,20 @@ def test_a_method_the_kb_says_nothing_of_trains(kb, snap):
     assert by["optimizer"][0]["text"] != "does not apply" and any(it.get("hyperparameter") for it in by["hyperparameters"])
     (pretrain,) = kb.query(PRETRAIN)
     assert any(it.get("quantity") == "gpu_hours" for s in pretrain["sections"] for it in s["items"])
+
+
+def test_a_value_that_fixes_another_setting_fills_it_with_the_choosing_setting_s_sources(kb, snap):
+    """A constant schedule ends at its peak (``rkg:fixesHyperparameter`` on kb:constant-schedule):
+    a recipe whose schedule setting is constant has a final learning rate of 1 × peak, sourced
+    by the setting that chose the schedule; a cosine schedule fixes nothing, so a Llama
+    pretraining recipe keeps its own published final ratio."""
+    def setting(a, name):
+        return next(it for _, it in _items(a) if it.get("hyperparameter") == name)
+
+    (qlora,) = kb.query(QLORA)
+    final, schedule = setting(qlora, "final-lr-ratio"), setting(qlora, "lr-schedule")
+    assert schedule["value"] == "constant" and final["value"] == 1.0 and not final.get("unsourced")
+    assert final["sources"] == schedule["sources"] and final["from"] == "learning-rate schedule"
+    assert snap["fixed_by"] == {"https://w3id.org/recipekg/id/constant-schedule": {"final-lr-ratio": 1.0}}
+    (llama,) = kb.query("recipe where architecture = llama and method = pretrain and params = 7B")
+    assert setting(llama, "lr-schedule")["value"] == "cosine" and setting(llama, "final-lr-ratio")["value"] == 0.1

@@ -313,6 +313,7 @@ class Snapshot(TypedDict):
     regimes: dict[str, Any]
     training_methods: dict[str, str]
     trains_weights: dict[str, bool]
+    fixed_by: dict[str, dict[str, float]]
     recipe_sections: dict[str, str]
     failure_modes: dict[str, list[str]]
     choice_conditions: dict[str, list[str]]

@@ -10,6 +10,8 @@
 - ``training_methods``: approach → the training method plan sizes for it (``rkg:asMethod``);
 - ``trains_weights``: method → whether it updates weights, where the KB says (``rkg:trainsWeights``;
   false for inference; a method it says nothing of trains);
+- ``fixed_by``: named value → {hyperparameter: value} it fixes by its definition
+  (``rkg:fixesHyperparameter``/``rkg:fixedValue``: a constant schedule's final ratio, 1);
 - ``recipe_sections``: choice → the recipe section it is shown in (``rkg:recipeSection``);
 - ``failure_modes``: failure mode → the conditions under which it can occur (none: always);
 - ``choice_conditions``: choice → the conditions under which a recipe shows it.
@@ -49,6 +51,8 @@ def compile_recipe(ix) -> dict:
             "training_methods": {s: ix.one(s, RKG.asMethod) for s in sorted(ix.spo) if ix.one(s, RKG.asMethod)},
             "trains_weights": {m: ix.text(m, RKG.trainsWeights) == "true" for m in sorted(ix.instances(RKG.TrainingMethod))
                                if ix.text(m, RKG.trainsWeights) is not None},
+            "fixed_by": {s: {registry[h]: ix.number(s, RKG.fixedValue)} for s in sorted(ix.spo)
+                         if (h := ix.one(s, RKG.fixesHyperparameter)) in registry and ix.number(s, RKG.fixedValue) is not None},
             "recipe_sections": {s: ix.text(s, RKG.recipeSection) for s in sorted(ix.spo)
                                 if ix.text(s, RKG.recipeSection) and s not in registry},
             "failure_modes": {f: ix.iris(f, RKG.condition) for f in sorted(ix.instances(RKG.FailureMode))},

@@ -54,6 +54,7 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
         members = [n for n, h in hyper.items() if h["group"] == group]
         found = [setting_item(n, settings[n], snap) for n in members if n in settings]
         found += [i for n in members if (i := planned_item(n, plan, snap)) is not None]
+        found = found or [i for n in members if (i := fixed_item(n, settings, snap)) is not None]
         if found:
             out.extend(sorted(found, key=lambda i: (i.get("from") != "plan", i["what"])))
         else:
@@ -75,6 +76,26 @@ def setting_item(name: str, chosen: dict, snap: dict) -> Item:
     return item(snap["hyperparameters"][name]["label"], chosen["value"], text,
                 f"{const['text']} (a setting of {owner})", sources_json(const, snap),
                 hyperparameter=name, setting=const["id"], unit=chosen["unit"], **more, **origin_json(const))
+
+
+def fixed_item(name: str, settings: dict, snap: dict) -> Item | None:
+    """Hyperparameter ``name`` as another setting's named value fixes it by its definition
+    (``rkg:fixesHyperparameter``: a constant schedule ends at its peak, final ratio 1), sourced
+    by the setting that chose that value; None when no chosen value fixes it."""
+    for chosen in settings.values():
+        node = snap["settings"][chosen["constant"]]["value_node"]
+        value = snap["fixed_by"].get(node, {}).get(name) if node else None
+        if value is None:
+            continue
+        const, about = snap["constants"][chosen["constant"]], snap["nodes"][node]
+        hyper = snap["hyperparameters"][name]
+        setter = snap["hyperparameters"][snap["settings"][chosen["constant"]]["hyperparameter"]]
+        meaning = about.get("definition") or ""
+        why = (f"fixed by the {setter['label']}, {about['label']}" + (f": {meaning[:1].lower()}{meaning[1:].rstrip('.')}"
+               if meaning else "") + f" ({const['text'].rstrip('.')})")
+        return item(hyper["label"], value, _number(value, hyper["unit"], hyper["label"]), why, sources_json(const, snap),
+                    hyperparameter=name, unit=hyper["unit"], **{"from": setter["label"]}, **origin_json(const))
+    return None
 
 
 def planned_item(name: str, plan: PlanBody | None, snap: dict) -> Item | None:
