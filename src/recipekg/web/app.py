@@ -94,7 +94,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
 
     from recipekg.errors import INTERNAL_ERROR
     from recipekg.cite.graph import CiteGraph
-    from recipekg.web import api, sparql_endpoint, views
+    from recipekg.web import api, fragments, sparql_endpoint, views
     from recipekg.web.cache import PageCache
     from recipekg.render.numbers import value as number_text
     from recipekg.render.sources import role_text
@@ -117,6 +117,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     graph = CiteGraph(kb.snap)
     pages = page_cache if page_cache is not None else PageCache()
     app.extensions["recipekg"] = {"kb": kb, "graph": graph, "pages": pages, "answers_settings": answers}
+    paper_of = fragments.register(app, kb.snap["papers"], graph.ids("choice")).paper_of
 
     @app.before_request
     def nonce():
@@ -135,7 +136,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
 
     @app.context_processor
     def helpers():
-        return {"paper_of": lambda pid: kb.snap["papers"].get(pid), "choice_ids": graph.ids("choice"),
+        return {"paper_of": paper_of, "choice_ids": graph.ids("choice"),
                 "csp_nonce": getattr(g, "csp_nonce", "")}
 
     @app.errorhandler(404)
