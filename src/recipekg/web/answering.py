@@ -46,13 +46,14 @@ def answer_text(kb, pool, text: str, fmt: str) -> str:
     return body.decode("utf-8")
 
 
-def page_text(pool, q: str, nonce: str, root: str) -> tuple[str, bool]:
+def page_text(pool, q: str, nonce: str, root: str) -> tuple[bytes, bool]:
     """The answer page of ``q`` rendered by a worker of ``pool`` (its script carrying
-    ``nonce``, its links under ``root``), and whether the page cache may keep it."""
+    ``nonce``, its links under ``root``), as the UTF-8 bytes the response carries, and whether
+    the page cache may keep it."""
     header, body = _ask(pool, {"page": q, "nonce": nonce, "root": root})
     if header["status"] != 200:
         raise error_of(json.loads(body)["error"])
-    return body.decode("utf-8"), header["keep"]
+    return body, header["keep"]
 
 
 def _ask(pool, request: dict) -> tuple[dict, bytes]:

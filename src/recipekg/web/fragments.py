@@ -20,6 +20,7 @@ globals under the macros' old names.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 
 from markupsafe import Markup, escape
@@ -181,9 +182,34 @@ class Fragments:
                 f'    <rect x="{_text(b, "x")}" y="{_text(b, "y")}" width="{_text(b, "w")}" height="{_text(b, "h")}" rx="6"/>\n'
                 f'    <text x="{x8}" y="{_text(b, "y")}">{lines}</text>\n  </g>\n  {"</a>" if linked else ""}\n  ')
 
+    def quantity_rows(self, quantities: list[dict]) -> Markup:
+        """The rows of a plan's table of quantities (:func:`recipekg.web.present.quantity_view`):
+        name, value, derivation with its formula and section, and the papers."""
+        return Markup("".join(self._quantity(q) for q in quantities))
+
+    def _quantity(self, q: dict) -> str:
+        table, expression, section = q.get("table"), q.get("expression"), q.get("section")
+        return (f'\n  <tr><td>{_text(q, "name")}</td>\n      <td>{_text(q, "value")}'
+                + (f"<br><small>{escape(table)}</small>" if table else "") + "</td>\n      <td>"
+                + (f'{escape(q["derivation"])}' if q.get("derivation") else "") + "\n          "
+                + (f"<br><code>{escape(expression)}</code>" if expression else "") + "\n          "
+                + (f"<br><small>{escape(section)}</small>" if section else "")
+                + f'</td>\n      <td>{", ".join(self._quantity_source(s) for s in q.get("sources") or ())}</td></tr>\n  ')
+
+    def _quantity_source(self, s) -> str:
+        mapping = isinstance(s, Mapping)
+        pid = s.get("id", "") if mapping else s
+        out = f'<a href="{escape(self.url_for("paper", pid=pid))}">{escape(pid)}</a>'
+        if mapping and s.get("role"):
+            out += f' <span class="role role-{escape(s["role"])}">({escape(role_text(s))})</span>'
+        if mapping and s.get("origin"):
+            o = s["origin"]
+            out += f' <span class="origin">from the extension {_text(o, "file")}, line {_text(o, "line")}</span>'
+        return out
 
 #: The template globals :func:`register` sets: the macros' old names.
-NAMES = ("paper_ref", "source_role", "origin", "caveat", "choice_link", "claim_link", "copy_box", "reason", "flow_svg")
+NAMES = ("paper_ref", "source_role", "origin", "caveat", "choice_link", "claim_link", "copy_box", "reason", "flow_svg",
+         "quantity_rows")
 
 
 def register(app, papers, choice_ids) -> Fragments:

@@ -72,9 +72,10 @@ def index():
                                   keep=lambda: not getattr(g, "answer_limited", False))
 
 
-def page_of(q: str, nonce: str) -> str:
-    """The page answering ``q``: from the app's answer pool when it has one (a failure of the
-    worker, such as the time limit, shown on a page rendered here), else :func:`answer_page`."""
+def page_of(q: str, nonce: str) -> str | bytes:
+    """The page answering ``q``: from the app's answer pool when it has one (the UTF-8 bytes
+    it wrote; a failure of the worker, such as the time limit, shown on a page rendered here),
+    else :func:`answer_page`."""
     pool = app_pool() if q else None
     if pool is None:
         return answer_page(q, nonce)
