@@ -15,7 +15,7 @@ import json
 import sys
 
 from recipekg.errors import InternalError, RecipeKGError
-from recipekg.web.answering import STATUS, answer_text
+from recipekg.web.answering import STATUS, answer_bytes
 
 
 def respond(app, request: dict) -> tuple[dict, bytes]:
@@ -32,7 +32,7 @@ def respond(app, request: dict) -> tuple[dict, bytes]:
             with _context(app, request["root"]):
                 body = answer_page(request["page"], request["nonce"])
                 return {"status": 200, "keep": not getattr(g, "answer_limited", False)}, body.encode("utf-8")
-        return {"status": 200}, answer_text(kb, None, request["q"], request["format"]).encode("utf-8")
+        return {"status": 200}, answer_bytes(kb, None, request["q"], request["format"])
     except RecipeKGError as exc:
         error = exc
     except Exception as exc:  # a bug: the request fails, the worker lives
