@@ -31,6 +31,8 @@ from recipekg.web.flow import human
 
 #: How many reference lines :class:`Fragments` keeps (one per paper and script root).
 REFS_KEPT = 8192
+#: How many source lines (a paper, its role and locator, under a script root) it keeps.
+SOURCES_KEPT = 16384
 
 
 def _text(item: dict, key: str):
@@ -46,6 +48,7 @@ class Fragments:
 
         self.papers, self.choice_ids, self.url_for, self._request = papers, choice_ids, url_for, request
         self._ref = lru_cache(maxsize=REFS_KEPT)(self._build_ref)
+        self._sources: dict[tuple, str] = {}
 
     def paper_of(self, pid):
         """The paper ``pid`` of the KB (None when it has none)."""
@@ -74,14 +77,14 @@ class Fragments:
     @staticmethod
     def source_role(s) -> Markup:
         """A source's role as a tag (empty when it has none)."""
-        if not s or not s.get("role"):
+        if not isinstance(s, Mapping) or not s.get("role"):
             return Markup("")
         return Markup(f'<span class="role role-{escape(s["role"])}">{escape(role_text(s))}</span>')
 
     @staticmethod
     def origin(item) -> Markup:
         """Where an extension's claim comes from (empty for the reference's own)."""
-        if not item or not item.get("origin"):
+        if not isinstance(item, Mapping) or not item.get("origin"):
             return Markup("")
         o = item["origin"]
         return Markup(f'<span class="origin">from the extension {_text(o, "file")}, line {_text(o, "line")}'
@@ -133,13 +136,33 @@ class Fragments:
             items = "".join(f'<li class="status-{escape(str(c.get("status", "")).replace(" ", "-"))}">'
                             f'{_text(c, "status")}: {_text(c, "condition")}</li>' for c in x["conditions"])
             parts.append(f'\n    <ul class="conditions">\n      {items}\n    </ul>\n    ')
-        papers = "".join(f"<li>{self.source_ref(s)} {self.source_role(s)} {self.origin(s)}</li>"
-                         for s in x.get("sources") or ())
+        papers = "".join(self._memo("reason", s, self._reason_source) for s in x.get("sources") or ())
         parts.append(f'\n    <p class="papers-head">Papers:</p>\n    <ul class="papers">\n      {papers}\n    </ul>\n'
                      f'    {self.caveat(x.get("caveat"))}\n    ')
         parts.extend(self._dispute(d) for d in x.get("disputed_by") or ())
         parts.append(f"\n    <p>{self.claim_link('rule', x.get('id'), 'The rule’s page')}</p>\n  </div>\n</details>")
         return Markup("".join(parts))
+
+    def _reason_source(self, s) -> str:
+        return f"<li>{self.source_ref(s)} {self.source_role(s)} {self.origin(s)}</li>"
+
+    def _memo(self, kind: str, s, build) -> str:
+        """``build(s)`` for a source ``s`` (an id, or an object with ``id``, ``role``, ``where``),
+        kept per script root: a source line is the same on every page but for the root. Sources
+        of an extension (with an ``origin``) or of other shapes are built each time."""
+        if isinstance(s, str):
+            key = (self._request.script_root, kind, s, None, None)
+        elif (isinstance(s, Mapping) and not s.get("origin") and isinstance(s.get("id"), str)
+              and isinstance(s.get("role"), (str, type(None))) and isinstance(s.get("where"), (str, type(None)))):
+            key = (self._request.script_root, kind, s["id"], s.get("role"), s.get("where"))
+        else:
+            return build(s)
+        text = self._sources.get(key)
+        if text is None:
+            text = build(s)
+            if len(self._sources) < SOURCES_KEPT:
+                self._sources[key] = text
+        return text
 
     @staticmethod
     def _about(x: dict) -> str:
@@ -194,7 +217,8 @@ class Fragments:
                 + (f'{escape(q["derivation"])}' if q.get("derivation") else "") + "\n          "
                 + (f"<br><code>{escape(expression)}</code>" if expression else "") + "\n          "
                 + (f"<br><small>{escape(section)}</small>" if section else "")
-                + f'</td>\n      <td>{", ".join(self._quantity_source(s) for s in q.get("sources") or ())}</td></tr>\n  ')
+                + f'</td>\n      <td>{", ".join(self._memo("quantity", s, self._quantity_source) for s in q.get("sources") or ())}'
+                + "</td></tr>\n  ")
 
     def _quantity_source(self, s) -> str:
         mapping = isinstance(s, Mapping)
