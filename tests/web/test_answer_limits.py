@@ -113,3 +113,29 @@ def test_a_warm_pool_starts_its_workers_and_never_more_than_its_size(kb):
         assert len(pool.idle) == 2
     finally:
         pool.close()
+
+
+def test_a_worker_keeps_no_page_s_state_for_the_next(kb, monkeypatch):
+    """The worker pushes one request context per script root again for each page: a page
+    stopped by a limit is not kept, the next one is, and each page links under its own root."""
+    from recipekg.errors import LimitError
+    from recipekg.web.answer_worker import respond
+    from recipekg.web.views import answer_page
+
+    app = create_app(kb)
+    real = kb.query
+
+    def limited_query(text):
+        if text == "stopped":
+            raise LimitError("the query was stopped after 1 seconds, this server's time limit")
+        return real(text)
+
+    monkeypatch.setattr(kb, "query", limited_query)
+    header, body = respond(app, {"page": "stopped", "nonce": "N", "root": ""})
+    assert header == {"status": 200, "keep": False} and b"time limit" in body
+    header, body = respond(app, {"page": FAST, "nonce": "N", "root": ""})
+    assert header == {"status": 200, "keep": True} and b'href="/paper/' in body
+    _, under = respond(app, {"page": FAST, "nonce": "N", "root": "/kg"})
+    assert b'href="/kg/paper/' in under and b'href="/paper/' not in under
+    with create_app(kb).test_request_context("/", base_url="http://localhost/kg/"):  # a context of its own
+        assert under.decode() == answer_page(FAST, "N")

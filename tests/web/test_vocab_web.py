@@ -111,3 +111,27 @@ def test_browser_query_box_completes_from_the_word_list(app, kb, tmp_path):
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
 
+
+
+def test_api_vocab_writes_each_document_once_per_app(kb, monkeypatch):
+    """Every page a browser loads asks for the word list (the query box's completion): the
+    app writes each document once and sends the same bytes after; an unknown name's 404 is
+    written each time, never kept."""
+    from recipekg.web.app import create_app
+
+    client = create_app(kb).test_client()
+    calls = []
+    real = kb.vocab
+
+    def counted(name=None):
+        calls.append(name)
+        return real(name)
+
+    monkeypatch.setattr(kb, "vocab", counted)
+    first, again = client.get("/api/vocab"), client.get("/api/vocab")
+    one, one_again = client.get("/api/vocab?dimension=failure"), client.get("/api/vocab?dimension=failure")
+    missing, missing_again = client.get("/api/vocab?dimension=symptm"), client.get("/api/vocab?dimension=symptm")
+    assert first.data == again.data and one.data == one_again.data and missing.data == missing_again.data
+    assert first.json == real() and one.status_code == 200 and missing.status_code == missing_again.status_code == 404
+    assert calls == [None, "failure", "symptm", "symptm"]
+    assert "symptm" not in client.application.extensions["recipekg"]["vocab_documents"]

@@ -36,23 +36,33 @@ def answer_text(kb, pool, text: str, fmt: str) -> str:
     """The answers to ``text`` in the answer format ``fmt`` (``json``, ``summary``): written
     by a worker of ``pool`` (:func:`pool_for`) when there is one, else from ``kb`` in this
     thread. Raises the project's errors, :class:`LimitError` for the limit."""
-    if pool is None:
-        from recipekg.render.answers import render_answers
+    return _rendered(kb, text, fmt) if pool is None else answer_bytes(kb, pool, text, fmt).decode("utf-8")
 
-        return render_answers(kb.query(text), fmt)
+
+def answer_bytes(kb, pool, text: str, fmt: str) -> bytes:
+    """:func:`answer_text` as the UTF-8 bytes a response carries (a worker's, as it wrote them)."""
+    if pool is None:
+        return _rendered(kb, text, fmt).encode("utf-8")
     header, body = _ask(pool, {"q": text, "format": fmt})
     if header["status"] != 200:
         raise error_of(json.loads(body)["error"])
-    return body.decode("utf-8")
+    return body
 
 
-def page_text(pool, q: str, nonce: str, root: str) -> tuple[str, bool]:
+def _rendered(kb, text: str, fmt: str) -> str:
+    from recipekg.render.answers import render_answers
+
+    return render_answers(kb.query(text), fmt)
+
+
+def page_text(pool, q: str, nonce: str, root: str) -> tuple[bytes, bool]:
     """The answer page of ``q`` rendered by a worker of ``pool`` (its script carrying
-    ``nonce``, its links under ``root``), and whether the page cache may keep it."""
+    ``nonce``, its links under ``root``), as the UTF-8 bytes the response carries, and whether
+    the page cache may keep it."""
     header, body = _ask(pool, {"page": q, "nonce": nonce, "root": root})
     if header["status"] != 200:
         raise error_of(json.loads(body)["error"])
-    return body.decode("utf-8"), header["keep"]
+    return body, header["keep"]
 
 
 def _ask(pool, request: dict) -> tuple[dict, bytes]:
@@ -111,8 +121,8 @@ def warm(app) -> None:
         pool.warm()
 
 
-def app_answer_text(text: str, fmt: str) -> str:
-    """:func:`answer_text` for the app of this request: its KB, and its pool."""
+def app_answer_bytes(text: str, fmt: str) -> bytes:
+    """:func:`answer_bytes` for the app of this request: its KB, and its pool."""
     from flask import current_app
 
-    return answer_text(current_app.extensions["recipekg"]["kb"], app_pool(), text, fmt)
+    return answer_bytes(current_app.extensions["recipekg"]["kb"], app_pool(), text, fmt)

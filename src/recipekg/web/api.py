@@ -33,7 +33,7 @@ from flask import Response, current_app, request
 from recipekg.errors import RecipeKGError, UsageError
 from recipekg.limits import MAX_QUERY_CHARS, MAX_WEB_QUERY_CHARS
 from recipekg.render.errors import error_output
-from recipekg.web.answering import STATUS, app_answer_text
+from recipekg.web.answering import STATUS, app_answer_bytes
 
 JSON = "application/json; charset=utf-8"
 CORS_PATHS = ("/api/", "/sparql")
@@ -48,8 +48,8 @@ def json_answer(text: str | None, cap: int, detail: bool = True) -> Response:
                              expected=["recommend <kind> where ...", "plan where ...", "explain <choice> where ..."])
         if len(text) > cap:
             raise UsageError(f"the query is too long ({len(text)} characters; at most {cap})")
-        body = app_answer_text(text, "json" if detail else "summary")
-        return Response(body + "\n", status=200, content_type=JSON)
+        body = app_answer_bytes(text, "json" if detail else "summary")
+        return Response(body + b"\n", status=200, content_type=JSON)
     except RecipeKGError as exc:
         status = STATUS.get(exc.kind, 400)
         return Response(error_output(exc, "json")[0] + "\n", status=status, content_type=JSON,

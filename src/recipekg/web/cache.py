@@ -8,7 +8,7 @@ puts each response's own nonce there. The placeholder is random per cache, so no
 can forge it.
 
 The memory is bounded twice: at most :data:`MAX_ENTRIES` pages and at most :data:`MAX_CHARS`
-characters of pages in all (an answer page is 3 to 40 KB: about 10 MB for 512 of them; a page
+characters of pages in all (bytes, for the pages an answer worker wrote) (an answer page is 3 to 40 KB: about 10 MB for 512 of them; a page
 larger than the whole budget is not kept). The least recently used pages go first.
 
     >>> cache = PageCache(max_entries=2)
@@ -38,7 +38,8 @@ class PageCache:
     def __init__(self, max_entries: int = MAX_ENTRIES, max_chars: int = MAX_CHARS) -> None:
         self.max_entries, self.max_chars = max_entries, max_chars
         self.placeholder = "rkg-nonce-" + secrets.token_hex(16)
-        self._pages: OrderedDict[str, list[str]] = OrderedDict()
+        self._placeholder_bytes = self.placeholder.encode()
+        self._pages: OrderedDict[str, list] = OrderedDict()
         self._chars = 0
         self._lock = threading.Lock()
         self.hits = self.misses = 0
@@ -59,23 +60,32 @@ class PageCache:
         """The characters of the pages held."""
         return self._chars
 
-    def page(self, key: str, nonce: str, render, keep=None) -> str:
+    def page(self, key: str, nonce: str, render, keep=None) -> str | bytes:
         """The page for ``key`` with ``nonce`` in place; ``render(placeholder)`` makes it on a
         miss, stored unless ``keep()`` says not (a query stopped at the time limit: another try
         may find a worker free). Two threads missing the same key at once may both render it
-        (same text)."""
+        (same text). A page rendered as UTF-8 bytes (an answer worker's) is kept and served as
+        bytes, never decoded and encoded again.
+
+        >>> cache = PageCache()
+        >>> cache.page("q", "n1", lambda ph: f"<p nonce='{ph}'>é</p>".encode())
+        b"<p nonce='n1'>\\xc3\\xa9</p>"
+        >>> cache.page("q", "n2", lambda ph: 1 / 0)
+        b"<p nonce='n2'>\\xc3\\xa9</p>"
+        """
         with self._lock:
             parts = self._pages.get(key)
             if parts is not None:
                 self._pages.move_to_end(key)
                 self.hits += 1
         if parts is None:
-            parts = render(self.placeholder).split(self.placeholder)
+            page = render(self.placeholder)
+            parts = page.split(self.placeholder if isinstance(page, str) else self._placeholder_bytes)
             if keep is None or keep():
                 self._store(key, parts)
-        return nonce.join(parts)
+        return nonce.join(parts) if isinstance(parts[0], str) else nonce.encode().join(parts)
 
-    def _store(self, key: str, parts: list[str]) -> None:
+    def _store(self, key: str, parts: list) -> None:
         size = sum(map(len, parts))
         with self._lock:
             self.misses += 1

@@ -72,9 +72,10 @@ def index():
                                   keep=lambda: not getattr(g, "answer_limited", False))
 
 
-def page_of(q: str, nonce: str) -> str:
-    """The page answering ``q``: from the app's answer pool when it has one (a failure of the
-    worker, such as the time limit, shown on a page rendered here), else :func:`answer_page`."""
+def page_of(q: str, nonce: str) -> str | bytes:
+    """The page answering ``q``: from the app's answer pool when it has one (the UTF-8 bytes
+    it wrote; a failure of the worker, such as the time limit, shown on a page rendered here),
+    else :func:`answer_page`."""
     pool = app_pool() if q else None
     if pool is None:
         return answer_page(q, nonce)
@@ -135,17 +136,29 @@ def bibtex(bundle) -> str:
 
 def api_vocab():
     """``GET /api/vocab``: the document of ``recipekg vocab --format json``, byte for byte;
-    ``?dimension=NAME`` for one dimension (404 with the error's JSON for an unknown one)."""
+    ``?dimension=NAME`` for one dimension (404 with the error's JSON for an unknown one). The
+    query box's completion asks for it on every page a browser loads; it is the same for the
+    app's KB, so each document is written once (an unknown name's error is not kept)."""
+    name = request.args.get("dimension") or None
+    kept = _state().setdefault("vocab_documents", {})
+    body = kept.get(name)
+    status = 200
+    if body is None:
+        body, status = _vocab_document(name)
+        if status == 200:
+            kept[name] = body = body.encode("utf-8")
+    return current_app.response_class(body, status=status, mimetype="application/json")
+
+
+def _vocab_document(name: str | None) -> tuple[str, int]:
     from recipekg.render.vocab import render_vocab
 
-    name = request.args.get("dimension") or None
     try:
-        body, status = render_vocab(_state()["kb"].vocab(name), "json") + "\n", 200
+        return render_vocab(_state()["kb"].vocab(name), "json") + "\n", 200
     except RecipeKGError as exc:
         import json
 
-        body, status = json.dumps({"error": exc.to_dict()}, indent=2) + "\n", 404
-    return current_app.response_class(body, status=status, mimetype="application/json")
+        return json.dumps({"error": exc.to_dict()}, indent=2) + "\n", 404
 
 
 def papers():
