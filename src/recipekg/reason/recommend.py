@@ -77,7 +77,9 @@ def dress(entries: list, facts: dict, snap: dict) -> list:
             if holder.get("papers", ()) is None:
                 holder["papers"] = choice_json(holder["iri"], snap)["papers"]
         for reason in entry["because"] + entry["against"]:
-            if reason["sources"] is None:
+            if type(reason["sources"]) is tuple:  # an extension's rule: its disputes are there
+                reason["sources"] = sources_json(snap["rules"][reason["rule"]], snap)
+            elif reason["sources"] is None:
                 reason["sources"] = sources_json(snap["rules"][reason["rule"]], snap)
                 reason["disputed_by"] = [disputed_json(d, snap) for d in reason["disputed_by"]
                                          if could_apply(d, facts, snap)]
@@ -182,7 +184,12 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
     excluded: dict[str, list[dict]] = {}
     verdicts: list[dict] = []
     out: list = []
+    having = set(snap.get("properties_by_choice") or ())  # the choices with properties of their own
+    nodes = snap["nodes"]
     for iri in sorted(choices):
+        if iri not in having and having.isdisjoint(nodes.get(iri, {}).get("ancestors", ())):
+            choices[iri]["fits"], choices[iri]["notes"] = [], []  # nothing to check (checks() finds nothing)
+            continue
         found = checks(iri, kind, facts, snap)
         verdicts += found
         contra = [c for c in found if c["verdict"] == CONTRADICTS]
@@ -191,7 +198,7 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
             continue
         choices[iri]["fits"] = sorted({c["dimension"] for c in found if c["verdict"] == "fits"})
         choices[iri]["notes"] = [c["property"] for c in found if c["verdict"] == "note"]
-    for iri in sorted(choices):
+    for iri in sorted(choices) if excluded else ():  # a family goes with its members only when some are excluded
         if iri in excluded:
             continue
         named = [m for m in snap["rule_index"].get("narrower", {}).get(iri, ()) if m in choices

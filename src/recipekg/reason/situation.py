@@ -54,7 +54,7 @@ def near_reasons(evaluated: list, facts: dict) -> dict[tuple[str, str, str], Nea
     held (a comparison or a rule against a choice is never near)."""
     out: dict[tuple[str, str, str], Near] = {}
     for a in evaluated:
-        if a.side != "for" or a.view.get("role") == "comparison":
+        if a.side != "for" or FAILED not in a.ev["statuses"] or a.view.get("role") == "comparison":
             continue  # near keeps an alternative in sight; it never counts against a choice
         statuses, conds = a.ev["statuses"], a.ev["conditions"]
         failed = [c for c, s in zip(conds, statuses) if s == FAILED]
@@ -106,10 +106,15 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
     near = near_reasons(evaluated, facts)
     used: set[str] = set()
     needs: dict[str, set[str]] = {}
+    seen: set[tuple] = set()  # what an evaluation says depends on its conditions, statuses and near miss only
     for a in evaluated:
         statuses, conds = a.ev["statuses"], a.ev["conditions"]
-        applies = FAILED not in statuses
         miss = near.get((a.rule, a.choice, a.side))
+        key = (*map(id, conds), *statuses, miss and miss["dimension"])
+        if key in seen:
+            continue
+        seen.add(key)
+        applies = FAILED not in statuses
         for c, s in zip(conds, statuses):
             if c["dimension"] not in facts:
                 continue
