@@ -249,6 +249,18 @@ class LazyMap(_Lazy, Mapping):
         self._seen.update(shard)
         return shard[key]
 
+    def get(self, key, default=None):
+        """``self[key]``, or ``default`` when there is none (as Mapping's, but an entry of a
+        shard already decoded is one dict look-up: the reasoner's hot loops read many)."""
+        try:
+            return self._seen[key]
+        except (KeyError, TypeError):
+            pass
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
     def items(self):
         return _Items(self)
 
