@@ -249,6 +249,24 @@ class LazyMap(_Lazy, Mapping):
         self._seen.update(shard)
         return shard[key]
 
+    def get(self, key, default=None):
+        """``self[key]``, or ``default`` when there is none (as Mapping's, but an entry of a
+        shard already decoded is one dict look-up: the reasoner's hot loops read many).
+
+        >>> core, shards = split({"m": {f"k{i:02}": i for i in range(40)}})
+        >>> m = join(core, Source(shards))["m"]
+        >>> m.get("k07"), m.get("k07"), m.get("k071"), m.get(["unhashable"], -1), m.decoded  # k071: in k07's shard
+        (7, 7, None, -1, 1)
+        """
+        try:
+            return self._seen[key]
+        except (KeyError, TypeError):
+            pass
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
     def items(self):
         return _Items(self)
 

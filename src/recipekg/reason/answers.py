@@ -49,7 +49,8 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict, deferred: bool = Fal
     """One rule as a reason for (or against) a choice, with its evaluation and sources.
 
     ``deferred``: without what only an answer shows and what costs most to read (its papers:
-    ``sources`` None; its disputes: ``disputed_by`` the disputing rules' IRIs), in their places,
+    ``sources`` None, or an extension's rule's source ids as a tuple, which is what the scoring
+    reads of them; its disputes: ``disputed_by`` the disputing rules' IRIs), in their places,
     for a ranking whose reasons are mostly not shown (:func:`recipekg.reason.recommend.dress`
     fills them in for those that are)."""
     caveat: ReasonMore = {"caveat": rule["caveat"]} if rule.get("caveat") else {}
@@ -64,8 +65,9 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict, deferred: bool = Fal
         "conditions": [{"condition": c["label"], "dimension": c["dimension"], "status": s}
                        for c, s in zip(ev["conditions"], ev["statuses"])],
         "section": snap["sections"][rule["section"]]["path"],
-        # an extension's reason keeps its sources: the scoring counts its evidence by them
-        "sources": None if deferred and not rule.get("origin") else sources_json(rule, snap),  # type: ignore[typeddict-item]
+        # an extension's deferred reason keeps its sources' ids (a tuple): the scoring counts its evidence by them
+        "sources": (None if not rule.get("origin") else tuple(rule["sources"])) if deferred  # type: ignore[typeddict-item]
+        else sources_json(rule, snap),
         **caveat,
         "disputed_by": (list(rule["contradicts"]) if deferred and not rule.get("origin")
                         else [disputed_json(c, snap) for c in rule["contradicts"]]),
@@ -131,7 +133,7 @@ def choice_json(iri: str, snap: dict) -> Choice:
             "papers": [source_json(p, snap, "method") for p in node["papers"]], **origin_json(node)}
 
 
-def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False) -> dict:
+def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False, ranks: dict | None = None) -> dict:
     """A ranked result (rank filled in by :func:`order_results`) from its reasons: with the
     constraints its properties fit (``fits``) and the properties they go past (``notes``);
     ``deferred``: ``papers`` None in its place (see :func:`reason_json`)."""
@@ -140,10 +142,10 @@ def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False) -> di
     node = snap["nodes"][iri]
     choice = ({"id": node["id"], "label": node["label"], "kinds": node["kinds"], "papers": None} if deferred
               else choice_json(iri, snap))
-    ranks = {s["label"]: s["rank"] for s in snap["strengths"].values()}
+    ranks = ranks if ranks is not None else strength_ranks(snap)
     result = {"rank": 0, "id": choice["id"], "label": choice["label"], "iri": iri, "kinds": choice["kinds"],
               **tally(entry["because"], entry["against"], snap["scoring"].get("default_support")),
-              "match": best_match(entry["because"]), "depth": len(snap["nodes"][iri].get("ancestors", ())),
+              "match": best_match(entry["because"]), "depth": len(node.get("ancestors", ())),
               "strength": max((ranks.get(r["strength"]) or 0 for r in entry["because"]
                                if r["match"] in ("full", "general")), default=0),
               "papers": choice["papers"], "because": entry["because"], "against": entry["against"],
@@ -158,6 +160,11 @@ def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False) -> di
     if result["group"] != MATCHES:
         result["waits_for"] = waits_for(entry["because"] + entry["against"], snap)
     return result
+
+
+def strength_ranks(snap: dict) -> dict[str, int]:
+    """Each strength's label -> its rank (what a result's ``strength`` key compares)."""
+    return {s["label"]: s["rank"] for s in snap["strengths"].values()}
 
 
 def situation_groups(facts: dict) -> dict[str, str]:
@@ -200,8 +207,9 @@ def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = Non
     reasons = [r for entry in choices.values() for side in ("because", "against") for r in entry[side]]
     situate(reasons, scoring.get("default_support") or 0.0, scoring["unconstrained_factor"], most)
     # the entries keep their sort keys (support, depth, strength, fits_more) until ranked: not yet Results
-    results: list = in_procedure_order(sorted((result_json(iri, entry, snap, deferred) for iri, entry in choices.items()),
-                                              key=rank_key))
+    ranks = strength_ranks(snap)
+    results: list = in_procedure_order(sorted((result_json(iri, entry, snap, deferred, ranks)
+                                               for iri, entry in choices.items()), key=rank_key))
     for r in reasons:
         r.pop("uses", None)
     for i, r in enumerate(results, 1):

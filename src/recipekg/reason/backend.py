@@ -21,7 +21,7 @@ gave them::
 from __future__ import annotations
 
 from recipekg.reason.conditions import HELD, PARTLY, status
-from recipekg.reason.scoring import evaluate_rule
+from recipekg.reason.scoring import evaluation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the type checker only (the query path never imports typing)
@@ -77,6 +77,7 @@ class NativeBackend(Backend):
     def __init__(self, snap: dict, *, scan: bool = False):
         self.snap, self.scan = snap, scan
         self.evaluations = Evaluations(snap)
+        self.targeting: dict[tuple[str, str], tuple] = {}  # (rule, kind) -> its targets of that kind
 
     def _evaluate(self, iri: str, rule: dict, facts: dict) -> dict:
         """The rule's evaluation under ``facts``, reused from an earlier ranking by this backend
@@ -85,32 +86,42 @@ class NativeBackend(Backend):
         return self.evaluations.of(iri, rule, facts)
 
     def applying(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
-        snap, nodes = self.snap, self.snap["nodes"]
+        rules = self.snap["rules"]
         out = []
-        for iri in snap["rules"] if self.scan else candidates(kind, facts, snap, only=only):
-            rule = snap["rules"][iri]
-            if not ranks_kind(rule, kind):
-                continue
-            targets = [(t, "for") for t in rule["recommends"] if kind in nodes.get(t, {}).get("kinds", ())]
-            targets += [(t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())]
-            if not targets:
-                continue
-            ev = self._evaluate(iri, rule, facts)
-            if ev["fires"]:
-                out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
+        for iri in rules if self.scan else candidates(kind, facts, self.snap, only=only):
+            rule = rules[iri]
+            targets = self._targets(iri, rule, kind)
+            if targets:
+                ev = self._evaluate(iri, rule, facts)
+                if ev["fires"]:
+                    out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
         return out
 
     def evaluating(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
-        snap, nodes = self.snap, self.snap["nodes"]
+        rules = self.snap["rules"]
         out = []
-        for iri in evaluated_rules(kind, facts, snap, only):
-            rule = snap["rules"][iri]
-            targets = [(t, "for") for t in rule["recommends"] if kind in nodes.get(t, {}).get("kinds", ())]
-            targets += [(t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())]
+        # evaluated_rules (sorted, so the result is by rule, choice and side); _targets leaves out
+        # the rules that do not rank the kind
+        for iri in _on_given(kind, facts, self.snap, only):
+            rule = rules[iri]
+            targets = self._targets(iri, rule, kind)
             if targets:
                 ev = self._evaluate(iri, rule, facts)
-                out.extend(Applied(iri, target, side, rule, ev) for target, side in targets)
-        return sorted(out, key=lambda a: (a.rule, a.choice, a.side))
+                out.extend(Applied(iri, target, side, rule, ev) for target, side in sorted(targets))
+        return out
+
+    def _targets(self, iri: str, rule: dict, kind: str) -> tuple:
+        """``(choice, side)`` for each choice of ``kind`` the rule recommends or advises against
+        (none when it does not rank ``kind``), kept per rule and kind for the backend's life."""
+        key = (iri, kind)
+        found = self.targeting.get(key)
+        if found is None:
+            nodes = self.snap["nodes"]
+            found = () if not ranks_kind(rule, kind) else (
+                *((t, "for") for t in rule["recommends"] if kind in nodes.get(t, {}).get("kinds", ())),
+                *((t, "against") for t in rule["against"] if kind in nodes.get(t, {}).get("kinds", ())))
+            self.targeting[key] = found
+        return found
 
     def naming(self, choice: str, facts: dict) -> list[Applied]:
         rules = self.snap["rules"]
@@ -146,12 +157,16 @@ class Evaluations:
         (False, 2)
     """
 
-    __slots__ = ("snap", "kept", "made")
+    __slots__ = ("snap", "kept", "made", "statuses", "scored")
 
     def __init__(self, snap: dict):
         self.snap = snap
         self.kept: dict[str, tuple] = {}  # rule IRI -> (dimensions read, their facts, evaluation)
         self.made = 0  # evaluations computed (not reused), for the benchmarks and tests
+        # condition IRI -> (condition, the facts it read, its status): rules share conditions
+        self.statuses: dict[str, tuple] = {}
+        # (statuses, strength, role) -> what evaluation() makes of them, the conditions aside
+        self.scored: dict[tuple, dict] = {}
 
     def of(self, iri: str, rule: dict, facts: dict) -> dict:
         """``evaluate_rule(rule, facts, snap)``, reused when the facts it reads are the same."""
@@ -164,23 +179,54 @@ class Evaluations:
                     break
             else:
                 return ev
-        else:
-            conditions = self.snap["conditions"]
-            dims = tuple(dict.fromkeys(conditions[c]["dimension"] for c in rule["conditions"]))
-        ev = evaluate_rule(rule, facts, self.snap)
+        ev = self._evaluate(rule, facts)
         self.made += 1
+        dims = tuple(dict.fromkeys(c["dimension"] for c in ev["conditions"]))
         self.kept[iri] = (dims, tuple(facts.get(d) for d in dims), ev)
         return ev
+
+    def _evaluate(self, rule: dict, facts: dict) -> dict:
+        """``evaluate_rule(rule, facts, snap)`` from each condition's status under ``facts``
+        (computed once per condition and facts object) and the evaluation of those statuses
+        (once per statuses, strength and role): a rule is then a few look-ups."""
+        snap, known = self.snap, self.statuses
+        conds, statuses = [], []
+        for c in rule["conditions"]:
+            seen = known.get(c)
+            if seen is None or facts.get(seen[0]["dimension"]) is not seen[1]:
+                cond = seen[0] if seen is not None else snap["conditions"][c]
+                seen = known[c] = (cond, facts.get(cond["dimension"]), status(cond, facts, snap))
+            conds.append(seen[0])
+            statuses.append(seen[2])
+        key = (tuple(statuses), rule["strength"], rule.get("role"))
+        scored = self.scored.get(key)
+        if scored is None:
+            scored = self.scored[key] = evaluation([], statuses, snap["strengths"][rule["strength"]]["weight"],
+                                                   snap["scoring"], rule.get("role"))
+        return {"fires": scored["fires"], "statuses": statuses, "conditions": conds,
+                "contribution": scored["contribution"], "match": scored["match"]}
 
 
 def evaluated_rules(kind: str, facts: dict, snap: dict, only: str | None = None) -> list[str]:
     """The rules of ``kind`` ``evaluating`` gives (sorted): those with a condition on a given
     dimension that could apply or are near their threshold, found through the rule index, so
     the cost follows the rules about the query, not the size of the KB (``only``: as
-    :func:`candidates`)."""
+    :func:`candidates`). A rule the index reaches through a given dimension's values or
+    bounds has a condition on it; of the others (``always``: no conditions, or one the KB does
+    not describe) only those with a described condition on a given dimension are kept."""
+    rules = snap["rules"]
+    return [iri for iri in _on_given(kind, facts, snap, only) if ranks_kind(rules[iri], kind)]
+
+
+def _on_given(kind: str, facts: dict, snap: dict, only: str | None) -> list[str]:
+    """:func:`evaluated_rules` before the rules that do not rank ``kind`` are left out."""
     rules, conditions = snap["rules"], snap["conditions"]
-    return sorted(iri for iri in candidates(kind, facts, snap, widen=True, only=only) if ranks_kind(rules[iri], kind)
-                  and any(conditions.get(c, {}).get("dimension") in facts for c in rules[iri]["conditions"]))
+    found = candidates(kind, facts, snap, widen=True, only=only, always=False)
+    entry = snap["rule_index"]["kinds"].get(kind)
+    if entry is not None and only != "full":
+        found += [iri for iri in (entry["rules"][i] for i in entry["always"])
+                  if any(conditions.get(c, {}).get("dimension") in facts for c in rules[iri]["conditions"])]
+    return sorted(found)
 
 
 def ranks_kind(rule: dict, kind: str) -> bool:
@@ -188,10 +234,12 @@ def ranks_kind(rule: dict, kind: str) -> bool:
     return not rule.get("for_kinds") or kind in rule["for_kinds"]
 
 
-def candidates(kind: str, facts: dict, snap: dict, widen: bool = False, only: str | None = None) -> list[str]:
+def candidates(kind: str, facts: dict, snap: dict, widen: bool = False, only: str | None = None,
+               always: bool = True) -> list[str]:
     """The rules of ``kind`` that could apply to ``facts``, in the order of ``snap["rules"]``
     (with ``widen``, also those a numeric value misses by less than a factor of 2: the rules
-    near their threshold, :mod:`recipekg.reason.situation`).
+    near their threshold, :mod:`recipekg.reason.situation`; ``always=False``: without the
+    index's ``always`` rules, those it reaches through no dimension).
 
     ``only="deciding"``: only the rules that could decide (match fully, come near, or give
     general advice): none reached by a bound whose rule also lists values (the query gives
@@ -210,7 +258,7 @@ def candidates(kind: str, facts: dict, snap: dict, widen: bool = False, only: st
     entry = snap["rule_index"]["kinds"].get(kind)
     if entry is None:
         return []
-    found = set() if only == "full" else set(entry["always"])
+    found = set(entry["always"]) if always and only != "full" else set()
     found |= _by_value(entry, facts, snap["nodes"])
     valued = {dim for dim, f in facts.items() if f.values is not None}
     reach = _widened(facts) if widen else facts

@@ -81,7 +81,8 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
            "against": [_brief(r) for r in rules + family if r["side"] == "against" and r["fires"]],
            "properties": [_checked(c["property"], c["verdict"]) for c in verdicts],
            "excluded": excluded_json(iri, contra, facts, snap) if contra else None,
-           "unused": unused(kind, facts, rankings[kind]["evaluated"], rankings[kind]["verdicts"] + verdicts, snap),
+           "unused": unused(kind, facts, rankings[kind]["evaluated"], rankings[kind]["verdicts"] + verdicts, snap,
+                            rankings[kind]["near"]),
            "would_rank_first_if": change["found"]}
     if entry and entry["iri"] != iri:
         out["member_of"] = {"id": entry["id"], "label": entry["label"], "rank": entry["rank"]}

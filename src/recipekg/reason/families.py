@@ -43,8 +43,8 @@ def group_families(results: list, snap: dict) -> list[Result]:
     nodes = snap["nodes"]
     buckets: dict[tuple, list[dict]] = {}
     for r in results:
-        if signature(r)[1]:
-            buckets.setdefault(signature(r), []).append(r)
+        if (sig := signature(r))[1]:
+            buckets.setdefault(sig, []).append(r)
     head_of: dict[str, str] = {}
     for bucket in buckets.values():
         iris = {r["iri"] for r in bucket}

@@ -60,7 +60,8 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     answer: RecommendBody = {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
               "constraints": constraints_json(facts), "decision": decision(shown, near=near), "ask": ask,
               "results": shown, "excluded": ranked["excluded"],
-              "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap), "near_boundary": near}
+              "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap, ranked["near"]),
+              "near_boundary": near}
     if stmt.top is None and len(results) > SHOWN:
         answer["more"] = {"shown": SHOWN, "of": len(results),
                           "text": f"the first {SHOWN} of {len(results)} results; add top {len(results)} to the "
@@ -77,7 +78,9 @@ def dress(entries: list, facts: dict, snap: dict) -> list:
             if holder.get("papers", ()) is None:
                 holder["papers"] = choice_json(holder["iri"], snap)["papers"]
         for reason in entry["because"] + entry["against"]:
-            if reason["sources"] is None:
+            if type(reason["sources"]) is tuple:  # an extension's rule: its disputes are there
+                reason["sources"] = sources_json(snap["rules"][reason["rule"]], snap)
+            elif reason["sources"] is None:
                 reason["sources"] = sources_json(snap["rules"][reason["rule"]], snap)
                 reason["disputed_by"] = [disputed_json(d, snap) for d in reason["disputed_by"]
                                          if could_apply(d, facts, snap)]
@@ -94,9 +97,10 @@ def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
 
 def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
             among: tuple[str, ...] | None = None, lean: bool = False, decisive: bool = False) -> dict:
-    """``{"results", "excluded", "evaluated", "verdicts"}``: the ranked results, the choices
-    a property rules out, the backend's evaluations of the rules on the given dimensions and
-    the property checks made (what :func:`recipekg.reason.situation.unused` reads).
+    """``{"results", "excluded", "evaluated", "verdicts", "near"}``: the ranked results, the
+    choices a property rules out, the backend's evaluations of the rules on the given
+    dimensions, the property checks made and the evaluations near their threshold (what
+    :func:`recipekg.reason.situation.unused` reads).
 
     ``lean``: the same results, without what costs most to read and only an answer shows, in
     its places: the reasons' sources and disputes, the results' papers (what re-ranking a trial
@@ -120,7 +124,8 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     choices: dict[str, dict] = {}
     for a in applied:
         _add(choices, a, reason_json(a.rule, a.view, a.ev, snap, lean), facts, snap)
-    for a, near in _near(evaluated, facts).items():
+    nearby = near_reasons(evaluated, facts)
+    for a, near in _near(evaluated, nearby).items():
         reason: Any = reason_json(a.rule, a.view, a.ev, snap, lean)  # a RankedReason once _add and situate are done
         weight = snap["strengths"][a.view["strength"]]["weight"]
         reason.update(match=NEAR, near=near,
@@ -132,7 +137,7 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     excluded, verdicts = _exclude(choices, kind, facts, snap)
     most = _most(applied if among is None else backend.applying(kind, facts, "full"), facts, snap)
     results = order_results(choices, snap, facts, most, lean)
-    return {"results": results, "excluded": excluded, "evaluated": evaluated, "verdicts": verdicts}
+    return {"results": results, "excluded": excluded, "evaluated": evaluated, "verdicts": verdicts, "near": nearby}
 
 
 def _add(choices: dict, a, reason: Any, facts: dict, snap: dict) -> None:
@@ -144,12 +149,12 @@ def _add(choices: dict, a, reason: Any, facts: dict, snap: dict) -> None:
     entry["because" if a.side == "for" else "against"].append(reason)
 
 
-def _near(evaluated: list, facts: dict) -> dict:
+def _near(evaluated: list, found: dict) -> dict:
     """The evaluations of rules near their threshold (once per rule, choice and side), with
-    where the threshold is."""
-    found = near_reasons(evaluated, facts)
-    out, seen = {}, set()
-    for a in evaluated:
+    where the threshold is (``found``: :func:`recipekg.reason.situation.near_reasons`)."""
+    out: dict = {}
+    seen = set()
+    for a in evaluated if found else ():
         key = (a.rule, a.choice, a.side)
         if key in found and key not in seen:
             seen.add(key)
@@ -182,7 +187,12 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
     excluded: dict[str, list[dict]] = {}
     verdicts: list[dict] = []
     out: list = []
+    having = set(snap.get("properties_by_choice") or ())  # the choices with properties of their own
+    nodes = snap["nodes"]
     for iri in sorted(choices):
+        if iri not in having and having.isdisjoint(nodes.get(iri, {}).get("ancestors", ())):
+            choices[iri]["fits"], choices[iri]["notes"] = [], []  # nothing to check (checks() finds nothing)
+            continue
         found = checks(iri, kind, facts, snap)
         verdicts += found
         contra = [c for c in found if c["verdict"] == CONTRADICTS]
@@ -191,7 +201,7 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
             continue
         choices[iri]["fits"] = sorted({c["dimension"] for c in found if c["verdict"] == "fits"})
         choices[iri]["notes"] = [c["property"] for c in found if c["verdict"] == "note"]
-    for iri in sorted(choices):
+    for iri in sorted(choices) if excluded else ():  # a family goes with its members only when some are excluded
         if iri in excluded:
             continue
         named = [m for m in snap["rule_index"].get("narrower", {}).get(iri, ()) if m in choices

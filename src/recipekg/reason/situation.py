@@ -54,7 +54,7 @@ def near_reasons(evaluated: list, facts: dict) -> dict[tuple[str, str, str], Nea
     held (a comparison or a rule against a choice is never near)."""
     out: dict[tuple[str, str, str], Near] = {}
     for a in evaluated:
-        if a.side != "for" or a.view.get("role") == "comparison":
+        if a.side != "for" or FAILED not in a.ev["statuses"] or a.view.get("role") == "comparison":
             continue  # near keeps an alternative in sight; it never counts against a choice
         statuses, conds = a.ev["statuses"], a.ev["conditions"]
         failed = [c for c, s in zip(conds, statuses) if s == FAILED]
@@ -95,36 +95,42 @@ def _sources_of(dim: str, facts: dict) -> set[str]:
     return set(f.derived.split(" and ")) if f is not None and f.derived else {dim}
 
 
-def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: dict) -> list[Unused]:
+def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: dict,
+           near: dict | None = None) -> list[Unused]:
     """``[{"dimension", "value", "why"}]`` for each given constraint that no rule about the
     situation and no property of a choice of ``kind`` depends on (``evaluated``: the backend's
     evaluations of the rules on the given dimensions; ``verdicts``: the property checks made).
 
     A rule uses a constraint when it applies and holds (or partly holds) on it, or when it is
     near its threshold on it; a rule the constraint merely rules out does not use it, and
-    what such rules need is the why."""
-    near = near_reasons(evaluated, facts)
+    what such rules need is the why (``near``: ``near_reasons(evaluated, facts)``, when known)."""
+    near = near_reasons(evaluated, facts) if near is None else near
     used: set[str] = set()
-    needs: dict[str, set[str]] = {}
-    for a in evaluated:
-        statuses, conds = a.ev["statuses"], a.ev["conditions"]
-        applies = FAILED not in statuses
-        miss = near.get((a.rule, a.choice, a.side))
-        for c, s in zip(conds, statuses):
-            if c["dimension"] not in facts:
-                continue
-            # a rule that applies, or one near its threshold: the conditions it holds and the one it narrowly misses
-            about = ((applies or miss is not None) and s in (HELD, PARTLY)
-                     or miss is not None and miss["dimension"] == c["dimension"])
-            for g in _sources_of(c["dimension"], facts):
-                if about:
-                    used.add(g)
-                else:
-                    needs.setdefault(g, set()).update(
-                        o["label"] for o, so in zip(conds, statuses) if so in (FAILED, NOT_GIVEN))
     for v in verdicts:
         for dim in (v["dimension"], *v.get("when", ())):
             used |= _sources_of(dim, facts)
+    given = {name for name, f in facts.items() if not f.derived}
+    needs: dict[str, set[str]] = {}
+    for find_needs in (False, True):  # first what is used; then, for what is not, what the rules need
+        left = given - used
+        for a in evaluated if left else ():
+            statuses, conds = a.ev["statuses"], a.ev["conditions"]
+            applies = FAILED not in statuses
+            miss = near.get((a.rule, a.choice, a.side))
+            for c, s in zip(conds, statuses):
+                if c["dimension"] not in facts:
+                    continue
+                # a rule that applies, or one near its threshold: the conditions it holds and the one it narrowly misses
+                about = ((applies or miss is not None) and s in (HELD, PARTLY)
+                         or miss is not None and miss["dimension"] == c["dimension"])
+                if about and not find_needs:
+                    used |= _sources_of(c["dimension"], facts)
+                elif not about and find_needs:
+                    for g in _sources_of(c["dimension"], facts) & left:
+                        needs.setdefault(g, set()).update(
+                            o["label"] for o, so in zip(conds, statuses) if so in (FAILED, NOT_GIVEN))
+            if not find_needs and given <= used:
+                break  # every constraint is used: no why to find
     out: list = []  # Unused entries, their keys in the order shown
     for name, f in facts.items():
         if f.derived or name in used:
