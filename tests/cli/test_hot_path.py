@@ -478,25 +478,21 @@ def test_the_piped_shell_on_the_fast_lane_prints_what_the_click_command_prints(a
         assert b"missing.ttl" in (fast[1] if "json" in args else fast[2])
 
 
-def test_the_shell_on_a_terminal_is_left_to_click(monkeypatch):
+def test_the_shell_is_on_the_fast_lane_at_a_terminal_and_from_a_pipe(monkeypatch):
+    """The prompt (recipekg.cli.session.start) needs prompt_toolkit, not click."""
+    import io
+
     from recipekg.cli.fast import fast_request
 
-    class Terminal:
+    class Terminal(io.StringIO):
         def isatty(self):
             return True
 
-    monkeypatch.setattr(sys, "stdin", Terminal())
-    monkeypatch.setattr(sys, "stdout", Terminal())
-    assert fast_request(["shell"]) is None  # the prompt (prompt_toolkit) is click's command
-    monkeypatch.setattr(sys, "stdout", io_not_a_terminal())
-    assert fast_request(["shell", "--format", "json"]) == {"answer": "respond_shell", "fmt": "json", "extensions": [],
-                                                          "no_cache": False, "detail": False}
-
-
-def io_not_a_terminal():
-    import io
-
-    return io.StringIO()
+    request = {"answer": "respond_shell", "fmt": "json", "extensions": [], "no_cache": False, "detail": False}
+    for stdin, stdout in ((Terminal(), Terminal()), (io.StringIO(), Terminal()), (Terminal(), io.StringIO())):
+        monkeypatch.setattr(sys, "stdin", stdin)
+        monkeypatch.setattr(sys, "stdout", stdout)
+        assert fast_request(["shell", "--format", "json"]) == request
 
 
 def test_the_byte_comparison_covers_every_command_in_success_and_error():

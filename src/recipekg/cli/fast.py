@@ -1,6 +1,6 @@
 """The ``recipekg`` executable: a fast lane for ``query "STATEMENT"`` (or ``-f FILE``), ``explain CHOICE
-[where ...]``, ``plan [where ...]``, ``recipe [where ...]``, ``cite --query "STATEMENT"`` and ``vocab
-[DIMENSION]``, click for the rest.
+[where ...]``, ``plan [where ...]``, ``recipe [where ...]``, ``cite --query "STATEMENT"``, ``vocab
+[DIMENSION]`` and ``shell``, click for the rest.
 
 Importing click costs more than answering a query (it pulls in ``inspect``, ``typing``,
 ``datetime``, ``uuid``, ... : about a third of a cold ``recipekg query``). The commonest calls
@@ -90,9 +90,7 @@ def fast_request(args: list[str]) -> dict | None:
     if given is None:
         return None
     words = given.pop("words")
-    if args[0] == "shell":
-        if sys.stdin.isatty() and sys.stdout.isatty():
-            return None  # the prompt (prompt_toolkit): click's
+    if args[0] == "shell":  # from a pipe or at the prompt: recipekg.cli.session.respond_shell
         return {"answer": command.answer, **given}
     if args[0] == "vocab":
         return {"answer": command.answer, "dimension": words[0] if words else None, **given}

@@ -109,7 +109,7 @@ COMMANDS = {
                      Option("fmt", "--format", kind=CHOICE, choices=CITE_FORMATS, default="text"), KB),
                     {}, {"choice": None, "rule": None, "paper": None, "output": None}, "respond_cite"),
     "vocab": Command((KB, REPORT_FORMAT, NO_CACHE), {"dimension": 1}, {}, "respond_vocab", optional=("dimension",)),
-    # shell: only with stdin or stdout not a terminal (recipekg.cli.fast), answered by recipekg.cli.session
+    # shell: answered by recipekg.cli.session (the prompt on a terminal, the lines of stdin from a pipe)
     "shell": Command((KB, FORMAT, NO_CACHE, DETAIL), {}, {}, "respond_shell"),
 }
 

@@ -158,11 +158,32 @@ def _too_long(size: int, session: Session) -> Reply:
     return Reply(failed(exc, session.fmt)[0], True, 2)
 
 
+BANNER = "recipekg shell: Enter answers a complete statement; .help for help, .quit to leave"
+
+
+def start(kb, fmt: str = "text", detail: bool = False, write=None) -> int:
+    """The shell over ``kb``: the prompt (:mod:`recipekg.cli.prompt`, prompt_toolkit) on a
+    terminal, else the lines of stdin (:func:`run_lines`); each reply shown with ``write``
+    (:func:`show`); the exit status. Garbage collection is on (a session can last): the KB's
+    objects are frozen first, so collections never scan them."""
+    import gc
+
+    gc.freeze()
+    gc.enable()
+    session = Session(kb, fmt, detail)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return run_lines(session, sys.stdin.buffer, write)
+    from recipekg.cli.prompt import interact
+
+    show(Reply(BANNER, True), write)
+    return interact(session, history_path(), lambda reply: show(reply, write))
+
+
 def respond_shell(fmt: str, extensions=(), *, no_cache: bool = False, detail: bool = False) -> tuple[None, bool, int]:
-    """``recipekg shell`` with stdin or stdout not a terminal, as the click command runs it:
-    the KB loaded (an error printed as the click command prints it) and the lines of stdin
-    answered by :func:`run_lines`, each reply printed as it comes. The output is None (it is
-    printed already), with the exit status."""
+    """``recipekg shell`` as the click command runs it, without click (the fast lane's): the
+    KB loaded (an error printed as the click command prints it), then :func:`start`, each
+    reply printed as it comes. The output is None (it is printed already), with the exit
+    status."""
     from recipekg.api import KnowledgeBase
 
     try:
@@ -171,8 +192,4 @@ def respond_shell(fmt: str, extensions=(), *, no_cache: bool = False, detail: bo
         out, to_stderr, status = failed(exc, fmt)
         echo(out, sys.stderr if to_stderr else sys.stdout)
         return None, False, status
-    import gc
-
-    gc.freeze()  # the KB's objects stay: collections (on again, for a long pipe) never scan them
-    gc.enable()
-    return None, False, run_lines(Session(kb, fmt, detail), sys.stdin.buffer)
+    return None, False, start(kb, fmt, detail)

@@ -27,18 +27,13 @@ import click
 from recipekg.cli.common import detail_option, echo, format_option, kb_option, load_kb, no_cache_option, user_errors
 from recipekg.cli.completion import ends_input  # noqa: F401  (the doctest's)
 from recipekg.cli.session import Reply, Session, history_path, run_lines, show  # noqa: F401  (the shell's parts)
+from recipekg.cli.session import start as session_start
 
 
 def start(extensions=(), fmt: str = "text", no_cache: bool = False, detail: bool = False) -> int:
-    """The shell on this terminal (or over stdin when it is not one); the exit status."""
-    session = Session(load_kb(extensions, no_cache), fmt, detail)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return run_lines(session, sys.stdin.buffer, echo)
-    from recipekg.cli.prompt import interact
-
-    echo("recipekg shell: Enter answers a complete statement; .help for help, .quit to leave",
-               err=True)
-    return interact(session, history_path(), lambda reply: show(reply, echo))
+    """The shell on this terminal (or over stdin when it is not one), printing with click;
+    the exit status (:func:`recipekg.cli.session.start`)."""
+    return session_start(load_kb(extensions, no_cache), fmt, detail, echo)
 
 
 @click.command()
