@@ -135,7 +135,7 @@ def run_request(answer: str, **kwargs) -> int:
         _echo("Aborted!", sys.stderr)
         return 1
     except BrokenPipeError:
-        from recipekg.cli.plain import Pacified
+        from recipekg.cli.lanes import Pacified
 
         sys.stdout = Pacified(sys.stdout)
         sys.stderr = Pacified(sys.stderr)
@@ -143,6 +143,6 @@ def run_request(answer: str, **kwargs) -> int:
 
 
 def _echo(text: str, stream) -> None:
-    from recipekg.cli.plain import echo
+    from recipekg.cli.lanes import echo
 
     echo(text, stream)

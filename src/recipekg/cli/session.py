@@ -20,8 +20,7 @@ import os
 import sys
 
 from recipekg.cli.ends import line_ends_input
-from recipekg.cli.lanes import FORMATS
-from recipekg.cli.plain import echo
+from recipekg.cli.lanes import FORMATS, echo
 from recipekg.cli.respond import answered, failed, utf8_text
 from recipekg.errors import RecipeKGError
 from recipekg.record import Record
@@ -103,7 +102,7 @@ class Session:
 
 def show(reply: Reply, write=None) -> None:
     """Print ``reply`` (nothing for an empty one) with ``write(text, err=...)``, by default
-    :func:`recipekg.cli.plain.echo` on the standard streams."""
+    :func:`recipekg.cli.lanes.echo` on the standard streams."""
     if reply.out:
         if write is None:
             echo(reply.out, sys.stderr if reply.to_stderr else sys.stdout)

@@ -110,7 +110,8 @@ class Q(Record):
 
     def __mul__(self, o):
         o = as_q(o)
-        corners = [a * b for a in (self.low, self.high) for b in (o.low, o.high)]
+        low, high = self.low, self.high
+        corners = (low * o.low, low * o.high, high * o.low, high * o.high)  # the order min and max see
         return Q(self.value * o.value, min(corners), max(corners))
 
     __rmul__ = __mul__

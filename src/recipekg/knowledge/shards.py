@@ -286,7 +286,23 @@ class LazyMap(_Lazy, Mapping):
         for shard in self._shard_dicts():
             yield from shard
 
+    def get(self, key, default=None):
+        """``Mapping.get``, without its call of ``self[key]`` for an entry already decoded."""
+        try:
+            return self._seen[key]
+        except (KeyError, TypeError):
+            pass
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
     def __contains__(self, key) -> bool:
+        try:
+            if key in self._seen:
+                return True
+        except TypeError:
+            pass
         try:
             self[key]
         except KeyError:
