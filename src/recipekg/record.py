@@ -86,7 +86,8 @@ class Record(metaclass=_Fields):
 
     def astuple(self) -> tuple:
         """The fields' values, in order."""
-        return tuple(getattr(self, f) for f in self.fields)
+        fields = self.fields
+        return tuple(map(getattr, (self,) * len(fields), fields))  # getattr's, in C: no generator
 
     def __repr__(self) -> str:
         return f"{type(self).__qualname__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.fields)})"
