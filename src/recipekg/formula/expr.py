@@ -59,8 +59,6 @@ __all__ = ["Q", "Formula", "parse_formula", "formula_of", "compose", "evaluate",
 
 # ---------------------------------------------------------------------------- values
 
-_set = object.__setattr__
-
 class Q(Record):
     """A number with a range: ``value`` is the point estimate, ``low``/``high`` the bounds.
 
@@ -75,9 +73,7 @@ class Q(Record):
     high: float
 
     def __init__(self, value: float, low: float, high: float) -> None:  # Record's, unrolled: the hot one
-        _set(self, "value", value)
-        _set(self, "low", low)
-        _set(self, "high", high)
+        self.__dict__.update(value=value, low=low, high=high)  # frozen: past __setattr__, in one call
 
     @classmethod
     def point(cls, x: float) -> "Q":
