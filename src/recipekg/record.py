@@ -70,6 +70,10 @@ class Record(metaclass=_Fields):
 
     def __init__(self, *args, **kwargs) -> None:
         fields = self.fields
+        if not kwargs and len(args) == len(fields):  # every field given in order: the common call
+            for name, value in zip(fields, args):
+                _set(self, name, value)
+            return
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__qualname__}() takes {len(fields)} arguments, {len(args)} given")
         values = dict(zip(fields, args))
@@ -86,7 +90,8 @@ class Record(metaclass=_Fields):
 
     def astuple(self) -> tuple:
         """The fields' values, in order."""
-        return tuple(getattr(self, f) for f in self.fields)
+        fields = self.fields
+        return tuple(map(getattr, (self,) * len(fields), fields))  # getattr's, in C: no generator
 
     def __repr__(self) -> str:
         return f"{type(self).__qualname__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.fields)})"

@@ -118,18 +118,38 @@ def test_validation_is_linear_in_the_objects_of_one_subject_and_predicate():
 
 
 def test_the_shell_reads_a_pipe_looking_at_each_line_once(kb, monkeypatch, capsys):
-    from recipekg.cli import completion
+    from recipekg.cli import session
     from recipekg.cli.shell import Session, run_lines
 
     seen = {"chars": 0}
-    real = completion.line_ends_input
+    real = session.line_ends_input
 
     def counting(line, first):
         seen["chars"] += len(line)
         return real(line, first)
 
-    monkeypatch.setattr(completion, "line_ends_input", counting)
+    monkeypatch.setattr(session, "line_ends_input", counting)
     lines = ["recommend architecture where data = tabular\n"] + ["and rows > %d\n" % i for i in range(3000)] + [";\n"]
     assert run_lines(Session(kb, "json"), lines) == 0
     assert seen["chars"] == sum(map(len, lines))
     assert '"statement": "recommend"' in capsys.readouterr().out
+
+
+def test_printable_writes_out_exactly_the_hidden_characters():
+    """printable() returns a text unchanged when it holds nothing to write out, which is exact
+    only if every character it writes out is one str.isprintable() refuses."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from recipekg import errors
+
+    hidden = [*range(0x20), *range(0x7F, 0xA0), *errors._INVISIBLE]  # noqa: SLF001 (the table's own list)
+    assert not any(chr(o).isprintable() for o in hidden)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(), st.sampled_from(["\n\t", "\t", ""]))
+    def same_as_the_table(text, keep):
+        table = {o: f"\\u{o:04x}" for o in hidden if chr(o) not in keep}
+        assert errors.printable(text, keep) == text.translate(table)
+
+    same_as_the_table()

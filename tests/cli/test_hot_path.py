@@ -48,7 +48,10 @@ FAST_CALLS = {
                "--format", "json"],
     "cite": ["cite", "--query", TABULAR, "--format", "csl-json"],
     "vocab": ["vocab", "--format", "json"],
+    "shell": ["shell", "--format", "json"],  # with its statements piped in (FAST_INPUT)
 }
+#: What a fast-lane call reads on stdin (the shell answers on the fast lane when it is not a terminal)
+FAST_INPUT = {"shell": TABULAR + "\n"}
 
 
 def test_every_command_of_the_fast_lane_is_checked():
@@ -73,13 +76,13 @@ heavy = sorted(m for m in sys.modules if m.split(".")[0] in banned or m in banne
 print("HEAVY", json.dumps(heavy), file=sys.stderr)
 """
     # the first run builds the snapshot (pyoxigraph); check a fresh interpreter on a warm cache
-    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
-    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    env, text = _env(RECIPEKG_CACHE_DIR=str(tmp_path)), FAST_INPUT.get(command)
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True, input=text, text=True)
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, input=text)
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     expected = {"query": "results", "explain": "rules", "plan": "quantities", "recipe": "sections", "cite": 0,
-                "vocab": "dimensions"}[command]
+                "vocab": "dimensions", "shell": "results"}[command]
     assert answer[expected], result.stdout  # an answer, not an error
     heavy = json.loads(result.stderr.rsplit("HEAVY ", 1)[1])
     assert heavy == [], f"the {command} path imported {heavy}"
@@ -121,9 +124,9 @@ heavy = ("click", "rdflib", "pyoxigraph", "networkx", "lark", "flask", "pyshacl"
 print("HEAVY", sorted(m for m in sys.modules if m.split(".")[0] in heavy), file=sys.stderr)
 print("LIGHT", "dataclasses" in sys.modules, "pathlib" in sys.modules, file=sys.stderr)
 """
-    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
-    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    env, text = _env(RECIPEKG_CACHE_DIR=str(tmp_path)), FAST_INPUT.get(command)
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True, input=text, text=True)
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, input=text)
     assert result.returncode == 0, result.stderr
     assert "HEAVY []" in result.stderr and "LIGHT False False" in result.stderr, result.stderr
 
@@ -275,13 +278,15 @@ def test_numbers_without_decimal_equal_the_decimal_path(text):
 
 # ============================================================================ fast lane
 
-def _run(args, entry, env):
+def _run(args, entry, env, text=None):
+    """``recipekg ARGS`` (``text`` on stdin) on the fast lane or straight to click: the exit
+    status, stdout and stderr."""
     if entry == "fast":
         cmd = [sys.executable, "-m", "recipekg", *args]
     else:
         cmd = [sys.executable, "-c", "import sys; sys.argv[0] = 'recipekg'; "
                                      "from recipekg.cli.main import main; main(prog_name='recipekg')", *args]
-    result = subprocess.run(cmd, env=env, capture_output=True)
+    result = subprocess.run(cmd, env=env, capture_output=True, input=text)
     return result.returncode, result.stdout, result.stderr
 
 
@@ -432,11 +437,69 @@ def test_fast_lane_prints_what_the_click_command_prints(args, what, tmp_path):
     assert fast[1] if fast[0] == 0 else (fast[1] if b'"error"' in fast[1] else fast[2])
 
 
+# (arguments, what is piped in, what they are): `recipekg shell` from a pipe, on the fast lane
+# (recipekg.cli.session) but for the "click" ones; both print the same bytes, with the same status
+SHELL_BYTES = [
+    (["shell"], TABULAR + "\n", "ok"),
+    (["shell", "--format", "json"], "recommend fix where symptom = loss-spike top 1;\nplan where params = 7B and\n"
+                                    "  gpus = 8 # a comment; not the end\n\nexplain vit where data = images", "ok"),
+    (["shell", "--detail", "--format", "markdown"], ".detail\n.format\n.help\nrecommend optimizer where prefer = "
+                                                    "low-memory\n\n.detail off\n.quit\nplan\n", "ok"),
+    (["shell", "--format", "summary", "--no-cache"], "\n\n   \n", "ok"),
+    (["shell"], TYPO + "\n", "unknown name"),
+    (["shell", "--format", "json"], TYPO + ";\n" + TABULAR + "\n", "unknown name"),
+    (["shell"], "recomend architecture\n\nrecommend fix where symptom = nan top 1;\n.bogus\n.format yaml\n", "syntax"),
+    (["shell", "--format", "json"], 'plan where params = 7B and\nexplain "8-bit\n# only a comment\n', "syntax"),
+    (["shell"], b"\xef\xbb\xbfplan where gpus = 8;\nplan where data = caf\xe9;\nplan where gpus = 1\r\n", "syntax"),
+    (["shell", "--kb", "missing.ttl"], "plan\n", "bad kb"),
+    (["shell", "--kb", "missing.ttl", "--format", "json"], "plan\n", "bad kb"),
+    (["shell", "--format", "yaml"], "plan\n", "click"),
+    (["shell", "--format", "json", "--format", "text"], "plan\n", "click"),
+    (["shell", "plan"], "plan\n", "click"),
+]
+
+
+@pytest.mark.parametrize("args, text, what", SHELL_BYTES)
+def test_the_piped_shell_on_the_fast_lane_prints_what_the_click_command_prints(args, text, what, tmp_path,
+                                                                               monkeypatch):
+    import io
+
+    from recipekg.cli.fast import fast_request
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO())  # not a terminal
+    assert (fast_request(args) is not None) == (what != "click")
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"))
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
+    fast, slow = _run(args, "fast", env, data), _run(args, "click", env, data)
+    assert fast == slow
+    assert fast[0] == {"ok": 0, "click": 2}.get(what, 2)
+    assert b"Traceback" not in fast[2]
+    if what == "bad kb":
+        assert b"missing.ttl" in (fast[1] if "json" in args else fast[2])
+
+
+def test_the_shell_is_on_the_fast_lane_at_a_terminal_and_from_a_pipe(monkeypatch):
+    """The prompt (recipekg.cli.session.start) needs prompt_toolkit, not click."""
+    import io
+
+    from recipekg.cli.fast import fast_request
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    request = {"answer": "respond_shell", "fmt": "json", "extensions": [], "no_cache": False, "detail": False}
+    for stdin, stdout in ((Terminal(), Terminal()), (io.StringIO(), Terminal()), (Terminal(), io.StringIO())):
+        monkeypatch.setattr(sys, "stdin", stdin)
+        monkeypatch.setattr(sys, "stdout", stdout)
+        assert fast_request(["shell", "--format", "json"]) == request
+
+
 def test_the_byte_comparison_covers_every_command_in_success_and_error():
     from recipekg.cli.lanes import COMMANDS
 
     for name in COMMANDS:
-        cases = [(args, what) for args, what in SAME_BYTES if args[0] == name]
+        cases = [(args, what) for args, what in SAME_BYTES + [(a, w) for a, _, w in SHELL_BYTES] if args[0] == name]
         has_json = "json" in COMMANDS[name].option("--format").choices
         for what in ("ok", "unknown name", "syntax", "bad kb", "click"):
             if name == "vocab" and what == "syntax":
@@ -456,16 +519,17 @@ def test_fast_lane_with_an_extension_prints_what_the_click_command_prints(comman
             "plan": ["plan", "where", "params", "=", "7B"],
             "recipe": ["recipe", "where", "data", "=", "tabular", "and", "rows", "=", "30k"],
             "cite": ["cite", "--query", "recommend architecture where data = tabular"],
-            "vocab": ["vocab", "data", "--format", "json"]}[command]
-    fast, slow = _run(args + ["--kb", str(ext)], "fast", env), _run(args + ["--kb", str(ext)], "click", env)
+            "vocab": ["vocab", "data", "--format", "json"], "shell": ["shell", "--format", "json"]}[command]
+    text = b"recommend architecture where data = tabular\n" if command == "shell" else None
+    fast, slow = (_run(args + ["--kb", str(ext)], entry, env, text) for entry in ("fast", "click"))
     assert fast == slow and fast[0] == 0
-    if command in ("query", "explain"):
+    if command in ("query", "explain", "shell"):
         assert b"Prefer the synthetic choice." in fast[1]
     if command == "cite":
         assert b"rule ext-tabular-choice" in fast[1]
     bad = tmp_path / "bad.ttl"
     bad.write_text("@prefix rkg: <https://w3id.org/recipekg/ns#> .\nrkg:x rkg:y", encoding="utf-8")
-    fast, slow = _run(args + ["--kb", str(bad)], "fast", env), _run(args + ["--kb", str(bad)], "click", env)
+    fast, slow = (_run(args + ["--kb", str(bad)], entry, env, text) for entry in ("fast", "click"))
     assert fast == slow and fast[0] == 2
     assert b"not valid Turtle" in (fast[1] if "json" in args else fast[2])
 
@@ -502,7 +566,7 @@ def test_the_fast_lane_reads_a_file_as_the_click_command_does(what, text, fmt, t
         assert str(path).encode() in (fast[1] if fmt == "json" else fast[2])
 
 
-@pytest.mark.parametrize("name", ["query", "explain", "plan", "recipe", "cite", "vocab"])
+@pytest.mark.parametrize("name", ["query", "explain", "plan", "recipe", "cite", "vocab", "shell"])
 def test_the_fast_lane_knows_every_option_of_each_command_it_shadows(name):
     """A new parameter of a command the fast lane answers (or a default read from the
     environment) must be taught to recipekg.cli.lanes, or deliberately left to click,

@@ -12,6 +12,8 @@ import time
 
 import pexpect
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from support import subprocess_env
 
@@ -251,3 +253,29 @@ def test_enter_answers_what_parses_completely(text, complete):
     from recipekg.cli.completion import is_complete
 
     assert is_complete(text) is complete
+
+
+def test_piped_statements_over_several_lines_with_errors_are_answered_in_order():
+    """A statement runs on until ';' or a blank line (a ';' in a comment or a string does not end
+    it); an error names its line and column within the statement, and the next one is answered."""
+    result = _piped("plan where params = 7B and\n  gpus = 8 # a comment; not the end\n\n"
+                    "recommend fix where\n  symptom = loss-spik;\n"
+                    'explain "8-bit Adam" where prefer = low-memory\n.format json\n\n'
+                    "recommend fix where symptom = nan top 1\n")
+    assert result.returncode == 2
+    errors = result.stderr.splitlines()
+    assert errors[0].startswith("error: line 2, column 13: unknown symptom 'loss-spik'"), result.stderr
+    assert "error: line 2, column 1: unexpected character '.'" in errors  # '.format' went on the statement
+    assert "Traceback" not in result.stderr
+    assert result.stdout.index("plan — params = 7B and\n  gpus = 8\n") < result.stdout.index(
+        "recommend fix — recommend fix where symptom = nan top 1")  # in order, as text: '.format' was no command
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='"\\#;\n\r x=', max_size=30))
+def test_the_hand_scanner_reads_code_as_the_regular_expression_does(text):
+    """recipekg.cli.ends.code_of (no re on the piped shell's path) against the expression it replaces."""
+    from recipekg.cli.ends import code_of
+
+    expression = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*')
+    assert code_of(text) == expression.sub(lambda m: "x" if m.group().startswith('"') else "", text)

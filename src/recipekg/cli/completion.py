@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from recipekg.cli.ends import code_of
 from recipekg.query.ast import OPERATORS
 from recipekg.query.lean import KEYWORDS as _ALL_KEYWORDS, STATEMENT_KEYWORDS as KEYWORDS
 
@@ -92,34 +93,13 @@ def _name(word: str) -> str:
     return '"' + word + '"'
 
 
-def line_ends_input(line: str, first: bool) -> bool:
-    """:func:`ends_input` for text read a line at a time: whether the input that ``line`` (the
-    newest line, ``first`` when nothing but blank lines came before) ends is ready. Strings and
-    comments never span lines, so the newest line decides, and a long statement costs linear
-    time, not a scan of everything before it per line.
-
-    >>> line_ends_input("and rows = 30k;", first=False), line_ends_input("   ", first=False)
-    (True, True)
-    >>> line_ends_input('where x = "a;b"', first=False), line_ends_input(".help", first=True)
-    (False, True)
-    """
-    stripped = line.strip()
-    if first and stripped.startswith("."):
-        return True
-    if not stripped:
-        return not first
-    code = re.sub(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*', lambda m: "x" if m.group().startswith('"') else "", line)
-    return code.rstrip().endswith(";")
-
-
 def ends_input(text: str) -> bool:
     """Whether ``text`` is ready to answer: a shell command, or statements ended by ``;`` or a
     blank line (a ``;`` in a comment or quoted text does not end one)."""
     stripped = text.strip()
     if stripped.startswith("."):
         return True
-    code = re.sub(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*', lambda m: "x" if m.group().startswith('"') else "", text)
-    return bool(stripped) and bool(_END.search(code))
+    return bool(stripped) and bool(_END.search(code_of(text)))
 
 
 def is_complete(text: str) -> bool:

@@ -1,6 +1,6 @@
 """The ``recipekg`` executable: a fast lane for ``query "STATEMENT"`` (or ``-f FILE``), ``explain CHOICE
-[where ...]``, ``plan [where ...]``, ``recipe [where ...]``, ``cite --query "STATEMENT"`` and ``vocab
-[DIMENSION]``, click for the rest.
+[where ...]``, ``plan [where ...]``, ``recipe [where ...]``, ``cite --query "STATEMENT"``, ``vocab
+[DIMENSION]`` and ``shell``, click for the rest.
 
 Importing click costs more than answering a query (it pulls in ``inspect``, ``typing``,
 ``datetime``, ``uuid``, ... : about a third of a cold ``recipekg query``). The commonest calls
@@ -29,7 +29,7 @@ import gc
 import os
 import sys
 
-_COMMANDS = ("query", "explain", "plan", "recipe", "cite", "vocab")  # the keys of recipekg.cli.lanes.COMMANDS
+_COMMANDS = ("query", "explain", "plan", "recipe", "cite", "vocab", "shell")  # recipekg.cli.lanes.COMMANDS' keys
 _answered: list[bool] = []  # set when the fast lane has answered (what script() reads)
 
 
@@ -90,6 +90,8 @@ def fast_request(args: list[str]) -> dict | None:
     if given is None:
         return None
     words = given.pop("words")
+    if args[0] == "shell":  # from a pipe or at the prompt: recipekg.cli.session.respond_shell
+        return {"answer": command.answer, **given}
     if args[0] == "vocab":
         return {"answer": command.answer, "dimension": words[0] if words else None, **given}
     if args[0] == "query":
@@ -117,46 +119,30 @@ def _plain_streams() -> bool:
 def run_request(answer: str, **kwargs) -> int:
     """The click command's answer, ``recipekg.cli.respond.<answer>(**kwargs)``, printed; the
     exit status."""
-    from recipekg.cli import respond
+    if answer == "respond_shell":
+        from recipekg.cli.session import respond_shell as respond_with
+    else:
+        from recipekg.cli import respond
 
+        respond_with = getattr(respond, answer)
     try:
-        out, to_stderr, status = getattr(respond, answer)(**kwargs)
-        _echo(out, sys.stderr if to_stderr else sys.stdout)
+        out, to_stderr, status = respond_with(**kwargs)
+        if out is not None:  # None: printed already (the shell, as it answers)
+            _echo(out, sys.stderr if to_stderr else sys.stdout)
         return status
     except (EOFError, KeyboardInterrupt):  # as click's main
         _echo("", sys.stderr)
         _echo("Aborted!", sys.stderr)
         return 1
     except BrokenPipeError:
-        sys.stdout = _Pacified(sys.stdout)
-        sys.stderr = _Pacified(sys.stderr)
+        from recipekg.cli.lanes import Pacified
+
+        sys.stdout = Pacified(sys.stdout)
+        sys.stderr = Pacified(sys.stderr)
         return 1
 
 
 def _echo(text: str, stream) -> None:
-    """``click.echo``: the text and a newline in one write, then flush, every control
-    character written out (:func:`recipekg.errors.printable`): no answer or message sends the
-    terminal an escape sequence."""
-    from recipekg.errors import printable
+    from recipekg.cli.lanes import echo
 
-    stream.write(printable(text) + "\n")
-    stream.flush()
-
-
-class _Pacified:
-    """click's ``_PacifyFlushWrapper``: a closed pipe is not an error at interpreter exit."""
-
-    def __init__(self, wrapped) -> None:
-        self.wrapped = wrapped
-
-    def flush(self) -> None:
-        try:
-            self.wrapped.flush()
-        except OSError as e:
-            import errno
-
-            if e.errno != errno.EPIPE:
-                raise
-
-    def __getattr__(self, attr):
-        return getattr(self.wrapped, attr)
+    echo(text, stream)

@@ -18,6 +18,9 @@ it return None, and click answers::
     >>> read(COMMANDS["query"], ["-f", "q.rkg"])["path"], read(COMMANDS["vocab"], ["gpus"])["words"]
     ('q.rkg', ['gpus'])
 
+It also writes as ``click.echo`` writes (:func:`echo`, and :class:`Pacified` for a closed pipe),
+for the fast lane and the shell's session (:mod:`recipekg.cli.session`).
+
 This module imports nothing beyond the standard library (and the registry of output formats,
 :mod:`recipekg.render.formats`, which imports nothing): it runs before the fast lane decides.
 """
@@ -109,6 +112,8 @@ COMMANDS = {
                      Option("fmt", "--format", kind=CHOICE, choices=CITE_FORMATS, default="text"), KB),
                     {}, {"choice": None, "rule": None, "paper": None, "output": None}, "respond_cite"),
     "vocab": Command((KB, REPORT_FORMAT, NO_CACHE), {"dimension": 1}, {}, "respond_vocab", optional=("dimension",)),
+    # shell: answered by recipekg.cli.session (the prompt on a terminal, the lines of stdin from a pipe)
+    "shell": Command((KB, FORMAT, NO_CACHE, DETAIL), {}, {}, "respond_shell"),
 }
 
 
@@ -158,3 +163,34 @@ def _complete(command: Command, given: dict, words: list[str]) -> dict | None:
             given[option.dest] = list(option.default) if option.repeatable else option.default
     given["words"] = words
     return given
+
+
+# ---------------------------------------------------------------- writing as click writes
+
+def echo(text: str, stream) -> None:
+    """``click.echo``: the text and a newline in one write, then flush, every control
+    character written out (:func:`recipekg.errors.printable`): no answer or message sends the
+    terminal an escape sequence."""
+    from recipekg.errors import printable
+
+    stream.write(printable(text) + "\n")
+    stream.flush()
+
+
+class Pacified:
+    """click's ``_PacifyFlushWrapper``: a closed pipe is not an error at interpreter exit."""
+
+    def __init__(self, wrapped) -> None:
+        self.wrapped = wrapped
+
+    def flush(self) -> None:
+        try:
+            self.wrapped.flush()
+        except OSError as e:
+            import errno
+
+            if e.errno != errno.EPIPE:
+                raise
+
+    def __getattr__(self, attr):
+        return getattr(self.wrapped, attr)

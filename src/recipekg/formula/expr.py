@@ -59,8 +59,6 @@ __all__ = ["Q", "Formula", "parse_formula", "formula_of", "compose", "evaluate",
 
 # ---------------------------------------------------------------------------- values
 
-_set = object.__setattr__
-
 class Q(Record):
     """A number with a range: ``value`` is the point estimate, ``low``/``high`` the bounds.
 
@@ -75,9 +73,7 @@ class Q(Record):
     high: float
 
     def __init__(self, value: float, low: float, high: float) -> None:  # Record's, unrolled: the hot one
-        _set(self, "value", value)
-        _set(self, "low", low)
-        _set(self, "high", high)
+        self.__dict__.update(value=value, low=low, high=high)  # frozen: past __setattr__, in one call
 
     @classmethod
     def point(cls, x: float) -> "Q":
@@ -110,7 +106,8 @@ class Q(Record):
 
     def __mul__(self, o):
         o = as_q(o)
-        corners = [a * b for a in (self.low, self.high) for b in (o.low, o.high)]
+        low, high = self.low, self.high
+        corners = (low * o.low, low * o.high, high * o.low, high * o.high)  # the order min and max see
         return Q(self.value * o.value, min(corners), max(corners))
 
     __rmul__ = __mul__

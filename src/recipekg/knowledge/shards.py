@@ -306,6 +306,11 @@ class LazyMap(_Lazy, Mapping):
 
     def __contains__(self, key) -> bool:
         try:
+            if key in self._seen:
+                return True
+        except TypeError:
+            pass
+        try:
             self[key]
         except KeyError:
             return False

@@ -62,13 +62,16 @@ class KBView(SnapshotView):
             for entity in c["applies_to"]:
                 self.by_entity.setdefault(entity, []).append(c)
         self.formulas: list[KBFormula] = []
+        self.by_output: dict[str, list[KBFormula]] = {}  # the formulas computing each output, in order
         for iri, f in sorted(snap["formulas"].items()):
             if not f["expression"]:
                 continue
             try:
-                self.formulas.append(KBFormula(iri, f, formula_of(f)))
+                formula = KBFormula(iri, f, formula_of(f))
             except FormulaError as exc:
                 raise FormulaError(f"formula {f['id']}: {exc}") from None
+            self.formulas.append(formula)
+            self.by_output.setdefault(formula.parsed.output, []).append(formula)
 
     # ------------------------------------------------------------------ constants
     def constant(self, symbol: str) -> dict:
@@ -106,7 +109,8 @@ class KBView(SnapshotView):
 
     def find(self, output: str, *names: str) -> KBFormula | None:
         """Like :meth:`formula`, but None when the KB has no such formula."""
-        found = [f for f in self.formulas if f.parsed.output == output and set(names) <= f.parsed.names]
+        wanted = set(names)
+        found = [f for f in self.by_output.get(output, ()) if wanted <= f.parsed.names]
         return min(found, key=lambda f: (len(f.parsed.names), f.id)) if found else None
 
     # ------------------------------------------------------------------ entities, facts, papers
@@ -118,10 +122,11 @@ class KBView(SnapshotView):
         for item in items:
             citations = item.get("citations") or {}
             origin = item.get("origin")  # an extension's claim: each of its sources says so
+            mark = repr(origin)
             for p in item.get("sources", []):
                 pid = p["id"] if isinstance(p, dict) else p
-                if (pid, repr(origin)) not in seen:
-                    seen.add((pid, repr(origin)))
+                if (pid, mark) not in seen:
+                    seen.add((pid, mark))
                     # an answer's source object is a Source already
                     source: Source = (p if isinstance(p, dict) else  # type: ignore[assignment]
                                       _cited(p, citations.get(p) or untyped_citation(p, self.snap), self.snap))

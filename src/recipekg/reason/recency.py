@@ -66,29 +66,30 @@ def stamp(answer: dict, snap: dict) -> dict:
     papers, claims = snap["papers"], _revised(snap)
     newest: tuple[str, str] | None = None
     revised: dict[str, dict] = {}
+    dated: dict[str, str | None] = {}  # each paper's date, once: an answer cites a paper many times
+    containers = (dict, list)
     dicts, lists = [answer], []   # what is left to visit: every dict of the answer once
     while dicts or lists:
         if lists:
             for v in lists.pop():
-                if isinstance(v, dict):
-                    dicts.append(v)
-                elif isinstance(v, list):
-                    lists.append(v)
+                if isinstance(v, containers):
+                    (dicts if isinstance(v, dict) else lists).append(v)
             continue
         node = dicts.pop()
-        if "role" in node and node.get("id") in papers:
-            date = source_date(papers[node["id"]])
-            if date and (newest is None or (date, node["id"]) > newest):
-                newest = (date, node["id"])
-        for claim in _claims_named(node, claims) if claims else ():
-            node["superseded_by"] = [_revision(r, snap) for r in claims[claim]["superseded_by"]]
-            revised[claims[claim]["id"]] = {"claim": claims[claim]["id"], "label": claims[claim]["label"],
-                                            "superseded_by": node["superseded_by"]}
+        if "role" in node and isinstance(pid := node.get("id"), str):  # a source (papers are named by str)
+            if pid not in dated:
+                dated[pid] = source_date(papers[pid]) if pid in papers else None
+            date = dated[pid]
+            if date and (newest is None or (date, pid) > newest):
+                newest = (date, pid)
+        if claims and ("rule" in node or "formula" in node or "symbol" in node):  # what names a claim
+            for claim in _claims_named(node, claims):
+                node["superseded_by"] = [_revision(r, snap) for r in claims[claim]["superseded_by"]]
+                revised[claims[claim]["id"]] = {"claim": claims[claim]["id"], "label": claims[claim]["label"],
+                                                "superseded_by": node["superseded_by"]}
         for v in node.values():  # after superseded_by is set: the revisions' sources count too
-            if isinstance(v, dict):
-                dicts.append(v)
-            elif isinstance(v, list):
-                lists.append(v)
+            if isinstance(v, containers):
+                (dicts if isinstance(v, dict) else lists).append(v)
     answer["as_of"] = newest[0] if newest else None
     answer["as_of_source"] = newest[1] if newest else None
     if revised:

@@ -22,12 +22,8 @@ from bisect import bisect_left
 from recipekg.query.ast import Recommend
 from recipekg.reason.answers import (choice_json, constraints_json, decision, disputed_json, order_results,
                                     reason_json, sources_json, uses)
-from recipekg.reason.ask import questions
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
-from recipekg.reason.boundaries import boundaries
 from recipekg.reason.conditions import FAILED, specificity, status
-from recipekg.reason.families import group_families
-from recipekg.reason.properties import CONTRADICTS, checks, excluded_json
 from recipekg.reason.resolve import facts_of, resolve_kind
 from recipekg.reason.scoring import NEAR, near_contribution
 from recipekg.reason.situation import near_reasons, unused
@@ -46,6 +42,10 @@ SHOWN = 50
 def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> RecommendBody:
     """The answer to a ``recommend`` statement (the JSON the spec describes): at most ``top``
     results (:data:`SHOWN` when the statement gives none; ``more`` then says how many more)."""
+    from recipekg.reason.ask import questions  # here, not at the top: plan ranks without them
+    from recipekg.reason.boundaries import boundaries
+    from recipekg.reason.families import group_families
+
     kind = resolve_kind(stmt.kind, snap)
     facts = facts_of(stmt.constraints, snap)
     native = backend if isinstance(backend, NativeBackend) else NativeBackend(snap)
@@ -184,6 +184,10 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
     """Check every ranked choice's properties: the ones a constraint contradicts leave the
     ranking (returned, with why); fits and notes stay on the choice (``fits``, ``notes``).
     A family whose members with the same rules are all excluded goes with them."""
+    if not choices:
+        return [], []  # (a plan's ranking of a kind with no match: no property to check)
+    from recipekg.reason.properties import CONTRADICTS, checks, excluded_json
+
     excluded: dict[str, list[dict]] = {}
     verdicts: list[dict] = []
     out: list = []

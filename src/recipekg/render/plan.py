@@ -24,7 +24,6 @@ from recipekg.render import numbers as units
 from recipekg.render.numbers import quantity_value
 from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.sources import sources_short
-from recipekg.render.tables import md_code, table
 
 
 class _Page:
@@ -100,6 +99,8 @@ def _context(page: _Page, a: dict) -> None:
 
 def _quantities_md(page: _Page, quantities: list[dict]) -> None:
     """One table row per quantity, and one per part of its breakdown."""
+    from recipekg.render.tables import md_code, table  # Markdown only: the text plan does without
+
     page.head("Quantities")
     rows = []
     for q in quantities:

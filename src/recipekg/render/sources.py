@@ -47,6 +47,7 @@ def origins(doc) -> dict[str, list[int]]:
     {'t.ttl': [3, 9]}
     """
     found: dict[str, set[int]] = {}
+    containers = (dict, list)
     todo = [doc]
     while todo:
         x = todo.pop()
@@ -54,9 +55,12 @@ def origins(doc) -> dict[str, list[int]]:
             o = x.get("origin")
             if isinstance(o, dict) and "file" in o:
                 found.setdefault(o["file"], set()).add(o.get("line") or 0)
-            todo.extend(v for v in x.values() if isinstance(v, (dict, list)))
-        elif isinstance(x, list):
-            todo.extend(v for v in x if isinstance(v, (dict, list)))
+            x = x.values()
+        elif not isinstance(x, list):
+            continue
+        for v in x:
+            if isinstance(v, containers):
+                todo.append(v)
     return {f: sorted(lines) for f, lines in sorted(found.items())}
 
 
