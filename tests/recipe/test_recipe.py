@@ -307,6 +307,7 @@ def test_a_method_that_trains_no_weight_gets_no_training_items(text, kb, snap):
     assert not [it for _, it in _items(a) if it.get("hyperparameter") or it.get("setting")]
     assert {it["quantity"] for it in by["time"]} >= {"decode_tokens_per_second", "prefill_seconds"}
     assert a["plan"]["method"] == "inference" and snap["trains_weights"]
+    assert a["context"]["trains"] is False and a["context"]["optimizer"] is None  # no optimizer serves a model
     if "precision" not in text:
         (weights,) = by["precision"]
         assert weights["text"] == "16-bit weights" and weights["sources"]
@@ -319,6 +320,7 @@ def test_a_method_the_kb_says_nothing_of_trains(kb, snap):
     (qlora,) = kb.query(QLORA)
     by = {s["name"]: s["items"] for s in qlora["sections"]}
     assert by["optimizer"][0]["text"] != "does not apply" and any(it.get("hyperparameter") for it in by["hyperparameters"])
+    assert qlora["context"]["trains"] is True and qlora["context"]["optimizer"] == "adamw"
     (pretrain,) = kb.query(PRETRAIN)
     assert any(it.get("quantity") == "gpu_hours" for s in pretrain["sections"] for it in s["items"])
 

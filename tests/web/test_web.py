@@ -495,3 +495,14 @@ def test_browser_no_pick_is_not_shown_as_a_decision(driver, live):
     strip = wait_for(driver, "div.decision")
     assert "no-pick" in strip.get_attribute("class") and "No pick yet" in strip.text
     assert strip.value_of_css_property("border-left-color") != "rgba(44, 110, 73, 1)"  # not the pick's green
+
+
+def test_a_recipe_page_says_whether_it_trains_or_serves(client):
+    """The recipe page's context line: training for a method that updates weights (with its
+    optimizer), serving for inference (no optimizer named: the KB says inference trains no weight)."""
+    serving = client.get("/?q=" + quote("recipe where model = llama-2-7b and method = inference and hardware = h100"))
+    training = client.get("/?q=" + quote("recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090"))
+    assert serving.status_code == training.status_code == 200
+    context = lambda page: page.get_data(as_text=True).split('<div class="recipe-context">')[1].split("</p>")[0]  # noqa: E731
+    assert "<strong>Serving</strong>" in context(serving) and "optimizer" not in context(serving)
+    assert "<strong>Training</strong>" in context(training) and "optimizer" in context(training)

@@ -69,6 +69,8 @@ class Context(TypedDict):
     method: str | None
     method_from: str | None
     optimizer: str | None
+    #: False when the method trains no weight (inference): the recipe serves the model.
+    trains: bool
 
 
 class Emitted(TypedDict):

@@ -59,7 +59,7 @@ class Context:
         one = given is not None and given.values is not None and len(given.values) == 1
         self.optimizer_from = "given" if one else "ranking"
         self.optimizer = (next(iter(given.values)) if given is not None and given.values and one else
-                          _pick_iri(rankings["optimizer"], snap)) if self.gradient_descent else None
+                          _pick_iri(rankings["optimizer"], snap)) if self.gradient_descent and self.trains else None
         self.facts = dict(facts)
         if self.architecture and "architecture" not in facts:
             self.facts["architecture"] = Facts("architecture", "categorical", values={self.architecture})
