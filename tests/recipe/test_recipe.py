@@ -308,6 +308,10 @@ def test_a_method_that_trains_no_weight_gets_no_training_items(text, kb, snap):
     assert {it["quantity"] for it in by["time"]} >= {"decode_tokens_per_second", "prefill_seconds"}
     assert a["plan"]["method"] == "inference" and snap["trains_weights"]
     assert a["context"]["trains"] is False and a["context"]["optimizer"] is None  # no optimizer serves a model
+    (told,) = kb.query(text + " and optimizer = adamw and tokens = 1T")  # given, so said to be unused, and why
+    told_by = {s["name"]: s["items"][0]["why"] for s in told["sections"]}
+    assert told_by["optimizer"].startswith("the given optimizer not used: method = inference trains no weight")
+    assert told_by["data"].startswith("the given tokens not used: method = inference")
     if "precision" not in text:
         (weights,) = by["precision"]
         assert weights["text"] == "16-bit weights" and weights["sources"]

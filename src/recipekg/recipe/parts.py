@@ -62,11 +62,13 @@ def _not_applicable(what: str, ctx, snap: dict) -> dict:
     return item(what, None, "does not apply", f"{arch} is fitted by {regime}, not by a gradient-based optimizer", [])
 
 
-def _serving(what: str, ctx, snap: dict) -> dict:
+def _serving(what: str, ctx, snap: dict, dims: tuple[str, ...] = ()) -> dict:
     """The item of a training section in a recipe whose method trains no weight (inference:
-    ``rkg:trainsWeights false``), with the method's definition as why."""
+    ``rkg:trainsWeights false``), with the method's definition as why, naming the constraints
+    on ``dims`` the user gave that it therefore does not use."""
     method = snap["nodes"][ctx.method]
-    why = f"method = {method['id']} trains no weight"
+    given = [d for d in dims if d in ctx.facts and not ctx.facts[d].derived]
+    why = (f"the given {', '.join(given)} not used: " if given else "") + f"method = {method['id']} trains no weight"
     return item(what, None, "does not apply", why + (f": {method['definition']}" if method.get("definition") else ""),
                 [], **{"from": "constraints" if ctx.method_from == "given" else "recommend approach"})
 
@@ -177,7 +179,7 @@ def size(ctx, plan, snap: dict) -> list[dict]:
 
 def data(ctx, plan, snap: dict) -> list[dict]:
     if not ctx.trains:
-        return [_serving("training data", ctx, snap)]
+        return [_serving("training data", ctx, snap, ("tokens", "unique-tokens", "epochs"))]
     return _quantity_items(plan, "data") + _ranked(ctx, "technique", "data", snap)
 
 
@@ -185,7 +187,7 @@ def optimizer(ctx, plan, snap: dict) -> list[dict]:
     if ctx.architecture and not ctx.gradient_descent:
         return [_not_applicable("optimizer", ctx, snap)]
     if not ctx.trains:
-        return [_serving("optimizer", ctx, snap)]
+        return [_serving("optimizer", ctx, snap, ("optimizer",))]
     answer = ctx.rankings["optimizer"]
     if ctx.optimizer_from == "given":
         node = snap["nodes"][ctx.optimizer]
