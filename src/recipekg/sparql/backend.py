@@ -50,14 +50,18 @@ class SparqlBackend(Backend):
     def evaluating(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
         """The engine's statuses of the rules the local index says are about the query (the
         same rules the native backend evaluates)."""
-        about = set(evaluated_rules(kind, facts, self.snap))
-        out = []
-        for row in self._select(evaluating_query(kind, facts, self.snap)):
+        about = evaluated_rules(kind, facts, self.snap)
+        out: list[Applied] = []
+        if not about:
+            return out
+        about_set = set(about)
+        for row in self._select(evaluating_query(kind, facts, self.snap, about)):
             if kind not in self.snap["nodes"].get(row["choice"], {}).get("kinds", ()):
                 raise EngineError(f"the engine named {row['choice']}, which is not a {kind} of the local KB")
-            if row["rule"] in about:
-                view, ev = evaluation(row, self.snap)
-                out.append(Applied(row["rule"], row["choice"], row["side"], view, ev))
+            if row["rule"] not in self.snap["rules"] or row["rule"] not in about_set:
+                raise EngineError(f"the engine answered about rule {row['rule']}, which the query did not ask for")
+            view, ev = evaluation(row, self.snap)
+            out.append(Applied(row["rule"], row["choice"], row["side"], view, ev))
         return sorted(out, key=lambda a: (a.rule, a.choice, a.side))
 
     def naming(self, choice: str, facts: dict) -> list[Applied]:

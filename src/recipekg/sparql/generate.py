@@ -102,12 +102,23 @@ def recommend_query(kind: str, facts: dict[str, Facts], snap: dict) -> str:
                   comment=f"rules that apply to choices of kind {_comment_safe(kind)}")
 
 
-def evaluating_query(kind: str, facts: dict[str, Facts], snap: dict) -> str:
-    """Every rule naming a choice of ``kind``, applying or not, with its statuses (what says
-    whether a constraint was used and which thresholds are near)."""
-    choices = sorted(iri for iri, node in snap["nodes"].items() if kind in node["kinds"])
-    return _query(choices, facts, snap, applying_only=False,
-                  comment=f"every rule about choices of kind {_comment_safe(kind)}, applying or not")
+def evaluating_query(kind: str, facts: dict[str, Facts], snap: dict, rules: list[str]) -> str:
+    """The ``rules`` (IRIs of the KB) naming a choice of ``kind``, applying or not, with their
+    statuses (what says whether a constraint was used and which thresholds are near): the
+    rules the local index says are about the query, so that the engine computes the statuses
+    of those alone, not of every rule of the KB (a ``VALUES ?rule`` inside the sub-select),
+    for the choices of ``kind`` they name.
+
+    >>> facts = facts_of(parse("recommend x where data = tabular and rows = 30k")[0].constraints, snap)
+    >>> rule = "https://w3id.org/recipekg/rule/threshold-tabular-10k-50k-trees"
+    >>> "VALUES ?rule { rule:threshold-tabular-10k-50k-trees }" in evaluating_query("architecture", facts, snap, [rule])
+    True
+    """
+    nodes = snap["nodes"]
+    choices = sorted({t for r in rules for t in (*snap["rules"][r]["recommends"], *snap["rules"][r]["against"])
+                      if kind in nodes.get(t, {}).get("kinds", ())})
+    return _query(choices, facts, snap, applying_only=False, rules=rules,
+                  comment=f"the rules about the query naming choices of kind {_comment_safe(kind)}, applying or not")
 
 
 def explain_query(choice: str, facts: dict[str, Facts], snap: dict) -> str:
@@ -137,11 +148,18 @@ class _Terms:
 
     def __init__(self, snap: dict):
         self.known = (set(snap["nodes"]) | {d["iri"] for d in snap["dimensions"].values()})
+        self.rules = snap["rules"]
         self.counter = 0
 
     def iri(self, iri: str) -> str:
         if not isinstance(iri, str) or iri not in self.known or not _IRI_SAFE.fullmatch(iri):
             raise RangeError(f"not an IRI of the KB's vocabulary: {iri!r}")
+        return iri_term(iri)
+
+    def rule(self, iri: str) -> str:
+        """A rule of the snapshot, as an IRI term."""
+        if not isinstance(iri, str) or iri not in self.rules or not _IRI_SAFE.fullmatch(iri):
+            raise RangeError(f"not a rule of the KB: {iri!r}")
         return iri_term(iri)
 
     def var(self, stem: str) -> str:
@@ -316,7 +334,7 @@ def _status_pattern(t: _Terms, c: str, facts: dict[str, Facts], snap: dict) -> l
 # ----------------------------------------------------------------------------- the query
 
 def _query(choices: list[str], facts: dict[str, Facts], snap: dict, *, applying_only: bool,
-           comment: str) -> str:
+           comment: str, rules: list[str] | None = None) -> str:
     t = _Terms(snap)
     values = "\n    ".join(t.iri(c) for c in choices)
     # A UNION of one group per kind of row, each naming the rule itself (no join above the
@@ -331,6 +349,8 @@ def _query(choices: list[str], facts: dict[str, Facts], snap: dict, *, applying_
                      + "\n      }")
     parts.append("{ ?rule rdf:type rkg:Rule . BIND(0 AS ?none) }")
     rule_parts = "\n      UNION\n      ".join(parts)
+    if rules is not None:  # only these rules' statuses (joined before the UNION's groups)
+        rule_parts = f"VALUES ?rule {{ {' '.join(t.rule(r) for r in rules)} }}\n      {{\n      {rule_parts}\n      }}"
     count = {s: f'SUM(IF(COALESCE(?st, "") = "{s}", 1, 0))' for s in ("held", "partly", "failed")}
     listed = {s: f'GROUP_CONCAT(DISTINCT IF(COALESCE(?st, "") = "{s}", STR(?sc), ""); separator=" ")'
               for s in ("held", "partly", "failed")}
