@@ -31,7 +31,8 @@ def index_rules(snap: dict) -> dict:
     Also ``by_target[iri]``: the rules recommending or advising against ``iri`` (sorted);
     ``choices``: every name of a choice (id or alias) -> its IRI, as ``explain`` reads them;
     ``by_dimension[dim]``: the rules with a condition on ``dim`` (sorted), as ``plan`` reads them;
-    ``narrower[iri]``: the choices narrower than ``iri`` (sorted), which a rule against a family reaches.
+    ``narrower[iri]``: the choices narrower than ``iri`` (sorted), which a rule against a family reaches;
+    ``by_kind[kind]``: the choices of ``kind`` (sorted), so that listing them reads no node.
     """
     nodes, conditions = snap["nodes"], snap["conditions"]
     kinds: dict[str, dict] = {}
@@ -85,11 +86,15 @@ def index_rules(snap: dict) -> dict:
             if conditions.get(c, {}).get("dimension"):
                 by_dimension[conditions[c]["dimension"]].add(iri)
     narrower: dict[str, list[str]] = defaultdict(list)
+    by_kind: dict[str, list[str]] = defaultdict(list)
     for iri, node in nodes.items():
+        for kind in node["kinds"]:
+            by_kind[kind].append(iri)
         if node["kinds"]:
             for a in node.get("ancestors", ()):
                 narrower[a].append(iri)
     return {"kinds": kinds, "by_target": {t: sorted(rs) for t, rs in sorted(by_target.items())},
+            "by_kind": {k: sorted(iris) for k, iris in sorted(by_kind.items())},
             "choices": choices, "by_dimension": {d: sorted(rs) for d, rs in sorted(by_dimension.items())},
             "narrower": {a: sorted(ds) for a, ds in sorted(narrower.items())}}
 

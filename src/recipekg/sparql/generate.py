@@ -97,7 +97,7 @@ def to_sparql(statement, snap: dict) -> str:
 
 def recommend_query(kind: str, facts: dict[str, Facts], snap: dict) -> str:
     """Rules that apply to choices of ``kind`` under ``facts`` (resolved and derived)."""
-    choices = sorted(iri for iri, node in snap["nodes"].items() if kind in node["kinds"])
+    choices = list(snap["rule_index"]["by_kind"].get(kind, ()))  # sorted, as every choice of the kind
     return _query(choices, facts, snap, applying_only=True,
                   comment=f"rules that apply to choices of kind {_comment_safe(kind)}")
 
@@ -146,13 +146,16 @@ def status_query(condition: str, facts: dict[str, Facts], snap: dict) -> str:
 class _Terms:
     """Validated terms for one query: IRIs of the snapshot, finite doubles, fresh variables."""
 
-    def __init__(self, snap: dict):
-        self.known = (set(snap["nodes"]) | {d["iri"] for d in snap["dimensions"].values()})
-        self.rules = snap["rules"]
+    def __init__(self, snap: dict, listed=()):
+        # the nodes are looked up one by one, or are among ``listed`` (the choices the snapshot's
+        # index lists for the query): listing every node would decode them all
+        self.nodes, self.rules = snap["nodes"], snap["rules"]
+        self.known = {d["iri"] for d in snap["dimensions"].values()} | set(listed)
         self.counter = 0
 
     def iri(self, iri: str) -> str:
-        if not isinstance(iri, str) or iri not in self.known or not _IRI_SAFE.fullmatch(iri):
+        if not isinstance(iri, str) or not (iri in self.known or iri in self.nodes) \
+                or not _IRI_SAFE.fullmatch(iri):
             raise RangeError(f"not an IRI of the KB's vocabulary: {iri!r}")
         return iri_term(iri)
 
@@ -335,7 +338,7 @@ def _status_pattern(t: _Terms, c: str, facts: dict[str, Facts], snap: dict) -> l
 
 def _query(choices: list[str], facts: dict[str, Facts], snap: dict, *, applying_only: bool,
            comment: str, rules: list[str] | None = None) -> str:
-    t = _Terms(snap)
+    t = _Terms(snap, choices)
     values = "\n    ".join(t.iri(c) for c in choices)
     # A UNION of one group per kind of row, each naming the rule itself (no join above the
     # UNION: rdflib would evaluate that one as a nested loop).
