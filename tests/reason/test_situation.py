@@ -157,3 +157,20 @@ rule:ext-tiny-encoder a rkg:Rule ; rdfs:label "Extension: text classification ->
     (long,) = kb.query("recommend architecture where data = text and task = classification and seq-length = 1k")
     gone = next(e for e in long["excluded"] if e["id"] == "tiny-encoder")
     assert gone["property"]["id"] == "tiny-encoder-longest-input" and gone["sources"][0]["id"] == "devlin2018"
+
+
+def test_an_answer_that_decides_nothing_asks_for_what_its_waiting_rules_need(kb, snap):
+    """`recommend approach where params = 70B` ranks only choices waiting for the compute tier,
+    which is derived from the GPUs and the time: the answer asks for those (it used to end with
+    no pick and no question), naming the choices each would lead to. An answer that decides
+    keeps its questions to the dimensions a user gives (no tier trials beside a pick)."""
+    (a,) = kb.query("recommend approach where params = 70B")
+    assert a["decision"]["pick"] is None and all(r["group"] == "would apply" for r in a["results"])
+    (tier,) = [q for q in a["ask"] if q["dimension"] == "tier"]
+    assert "the number of GPUs (gpus = 8) and the time budget (time = 3 days)" in tier["text"]
+    assert {"lora", "train-from-scratch"} <= set(tier["would_change"])
+    picks = {kb.query(f"recommend approach where params = 70B and {w}")[0]["decision"]["pick"]
+             for w in ("gpus = 1 and time < 1 day", "gpus = 64 and time = 3 weeks")}
+    assert picks == {"lora", "train-from-scratch"}  # what the question said giving them leads to
+    (decided,) = kb.query("recommend approach where hardware = dgx-spark and params = 20B")
+    assert decided["decision"]["pick"] and all(q["dimension"] != "tier" for q in decided["ask"])

@@ -22,6 +22,7 @@ from recipekg.reason.conditions import NOT_GIVEN
 from recipekg.reason.derive import derive
 from recipekg.reason.answers import decision
 from recipekg.reason.facts import Facts
+from recipekg.reason.scoring import MATCHES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -42,8 +43,11 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     given = {n: f for n, f in facts.items() if not f.derived}
     first = {i for r in results[:LOOK_AT] for i in (r["iri"], *(m["iri"] for m in r.get("members", ())))}
     looked_at = results[:LOOK_AT] + [r for r in members or () if r["iri"] in first]
+    # with nothing decided (no pick, no choice matching), the dimensions derived from others
+    # are asked for too: the answer's only way on is what its waiting rules need
+    undecided = pick is None and all(r["group"] != MATCHES for r in results)
     found = []
-    for dim, conds in _open_dimensions(looked_at, given, snap).items():
+    for dim, conds in _open_dimensions(looked_at, given, facts if undecided else None, snap).items():
         changed, named = False, [pick] if pick else []
         for value in _trial_values(conds, snap):
             d = decision(rerank(derive({**given, dim: value}, snap)))
@@ -57,8 +61,12 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     return found[:MAX_QUESTIONS]
 
 
-def _open_dimensions(results: list[dict], given: dict, snap: dict) -> dict[str, list[dict]]:
-    """Dimension → the conditions on it that the first results' rules left "not given"."""
+def _open_dimensions(results: list[dict], given: dict, facts: dict | None, snap: dict) -> dict[str, list[dict]]:
+    """Dimension → the conditions on it that the first results' rules left "not given". With
+    ``facts``, a dimension derived from others (the compute tier from the GPUs and time, the
+    memory per GPU from the hardware) is open too when the query neither gives nor derives
+    it: its trials give it directly, as a user may, and its question asks for what it is
+    derived from (without ``facts``, such a dimension is never asked for)."""
     out: dict[str, list[dict]] = {}
     for r in results:
         for reason in r["because"] + r["against"]:
@@ -66,7 +74,8 @@ def _open_dimensions(results: list[dict], given: dict, snap: dict) -> dict[str, 
             by_label = {cond["label"]: cond for cond in map(snap["conditions"].get, rule.get("conditions", ())) if cond}
             for c in reason["conditions"]:
                 dim = snap["dimensions"].get(c["dimension"] or "")
-                if c["status"] != NOT_GIVEN or dim is None or dim["name"] in given or _derived(dim):
+                if c["status"] != NOT_GIVEN or dim is None or dim["name"] in given or \
+                        _derived(dim) and (facts is None or dim["name"] in facts):
                     continue
                 cond = by_label.get(c["condition"])
                 if cond is not None and cond not in out.setdefault(dim["name"], []):
@@ -100,9 +109,28 @@ def _inside(low: float | None, high: float | None) -> float:
     return high / 2 if high and high > 0 else (high or 0) - 1
 
 
+def _asked(dim: dict, snap: dict) -> str:
+    """What a question asks the user to give for ``dim``: its own question, or for a dimension
+    derived from others, theirs first (the compute tier: the number of GPUs and the time
+    budget; what the hardware gives: the hardware, or the figure itself).
+
+    >>> _asked(snap["dimensions"]["tier"], snap)
+    'the number of GPUs (gpus = 8) and the time budget (time = 3 days)'
+    >>> _asked(snap["dimensions"]["gpu-memory"], snap)
+    'the hardware (hardware = h100, dgx-spark, ...), or the memory per GPU (gpu-memory = 80GB)'
+    """
+    dims = snap["dimensions"]
+    own = dim.get("question")
+    sources = dim.get("derived_from") or (["hardware"] if dim.get("derived_via") and "hardware" in dims else [])
+    if not sources:
+        return own or f"the {dim['name']}"
+    through = " and ".join(dims[d].get("question") or f"the {d}" for d in sources if d in dims)
+    return f"{through}, or {own}" if own else through
+
+
 def _question(dim: dict, would_change: list[str], snap: dict) -> Ask:
     labels = [_label(i, snap) for i in would_change]
-    asked = dim.get("question") or f"the {dim['name']}"
+    asked = _asked(dim, snap)
     if len(labels) == 1:
         return {"dimension": dim["name"], "text": f"to settle on {labels[0]}, give {asked}",
                 "would_change": would_change}
