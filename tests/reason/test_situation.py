@@ -174,3 +174,13 @@ def test_an_answer_that_decides_nothing_asks_for_what_its_waiting_rules_need(kb,
     assert picks == {"lora", "train-from-scratch"}  # what the question said giving them leads to
     (decided,) = kb.query("recommend approach where hardware = dgx-spark and params = 20B")
     assert decided["decision"]["pick"] and all(q["dimension"] != "tier" for q in decided["ask"])
+
+
+def test_a_result_never_waits_for_what_the_query_gives(kb):
+    """A rule waiting for the compute tier waits for what it is derived from, less what the
+    query gives: with the GPUs given, for the time (it said "waits for: gpus, time")."""
+    (a,) = kb.query("recommend approach where gpus = 8 and hardware = a100 and params = 13B")
+    waiting = [r for r in a["results"] if r["group"] == "would apply"]
+    assert any(r["id"] == "fine-tune-pretrained" and r["waits_for"] == ["time"] for r in waiting)
+    given = {c["dimension"] for c in a["constraints"]}
+    assert all(not set(r["waits_for"]) & given for r in waiting)

@@ -133,10 +133,12 @@ def choice_json(iri: str, snap: dict) -> Choice:
             "papers": [source_json(p, snap, "method") for p in node["papers"]], **origin_json(node)}
 
 
-def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False, ranks: dict | None = None) -> dict:
+def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False, ranks: dict | None = None,
+                facts: dict | None = None) -> dict:
     """A ranked result (rank filled in by :func:`order_results`) from its reasons: with the
     constraints its properties fit (``fits``) and the properties they go past (``notes``);
-    ``deferred``: ``papers`` None in its place (see :func:`reason_json`)."""
+    ``deferred``: ``papers`` None in its place (see :func:`reason_json`); ``facts``: what the
+    query gives, which a result never waits for."""
     for side in ("because", "against"):
         entry[side].sort(key=lambda r: (-r["contribution"], r["id"]))
     node = snap["nodes"][iri]
@@ -158,7 +160,7 @@ def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False, ranks
     if entry.get("notes"):
         result["notes"] = entry["notes"]
     if result["group"] != MATCHES:
-        result["waits_for"] = waits_for(entry["because"] + entry["against"], snap)
+        result["waits_for"] = waits_for(entry["because"] + entry["against"], snap, facts)
     return result
 
 
@@ -188,13 +190,20 @@ def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
     return sorted(out)
 
 
-def waits_for(reasons: list[dict], snap: dict) -> list[str]:
+def waits_for(reasons: list[dict], snap: dict, facts: dict | None = None) -> list[str]:
     """The dimensions a choice's partly matching rules wait for (not given by the query); a
     derived dimension is asked for through those it is derived from (``derived_from``: a tier
-    through the GPUs and time)."""
+    through the GPUs and time), less those the query gives (``facts``: with the GPUs given, a
+    tier waits for the time).
+
+    >>> reason = {"match": "partial", "conditions": [{"dimension": "tier", "status": "not given"}]}
+    >>> waits_for([reason], snap), waits_for([reason], snap, {"gpus": None})
+    (['gpus', 'time'], ['time'])
+    """
     dims = {c["dimension"] for x in reasons if x["match"] == "partial"
             for c in x["conditions"] if c["status"] == "not given" and c["dimension"]}
-    return sorted({d for dim in dims for d in snap["dimensions"].get(dim, {}).get("derived_from") or (dim,)})
+    return sorted({d for dim in dims for d in snap["dimensions"].get(dim, {}).get("derived_from") or (dim,)
+                   if not facts or d not in facts})
 
 
 def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = None,
@@ -208,7 +217,7 @@ def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = Non
     situate(reasons, scoring.get("default_support") or 0.0, scoring["unconstrained_factor"], most)
     # the entries keep their sort keys (support, depth, strength, fits_more) until ranked: not yet Results
     ranks = strength_ranks(snap)
-    results: list = in_procedure_order(sorted((result_json(iri, entry, snap, deferred, ranks)
+    results: list = in_procedure_order(sorted((result_json(iri, entry, snap, deferred, ranks, facts)
                                                for iri, entry in choices.items()), key=rank_key))
     for r in reasons:
         r.pop("uses", None)
