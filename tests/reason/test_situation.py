@@ -184,3 +184,30 @@ def test_a_result_never_waits_for_what_the_query_gives(kb):
     assert any(r["id"] == "fine-tune-pretrained" and r["waits_for"] == ["time"] for r in waiting)
     given = {c["dimension"] for c in a["constraints"]}
     assert all(not set(r["waits_for"]) & given for r in waiting)
+
+
+def test_a_compute_tier_missed_narrowly_ranks_its_advice_as_near(kb):
+    """Between the flowchart's tiers (8 GPUs for 2 weeks: more time than the 4-8 GPU tier's
+    week), the tier whose definition the query misses by less than a factor of 2, on one
+    dimension, is near: its rules rank as near through that dimension, the time is used, and
+    a query that misses every tier by more stays without a pick, as before."""
+    (a,) = kb.query("recommend approach where gpus = 8 and time = 2 weeks and params = 13B")
+    near = [x for r in a["results"] for x in r["because"] if x["match"] == "near"]
+    assert near and all(x["near"] == {"dimension": "time", "value": 336.0, "threshold": 168.0, "unit": "hours"}
+                        for x in near)
+    assert a["decision"]["pick"] and not any(u["dimension"] == "time" for u in a["unused"])
+    (far,) = kb.query("recommend approach where gpus = 8 and time = 2 months and params = 13B")
+    assert not any(x["match"] == "near" for r in far["results"] for x in r["because"])
+    assert far["decision"]["pick"] is None
+
+
+def test_explain_shows_the_rules_near_their_threshold_that_rank_the_choice(kb):
+    """explain's text lists a rule near its threshold with what it missed: fine-tuning ranks
+    second for 8 GPUs over 2 weeks by the 4-8 GPU, 1-7 day tier's rule, which the text used to
+    count among the rules that do not apply."""
+    from recipekg.render.explain import brief_rules
+
+    (a,) = kb.query("explain fine-tune-pretrained where gpus = 8 and time = 2 weeks and params = 13B")
+    lines = brief_rules(a["rules"])
+    assert any("[moderate, near]" in x and "(missed narrowly: time 2 weeks against 1 week)" in x for x in lines)
+    assert lines[-1].startswith(f"… {sum(not r['fires'] and 'near' not in r for r in a['rules'])} more rules")

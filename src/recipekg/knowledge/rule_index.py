@@ -85,6 +85,13 @@ def index_rules(snap: dict) -> dict:
         for c in rule["conditions"]:
             if conditions.get(c, {}).get("dimension"):
                 by_dimension[conditions[c]["dimension"]].add(iri)
+    return {"kinds": kinds, "by_target": {t: sorted(rs) for t, rs in sorted(by_target.items())},
+            "choices": choices, "by_dimension": {d: sorted(rs) for d, rs in sorted(by_dimension.items())},
+            **_by_choice(nodes)}
+
+
+def _by_choice(nodes: dict) -> dict:
+    """``narrower`` (the choices narrower than each node) and ``by_kind`` (each kind's choices)."""
     narrower: dict[str, list[str]] = defaultdict(list)
     by_kind: dict[str, list[str]] = defaultdict(list)
     for iri, node in nodes.items():
@@ -93,9 +100,7 @@ def index_rules(snap: dict) -> dict:
         if node["kinds"]:
             for a in node.get("ancestors", ()):
                 narrower[a].append(iri)
-    return {"kinds": kinds, "by_target": {t: sorted(rs) for t, rs in sorted(by_target.items())},
-            "by_kind": {k: sorted(iris) for k, iris in sorted(by_kind.items())},
-            "choices": choices, "by_dimension": {d: sorted(rs) for d, rs in sorted(by_dimension.items())},
+    return {"by_kind": {k: sorted(iris) for k, iris in sorted(by_kind.items())},
             "narrower": {a: sorted(ds) for a, ds in sorted(narrower.items())}}
 
 

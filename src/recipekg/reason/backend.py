@@ -238,7 +238,8 @@ def candidates(kind: str, facts: dict, snap: dict, widen: bool = False, only: st
                always: bool = True) -> list[str]:
     """The rules of ``kind`` that could apply to ``facts``, in the order of ``snap["rules"]``
     (with ``widen``, also those a numeric value misses by less than a factor of 2: the rules
-    near their threshold, :mod:`recipekg.reason.situation`; ``always=False``: without the
+    near their threshold, :mod:`recipekg.reason.situation`, and those on a derived value the
+    query misses narrowly, ``Facts.near``; ``always=False``: without the
     index's ``always`` rules, those it reaches through no dimension).
 
     ``only="deciding"``: only the rules that could decide (match fully, come near, or give
@@ -260,6 +261,8 @@ def candidates(kind: str, facts: dict, snap: dict, widen: bool = False, only: st
         return []
     found = set(entry["always"]) if always and only != "full" else set()
     found |= _by_value(entry, facts, snap["nodes"])
+    if widen:  # and the rules on a derived value the query misses narrowly (situation.near_reasons)
+        found |= _by_value(entry, _near_values(facts), snap["nodes"])
     valued = {dim for dim, f in facts.items() if f.values is not None}
     reach = _widened(facts) if widen else facts
     for dim, f in facts.items():
@@ -287,6 +290,13 @@ def _widened(facts: dict) -> dict:
             out[dim] = Facts(dim, f.kind, intervals=[(low / NEAR_FACTOR if low > 0 else low, True,
                                                       high * NEAR_FACTOR if high > 0 else high, True)])
     return out
+
+
+def _near_values(facts: dict) -> dict:
+    """The values of derived dimensions the query misses narrowly (``Facts.near``), as facts."""
+    from recipekg.reason.facts import Facts
+
+    return {dim: Facts(dim, f.kind, values=set(f.near)) for dim, f in facts.items() if f.near}
 
 
 def _by_value(entry: dict, facts: dict, nodes: dict) -> set[int]:

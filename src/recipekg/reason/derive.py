@@ -8,6 +8,14 @@ KB nodes with conditions on gpus and time) is derived from those::
     >>> facts = resolve_constraints(parse("plan where gpus = 1 and time < 1 day")[0].constraints, snap)
     >>> sorted(derive(facts, snap)["tier"].values)
     ['https://w3id.org/recipekg/id/single-gpu-short']
+
+Where no value holds, the values the query misses narrowly are kept (``Facts.near``): eight
+GPUs for two weeks is no tier of the flowchart, but the time misses the 4-8 GPU tier's week by
+a factor of 2 only::
+
+    >>> facts = resolve_constraints(parse("plan where gpus = 8 and time = 2 weeks")[0].constraints, snap)
+    >>> derive(facts, snap)["tier"].near
+    {'https://w3id.org/recipekg/id/multi-gpu-week': ('time', 336.0, 168.0)}
 """
 
 from __future__ import annotations
@@ -47,22 +55,41 @@ def _from_conditions(name: str, dim: dict, facts: dict[str, Facts], snap: dict) 
     """The values of ``dim`` whose conditions the facts meet (all of them: a run can be in two
     overlapping tiers), or those they rule out."""
     held, failed, mine = set(), set(), set(dim["values"].values())
+    near: dict[str, tuple[str, float, float]] = {}
     for iri, defined in snap["tiers"].items():
         if iri not in mine:
             continue
-        statuses = [status(snap["conditions"][c], facts, snap) for c in defined["conditions"]]
+        conds = [snap["conditions"][c] for c in defined["conditions"]]
+        statuses = [status(c, facts, snap) for c in conds]
         if statuses and all(s == HELD for s in statuses):
             held.add(iri)
         elif FAILED in statuses:
             failed.add(iri)
+            if (miss := _narrowly(conds, statuses, facts)) is not None:
+                near[iri] = miss
     derived = " and ".join(dim["derived_from"])
     if held:
         shown = (constraint_json(dim, "=", _ids(held, snap)[0]) if len(held) == 1 else
                  constraint_json(dim, "all of", _ids(held, snap)))
         facts[name] = Facts(name, dim["kind"], values=held, all_of=True, derived=derived, constraints=[shown])
     elif failed:
-        facts[name] = Facts(name, dim["kind"], excluded=failed, derived=derived,
+        facts[name] = Facts(name, dim["kind"], excluded=failed, derived=derived, near=near,
                             constraints=[constraint_json(dim, "not in", _ids(failed, snap))])
+
+
+def _narrowly(conds: list[dict], statuses: list[str], facts: dict[str, Facts]) -> tuple[str, float, float] | None:
+    """``(dimension, value, threshold)`` when every condition holds but one numeric condition
+    the query misses by less than a factor of 2 (:func:`recipekg.reason.situation.near_miss`):
+    the value defined by ``conds`` is near the query (8 GPUs for 2 weeks, against the tier of
+    4-8 GPUs for 1-7 days: the time misses 1 week by a factor of 2)."""
+    from recipekg.reason.situation import near_miss
+
+    failed = [c for c, s in zip(conds, statuses) if s == FAILED]
+    if len(failed) != 1 or any(s not in (HELD, FAILED) for s in statuses):
+        return None
+    f = facts.get(failed[0]["dimension"])
+    hit = near_miss(failed[0], f.intervals) if f is not None and f.intervals else None
+    return (failed[0]["dimension"], *hit) if hit else None
 
 
 def _ids(iris, snap) -> list[str]:

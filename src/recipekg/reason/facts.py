@@ -32,6 +32,9 @@ class Facts(Record, frozen=False, slots=True):
     ``derived`` names the dimension it was derived from (``hardware``), if any.
     ``all_of`` marks values that all hold at once (a run can be in two overlapping compute
     tiers), rather than a choice among them (``data in (images, video)``).
+    ``near``: for a derived dimension no value of which holds, the values the query misses
+    narrowly (value IRI -> the dimension it is derived from that misses, the query's value
+    there and the threshold: 8 GPUs for 2 weeks against the 4-8 GPUs for 1-7 days tier).
 
     (A mutable :class:`recipekg.record.Record`: compared by value, unhashable.)
     """
@@ -44,11 +47,12 @@ class Facts(Record, frozen=False, slots=True):
     constraints: list[dict]
     derived: str | None
     all_of: bool
+    near: dict[str, tuple[str, float, float]]
 
     def __init__(self, dimension: str, kind: str, values: set[str] | None = None,
                  excluded: set[str] | None = None, intervals: list[Interval] | None = None,
                  constraints: list[dict] | None = None, derived: str | None = None,
-                 all_of: bool = False) -> None:
+                 all_of: bool = False, near: dict[str, tuple[str, float, float]] | None = None) -> None:
         self.dimension = dimension
         self.kind = kind
         self.values = values
@@ -57,6 +61,7 @@ class Facts(Record, frozen=False, slots=True):
         self.constraints = [] if constraints is None else constraints
         self.derived = derived
         self.all_of = all_of
+        self.near = {} if near is None else near
 
 
 def unit_of(dim: dict) -> str | None:

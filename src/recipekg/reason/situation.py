@@ -51,7 +51,9 @@ def _near(value: float, threshold: float) -> bool:
 def near_reasons(evaluated: list, facts: dict) -> dict[tuple[str, str, str], Near]:
     """``(rule, choice, side) → {"dimension", "value", "threshold"}`` for the rules for a
     choice that fail only by one numeric condition they miss narrowly, every other condition
-    held (a comparison or a rule against a choice is never near)."""
+    held (a comparison or a rule against a choice is never near); the one failing condition
+    may name a derived value the query misses narrowly (``Facts.near``: a compute tier), and
+    the miss is then on the dimension it derives from (the time, the GPUs)."""
     out: dict[tuple[str, str, str], Near] = {}
     for a in evaluated:
         if a.side != "for" or FAILED not in a.ev["statuses"] or a.view.get("role") == "comparison":
@@ -62,8 +64,14 @@ def near_reasons(evaluated: list, facts: dict) -> dict[tuple[str, str, str], Nea
             continue
         f = facts.get(failed[0]["dimension"])
         hit = near_miss(failed[0], f.intervals) if f is not None and f.intervals else None
+        dim = failed[0]["dimension"]
+        if hit is None and f is not None and f.near:  # a derived value missed narrowly: through what it derives from
+            through = next((f.near[v] for v in sorted(failed[0]["values"]) if v in f.near), None)
+            if through is not None:
+                dim, hit = through[0], (through[1], through[2])
+                f = facts.get(dim)
         if hit and f is not None:
-            near: Near = {"dimension": failed[0]["dimension"], "value": hit[0], "threshold": hit[1]}
+            near: Near = {"dimension": dim, "value": hit[0], "threshold": hit[1]}
             unit = next((c.get("unit") for c in f.constraints if c.get("unit")), None)
             if unit:
                 near["unit"] = unit
@@ -122,7 +130,7 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
                     continue
                 # a rule that applies, or one near its threshold: the conditions it holds and the one it narrowly misses
                 about = ((applies or miss is not None) and s in (HELD, PARTLY)
-                         or miss is not None and miss["dimension"] == c["dimension"])
+                         or miss is not None and (miss["dimension"] == c["dimension"] or s == FAILED))
                 if about and not find_needs:
                     used |= _sources_of(c["dimension"], facts)
                 elif not about and find_needs:

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
-from recipekg.render.situation import excluded_lines, property_text, unused_lines
+from recipekg.render.situation import excluded_lines, missed_text, property_text, unused_lines
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 
 
@@ -69,14 +69,17 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
 
 
 def brief_rules(rules: list[dict]) -> list[str]:
-    """The rules that apply, one line each, and how many do not (``--detail`` lists them)."""
+    """The rules that apply or are near their threshold (which rank the choice too), one line
+    each, and how many do not (``--detail`` lists them)."""
     out = []
     for x in rules:
-        if x["fires"]:
+        if x["fires"] or x.get("near"):
             about = f" (about {x['via']['label']})" if x.get("via") else ""
             ids = ", ".join(dict.fromkeys(s["id"] for s in x["sources"]))
-            out.append(f"{'FOR' if x['side'] == 'for' else 'AGAINST'}{about} [{x['strength']}] {x['text']} [{ids}]")
-    idle = sum(not x["fires"] for x in rules)
+            near = ", near" if x.get("near") else ""
+            out.append(f"{'FOR' if x['side'] == 'for' else 'AGAINST'}{about} [{x['strength']}{near}] {x['text']}"
+                       f"{missed_text(x.get('near'))} [{ids}]")
+    idle = sum(not x["fires"] and not x.get("near") for x in rules)
     if idle:
         out.append(f"… {idle} more rule{'s' * (idle != 1)} that do{'es' * (idle == 1)} not apply here, each with "
                    f"the conditions that failed: --detail")

@@ -14,8 +14,7 @@ one rule that decides it most, with its sources' ids, and each group its first f
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
-from recipekg.render.numbers import value
-from recipekg.render.situation import entry_name, excluded_lines, near_lines, note_lines, unused_lines
+from recipekg.render.situation import entry_name, excluded_lines, missed_text, near_lines, note_lines, unused_lines
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 from recipekg.render.tables import table
 
@@ -152,9 +151,7 @@ def _hidden_origins(r: dict, shown: list[dict]) -> str:
 def reason_text(x: dict, sign: str) -> list[str]:
     step = f"step {x['step']}: " if x.get("procedure") else ""
     via = f"(about {x['via']['label']}) " if x.get("via") else ""
-    near = x.get("near")
-    missed = (f" (missed narrowly: {near['dimension']} {value(near['value'], near.get('unit'))} against "
-              f"{value(near['threshold'], near.get('unit'))})" if near else "")
+    missed = missed_text(x.get("near"))
     lines = [f"    {sign} [{x['strength']}, {x['match']}] {via}{step}{x['text']}{missed}",
              f"      from: {origin_text(x)}, not the reference" if x.get("origin") else f"      section: {x['section']}",
              f"      sources: {sources_text(x['sources'])}", *caveat_line(x, "      ")]

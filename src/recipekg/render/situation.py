@@ -29,6 +29,18 @@ def value_text(v, unit: str | None = None) -> str:
     return value(v, unit) if isinstance(v, (int, float)) else str(v)
 
 
+def missed_text(near: dict | None) -> str:
+    """`` (missed narrowly: time 2 weeks against 1 week)`` for a rule near its threshold, else "".
+
+    >>> missed_text({"dimension": "time", "value": 336.0, "threshold": 168.0, "unit": "hours"})
+    ' (missed narrowly: time 2 weeks against 1 week)'
+    """
+    if not near:
+        return ""
+    return (f" (missed narrowly: {near['dimension']} {value(near['value'], near.get('unit'))} against "
+            f"{value(near['threshold'], near.get('unit'))})")
+
+
 def unused_lines(unused: list[dict], md: bool) -> list[str]:
     """One line per constraint no rule or property used, with why."""
     dash = "- " if md else ""
