@@ -211,3 +211,19 @@ def test_explain_shows_the_rules_near_their_threshold_that_rank_the_choice(kb):
     lines = brief_rules(a["rules"])
     assert any("[moderate, near]" in x and "(missed narrowly: time 2 weeks against 1 week)" in x for x in lines)
     assert lines[-1].startswith(f"… {sum(not r['fires'] and 'near' not in r for r in a['rules'])} more rules")
+
+
+def test_a_choice_only_waiting_rules_are_against_is_not_ranked(kb):
+    """Nothing about fine-tuning applies to 'params = 70B' alone: its one rule is against it
+    and waits for the hardware (DGX Spark). It was ranked third under "would also apply" at
+    -0.38, the opposite of what that rule would do; it is left out, and explain says why."""
+    (a,) = kb.query("recommend approach where params = 70B")
+    assert "fine-tune-pretrained" not in {r["id"] for r in a["results"]}
+    assert all(r["because"] or any(x["match"] != "partial" for x in r["against"]) for r in a["results"])
+    (e,) = kb.query("explain fine-tune-pretrained where params = 70B")
+    assert e["rank"] is None and e["waits_for"] == ["hardware"]
+    from recipekg.render.explain import render_explain
+
+    assert "It is not ranked: no rule speaks for it here" in render_explain(e, md=False, detail=False)
+    (dgx,) = kb.query("recommend approach where params = 70B and hardware = dgx-spark")  # given, it decides
+    assert any(r["id"] == "fine-tune-pretrained" and r["score"] < 0 for r in dgx["results"])

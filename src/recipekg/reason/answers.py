@@ -190,7 +190,7 @@ def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
     return sorted(out)
 
 
-def waits_for(reasons: list[dict], snap: dict, facts: dict | None = None) -> list[str]:
+def waits_for(reasons: list, snap: dict, facts: dict | None = None) -> list[str]:
     """The dimensions a choice's partly matching rules wait for (not given by the query); a
     derived dimension is asked for through those it is derived from (``derived_from``: a tier
     through the GPUs and time), less those the query gives (``facts``: with the GPUs given, a

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 from recipekg.query.ast import Explain
-from recipekg.reason.answers import choice_json, constraints_json, reason_json
+from recipekg.reason.answers import choice_json, constraints_json, reason_json, waits_for
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.changes import smallest_change
 from recipekg.reason.families import entry_of, group_families
@@ -76,7 +76,10 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
     out: ExplainBody = {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
            "choice": {**choice_json(iri, snap), "definition": node["definition"]},
            "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,
-           "group": entry.get("group"), "waits_for": entry.get("waits_for", []),
+           "group": entry.get("group"),
+           # unranked because every rule about it is against it and waits: what those rules wait for
+           "waits_for": entry.get("waits_for") or ([] if entry or contra else
+                                                  waits_for([r for r in rules if r["side"] == "against"], snap, facts)),
            "rules": rules, "family_rules": family,
            "against": [_brief(r) for r in rules + family if r["side"] == "against" and r["fires"]],
            "properties": [_checked(c["property"], c["verdict"]) for c in verdicts],

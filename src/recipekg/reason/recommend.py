@@ -132,7 +132,7 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
                       contribution=round(near_contribution(weight, snap["scoring"]["partly_credit"]), 4))
         _add(choices, a, reason, facts, snap)
     _inherit(choices, kind, snap, among)
-    for iri in [c for c in choices if among is not None and c not in among]:
+    for iri in [c for c, e in choices.items() if among is not None and c not in among or _only_waiting_against(e)]:
         del choices[iri]
     excluded, verdicts = _exclude(choices, kind, facts, snap)
     most = _most(applied if among is None else backend.applying(kind, facts, "full"), facts, snap)
@@ -147,6 +147,13 @@ def _add(choices: dict, a, reason: Any, facts: dict, snap: dict) -> None:
     reason["uses"] = uses(a.ev["conditions"], a.ev["statuses"], facts)
     entry = choices.setdefault(a.choice, {"because": [], "against": []})
     entry["because" if a.side == "for" else "against"].append(reason)
+
+
+def _only_waiting_against(entry: dict) -> bool:
+    """Whether no rule speaks for a choice and the rules against it all wait for a condition
+    the query did not give: nothing about it applies here, so it is not ranked ("would also
+    apply" would say the opposite of what those rules would do)."""
+    return not entry["because"] and all(r["match"] == "partial" for r in entry["against"])
 
 
 def _near(evaluated: list, found: dict) -> dict:

@@ -55,6 +55,9 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
         out.append(f"\nIt is among the choices that would also apply: every rule for or against it waits for "
                    f"a condition you did not give ({', '.join(a['waits_for'])}), so it is ranked after the "
                    f"choices your constraints decide.")
+    elif a["rank"] is None and a.get("waits_for") and not a.get("excluded"):
+        out.append(f"\nIt is not ranked: no rule speaks for it here, and the rules against it wait for a "
+                   f"condition you did not give ({', '.join(a['waits_for'])}).")
     if a["rank"] == 1:
         out.append("\nIt already ranks first for these constraints.")
     elif a["would_rank_first_if"]:
