@@ -157,3 +157,21 @@ def test_a_family_is_not_read_by_plan_and_two_configurations_are_refused(run_pla
     assert any(n["text"] == "not used by plan: architecture" for n in a["notes"])
     code, out = cli("query", "plan where model in (llama-2-7b, llama-2-13b)")
     assert code == 2 and "plan takes one architecture" in out and "column 12" in out
+
+
+def test_a_shape_from_the_rule_of_thumb_names_the_published_shapes_nearest_in_size(run_plan, snap):
+    """params = 7B: the rule of thumb gives 33 layers, hidden 4,224, 33 heads (GPT-3's 128 per
+    layer and head); the answer also names the two dense configurations the KB holds nearest in
+    size, with their shapes and sources (Mistral 7B and Llama 2 7B: 32 layers, hidden 4,096, 32
+    heads). A mixture of experts is not a dense model's shape; a named model needs no such note."""
+    a = run_plan("plan where params = 7B and gpus = 8 and hardware = a100")
+    assert (q(a, "layers")["value"], q(a, "hidden")["value"], q(a, "heads")["value"]) == (33, 4224, 33)
+    (note,) = [n for n in a["notes"] if n["text"].startswith("the published shapes nearest in size")]
+    assert note["text"].endswith("Mistral 7B (7.24B parameters): 32 layers, hidden 4,096, 32 heads, 8 key-value heads; "
+                                 "Llama 2 7B (6.74B parameters): 32 layers, hidden 4,096, 32 heads")
+    ids = {s["id"] for s in note["sources"]}
+    assert {s for m in ("mistral-7b", "llama-2-7b") for s in config(snap, m)["sources"]} == ids
+    big = run_plan("plan where params = 40B and gpus = 64 and hardware = h100")
+    assert "Mixtral" not in notes(big) and "Llama 2 70B (69B parameters)" in notes(big)
+    named = run_plan("plan where model = llama-2-7b and gpus = 1 and hardware = a100-80gb")
+    assert "published shapes nearest" not in notes(named)

@@ -67,6 +67,7 @@ def test_deepspeed_refuses_what_the_test_would_miss(kb):
 def test_every_hugging_face_config_is_accepted_by_transformers_and_peft(kb):
     from peft import LoraConfig
     from transformers import BitsAndBytesConfig, TrainingArguments
+    from transformers.training_args import OptimizerNames
 
     configs = _configs(kb, "hf-peft")
     assert len(configs) >= 3, "the LoRA and QLoRA recipes emit Hugging Face configurations"
@@ -83,7 +84,10 @@ def test_every_hugging_face_config_is_accepted_by_transformers_and_peft(kb):
         if "qlora" in text:
             bnb = BitsAndBytesConfig(**config["bnb_config"])
             assert bnb.load_in_4bit and bnb.bnb_4bit_quant_type == "nf4", text
+            assert args.optim == OptimizerNames.PAGED_ADAMW, (text, "QLoRA's paged AdamW, 32-bit states")
         else:
-            assert "bnb_config" not in config, text
+            assert "bnb_config" not in config and "optim" not in config["training_arguments"], text
     with pytest.raises(TypeError):
         TrainingArguments(**dict(configs[0][1]["training_arguments"], learning_rat=1e-4), use_cpu=True)
+    with pytest.raises(ValueError):  # the optimizer's name is checked against OptimizerNames
+        TrainingArguments(**dict(configs[0][1]["training_arguments"], optim="paged_adamw_32"), use_cpu=True)

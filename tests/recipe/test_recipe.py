@@ -344,3 +344,23 @@ def test_a_value_that_fixes_another_setting_fills_it_with_the_choosing_setting_s
     assert snap["fixed_by"] == {"https://w3id.org/recipekg/id/constant-schedule": {"final-lr-ratio": 1.0}}
     (llama,) = kb.query("recipe where architecture = llama and method = pretrain and params = 7B")
     assert setting(llama, "lr-schedule")["value"] == "cosine" and setting(llama, "final-lr-ratio")["value"] == 0.1
+
+
+def test_a_qlora_recipe_trains_with_paged_adamw_and_the_hf_config_says_optim(kb):
+    """QLoRA's paged optimizers (Dettmers et al. 2023, Section 3; qlora.py's paged_adamw_32bit):
+    the recipe said 'optimizer: AdamW' and the HF writer set no optim. The variant is a sourced
+    setting of AdamW for method = qlora: a LoRA recipe, or a QLoRA one with SGD, gets no paged AdamW."""
+    a = _recipe(QLORA, kb)
+    optimizer = [it for s, it in _items(a) if s == "optimizer"]
+    variant = next(it for it in optimizer if it.get("hyperparameter") == "optimizer-variant")
+    assert variant["value"] == "paged-adamw-32bit" and variant["text"] == "paged AdamW (32-bit states)"
+    assert [(s["id"], s["role"], s["where"]) for s in variant["sources"]] == [
+        ("dettmers2023", "supports", "Section 3, Paged Optimizers")]
+    assert optimizer.index(variant) == 1, "right after the optimizer it is a variant of"
+    assert a["configs"]["hf-peft"]["config"]["training_arguments"]["optim"] == "paged_adamw_32bit"
+    lora = _recipe("recipe where model = llama-2-70b and method = lora and hardware = h100 and gpus = 8", kb)
+    assert not any(it.get("hyperparameter") == "optimizer-variant" for _, it in _items(lora))
+    assert "optim" not in lora["configs"]["hf-peft"]["config"]["training_arguments"]
+    sgd = _recipe(QLORA + " and optimizer = sgd-momentum", kb)
+    (other,) = [it for _, it in _items(sgd) if it.get("hyperparameter") == "optimizer-variant"]
+    assert other["unsourced"] and other["value"] is None

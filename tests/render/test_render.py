@@ -65,3 +65,31 @@ def test_errors_are_written_once_for_every_front_end(kb):
     assert result.exit_code == 2 and result.output.strip() == text
     out, to_stderr = error_output(info.value, "json")
     assert not to_stderr and json.loads(out)["error"]["kind"] == "syntax"
+
+
+NAMED = "model = llama-2-7b and method = qlora and gpus = 1 and hardware = a100-80gb"
+
+
+def test_a_configurations_exact_count_reads_rounded_with_every_digit_beside_it(kb):
+    """'params: 6.738415616B parameters' (plan and recipe alike): a named configuration's count
+    reads '6.74B parameters (6,738,415,616)' in text, Markdown, the recipe and the web page; its
+    other figures keep every digit (11,008, not 11,010); the JSON keeps the exact number."""
+    from recipekg.render.answers import render_markdown, render_text
+
+    (plan,) = kb.query(f"plan where {NAMED}")
+    params = next(q for q in plan["quantities"] if q["name"] == "params")
+    assert params["value"] == 6738415616 and params["given"]
+    want = "6.74B parameters (6,738,415,616)"
+    text, md = render_text(plan), render_markdown(plan)
+    assert want in text and f"**{want}**" in md and "6.738415616B" not in text + md
+    assert "11,008 hidden units" in text and "11,010" not in text
+    (recipe,) = kb.query(f"recipe where {NAMED}")
+    size = next(s for s in recipe["sections"] if s["name"] == "size")
+    item = next(i for i in size["items"] if i.get("quantity") == "params")
+    assert item["text"] == want and item["value"] == 6738415616
+    assert f"params: {want}" in render_text(recipe)
+    html = create_app(kb).test_client().get("/", query_string={"q": f"plan where {NAMED}"}).get_data(as_text=True)
+    assert "6,738,415,616" in html and "6.738415616B" not in html
+    (given,) = kb.query("plan where params = 6.7B and tokens = 1.234T")
+    shown = render_text(given)
+    assert "6.7B parameters" in shown and "1.234T tokens" in shown and "(" not in shown.split("6.7B parameters")[1][:2]

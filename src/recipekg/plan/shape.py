@@ -89,6 +89,7 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
         ledger.note("the model's shape comes from its size by a rule of thumb (params ≈ 12 · layers · hidden², "
                     "GPT-3's 128 hidden units per layer and per head): give layers, hidden and heads for a "
                     "better activation estimate", kb.constant("c_hidden_per_layer"))
+        _published_near(ledger, params)
     seq = got.get("seq-length")
     if seq is None:
         seq = const_q(kb.constant("c_default_seq_length"))
@@ -99,6 +100,25 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
     return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys(),
                  kv_heads=kv_heads, vocab=got.get("vocab"), ffn_hidden=ffn, gated=gated, served=served,
                  mlp_matrices=matrices)
+
+
+def _published_near(ledger: Ledger, params: Q) -> None:
+    """Beside the rule of thumb's shape, the two dense configurations the KB holds nearest to
+    ``params`` in size (by ratio), each with its own shape and sources: what published models
+    of about that size look like (a 7B: 32 layers, hidden 4,096, 32 heads)."""
+    import math
+
+    dense = [m for m in ledger.kb.snap["models"].values()
+             if m.get("params") and m.get("layers") and m.get("hidden") and m.get("heads") and not m.get("experts")]
+    if not dense or not params.value > 0:
+        return
+    dense.sort(key=lambda m: (abs(math.log(m["params"] / params.value)), m["id"]))
+    near = dense[:2]
+    shapes = "; ".join(f"{m['label']} ({show(Q.point(m['params']), 'parameters')}): {show(Q.point(m['layers']))} "
+                       f"layers, hidden {show(Q.point(m['hidden']))}, {show(Q.point(m['heads']))} heads"
+                       + (f", {show(Q.point(m['kv_heads']))} key-value heads" if m.get("kv_heads") not in (None, m["heads"]) else "")
+                       for m in near)
+    ledger.note(f"the published shapes nearest in size that the KB holds: {shapes}", *near)
 
 
 def _micro_batch(ledger: Ledger, inputs: Inputs, got: dict) -> tuple[Q, Q | None]:

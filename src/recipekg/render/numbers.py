@@ -201,6 +201,12 @@ def amount(low: float, high: float | None = None, unit: str = "", exact: bool = 
     ('30.5–31.4 days', '20h – 2.08 days')
     >>> amount(2048, unit="GPUs"), amount(6.738e9, unit="parameters", exact=True), amount(3.35e12, unit="bytes/s")
     ('2,048 GPUs', '6.738B parameters', '3.35 TB/s')
+
+    An exact count with more digits than a suffix reads well is rounded, every digit after it;
+    a configuration's other figures keep every digit::
+
+    >>> amount(6738415616, unit="parameters", exact=True), amount(11008, unit="hidden units", exact=True)
+    ('6.74B parameters (6,738,415,616)', '11,008 hidden units')
     >>> amount(9.895e14, unit="FLOP/s"), amount(3.12e14, 9.895e14, "FLOP/s")
     ('989.5 TFLOP/s', '312 TFLOP/s – 989.5 TFLOP/s')
     """
@@ -222,11 +228,35 @@ def amount(low: float, high: float | None = None, unit: str = "", exact: bool = 
         return a if a == b else f"{a} – {b}"
     fmt, word = _AMOUNT.get(unit, (num, f" {unit}" if unit else ""))
     if exact and unit in ("parameters", "tokens"):
+        if low == high and (spelled := exact_count(low)) is not None:
+            return f"{count(low)}{word} ({spelled})"
         fmt = lambda x: count(x, exact=True)  # noqa: E731
+    elif exact and fmt is num and low == high == int(low) and abs(low) < 1e6:
+        fmt = lambda x: grouped(x, exact=True)  # noqa: E731  # a configuration's 11,008 hidden units
     a, b = fmt(low), fmt(high)
     if unit == "GPUs" and a == b == "1":
         word = " GPU"
     return f"{a}{word}" if a == b else f"{a}–{b}{word}"
+
+
+#: The most significant digits a count given exactly is written with behind its suffix
+#: (6.738B); one with more is written rounded, with every digit after it.
+SHORT_DIGITS = 4
+
+
+def exact_count(x: float) -> str | None:
+    """Every digit of an exact count too long to read behind a suffix (a configuration's
+    6,738,415,616 parameters), grouped; None when the suffixed form says it in at most
+    :data:`SHORT_DIGITS` digits (7B, 6.738B, 2048) or no suffix applies.
+
+    >>> exact_count(6738415616), exact_count(7e9), exact_count(6.738e9), exact_count(2048)
+    ('6,738,415,616', None, None, None)
+    """
+    short = count(x, exact=True)
+    if short[-1:] not in ("k", "M", "B", "T"):
+        return None
+    digits = short[:-1].replace(".", "").replace("-", "").lstrip("0")
+    return grouped(x, exact=True) if len(digits) > SHORT_DIGITS else None
 
 
 def _space_unit(text: str) -> str:

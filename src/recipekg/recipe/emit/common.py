@@ -9,6 +9,34 @@ exception for a recipe with nothing to configure.
 from __future__ import annotations
 
 
+#: The one registry of what each format calls the KB's named values: format → hyperparameter
+#: (or ``family``, the recipe context's) → the value's notation in the KB → the trainer's own
+#: name (transformers' ``OptimizerNames`` and ``SchedulerType``, PEFT's module and task names,
+#: DeepSpeed's scheduler types). A value a format has no name for stays out of its
+#: configuration: the library's default, said in the notes.
+NAMES = {
+    "deepspeed": {
+        "lr-schedule": {"cosine": "WarmupCosineLR", "linear": "WarmupDecayLR", "constant": "WarmupLR"},
+        "precision": {"bf16-training": "bf16", "bf16": "bf16", "fp16": "fp16", "fp8-training": "bf16", "fp8": "bf16"},
+    },
+    "hf-peft": {
+        "lr-schedule": {"cosine": "cosine", "linear": "linear", "constant": "constant_with_warmup"},
+        "optimizer-variant": {"paged-adamw-32bit": "paged_adamw_32bit"},
+        "lora-targets": {"all-linear": "all-linear", "query-value": ["q_proj", "v_proj"]},
+        "family": {"decoder": "CAUSAL_LM", "encoder-decoder": "SEQ_2_SEQ_LM"},
+    },
+}
+
+
+def named(fmt: str, name: str, value):
+    """What format ``fmt`` calls ``value`` of ``name`` (:data:`NAMES`); None when it has no name for it.
+
+    >>> named("hf-peft", "optimizer-variant", "paged-adamw-32bit"), named("deepspeed", "lr-schedule", "step")
+    ('paged_adamw_32bit', None)
+    """
+    return NAMES[fmt].get(name, {}).get(value) if isinstance(value, str) else None
+
+
 class Nothing(Exception):
     """The recipe has nothing to configure this trainer with (the message says why)."""
 

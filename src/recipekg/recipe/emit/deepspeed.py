@@ -18,11 +18,8 @@ from __future__ import annotations
 
 import math
 
-from recipekg.recipe.emit.common import Nothing, section_values, setting
+from recipekg.recipe.emit.common import Nothing, named, section_values, setting
 
-#: The recipe's schedule names as DeepSpeed's scheduler types.
-_SCHEDULERS = {"cosine": "WarmupCosineLR", "linear": "WarmupDecayLR", "constant": "WarmupLR"}
-_PRECISIONS = {"bf16-training": "bf16", "bf16": "bf16", "fp16": "fp16", "fp8-training": "bf16", "fp8": "bf16"}
 
 
 def trainable(answer: dict) -> tuple[dict, dict]:
@@ -49,7 +46,7 @@ def write(answer: dict) -> tuple[dict, list[str]]:
               "zero_optimization": {"stage": layout["zero"]}}
     if layout["offload"] == "cpu":
         config["zero_optimization"]["offload_optimizer"] = {"device": "cpu"}
-    precision = next((_PRECISIONS[v] for v in section_values(answer, "precision") if v in _PRECISIONS), None)
+    precision = next((p for v in section_values(answer, "precision") if (p := named("deepspeed", "precision", v))), None)
     if precision:
         config[precision] = {"enabled": True}
     else:
@@ -110,7 +107,8 @@ def _optimizer(answer: dict, ctx: dict, notes: list[str]) -> dict:
 
 def _scheduler(answer: dict, lr: float, notes: list[str]) -> dict | None:
     kind, warmup = setting(answer, "lr-schedule"), setting(answer, "warmup-steps")
-    if kind not in _SCHEDULERS or warmup is None:
+    scheduler = named("deepspeed", "lr-schedule", kind)
+    if scheduler is None or warmup is None:
         notes.append("no sourced schedule with its warmup: the scheduler is left to the training script")
         return None
     params = {"warmup_num_steps": int(warmup)}
@@ -127,7 +125,7 @@ def _scheduler(answer: dict, lr: float, notes: list[str]) -> dict | None:
     else:
         params["warmup_max_lr"] = lr
     notes.append("warmup shape: DeepSpeed's default (the sources give the number of warmup steps only)")
-    return {"type": _SCHEDULERS[kind], "params": params}
+    return {"type": scheduler, "params": params}
 
 
 def total_steps(answer: dict) -> int | None:

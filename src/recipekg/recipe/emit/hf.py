@@ -7,24 +7,21 @@
     bnb = BitsAndBytesConfig(**cfg["bnb_config"])          # QLoRA only
 
 As for DeepSpeed, only what the recipe holds goes in; the rest is the libraries' defaults and
-the notes say which::
+the notes say which. The optimizer is TrainingArguments' default unless the recipe has a
+sourced optimizer variant (QLoRA's paged AdamW: ``optim``), named as :data:`common.NAMES` says::
 
     >>> from recipekg.recipe.assemble import recipe
     >>> a = recipe(parse("recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1")[0], snap)
     >>> config, notes = write(a)
-    >>> config["lora_config"]["r"], config["bnb_config"]["bnb_4bit_quant_type"]
-    (64, 'nf4')
+    >>> config["lora_config"]["r"], config["bnb_config"]["bnb_4bit_quant_type"], config["training_arguments"]["optim"]
+    (64, 'nf4', 'paged_adamw_32bit')
 """
 
 from __future__ import annotations
 
-from recipekg.recipe.emit.common import Nothing, section_values, setting
+from recipekg.recipe.emit.common import Nothing, named, section_values, setting
 from recipekg.recipe.emit.deepspeed import trainable
 
-#: Which modules the recipe's target layers are, in PEFT's words.
-_TARGETS = {"all-linear": "all-linear", "query-value": ["q_proj", "v_proj"]}
-_TASKS = {"decoder": "CAUSAL_LM", "encoder-decoder": "SEQ_2_SEQ_LM"}
-_SCHEDULES = {"cosine": "cosine", "linear": "linear", "constant": "constant_with_warmup"}
 #: QLoRA's storage of the frozen base: 4-bit NormalFloat with double quantization and bf16
 #: compute (Dettmers et al. 2023, Sections 3 and 4; the KB's method-qlora).
 QLORA_BNB = {"load_in_4bit": True, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": True,
@@ -62,14 +59,25 @@ def _training_arguments(answer: dict, layout: dict, notes: list[str]) -> dict:
             args[key] = v
         elif key in ("learning_rate", "num_train_epochs"):
             notes.append(f"no sourced {name}: TrainingArguments' default")
-    schedule = setting(answer, "lr-schedule")
-    if schedule in _SCHEDULES:
-        args["lr_scheduler_type"] = _SCHEDULES[schedule]
+    if (schedule := named("hf-peft", "lr-schedule", setting(answer, "lr-schedule"))) is not None:
+        args["lr_scheduler_type"] = schedule
+    _optim(args, setting(answer, "optimizer-variant"), notes)
     warmup = setting(answer, "warmup-steps")
     ratio = setting(answer, "warmup-ratio")
     if warmup is not None or ratio is not None:
         args["warmup_steps"] = int(warmup) if warmup is not None else ratio
     return args
+
+
+def _optim(args: dict, variant, notes: list[str]) -> None:
+    """TrainingArguments' ``optim`` for the recipe's optimizer variant, only when the KB gives
+    one (QLoRA's paged AdamW); otherwise TrainingArguments' own default."""
+    if variant is None:
+        return
+    if (optim := named("hf-peft", "optimizer-variant", variant)) is None:
+        notes.append(f"optim: TrainingArguments has no name for the optimizer variant {variant}: its default")
+    else:
+        args["optim"] = optim
 
 
 def _lora(answer: dict, ctx: dict, notes: list[str]) -> dict:
@@ -80,13 +88,12 @@ def _lora(answer: dict, ctx: dict, notes: list[str]) -> dict:
         else:
             notes.append(f"no sourced {name}: PEFT's default")
     targets = setting(answer, "lora-targets")
-    if targets in _TARGETS:
-        config["target_modules"] = _TARGETS[targets]
+    if (modules := named("hf-peft", "lora-targets", targets)) is not None:
+        config["target_modules"] = modules
         if targets == "query-value":
             notes.append("target_modules: the query and value projections by their LLaMA-style module names")
-    family = _family(answer)
-    if family in _TASKS:
-        config["task_type"] = _TASKS[family]
+    if (task := named("hf-peft", "family", _family(answer))) is not None:
+        config["task_type"] = task
     return config
 
 
