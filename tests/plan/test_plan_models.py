@@ -175,3 +175,5 @@ def test_a_shape_from_the_rule_of_thumb_names_the_published_shapes_nearest_in_si
     assert "Mixtral" not in notes(big) and "Llama 2 70B (69B parameters)" in notes(big)
     named = run_plan("plan where model = llama-2-7b and gpus = 1 and hardware = a100-80gb")
     assert "published shapes nearest" not in notes(named)
+    small = run_plan("plan where params = 125M and gpus = 1 and hardware = a100")  # no model within a factor of 2
+    assert "published shapes nearest" not in notes(small)

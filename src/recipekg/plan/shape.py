@@ -105,15 +105,21 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
 def _published_near(ledger: Ledger, params: Q) -> None:
     """Beside the rule of thumb's shape, the two dense configurations the KB holds nearest to
     ``params`` in size (by ratio), each with its own shape and sources: what published models
-    of about that size look like (a 7B: 32 layers, hidden 4,096, 32 heads)."""
+    of about that size look like (a 7B: 32 layers, hidden 4,096, 32 heads). Only those within
+    the factor that makes a value near (:data:`recipekg.reason.situation.NEAR_FACTOR`, 2): a
+    125M model is told nothing of 7B ones."""
     import math
+
+    from recipekg.reason.situation import NEAR_FACTOR
 
     dense = [m for m in ledger.kb.snap["models"].values()
              if m.get("params") and m.get("layers") and m.get("hidden") and m.get("heads") and not m.get("experts")]
     if not dense or not params.value > 0:
         return
     dense.sort(key=lambda m: (abs(math.log(m["params"] / params.value)), m["id"]))
-    near = dense[:2]
+    near = [m for m in dense[:2] if 1 / NEAR_FACTOR <= m["params"] / params.value <= NEAR_FACTOR]
+    if not near:
+        return
     shapes = "; ".join(f"{m['label']} ({show(Q.point(m['params']), 'parameters')}): {show(Q.point(m['layers']))} "
                        f"layers, hidden {show(Q.point(m['hidden']))}, {show(Q.point(m['heads']))} heads"
                        + (f", {show(Q.point(m['kv_heads']))} key-value heads" if m.get("kv_heads") not in (None, m["heads"]) else "")
