@@ -232,8 +232,8 @@ def compose(outer: Formula, name: str, inner: Formula) -> Formula:
 
 def evaluate(formula: Formula, env: Mapping[str, Number]) -> Q:
     """The formula's value with the names bound by ``env`` (numbers or :class:`Q`)."""
-    missing = sorted(formula.names - set(env))
-    if missing:
+    if not formula.names <= env.keys():
+        missing = sorted(formula.names - set(env))
         raise FormulaError(f"{formula.text!r}: no value for {', '.join(missing)}")
     return _eval(formula.body, {k: v if type(v) is Q else as_q(v) for k, v in env.items() if k in formula.names})
 
