@@ -152,24 +152,34 @@ except SystemExit as exc:
 """
 
 
+@pytest.fixture(scope="module")
+def checkout(compiled, tmp_path_factory) -> Path:
+    """The byte-compiled copy as a checkout: ``src/`` beside the repository's KB and queries."""
+    from support import REPO
+
+    root = tmp_path_factory.mktemp("checkout")
+    shutil.copytree(compiled, root / "src")
+    for data in ("ontology", "kb", "queries"):
+        (root / data).symlink_to(REPO / data)
+    return root
+
+
+def _lane_env(root: Path) -> dict:
+    return dict(os.environ, PYTHONPATH=str(root / "src"), RECIPEKG_CACHE_DIR=str(root / "cache"))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ["plan", "where", "params", "=", "7B", "and", "gpus", "=", "8", "and", "hardware", "=", "h100"],
     ["query", "-f", "queries/examples.rkg", "--format", "json"],
     ["plan", "where", "params", "=", "7X"],  # an error, on the lane too
 ])
-def test_the_fast_lane_answers_the_same_through_the_importer(compiled, tmp_path, args):
+def test_the_fast_lane_answers_the_same_through_the_importer(checkout, args):
     """The fast lane over the byte-compiled copy (with the checkout's KB beside it) loads its
     modules through the importer and prints what it prints without it (``-X importtime``
     turns the importer off)."""
-    from support import REPO
-
-    root = tmp_path / "checkout"
-    shutil.copytree(compiled, root / "src")
-    for data in ("ontology", "kb", "queries"):
-        (root / data).symlink_to(REPO / data)
-    env = dict(os.environ, PYTHONPATH=str(root / "src"), RECIPEKG_CACHE_DIR=str(tmp_path / "cache"))
-    runs = [subprocess.run([sys.executable, *flags, "-c", LANE, *args], env=env, cwd=root, capture_output=True,
+    env = _lane_env(checkout)
+    runs = [subprocess.run([sys.executable, *flags, "-c", LANE, *args], env=env, cwd=checkout, capture_output=True,
                            text=True) for flags in ([], ["-X", "importtime"], [])]
     ours, python = runs[2], runs[1]  # the first run built the snapshot
     assert ours.stdout == python.stdout and ours.returncode == python.returncode
@@ -178,3 +188,22 @@ def test_the_fast_lane_answers_the_same_through_the_importer(compiled, tmp_path,
     loaded, code = ours.stderr.splitlines()[-1].split()[1:]
     assert int(loaded) > (60 if code == "0" else 20)  # an error ends before plan's own modules
     assert python.stderr.splitlines()[-1].startswith("LOADED 0 ")
+
+
+@pytest.mark.slow
+def test_the_shell_at_a_terminal_imports_as_python_does(checkout):
+    """At a terminal the shell's prompt (prompt_toolkit) may import from its threads: the
+    importer is not installed there, only for answers and piped sessions."""
+    import pexpect
+
+    env = _lane_env(checkout) | {"TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1", "XDG_STATE_HOME": str(checkout)}
+    child = pexpect.spawn(sys.executable, ["-c", LANE, "shell"], env=env, cwd=str(checkout), encoding="utf-8",
+                          dimensions=(40, 160), timeout=60)
+    child.send(".quit\r")
+    child.expect(r"LOADED (\d+) (\S+)")
+    # only the lane's table and formats, read before the shell starts; the KB's modules come after
+    assert int(child.match.group(1)) <= 5 and child.match.group(2) == "0"
+    child.expect(pexpect.EOF)
+    piped = subprocess.run([sys.executable, "-c", LANE, "shell"], env=env, cwd=checkout, input=".quit\n",
+                           capture_output=True, text=True)
+    assert int(piped.stderr.split("LOADED ")[1].split()[0]) > 20  # from a pipe: through the importer

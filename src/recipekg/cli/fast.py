@@ -64,10 +64,11 @@ def main(prog_name: str | None = None):
     try:
         with installed():  # the package's modules without importlib's machinery (recipekg.cli.importer)
             request = fast_request(sys.argv[1:])
-            if request is not None and _plain_streams():
-                status = run_request(**request)
-                _answered.append(True)
-                sys.exit(status)
+            lane = request is not None and _plain_streams()
+            if lane and not _at_prompt(request):
+                _answer(request)
+        if lane:  # the shell at a terminal: its prompt's threads import as Python does, with its locks
+            _answer(request)
         gc.enable()  # click's commands include the long-running ones (serve, shell, mcp)
         from recipekg.cli.main import main as click_main
 
@@ -108,6 +109,19 @@ def fast_request(args: list[str]) -> dict | None:
 
         given["text"] = statement_of(args[0], words)
     return {"answer": command.answer, **given}
+
+
+def _answer(request: dict):
+    """Answer ``request`` (:func:`run_request`) and exit with its status."""
+    status = run_request(**request)
+    _answered.append(True)
+    sys.exit(status)
+
+
+def _at_prompt(request: dict) -> bool:
+    """Whether ``request`` is the shell at a terminal (prompt_toolkit's prompt), as
+    :func:`recipekg.cli.session.respond_shell` decides it."""
+    return request["answer"] == "respond_shell" and sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def _plain_streams() -> bool:
