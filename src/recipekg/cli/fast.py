@@ -29,6 +29,8 @@ import gc
 import os
 import sys
 
+from recipekg.cli.importer import installed
+
 _COMMANDS = ("query", "explain", "plan", "recipe", "cite", "vocab", "shell")  # recipekg.cli.lanes.COMMANDS' keys
 _answered: list[bool] = []  # set when the fast lane has answered (what script() reads)
 
@@ -60,15 +62,17 @@ def main(prog_name: str | None = None):
     a report, never a traceback; user errors exit 2 with their message (recipekg.errors)."""
     gc.disable()  # one short answer: collecting cycles would cost it about a twentieth of its time
     try:
-        request = fast_request(sys.argv[1:])
-        if request is None or not _plain_streams():
-            gc.enable()  # click's commands include the long-running ones (serve, shell, mcp)
-            from recipekg.cli.main import main as click_main
+        with installed():  # the package's modules without importlib's machinery (recipekg.cli.importer)
+            request = fast_request(sys.argv[1:])
+            lane = request is not None and _plain_streams()
+            if lane and not _at_prompt(request):
+                _answer(request)
+        if lane:  # the shell at a terminal: its prompt's threads import as Python does, with its locks
+            _answer(request)
+        gc.enable()  # click's commands include the long-running ones (serve, shell, mcp)
+        from recipekg.cli.main import main as click_main
 
-            return click_main() if prog_name is None else click_main(prog_name=prog_name)
-        status = run_request(**request)
-        _answered.append(True)
-        sys.exit(status)
+        return click_main() if prog_name is None else click_main(prog_name=prog_name)
     except (SystemExit, KeyboardInterrupt):
         raise
     except Exception as exc:  # the catch-all: a bug must still reach the user as one line
@@ -105,6 +109,19 @@ def fast_request(args: list[str]) -> dict | None:
 
         given["text"] = statement_of(args[0], words)
     return {"answer": command.answer, **given}
+
+
+def _answer(request: dict):
+    """Answer ``request`` (:func:`run_request`) and exit with its status."""
+    status = run_request(**request)
+    _answered.append(True)
+    sys.exit(status)
+
+
+def _at_prompt(request: dict) -> bool:
+    """Whether ``request`` is the shell at a terminal (prompt_toolkit's prompt), as
+    :func:`recipekg.cli.session.respond_shell` decides it."""
+    return request["answer"] == "respond_shell" and sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def _plain_streams() -> bool:

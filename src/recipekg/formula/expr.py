@@ -73,7 +73,8 @@ class Q(Record):
     high: float
 
     def __init__(self, value: float, low: float, high: float) -> None:  # Record's, unrolled: the hot one
-        self.__dict__.update(value=value, low=low, high=high)  # frozen: past __setattr__, in one call
+        fields = self.__dict__  # frozen: past __setattr__, by the dict's own item assignment (the cheapest)
+        fields["value"], fields["low"], fields["high"] = value, low, high
 
     @classmethod
     def point(cls, x: float) -> "Q":
@@ -90,7 +91,7 @@ class Q(Record):
         return self.low != self.high
 
     def __add__(self, o):
-        o = as_q(o)
+        o = o if type(o) is Q else as_q(o)
         return Q(self.value + o.value, self.low + o.low, self.high + o.high)
 
     __radd__ = __add__
@@ -105,7 +106,7 @@ class Q(Record):
         return as_q(o) - self
 
     def __mul__(self, o):
-        o = as_q(o)
+        o = o if type(o) is Q else as_q(o)
         low, high = self.low, self.high
         corners = (low * o.low, low * o.high, high * o.low, high * o.high)  # the order min and max see
         return Q(self.value * o.value, min(corners), max(corners))
@@ -113,7 +114,7 @@ class Q(Record):
     __rmul__ = __mul__
 
     def __truediv__(self, o):
-        o = as_q(o)
+        o = o if type(o) is Q else as_q(o)
         if o.low <= 0 <= o.high:
             raise FormulaError("division by a range that includes zero")
         return self * Q(1 / o.value, 1 / o.high, 1 / o.low)
@@ -231,10 +232,10 @@ def compose(outer: Formula, name: str, inner: Formula) -> Formula:
 
 def evaluate(formula: Formula, env: Mapping[str, Number]) -> Q:
     """The formula's value with the names bound by ``env`` (numbers or :class:`Q`)."""
-    missing = sorted(formula.names - set(env))
-    if missing:
+    if not formula.names <= env.keys():
+        missing = sorted(formula.names - set(env))
         raise FormulaError(f"{formula.text!r}: no value for {', '.join(missing)}")
-    return _eval(formula.body, {k: as_q(v) for k, v in env.items() if k in formula.names})
+    return _eval(formula.body, {k: v if type(v) is Q else as_q(v) for k, v in env.items() if k in formula.names})
 
 
 def _eval(node, env: dict[str, Q]) -> Q:
@@ -246,7 +247,11 @@ def _eval(node, env: dict[str, Q]) -> Q:
     op = node[0]
     if op in _BINOPS:
         left, right = _eval(node[1], env), _eval(node[2], env)
-        try:
+        try:  # the commonest operators without the table's call
+            if op == "*":
+                return left * right
+            if op == "/":
+                return left / right
             return _BINOPS[op](left, right)
         except ZeroDivisionError:
             raise FormulaError("division by zero") from None

@@ -72,6 +72,9 @@ class KBView(SnapshotView):
                 raise FormulaError(f"formula {f['id']}: {exc}") from None
             self.formulas.append(formula)
             self.by_output.setdefault(formula.parsed.output, []).append(formula)
+        #: the constants and conversions each formula reads, by its IRI (plan.ledger.fixed_values):
+        #: filled as formulas are first computed, each entry the same whoever fills it
+        self.fixed: dict[str, dict[str, Q]] = {}
 
     # ------------------------------------------------------------------ constants
     def constant(self, symbol: str) -> dict:

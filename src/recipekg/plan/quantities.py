@@ -20,9 +20,6 @@ from __future__ import annotations
 
 from recipekg.record import Record
 
-_set = object.__setattr__
-
-
 class Quantity(Record):
     """A quantity plan can record: its ``name`` in answers, its ``unit`` (``units`` beside it:
     the others it may be given in), what it is (``label``), the step module that owns it,
@@ -44,16 +41,12 @@ class Quantity(Record):
     def __init__(self, name: str, unit: str, label: str, step: str, section: str | None = None, *,
                  fixed: bool = False, part_of: str | None = None, units: tuple[str, ...] = (),
                  training: bool = False) -> None:
-        # Record's, unrolled: the registry is made on every plan's start
-        _set(self, "name", name)
-        _set(self, "unit", unit)
-        _set(self, "label", label)
-        _set(self, "step", step)
-        _set(self, "section", section)
-        _set(self, "fixed", fixed)
-        _set(self, "part_of", part_of)
-        _set(self, "units", units)
-        _set(self, "training", training)
+        # Record's, unrolled: the registry is made on every plan's start (frozen: past
+        # __setattr__, by the dict's own item assignment, the cheapest)
+        fields = self.__dict__
+        fields["name"], fields["unit"], fields["label"], fields["step"] = name, unit, label, step
+        fields["section"], fields["fixed"], fields["part_of"] = section, fixed, part_of
+        fields["units"], fields["training"] = units, training
 
 
 _Q = Quantity
