@@ -93,3 +93,16 @@ def test_a_configurations_exact_count_reads_rounded_with_every_digit_beside_it(k
     (given,) = kb.query("plan where params = 6.7B and tokens = 1.234T")
     shown = render_text(given)
     assert "6.7B parameters" in shown and "1.234T tokens" in shown and "(" not in shown.split("6.7B parameters")[1][:2]
+
+
+def test_a_fine_tune_plan_names_no_scaling_law_as_its_strategy():
+    """A plan for fine-tuning or serving a given model said "strategy: Chinchilla-optimal
+    training (20 tokens/param) — no goal given" though nothing in it is sized by a ratio; it says
+    the model's own size, as the recipe does. A pretraining plan keeps its strategy."""
+    runner = CliRunner()
+    tune = runner.invoke(main, ["plan", "where", "model", "=", "llama-2-7b", "and", "method", "=", "qlora",
+                                "and", "gpus", "=", "1", "and", "hardware", "=", "a100-80gb"])
+    assert tune.exit_code == 0 and "strategy: the model's own size — method = qlora" in tune.output
+    assert "Chinchilla-optimal" not in tune.output.split("strategy:", 1)[1].splitlines()[0]
+    pre = runner.invoke(main, ["plan", "where", "params", "=", "7B", "and", "gpus", "=", "8"])
+    assert "strategy: Chinchilla-optimal training" in pre.output

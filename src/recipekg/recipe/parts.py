@@ -167,9 +167,10 @@ def size(ctx, plan, snap: dict) -> list[dict]:
     if plan is None:
         return [_no_plan("model size", ctx, snap)] + _ranked(ctx, "approach", "size", snap)
     if plan.get("method") not in (None, "pretrain"):  # a given model, fine-tuned or served: no sizing law
-        return [item("strategy", None, "the model's own size",
-                     f"method = {plan['method']} trains or serves a given model; the scaling laws size a "
-                     f"pretraining run, so none applies here", [], **{"from": "plan"})] + _quantity_items(plan, "size", ctx.trains)
+        from recipekg.render.plan import given_model_sizing
+
+        return [item("strategy", None, "the model's own size", given_model_sizing(plan["method"]), [],
+                     **{"from": "plan"})] + _quantity_items(plan, "size", ctx.trains)
     strategy = plan["strategy"]
     why = strategy.get("why") or strategy["label"]
     sources = (strategy.get("because") or [{}])[0].get("sources", [])

@@ -80,6 +80,15 @@ def _opening(page: _Page, a: dict) -> None:
             page.item(line)
 
 
+def given_model_sizing(method: str) -> str:
+    """Why no scaling law sizes a run of ``method`` (fine-tuning or serving a given model).
+
+    >>> given_model_sizing("qlora")
+    'method = qlora trains or serves a given model; the scaling laws size a pretraining run, so none applies here'
+    """
+    return f"method = {method} trains or serves a given model; the scaling laws size a pretraining run, so none applies here"
+
+
 def _context(page: _Page, a: dict) -> None:
     """What the plan read: its constraints, planning backwards, the strategy."""
     page.lines.append("")
@@ -88,7 +97,9 @@ def _context(page: _Page, a: dict) -> None:
     if a.get("backwards"):
         page.lines.append(a["backwards"]["text"].replace("planned backwards", "planned backwards:", 1))
     s = a.get("strategy")
-    if s:
+    if s and a.get("method") not in (None, "pretrain"):  # a given model: no tokens-per-parameter law sizes it
+        page.lines.append(f"strategy: the model's own size — {given_model_sizing(a['method'])}")
+    elif s:
         ratio = s["tokens_per_param"]
         shown = (units.amount(ratio["low"], ratio["high"], "tokens/param") if ratio["low"] is not None
                  else units.amount(ratio["value"], unit="tokens/param"))
