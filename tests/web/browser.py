@@ -44,3 +44,33 @@ def start_chromium(window: str = "1280,1400"):
     driver = webdriver.Chrome(service=Service(chromedriver), options=options)
     driver.set_page_load_timeout(60)
     return driver, profile
+
+
+def page_ready(driver, timeout: float = 20) -> None:
+    """Wait until the page has loaded and, on a page with the query box, its word list
+    (``/api/vocab``, fetched by the box's completion) has come: nothing the page fetches
+    changes it after that, so an interaction meets the page as a user would see it."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, timeout).until(lambda d: d.execute_script(
+        "return document.readyState === 'complete' && (!document.getElementById('q-complete')"
+        " || performance.getEntriesByType('resource').some(e => e.name.endsWith('/api/vocab') && e.responseEnd > 0))"))
+
+
+def click(driver, element, timeout: float = 20) -> None:
+    """Click ``element`` once selenium finds it clickable (displayed and enabled)."""
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, timeout).until(EC.element_to_be_clickable(element))
+    element.click()
+
+
+def follow(driver, link, timeout: float = 20) -> None:
+    """Click ``link`` and wait until the page it was on has gone (the click navigated)."""
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    click(driver, link, timeout)
+    WebDriverWait(driver, timeout).until(EC.staleness_of(link))
+    page_ready(driver, timeout)

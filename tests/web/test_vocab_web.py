@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import re
+from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
@@ -111,6 +112,37 @@ def test_browser_query_box_completes_from_the_word_list(app, kb, tmp_path):
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
 
+
+
+@pytest.mark.browser
+def test_browser_the_completion_list_moves_nothing_and_a_click_below_it_lands(chromium_driver, live_server):
+    """The list opens as the user types, over the page: never for the page's own autofocus
+    (however soon the word list came), and opening it moves nothing, so a click below it lands
+    although its mousedown takes the focus from the box and closes the list (the did-you-mean
+    link navigates; a list in the page's flow closed and moved the link up under the pointer,
+    between the mousedown and the mouseup, and the click was lost)."""
+    from urllib.parse import unquote_plus
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from web.browser import follow, page_ready
+
+    d = chromium_driver
+    d.get(live_server + "/?q=" + quote("recommend architecture where data = tabulr"))
+    page_ready(d)
+    box, completions = d.find_element(By.ID, "q"), d.find_element(By.ID, "q-complete")
+    d.execute_script("arguments[0].blur(); arguments[0].focus();", box)  # the autofocus, after the word list came
+    assert d.switch_to.active_element == box and not completions.is_displayed()
+    link = d.find_element(By.CSS_SELECTOR, "p.did-you-mean a")
+    where = link.rect
+    box.send_keys(Keys.END, " ")
+    WebDriverWait(d, 20).until(lambda _: completions.is_displayed())
+    assert [li.text for li in completions.find_elements(By.TAG_NAME, "li")] == ["and", "top"]
+    assert link.rect == where
+    follow(d, link)
+    assert "data = tabular" in unquote_plus(d.current_url) and d.find_elements(By.CSS_SELECTOR, "li.result")
 
 
 def test_api_vocab_writes_each_document_once_per_app(kb, monkeypatch):

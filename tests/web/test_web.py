@@ -28,6 +28,7 @@ from recipekg.cite.graph import CiteGraph
 from recipekg.cli.main import main
 from recipekg.api import KnowledgeBase
 from recipekg.web.app import create_app, is_http_url
+from web.browser import click, follow, page_ready
 
 TABULAR = "recommend architecture where data = tabular and rows = 30k"
 QUERIES = [TABULAR, "recommend fix where symptom = loss-spike", "recommend optimizer where prefer = low-memory",
@@ -348,8 +349,9 @@ def test_browser_query_to_paper_to_every_claim_and_copy_bibtex(driver, live, kb,
     # 1. type a query
     driver.get(live + "/")
     box = wait_for(driver, "input#q")
+    page_ready(driver)
     box.send_keys(TABULAR)
-    driver.find_element(By.CSS_SELECTOR, "form.query button[type=submit]").click()
+    follow(driver, driver.find_element(By.CSS_SELECTOR, "form.query button[type=submit]"))
     wait_for(driver, "li.result")
     shown = [li.get_attribute("data-id") for li in driver.find_elements(By.CSS_SELECTOR, "li.result")]
     (answer,) = kb.query(TABULAR)
@@ -360,7 +362,7 @@ def test_browser_query_to_paper_to_every_claim_and_copy_bibtex(driver, live, kb,
     details = top.find_element(By.CSS_SELECTOR, "details.reason")
     text = details.find_element(By.CSS_SELECTOR, "p.rule-text")
     assert details.get_attribute("open") is None and not text.is_displayed()
-    details.find_element(By.TAG_NAME, "summary").click()
+    click(driver, details.find_element(By.TAG_NAME, "summary"))
     assert details.get_attribute("open") is not None and text.is_displayed()
     reason = answer["results"][0]["because"][0]
     assert text.text == reason["text"] and reason["section"] in details.text
@@ -435,6 +437,7 @@ def test_browser_flow_picture_links_to_rules(driver, live):
 def test_browser_error_is_shown_with_the_caret(driver, live):
     driver.get(live + "/?q=" + quote("recommend architecture where data = tabulr"))
     pre = wait_for(driver, "pre.error-text").text
+    page_ready(driver)
     assert "unknown value 'tabulr'" in pre or "tabulr" in pre
     assert "^" in pre
     from selenium.webdriver.common.by import By
@@ -443,7 +446,7 @@ def test_browser_error_is_shown_with_the_caret(driver, live):
     assert hint.text.startswith("expected: ") and hint.rect["x"] + hint.rect["width"] <= 1280
     link = driver.find_element(By.CSS_SELECTOR, "p.did-you-mean a")
     assert link.text == "tabular"
-    link.click()
+    follow(driver, link)
     wait_for(driver, "li.result")
     assert "data = tabular" in driver.current_url.replace("+", " ").replace("%3D", "=")
 
@@ -476,11 +479,12 @@ def test_browser_plan_leads_with_its_verdict_and_keeps_the_whole_answer_folded(d
 
     driver.get(live + "/?q=" + quote("plan where params = 7B and hardware = h100 and gpus = 8"))
     wait_for(driver, "h3.headline")
+    page_ready(driver)
     fold = driver.find_element(By.CSS_SELECTOR, "details.quantities-fold")
     table = fold.find_element(By.CSS_SELECTOR, "table.quantities")
     assert fold.get_attribute("open") is None and not table.is_displayed()
     assert driver.find_element(By.CSS_SELECTOR, "h3.headline").is_displayed()
-    fold.find_element(By.TAG_NAME, "summary").click()  # one click: every quantity, formula and paper
+    click(driver, fold.find_element(By.TAG_NAME, "summary"))  # one click: every quantity, formula and paper
     assert table.is_displayed() and "hoffmann2022" in table.text
 
 

@@ -56,8 +56,11 @@
     active = i;
     Array.prototype.forEach.call(list.children, function (li, j) { li.setAttribute("aria-selected", j === i ? "true" : "false"); });
   }
-  box.addEventListener("input", update);
-  box.addEventListener("focus", update);
+  // The list opens as the user types, and again when the box gets the focus back after that;
+  // never for the page's own autofocus (a list of statements, by how fast the word list came).
+  var typed = false;
+  box.addEventListener("input", function () { typed = true; update(); });
+  box.addEventListener("focus", function () { if (typed) { update(); } });
   box.addEventListener("blur", close);
   box.addEventListener("keydown", function (e) {
     if (list.hidden) { return; }
