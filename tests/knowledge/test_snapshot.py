@@ -537,11 +537,16 @@ def test_a_table_row_of_the_wrong_shape_is_damage_not_a_crash(data_root, builds)
     assert builds["n"] == before + 1
 
 
-def test_a_cache_truncated_under_a_loaded_snapshot_is_damage_not_a_crash(data_root, builds):
+def test_a_cache_truncated_under_a_loaded_snapshot_is_damage_not_a_crash(data_root, builds, monkeypatch):
     """The shards are read from the open file when first needed (``pread``), never mapped: a
     cache file cut short in place while a snapshot is in use gives short reads, which are
     damage, so the snapshot rebuilds and every entry is still right (a memory map would
-    have killed the process with SIGBUS)."""
+    have killed the process with SIGBUS).
+
+    The copied files' fingerprints are trusted at once (``RACY_NS`` 0): else a load more than
+    2 s after the copy rewrites the cache's header (a new file, by rename) while its snapshot
+    reads the old one, and the truncation would miss it (seen on a loaded machine)."""
+    monkeypatch.setattr(snapshot, "RACY_NS", 0)
     fresh = materialize(KnowledgeBase.load(use_cache=False).snap)
     KnowledgeBase.load()  # writes the cache
     snap = KnowledgeBase.load().snap  # lazy views over the cache file

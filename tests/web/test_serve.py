@@ -97,11 +97,13 @@ def test_waitress_refuses_a_foreign_host_and_its_own_errors_name_no_server(waitr
     assert _get(urllib.request.Request(url, data=b"q=1", method="POST"))[0] == 405
 
 
-def test_waitress_on_a_busy_port_is_exit_2_and_werkzeug_takes_no_thread_count(waitress_server):
+def test_waitress_on_a_busy_port_is_exit_2_and_werkzeug_takes_no_thread_count(waitress_server, monkeypatch):
     url, _ = waitress_server
     port = re.search(r":(\d+)/", url).group(1)
+    started = []  # the answer workers start only once the server listens: a busy port leaves none running
+    monkeypatch.setattr("recipekg.web.answering.warm", lambda app: started.append(app))
     result = CliRunner().invoke(main, ["serve", "--server", "waitress", "--port", port])
-    assert result.exit_code == 2 and f"cannot listen on 127.0.0.1:{port}" in result.output
+    assert result.exit_code == 2 and f"cannot listen on 127.0.0.1:{port}" in result.output and started == []
     result = CliRunner().invoke(main, ["serve", "--server", "werkzeug", "--threads", "4", "--port", "0"])
     assert result.exit_code == 2 and "--threads is for --server waitress" in result.output
     result = CliRunner().invoke(main, ["serve", "--host", "no-such-host.invalid", "--port", "0"])

@@ -52,11 +52,11 @@ def serve(host, port, server_name, threads, cors, sparql_timeout, query_timeout,
     app = create_app(load_kb(extensions), trusted_hosts=LOOPBACK_HOSTS if host in LOOPBACK_HOSTS else None,
                      cors_origins=cors, sparql={"timeout": sparql_timeout},
                      answers={"timeout": query_timeout, "size": ANSWER_WORKERS})
-    warm(app)  # the answer workers load the KB while the server starts
     try:  # a busy port or an unknown address is our error (exit 2), whichever server runs
         server = make_server(app, host, port, server=server_name, threads=threads)
-    except OSError as exc:
+    except OSError as exc:  # (before any answer worker starts: none is left running)
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    warm(app)  # the answer workers load the KB while the server starts
     shown = f"[{host}]" if ":" in host else host
     pool = f", {server.threads} threads" if server.threads else ""
     echo(f"recipekg: serving on http://{shown}:{server.port}/ ({server.name}{pool}; Ctrl-C to stop)", err=True)
