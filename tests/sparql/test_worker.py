@@ -56,3 +56,23 @@ def test_the_cap_and_a_dead_idle_worker(pool):
     pool.idle[0].proc.kill()
     pool.idle[0].proc.wait()
     assert count(pool) > 5
+
+
+def test_a_worker_that_does_not_start_in_time_leaves_no_process(kb, monkeypatch):
+    """A worker past its start-up time raises Timeout and is stopped: its process was left
+    running before (Worker.__init__ stopped it only on a wrong first line)."""
+    import subprocess
+
+    from recipekg.sparql.worker import Worker
+
+    started = []
+    real = subprocess.Popen
+
+    def popen(*args, **kwargs):
+        started.append(real(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    with pytest.raises(Timeout):
+        Worker(kb.files, startup_seconds=0.0)
+    assert started and started[0].poll() is not None  # stopped, not left running

@@ -177,7 +177,12 @@ class Worker:
         self.proc = subprocess.Popen([sys.executable, "-m", module, *map(str, files)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self._buffer = b""
-        if self._line(time.monotonic() + startup_seconds) != b"ready":
+        try:
+            ready = self._line(time.monotonic() + startup_seconds) == b"ready"
+        except BaseException:  # a start-up past its time (Timeout), or interrupted: no process is left
+            self.stop()
+            raise
+        if not ready:
             self.stop()
             raise RuntimeError("the SPARQL worker did not start")
 
