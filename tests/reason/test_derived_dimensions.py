@@ -4,12 +4,14 @@ list; no code names the tier for it."""
 
 from __future__ import annotations
 
+import pytest
+
 from support import REPO
 
 
 def test_the_tier_is_derived_from_gpus_and_time_by_the_ontology(kb):
     assert kb.snap["dimensions"]["tier"]["derived_from"] == ["gpus", "time"]
-    assert [n for n, d in kb.snap["dimensions"].items() if d["derived_from"]] == ["tier"]
+    assert [n for n, d in kb.snap["dimensions"].items() if d["derived_from"] and not d["derived_by"]] == ["tier"]
     assert kb.vocab("tier")["dimensions"][0]["derived_from"] == "gpus and time"
     (a,) = kb.query("recommend technique where gpus = 1 and time < 1 day")
     tier = next(c for c in a["constraints"] if c["dimension"] == "tier")
@@ -21,3 +23,64 @@ def test_no_reasoner_module_names_the_tier():
     for path in sorted((REPO / "src" / "recipekg" / "reason").glob("*.py")):
         code = [line for line in path.read_text(encoding="utf-8").splitlines() if not line.strip().startswith(">>>")]
         assert not [line for line in code if '"tier"' in line], path.name
+
+
+# ------------------------------------------------------------------ derived by a KB formula
+
+def _constant(snap, symbol):
+    return next(c for c in snap["constants"].values() if c["symbol"] == symbol)
+
+
+def test_memory_shares_are_derived_by_the_kb_formula_from_params_and_the_hardware(kb):
+    """``replica-memory`` and ``memory-load`` are computed by the formulas ``rkg:derivedBy``
+    names (the rule of thumb's bytes per parameter, a range, over the GPU memory the hardware
+    gives), from what the query gives, and say what they come from."""
+    snap = kb.snap
+    dims = snap["dimensions"]
+    assert dims["replica-memory"]["derived_from"] == ["params", "gpu-memory"]
+    assert dims["memory-load"]["derived_from"] == ["params", "gpu-memory", "gpus"]
+    per_param = _constant(snap, "c_training_bytes_per_param")
+    (a,) = kb.query("recommend approach where params = 13B and gpus = 4 and hardware = a100")
+    shown = {c["dimension"]: c for c in a["constraints"]}
+    gpu_memory = shown["gpu-memory"]["value"]  # derived from the hardware's datasheet figure
+    low, high = (per_param["low"] * 13e9 / gpu_memory, per_param["high"] * 13e9 / gpu_memory)
+    assert shown["replica-memory"]["op"] == "between"
+    assert shown["replica-memory"]["value"] == pytest.approx([low, high], rel=1e-3)
+    assert shown["replica-memory"]["derived_from"] == "params and hardware"
+    assert shown["memory-load"]["value"] == pytest.approx([low / 4, high / 4], rel=1e-3)
+    assert shown["memory-load"]["derived_from"] == "params and hardware and gpus"
+    (b,) = kb.query("recommend approach where params = 13B and gpu-memory = 40GB")
+    shown = {c["dimension"]: c for c in b["constraints"]}
+    assert shown["replica-memory"]["derived_from"] == "params and gpu-memory"
+    assert "memory-load" not in shown  # no GPU count: not derived
+
+
+@pytest.mark.parametrize("where", ["params > 7B and hardware = a100", "hardware = a100", "params = 7B",
+                                   "params = 7B and gpu-memory = 0GB"])
+def test_a_memory_share_needs_a_finite_value_of_every_input(kb, where):
+    (a,) = kb.query(f"recommend approach where {where}")
+    assert "replica-memory" not in {c["dimension"] for c in a["constraints"]}
+
+
+def test_a_model_whose_full_copy_does_not_fit_one_gpu_rules_data_parallelism_out(kb):
+    """A 70B model on 8 A100s for a week: the flowchart's tier says DDP, but a full training
+    copy (1.26-1.4 TB by the rule of thumb) does not fit an 80 GB GPU, so DDP is ruled out by
+    its property and sharding is the pick; the constraints it uses are said used."""
+    (a,) = kb.query("recommend approach where params = 70B and gpus = 8 and hardware = a100 and time = 1 week")
+    assert a["decision"]["pick"] == "fsdp"
+    assert [(e["id"], e["property"]["id"]) for e in a["excluded"]] == [("ddp", "ddp-full-copy-per-gpu")]
+    assert not {u["dimension"] for u in a["unused"]} & {"params", "hardware"}
+    (small,) = kb.query("recommend approach where params = 1B and gpus = 8 and hardware = a100 and time = 1 week")
+    assert "ddp" not in {e["id"] for e in small["excluded"]}
+    assert "ddp" in {r["id"] for r in small["results"]}
+
+
+def test_memory_pressure_brings_the_memory_savings_forward(kb):
+    """More memory than the GPUs hold (7B on one 24 GB GPU) decides as prefer = low-memory
+    does: the memory-saving techniques, a memory-light optimizer, QLoRA."""
+    (tech,) = kb.query("recommend technique where params = 13B and gpus = 1 and hardware = a100")
+    assert tech["decision"]["pick"] in ("gradient-checkpointing", "quantized-optimizer-states")
+    (opt,) = kb.query("recommend optimizer where params = 7B and gpus = 1 and hardware = rtx-4090")
+    assert opt["decision"]["pick"] == "adam-8bit"
+    (fits,) = kb.query("recommend optimizer where params = 1B and gpus = 1 and hardware = h100")
+    assert fits["decision"]["pick"] == "adamw"

@@ -111,8 +111,10 @@ class Dimension(TypedDict):
     min: float | None
     max: float | None
     derived_via: str | None
-    #: The dimensions its values are defined on (``rkg:derivedFrom``).
+    #: The dimensions its values are defined on (``rkg:derivedFrom``), or that its formula reads.
     derived_from: list[str]
+    #: The formula that computes it from ``derived_from`` (``rkg:derivedBy``), by IRI.
+    derived_by: str | None
     plan_only: bool
     problem_fact: bool
     order: float | None
@@ -297,7 +299,7 @@ class Snapshot(TypedDict):
     facts: dict[str, Fact]
     strengths: dict[str, Strength]
     tiers: dict[str, Tier]
-    #: The dimensions derived from others (``derived_from``), by name.
+    #: The dimensions derived from others (``derived_from``), by name, in the order to derive them.
     derived_dimensions: list[str]
     procedures: dict[str, Procedure]
     models: dict[str, ModelShape]

@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # typing is not imported when planning: annotations only
 SCALE = (1e-30, 1e40)
 
 __all__ = ["Q", "Formula", "parse_formula", "formula_of", "compose", "evaluate", "solve", "substitute",
-           "unparse", "as_q"]
+           "unparse", "as_q", "const_q"]
 
 
 # ---------------------------------------------------------------------------- values
@@ -135,6 +135,18 @@ class Q(Record):
         if self.low < 0 < self.high and o.low == o.high and o.low > 0 and o.low == int(o.low) and int(o.low) % 2 == 0:
             low = 0.0  # an even power of a range through zero
         return Q(value, low, high)
+
+
+def const_q(c: dict) -> Q:
+    """A KB constant (a snapshot record) as a :class:`Q`: its low–high range around its value,
+    or its value.
+
+    >>> const_q({"value": None, "low": 18.0, "high": 20.0})
+    Q(value=19.0, low=18.0, high=20.0)
+    """
+    if c["low"] is not None and c["high"] is not None:
+        return Q.span(c["low"], c["high"], c["value"])
+    return Q.point(c["value"])
 
 
 def as_q(x: Number) -> Q:

@@ -24,15 +24,14 @@ from typing import Iterable
 from recipekg.errors import FormulaError
 from recipekg.knowledge.rdfio import Lit, Triple
 from recipekg.knowledge.compile_recipe import compile_recipe
+from recipekg.knowledge.dimensions import compile_conditions, compile_dimensions, derived_order
 from recipekg.knowledge.properties import compile_properties
 from recipekg.knowledge.rule_index import index_rules
-from recipekg.knowledge.terms import CITO, DCTERMS, PROV, QUDT, RDF, RDFS, RKG, SKOS, XSD, local_name
+from recipekg.knowledge.terms import CITO, DCTERMS, PROV, RDF, RDFS, RKG, SKOS, XSD, local_name
 from recipekg.names import slug
 from recipekg.formula.syntax import read_formula
 
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
-_KIND_NAMES = {RKG.Categorical: "categorical", RKG.Count: "count", RKG.Duration: "duration",
-               RKG.Bytes: "bytes", RKG.Ratio: "ratio"}
 
 
 class Index:
@@ -129,14 +128,14 @@ def compile_graph(triples: Iterable[Triple], origins: dict | None = None) -> dic
                              "rank": ix.number(s, RKG.rank)} for s in ix.instances(RKG.Strength)}
     snap["kinds"] = {ix.text(c, RKG.kindName): c for c in ix.spo if ix.text(c, RKG.kindName)}
     snap["nodes"] = _nodes(ix, snap["kinds"])
-    snap["dimensions"] = _dimensions(ix, snap["nodes"])
-    snap["conditions"] = _conditions(ix, snap["dimensions"])
+    snap["dimensions"] = compile_dimensions(ix, snap["nodes"])
+    snap["conditions"] = compile_conditions(ix, snap["dimensions"])
     snap["rules"] = _rules(ix)
     snap["tiers"] = {t: {"label": ix.text(t, RDFS.label), "conditions": ix.iris(t, RKG.condition)}
                      for t in ix.instances(RKG.ComputeTier)}
-    snap["derived_dimensions"] = sorted(n for n, d in snap["dimensions"].items() if d["derived_from"])
     snap["constants"] = _constants(ix)
     snap["formulas"] = _formulas(ix)
+    snap["derived_dimensions"] = derived_order(snap["dimensions"], snap["formulas"], snap["constants"])
     snap["facts"] = _facts(ix)
     snap["hardware"] = _hardware(ix)
     snap["models"] = _models(ix)
@@ -344,62 +343,6 @@ def _closure(start: str, nodes: dict) -> set[str]:
             seen.add(b)
             todo.extend(nodes.get(b, {}).get("broader", []))
     return seen
-
-
-def _dimensions(ix: Index, nodes: dict) -> dict:
-    dims = {}
-    for d in ix.instances(RKG.Dimension):
-        name = ix.text(d, SKOS.notation) or local_name(d)
-        kind = _KIND_NAMES.get(ix.one(d, RKG.dimensionKind), "categorical")
-        value_class = ix.one(d, RKG.valueClass)
-        dims[name] = {
-            "iri": d, "name": name, "label": ix.text(d, RDFS.label), "kind": kind,
-            "aliases": ix.texts(d, SKOS.altLabel), "definition": ix.text(d, SKOS.definition),
-            "question": ix.text(d, RKG.question), "example": ix.text(d, SKOS.example),
-            "min": ix.number(d, RKG.minValue), "max": ix.number(d, RKG.maxValue),
-            "derived_via": ix.one(d, RKG.derivedVia), "plan_only": ix.text(d, RKG.planOnly) == "true",
-            # the dimensions its values are defined on (rkg:derivedFrom: a tier's gpus and time), by name
-            "derived_from": sorted(ix.text(s, SKOS.notation) or local_name(s) for s in ix.iris(d, RKG.derivedFrom)),
-            "problem_fact": ix.text(d, RKG.problemFact) == "true",
-            "order": ix.number(d, RKG.order), "value_class": value_class,
-            "unit": local_name(ix.one(d, QUDT.unit)) if ix.one(d, QUDT.unit) else None,
-            "values": _value_names(ix, value_class, nodes) if value_class else {},
-        }
-    return dims
-
-
-def _value_names(ix: Index, value_class: str, nodes: dict) -> dict[str, str]:
-    """Every accepted spelling of a dimension's values → the value's IRI (ids win over aliases)."""
-    names: dict[str, str] = {}
-    members = [v for v in ix.instances_of(value_class) if v in nodes]
-    for v in members:
-        for alias in nodes[v]["aliases"]:
-            names.setdefault(alias, v)
-    for v in members:
-        names[nodes[v]["id"]] = v
-    return dict(sorted(names.items()))
-
-
-#: The bound properties of a numeric condition: property -> (side, inclusive). A condition
-#: has at most one lower (``min``) and one upper (``max``) bound (docs/authoring.md).
-BOUND_PROPERTIES = {RKG.minInclusive: ("min", True), RKG.minExclusive: ("min", False),
-                    RKG.maxInclusive: ("max", True), RKG.maxExclusive: ("max", False)}
-
-
-def _conditions(ix: Index, dims: dict) -> dict:
-    """Conditions: values, or bounds with their inclusivity (``min_inclusive`` is true only
-    for a lower bound that is given and included; likewise ``max_inclusive``)."""
-    by_iri = {d["iri"]: name for name, d in dims.items()}
-    out = {}
-    for c in ix.instances(RKG.Condition):
-        out[c] = {"label": ix.text(c, RDFS.label), "dimension": by_iri.get(ix.one(c, RKG.dimension)),
-                  "values": ix.iris(c, RKG.value), "min": None, "min_inclusive": False,
-                  "max": None, "max_inclusive": False}
-        for prop, (side, inclusive) in BOUND_PROPERTIES.items():
-            value = ix.number(c, prop)
-            if value is not None and out[c][side] is None:  # both given (invalid): inclusive
-                out[c][side], out[c][side + "_inclusive"] = value, inclusive
-    return out
 
 
 #: Rule classes that change how a rule counts (docs/scoring.md).

@@ -34,7 +34,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from recipekg.knowledge.compiler import BOUND_PROPERTIES, Index
+from recipekg.knowledge.compiler import Index
+from recipekg.knowledge.dimensions import BOUND_PROPERTIES
 from recipekg.errors import KBError
 from recipekg.knowledge.extensions import extension_violations
 from recipekg.knowledge.rdfio import locate

@@ -16,7 +16,7 @@ from recipekg.errors import FormulaError, KBError
 from recipekg.knowledge.derived import once
 from recipekg.knowledge.terms import RKG
 from recipekg.knowledge.view import SnapshotView
-from recipekg.formula.expr import Formula, Q, formula_of
+from recipekg.formula.expr import Formula, Q, const_q, formula_of
 from recipekg.record import Record
 from recipekg.reason.answers import source_json, untyped_citation
 
@@ -177,13 +177,6 @@ class KBView(SnapshotView):
 
 def _cited(pid: str, citation: dict, snap: dict) -> Source:
     return source_json(pid, snap, citation["role"], citation.get("where"))
-
-
-def const_q(c: dict) -> Q:
-    """A KB constant as a :class:`Q`: its low–high range around its value, or its value."""
-    if c["low"] is not None and c["high"] is not None:
-        return Q.span(c["low"], c["high"], c["value"])
-    return Q.point(c["value"])
 
 
 def const_json(c: dict) -> Constant:

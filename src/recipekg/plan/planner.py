@@ -54,7 +54,7 @@ from recipekg.plan.energy import energy_and_cost
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.finetune import ask_tokens, needs_tokens, unsized, untimed
 from recipekg.plan.fit import check_fit, feasibility
-from recipekg.plan.inputs import read_inputs
+from recipekg.plan.inputs import USED, read_inputs
 from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import training_memory
@@ -128,8 +128,9 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     found = Findings(strategy, fit, recommendations, rules, timing, tier, method.id, asks_tokens=ask)
     return {
         "statement": "plan", "query": stmt.text.strip(),
+        # a derived tier has its own section; what plan does not read (the rankings' memory shares) is not its constraint
         "constraints": [c for c in constraints_json(inputs.facts)
-                        if not (c["dimension"] == "tier" and c.get("derived_from"))],
+                        if not (c.get("derived_from") and (c["dimension"] == "tier" or c["dimension"] not in USED))],
         "summary": (["backwards by memory (no size given): the largest model for each method — "
                      + "; ".join(x["text"] for x in largest)] if largest else []) + summary(ledger, inputs, found),
         "strategy": strategy.json, "backwards": timing.backwards,

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import math
 
-from recipekg.formula.expr import Q, solve
+from recipekg.formula.expr import Q, const_q, solve
 from recipekg.plan.figures import percent, qjson, reduction, round_up, show
 from recipekg.plan.fit import Fit, memory_overrides, verdict
 from recipekg.plan.inputs import Inputs, point_facts
-from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
+from recipekg.plan.kbview import KBFormula, KBView, const_json
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import ACTIVATIONS, Memory
 from recipekg.record import Record

@@ -30,7 +30,7 @@ from __future__ import annotations
 from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs, whole
-from recipekg.plan.kbview import const_q
+from recipekg.formula.expr import const_q
 from recipekg.plan.ledger import Ledger
 from recipekg.record import Record
 

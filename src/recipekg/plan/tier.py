@@ -40,7 +40,36 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only (the query pa
 
 
 def compute_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> Tier | None:
-    """The answer's ``tier`` (None when the KB has no tiers or the plan has no time)."""
+    """The answer's ``tier`` (None when the KB has no tiers or the plan has no time), with a
+    warning for each choice its advice names that the plan's figures rule out."""
+    tier = _find_tier(ledger, inputs, params, timing)
+    if tier is not None:
+        _ruled_out(ledger, tier, inputs.facts)
+    return tier
+
+
+def _ruled_out(ledger: Ledger, tier: Tier, facts: dict) -> None:
+    """Warn of each choice the tier's advice recommends that a property of its rules out under
+    the plan's facts: the 4-8 GPU tier's DDP for a model whose full copy does not fit one GPU
+    (:func:`recipekg.reason.properties.checks`, as recommend excludes it)."""
+    from recipekg.reason.properties import CONTRADICTS, checks, properties_of
+
+    snap, seen = ledger.kb.snap, set()
+    for advice in tier["advice"]:
+        for iri in snap["rules"][advice["rule"]]["recommends"]:
+            node = snap["nodes"].get(iri, {})
+            if iri in seen or not node.get("kinds"):
+                continue
+            seen.add(iri)
+            ruled = {c["property"]["id"] for c in checks(iri, node["kinds"][0], facts, snap) if c["verdict"] == CONTRADICTS}
+            props = [snap["choice_properties"][p] for p, _ in properties_of(iri, snap)
+                     if snap["choice_properties"].get(p, {}).get("id") in ruled]
+            if props:
+                ledger.note(f"the tier's advice names {node['label']}, which this run rules out: {props[0]['text']}",
+                            props[0], warn=True)
+
+
+def _find_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> Tier | None:
     snap = ledger.kb.snap
     if not snap["tiers"]:
         return None

@@ -1,8 +1,10 @@
-"""Facts the query implies: hardware → its memory and bandwidth; gpus + time → compute tier.
+"""Facts the query implies: hardware → its memory and bandwidth; gpus + time → compute tier;
+params + GPU memory (+ gpus) → the share of memory a training run needs (a KB formula).
 
 Which dimensions derive from the hardware is data (``rkg:derivedVia`` in the ontology); a
 dimension whose values are defined by conditions on others (``derived_from``: compute tiers,
-KB nodes with conditions on gpus and time) is derived from those::
+KB nodes with conditions on gpus and time) is derived from those, and one a KB formula computes
+(``derived_by``) from the dimensions the formula reads::
 
     >>> from recipekg.reason.resolve import resolve_constraints
     >>> facts = resolve_constraints(parse("plan where gpus = 1 and time < 1 day")[0].constraints, snap)
@@ -20,6 +22,8 @@ a factor of 2 only::
 
 from __future__ import annotations
 
+import math
+
 from recipekg.reason.conditions import FAILED, HELD, status
 from recipekg.reason.facts import Facts, constraint_json
 
@@ -27,11 +31,60 @@ from recipekg.reason.facts import Facts, constraint_json
 def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
     facts = dict(facts)
     _from_hardware(facts, snap)
-    for name in snap.get("derived_dimensions", ()):
+    for name in snap.get("derived_dimensions", ()):  # those a formula computes first, in order
         dim = snap["dimensions"][name]
-        if name not in facts and set(dim["derived_from"]) & set(facts):
+        if name in facts:
+            continue
+        if dim.get("derived_by"):
+            if all(i in facts for i in dim["derived_from"]):
+                _from_formula(name, dim, facts, snap)
+        elif set(dim["derived_from"]) & set(facts):
             _from_conditions(name, dim, facts, snap)
     return facts
+
+
+def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:
+    """The value of a dimension a KB formula computes from others (``derived_by``: the training
+    memory of a full copy of the model against one GPU's memory, from params and gpu-memory),
+    as the range the formula gives over the inputs' ranges (each input's span, its constants'
+    ranges); an input without a finite positive span derives nothing.
+
+    >>> from recipekg.reason.resolve import resolve_constraints
+    >>> facts = derive(resolve_constraints(parse("plan where params = 7B and hardware = h100")[0].constraints, snap), snap)
+    >>> facts["replica-memory"].intervals, facts["replica-memory"].derived
+    ([(1.575, True, 1.75, True)], 'params and hardware')
+    """
+    from recipekg.errors import FormulaError
+    from recipekg.formula.expr import Q, const_q, evaluate, formula_of
+
+    env, sources = {}, []
+    for i in dim["derived_from"]:
+        f = facts[i]
+        if not f.intervals or not 0 < f.intervals[0][0] <= f.intervals[-1][2] < math.inf:
+            return
+        env[i.replace("-", "_")] = Q.span(f.intervals[0][0], f.intervals[-1][2])
+        sources += [s for s in (f.derived.split(" and ") if f.derived else [i]) if s not in sources]
+    record = snap["formulas"][dim["derived_by"]]
+    env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
+    try:
+        q = evaluate(formula_of(record), env)
+    except FormulaError:
+        return  # (a formula that divides by a range through zero, or reads a constant without a value)
+    low, high = _tidy(q.low), _tidy(q.high)
+    if not math.isfinite(low) or not math.isfinite(high):
+        return
+    shown = constraint_json(dim, "=", low) if low == high else constraint_json(dim, "between", [low, high])
+    facts[name] = Facts(name, dim["kind"], intervals=[(low, True, high, True)], derived=" and ".join(sources),
+                        constraints=[shown])
+
+
+def _tidy(x: float) -> float:
+    """``x`` to 4 significant figures (a rule of thumb's estimate, without float noise).
+
+    >>> _tidy(0.7875000000000001), _tidy(52.49999)
+    (0.7875, 52.5)
+    """
+    return float(f"{x:.4g}") if math.isfinite(x) else x
 
 
 def _from_hardware(facts: dict[str, Facts], snap: dict) -> None:

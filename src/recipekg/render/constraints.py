@@ -39,7 +39,17 @@ def constraint_label(c: dict) -> str:
     own = f" [extension {c['origin']['file']}, line {c['origin']['line']}]" if c.get("origin") else ""
     if c.get("given_as") and c.get("note"):
         return format_constraint(c) + f" (given as {c['given_as']}: {c['note']}, 8 bits to a byte)" + own
-    return format_constraint(c) + (f" (from {c['derived_from']})" if c.get("derived_from") else "") + own
+    return format_constraint(c) + (f" (from {_listed(c['derived_from'])})" if c.get("derived_from") else "") + own
+
+
+def _listed(sources: str) -> str:
+    """``params and hardware and gpus`` (what a derived constraint comes from) as a list is written.
+
+    >>> _listed("params and hardware and gpus"), _listed("gpus and time")
+    ('params, hardware and gpus', 'gpus and time')
+    """
+    parts = sources.split(" and ")
+    return sources if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def constraint_line(constraints: list[dict]) -> str:

@@ -24,8 +24,8 @@ def render_recipe(a: dict, md: bool, detail: bool = True) -> str:
     for section in a["sections"]:
         if not section["items"]:
             continue
-        if not (md or detail):  # one line per item, a section of one item on one line
-            lines = [line for it in section["items"] for line in _item_brief(it)]
+        if not (md or detail):  # one line per item (the choices named alone on one), a section of one line on it
+            lines = _section_brief(section["items"])
             out += [f"{section['name']} — {lines[0].strip()}"] if len(lines) == 1 else [section["name"], *lines]
             continue
         out += ["", f"### {section['name']}" if md else section["name"]]
@@ -35,6 +35,30 @@ def render_recipe(a: dict, md: bool, detail: bool = True) -> str:
         out.append("more: --detail (why each item, the other published values, the sources' roles), "
                    "--format json (every field, and plan's whole answer)")
     return "\n".join(out)
+
+
+def _section_brief(items: list[dict]) -> list[str]:
+    """A section's items a line each, but the choices it only names (a technique to switch on:
+    its text is its name, no value, nothing to flag) together on the first of them.
+
+    >>> named = lambda n: {"what": n, "text": n, "sources": [{"id": n.lower()}]}
+    >>> _section_brief([named("Pre-norm"), {"what": "max norm", "text": "1", "sources": []}, named("QK-norm")])
+    ['  Pre-norm, QK-norm [pre-norm, qk-norm]', '  max norm: 1']
+    """
+    plain = [it for it in items if it["what"].lower() == it["text"].lower() and not it.get("unsourced")
+             and not it.get("needs") and not it.get("alternatives")]
+    if len(plain) < 2:
+        return [line for it in items for line in _item_brief(it)]
+    ids = ", ".join(dict.fromkeys(s["id"] for it in plain for s in it["sources"]))
+    joined = f"  {', '.join(it['text'] for it in plain)}" + (f" [{ids}]" if ids else "")
+    out, placed = [], False
+    for it in items:
+        if it in plain:
+            out += [] if placed else [joined]
+            placed = True
+        else:
+            out += _item_brief(it)
+    return out
 
 
 def _item_brief(it: dict) -> list[str]:

@@ -60,7 +60,8 @@ def brief_results(results: list[dict], limit: int, reasons: bool) -> list[str]:
         shown = (_shown(r, "because") or _shown(r, "against"))[:1] if reasons else []
         for x in shown:
             sign = "+" if x in r["because"] else "−"
-            out.append(f"    {sign} [{x['strength']}] {x['text']} [{', '.join(dict.fromkeys(s['id'] for s in x['sources']))}]")
+            out.append(f"    {sign} [{x['strength']}] {x['text']}{missed_text(x.get('near'))} "
+                       f"[{', '.join(dict.fromkeys(s['id'] for s in x['sources']))}]")
     if len(results) > limit:
         rest = results[limit:]
         out.append(f"    … and {len(rest)} more: " + ", ".join(r["id"] for r in rest[:8]) + (", ..." if len(rest) > 8 else ""))

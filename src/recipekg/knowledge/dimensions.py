@@ -1,0 +1,114 @@
+"""Dimensions and conditions compiled for the query path: each ``rkg:Dimension`` as plain data
+(its kind, spellings, unit, bounds, values, what it is derived from and how), the order the
+reasoner derives the derived ones in, and each ``rkg:Condition`` with its bounds.
+
+A dimension a KB formula computes (``rkg:derivedBy``) is derived from the dimensions the
+formula reads, the names that are not its constants' symbols; one whose formula is missing or
+reads a name no dimension has derives nothing, nor do dimensions whose formulas read each other::
+
+    >>> dims = {n: {"derived_by": f, "derived_from": []} for n, f in (("a", "F"), ("b", "G"), ("x", None))}
+    >>> formulas = {"F": {"expression": "a = x * c_k", "names": ["c_k", "x"], "constants": ["K"]},
+    ...             "G": {"expression": "b = a / 2", "names": ["a"], "constants": []}}
+    >>> derived_order(dims, formulas, {"K": {"symbol": "c_k"}}), dims["b"]["derived_from"]
+    (['a', 'b'], ['a'])
+    >>> formulas["F"]["names"] = ["b"]  # a reads b, b reads a: neither is derived
+    >>> derived_order(dims, formulas, {}), dims["a"]["derived_by"]
+    ([], None)
+"""
+
+from __future__ import annotations
+
+from recipekg.knowledge.terms import QUDT, RDFS, RKG, SKOS, local_name
+
+#: A dimension's kind (``rkg:dimensionKind``) by the name answers give it.
+KIND_NAMES = {RKG.Categorical: "categorical", RKG.Count: "count", RKG.Duration: "duration",
+              RKG.Bytes: "bytes", RKG.Ratio: "ratio"}
+
+
+def compile_dimensions(ix, nodes: dict) -> dict:
+    """Each dimension by name (``skos:notation``), as the reasoner and the word list read it."""
+    dims = {}
+    for d in ix.instances(RKG.Dimension):
+        name = ix.text(d, SKOS.notation) or local_name(d)
+        kind = KIND_NAMES.get(ix.one(d, RKG.dimensionKind), "categorical")
+        value_class = ix.one(d, RKG.valueClass)
+        dims[name] = {
+            "iri": d, "name": name, "label": ix.text(d, RDFS.label), "kind": kind,
+            "aliases": ix.texts(d, SKOS.altLabel), "definition": ix.text(d, SKOS.definition),
+            "question": ix.text(d, RKG.question), "example": ix.text(d, SKOS.example),
+            "min": ix.number(d, RKG.minValue), "max": ix.number(d, RKG.maxValue),
+            "derived_via": ix.one(d, RKG.derivedVia), "plan_only": ix.text(d, RKG.planOnly) == "true",
+            # the dimensions its values are defined on (rkg:derivedFrom: a tier's gpus and time), by name
+            "derived_from": sorted(ix.text(s, SKOS.notation) or local_name(s) for s in ix.iris(d, RKG.derivedFrom)),
+            # the formula that computes it from other dimensions (rkg:derivedBy; its inputs: derived_order)
+            "derived_by": ix.one(d, RKG.derivedBy),
+            "problem_fact": ix.text(d, RKG.problemFact) == "true",
+            "order": ix.number(d, RKG.order), "value_class": value_class,
+            "unit": local_name(ix.one(d, QUDT.unit)) if ix.one(d, QUDT.unit) else None,
+            "values": _value_names(ix, value_class, nodes) if value_class else {},
+        }
+    return dims
+
+
+def derived_order(dims: dict, formulas: dict, constants: dict) -> list[str]:
+    """The dimensions derived from others, in the order to derive them: those a formula computes
+    (``derived_by``) first, each after the ones it reads, then those whose values are defined by
+    conditions (a tier). A formula's names that are not its constants' symbols are the dimensions
+    it is derived from (``gpu_memory``: ``gpu-memory``), its ``derived_from``; a formula that is
+    missing, or reads a name that is no dimension, derives nothing (``derived_by`` None: ``recipekg
+    validate`` says why)."""
+    by_formula: dict[str, list[str]] = {}
+    for name, d in dims.items():
+        f = formulas.get(d["derived_by"] or "")
+        symbols = {constants[c]["symbol"] for c in (f or {}).get("constants", ()) if c in constants}
+        text = (f or {}).get("expression") or ""
+        inputs = [n.replace("_", "-") for n in sorted((f or {}).get("names", ()), key=text.find) if n not in symbols]
+        if f is None or f.get("error") or not inputs or any(n not in dims or n == name for n in inputs):
+            d["derived_by"] = None
+            continue
+        d["derived_from"] = inputs
+        by_formula[name] = inputs
+    ordered: list[str] = []
+    while True:  # those whose inputs are given or derived before them; a cycle derives nothing
+        ready = sorted(n for n, ins in by_formula.items() if n not in ordered
+                       and all(i not in by_formula or i in ordered for i in ins))
+        if not ready:
+            break
+        ordered += ready
+    for name in set(by_formula) - set(ordered):
+        dims[name]["derived_by"], dims[name]["derived_from"] = None, []
+    return ordered + sorted(n for n, d in dims.items() if d["derived_from"] and not d["derived_by"])
+
+
+def _value_names(ix, value_class: str, nodes: dict) -> dict[str, str]:
+    """Every accepted spelling of a dimension's values → the value's IRI (ids win over aliases)."""
+    names: dict[str, str] = {}
+    members = [v for v in ix.instances_of(value_class) if v in nodes]
+    for v in members:
+        for alias in nodes[v]["aliases"]:
+            names.setdefault(alias, v)
+    for v in members:
+        names[nodes[v]["id"]] = v
+    return dict(sorted(names.items()))
+
+
+#: The bound properties of a numeric condition: property -> (side, inclusive). A condition
+#: has at most one lower (``min``) and one upper (``max``) bound (docs/authoring.md).
+BOUND_PROPERTIES = {RKG.minInclusive: ("min", True), RKG.minExclusive: ("min", False),
+                    RKG.maxInclusive: ("max", True), RKG.maxExclusive: ("max", False)}
+
+
+def compile_conditions(ix, dims: dict) -> dict:
+    """Conditions: values, or bounds with their inclusivity (``min_inclusive`` is true only
+    for a lower bound that is given and included; likewise ``max_inclusive``)."""
+    by_iri = {d["iri"]: name for name, d in dims.items()}
+    out = {}
+    for c in ix.instances(RKG.Condition):
+        out[c] = {"label": ix.text(c, RDFS.label), "dimension": by_iri.get(ix.one(c, RKG.dimension)),
+                  "values": ix.iris(c, RKG.value), "min": None, "min_inclusive": False,
+                  "max": None, "max_inclusive": False}
+        for prop, (side, inclusive) in BOUND_PROPERTIES.items():
+            value = ix.number(c, prop)
+            if value is not None and out[c][side] is None:  # both given (invalid): inclusive
+                out[c][side], out[c][side + "_inclusive"] = value, inclusive
+    return out
