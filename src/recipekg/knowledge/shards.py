@@ -105,6 +105,9 @@ def _shard(data, out: bytearray, nested: list) -> tuple[int, int, int, list]:
     return (offset, len(blob), crc32(blob), nested)
 
 
+_MISSING = object()  # an item of a lazy list not decoded yet
+
+
 class Damaged(Exception):
     """A shard's bytes do not match their CRC (or do not decode)."""
 
@@ -188,6 +191,7 @@ class _Lazy:
         self._shards: dict[int, object] = {}
         self._whole = None  # the rebuilt container, after damage
         self._seen: dict = {}  # a map's entries of the shards decoded so far, for look-ups
+        self._all = None  # once every shard is decoded: the whole container, plain (iterated in C)
 
     @property
     def source(self) -> Source:
@@ -211,7 +215,11 @@ class _Lazy:
                 raise Damaged(n) from None
             if keep:
                 self._shards[n] = shard
+                self._decoded(n, shard)
         return shard
+
+    def _decoded(self, n: int, shard) -> None:
+        """Note a shard just decoded (and kept)."""
 
     def __len__(self) -> int:
         return self._size
@@ -300,7 +308,19 @@ class LazyMap(_Lazy, Mapping):
             firsts = self._first_keys = [row[0] for row in self._table]
         return firsts
 
+    def _decoded(self, n: int, shard) -> None:
+        if len(self._shards) == len(self._table):  # every entry decoded: one dict, in key order
+            whole: dict = {}
+            for i in range(len(self._table)):
+                whole.update(self._shards[i])
+            self._all = self._seen = whole
+
     def __iter__(self):  # the rebuilt container holds the same keys in the same order
+        if self._all is not None:
+            return iter(self._all)
+        return self._keys()
+
+    def _keys(self):
         for shard in self._shard_dicts():
             yield from shard
 
@@ -321,17 +341,26 @@ class LazyMap(_Lazy, Mapping):
 
 
 class _Items(ItemsView):
-    """A lazy map's items, a shard at a time (not a look-up per key, as Mapping's)."""
+    """A lazy map's items, a shard at a time (not a look-up per key, as Mapping's); the whole
+    map's, in C, once every shard is decoded."""
 
     def __iter__(self):
+        whole = self._mapping._all
+        return iter(whole.items()) if whole is not None else self._shard_items()
+
+    def _shard_items(self):
         for shard in self._mapping._shard_dicts():
             yield from shard.items()
 
 
 class _Values(ValuesView):
-    """A lazy map's values, a shard at a time."""
+    """A lazy map's values, a shard at a time (the whole map's, in C, once decoded)."""
 
     def __iter__(self):
+        whole = self._mapping._all
+        return iter(whole.values()) if whole is not None else self._shard_values()
+
+    def _shard_values(self):
         for shard in self._mapping._shard_dicts():
             yield from shard.values()
 
@@ -339,7 +368,21 @@ class _Values(ValuesView):
 class LazyList(_Lazy, Sequence):
     """A read-only list whose items are decoded a shard at a time."""
 
+    def _decoded(self, n: int, shard) -> None:
+        if self._all is None:  # the items decoded so far, in place (a list as long as this one)
+            self._all = [_MISSING] * self._size
+        first = n * shard_size(self._size)
+        self._all[first:first + len(shard)] = shard
+
     def __getitem__(self, index):
+        if type(index) is int and self._all is not None:  # an item decoded already: one look-up
+            try:
+                item = self._all[index]
+            except IndexError:
+                pass  # out of range: said below
+            else:
+                if item is not _MISSING:
+                    return item
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._size))]
         if self._whole is not None:
@@ -353,6 +396,27 @@ class LazyList(_Lazy, Sequence):
             return self._shard(index // per)[index % per]
         except Damaged:
             return self._whole[index]
+
+    def __iter__(self):
+        """The items a shard at a time (the rebuilt list's rest after damage); in C once every
+        shard is decoded."""
+        if self._all is not None and len(self._shards) == len(self._table):
+            return iter(self._all)
+        return self._items()
+
+    def _items(self):
+        done = 0
+        for n in range(len(self._table)):
+            if self._whole is not None:
+                break
+            try:
+                shard = self._shard(n)
+            except Damaged:
+                break
+            yield from shard
+            done += len(shard)
+        if self._whole is not None:
+            yield from islice(self._whole, done, None)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, (list, LazyList)):
