@@ -38,6 +38,9 @@ PER_SHARD = 32
 #: (docs/performance.md); a larger one keeps PER_SHARD, so that its table in the core, decoded on
 #: every call, stays a row per 32 entries.
 SMALL, SMALL_SHARD = 4096, 8
+#: Top-level tables whose maps are read whole by a plan (its index of IRIs), each cut in shards
+#: of PER_SHARD entries: fewer rows in the core, which every command decodes.
+WHOLE = {("plan_index",)}
 
 
 def shard_size(size: int) -> int:
@@ -64,7 +67,7 @@ def _split(value, out: bytearray, path: tuple, paths: list, top: bool = False):
         if top or len(keys) <= PER_SHARD or keys != sorted(keys) or not all(type(k) is str for k in keys):
             return items
         below = _take_below(path, paths)
-        per = shard_size(len(keys))
+        per = PER_SHARD if path[:1] in WHOLE else shard_size(len(keys))
         chunks = [keys[i:i + per] for i in range(0, len(keys), per)]
         table = [(c[0], *_shard({k: items[k] for k in c}, out, [p for p in below if p[0] in c]))
                  for c in chunks]

@@ -109,11 +109,13 @@ def _containers(values, dicts: list, lists: list) -> None:
     """
     for v in values:
         t = type(v)
+        if t in _LEAVES:  # most values: a name, a number, a text
+            continue
         if t is dict:
             dicts.append(v)
         elif t is list:
             lists.append(v)
-        elif t not in _LEAVES and isinstance(v, (dict, list)):
+        elif isinstance(v, (dict, list)):
             (dicts if isinstance(v, dict) else lists).append(v)
 
 
