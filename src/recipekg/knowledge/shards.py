@@ -38,8 +38,9 @@ PER_SHARD = 32
 #: (docs/performance.md); a larger one keeps PER_SHARD, so that its table in the core, decoded on
 #: every call, stays a row per 32 entries.
 SMALL, SMALL_SHARD = 4096, 8
-#: Top-level tables whose maps are read whole by a plan (its index of IRIs), each cut in shards
-#: of PER_SHARD entries: fewer rows in the core, which every command decodes.
+#: Top-level tables only some commands read (plan's index of IRIs): a shard of their own
+#: whatever their size, their maps cut in shards of PER_SHARD entries, so that the core, which
+#: every command decodes, holds one row for them.
 WHOLE = {("plan_index",)}
 
 
@@ -64,7 +65,8 @@ def _split(value, out: bytearray, path: tuple, paths: list, top: bool = False):
     if isinstance(value, dict):
         items = {k: _split(v, out, path + (k,), paths) for k, v in value.items()}
         keys = list(items)
-        if top or len(keys) <= PER_SHARD or keys != sorted(keys) or not all(type(k) is str for k in keys):
+        if (top or len(keys) <= PER_SHARD and path not in WHOLE or keys != sorted(keys)
+                or not all(type(k) is str for k in keys)):
             return items
         below = _take_below(path, paths)
         per = PER_SHARD if path[:1] in WHOLE else shard_size(len(keys))
@@ -311,17 +313,19 @@ class LazyMap(_Lazy, Mapping):
             firsts = self._first_keys = [row[0] for row in self._table]
         return firsts
 
-    def _decoded(self, n: int, shard) -> None:
-        if len(self._shards) == len(self._table):  # every entry decoded: one dict, in key order
+    def _joined(self) -> dict | None:
+        """Once every shard is decoded, the whole map as one dict in key order (made when it is
+        iterated again: a map read once is not copied), else None."""
+        if self._all is None and self._whole is None and len(self._shards) == len(self._table):
             whole: dict = {}
             for i in range(len(self._table)):
                 whole.update(self._shards[i])
             self._all = self._seen = whole
+        return self._all
 
     def __iter__(self):  # the rebuilt container holds the same keys in the same order
-        if self._all is not None:
-            return iter(self._all)
-        return self._keys()
+        whole = self._joined()
+        return iter(whole) if whole is not None else self._keys()
 
     def _keys(self):
         for shard in self._shard_dicts():
@@ -348,7 +352,7 @@ class _Items(ItemsView):
     map's, in C, once every shard is decoded."""
 
     def __iter__(self):
-        whole = self._mapping._all
+        whole = self._mapping._joined()
         return iter(whole.items()) if whole is not None else self._shard_items()
 
     def _shard_items(self):
@@ -360,7 +364,7 @@ class _Values(ValuesView):
     """A lazy map's values, a shard at a time (the whole map's, in C, once decoded)."""
 
     def __iter__(self):
-        whole = self._mapping._all
+        whole = self._mapping._joined()
         return iter(whole.values()) if whole is not None else self._shard_values()
 
     def _shard_values(self):

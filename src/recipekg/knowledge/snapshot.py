@@ -51,6 +51,7 @@ import marshal
 import os
 import sys
 import time
+from itertools import chain
 
 from recipekg.version import __version__
 
@@ -188,8 +189,7 @@ def _built(build, paths: list[str]) -> dict:
 
 def _fingerprints(paths: list[str]) -> list | None:
     try:
-        return [[p, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino]
-                for p, s in ((p, os.stat(p)) for p in paths)]
+        return [[p, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino] for p, s in zip(paths, map(os.stat, paths))]
     except OSError:
         return None
 
@@ -303,10 +303,17 @@ class FileBytes:
 
 
 def _fingerprint_list(inputs) -> bool:
-    """``[[path, size, mtime_ns, ctime_ns, inode], ...]`` as :func:`_fingerprints` writes it."""
-    return isinstance(inputs, list) and all(
-        isinstance(e, list) and len(e) == 5 and isinstance(e[0], str)
-        and all(isinstance(x, int) for x in e[1:]) for e in inputs)
+    """``[[path, size, mtime_ns, ctime_ns, inode], ...]`` as :func:`_fingerprints` writes it
+    (tested a column at a time, in C: a header holds one fingerprint per input and code file;
+    what marshal gives back is of its exact types, ``bool`` the only ``int`` subclass).
+
+    >>> _fingerprint_list([["a", 1, 2, 3, 4]]), _fingerprint_list([["a", 1, 2, 3]]), _fingerprint_list([[1, 1, 2, 3, 4]])
+    (True, False, False)
+    """
+    if type(inputs) is not list or not {list}.issuperset(map(type, inputs)) or not {5}.issuperset(map(len, inputs)):
+        return False
+    columns = list(zip(*inputs)) or [(), (), (), (), ()]
+    return {str}.issuperset(map(type, columns[0])) and {int, bool}.issuperset(map(type, chain(*columns[1:])))
 
 
 def read_header(data) -> tuple[object, int]:
@@ -334,10 +341,17 @@ def header_bytes(header: dict) -> bytes:
 
 
 def _checksum(header: dict, payload: bytes) -> int:
-    """CRC-32 of the header's fields and the payload: any changed byte of either shows."""
+    """CRC-32 of the header's fields and the payload: any changed byte of either shows. The
+    fields are marshal's version 2 of the header (no references, so the same bytes for the
+    same fields in the same order, which marshal keeps: the writer's before it adds
+    ``crc32``, the reader's once it has taken it out).
+
+    >>> _checksum({"a": [1, "b"]}, b"core") == _checksum(marshal.loads(marshal.dumps({"a": [1, "b"]})), b"core")
+    True
+    """
     from binascii import crc32
 
-    return crc32(payload, crc32(repr(sorted(header.items())).encode()))
+    return crc32(payload, crc32(marshal.dumps(header, 2)))
 
 
 def _decode(core, shards, rebuild) -> dict | None:

@@ -24,6 +24,10 @@ it stops with the same error at the same point.
 
 from __future__ import annotations
 
+#: The types of fact plan lists (the others need no list: every fact is a ``Fact``, and the list
+#: would be in the core, which every command decodes).
+INDEXED_TYPES = ("ComputeEstimate",)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the snapshot's types, for the type checker only
     from recipekg.contracts.snapshot import PlanIndex
@@ -60,7 +64,8 @@ def _look_ups(snap: dict) -> PlanIndex:
     fact_ids: dict[str, str] = {}
     for iri, f in snap["facts"].items():
         for t in dict.fromkeys(f["types"]):  # each type once, as a test of membership finds it
-            by_type.setdefault(t, []).append(iri)
+            if t in INDEXED_TYPES:
+                by_type.setdefault(t, []).append(iri)
         fact_ids.setdefault(f["id"], iri)
     return {"constants_by_symbol": by_symbol, "constants_by_entity": by_entity, "constant_ids": constant_ids,
             "formulas_by_output": by_output, "formula_ids": formula_ids, "broken_formula": broken,
