@@ -38,10 +38,11 @@ PER_SHARD = 32
 #: (docs/performance.md); a larger one keeps PER_SHARD, so that its table in the core, decoded on
 #: every call, stays a row per 32 entries.
 SMALL, SMALL_SHARD = 4096, 8
-#: Top-level tables only some commands read (plan's index of IRIs): a shard of their own
-#: whatever their size, their maps cut in shards of PER_SHARD entries, so that the core, which
-#: every command decodes, holds one row for them.
-WHOLE = {("plan_index",)}
+#: Top-level tables only some commands read (plan's index of IRIs, the recipe's tables): a
+#: shard of their own whatever their size, their maps cut in shards of PER_SHARD entries, so
+#: that the core, which every command decodes, holds one row for each.
+WHOLE = {("plan_index",), ("hyperparameters",), ("regimes",), ("recipe_sections",), ("failure_modes",),
+         ("choice_conditions",), ("training_methods",), ("trains_weights",), ("fixed_by",)}
 
 
 def shard_size(size: int) -> int:

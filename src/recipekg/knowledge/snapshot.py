@@ -4,7 +4,7 @@ The RDF files stay the source of truth. What the query path needs is compiled on
 caller's ``build``, normally :func:`recipekg.knowledge.loader.compile_files`) and cached as
 one file per set of input files::
 
-    {"magic": "recipekg-snapshot", "format": 7, "codec": "marshal-shards", "key": "<sha256>",
+    {"magic": "recipekg-snapshot", "format": 12, "codec": "marshal-shards", "key": "<sha256>",
      "stamp_ns": t, "inputs": [[path, size, mtime_ns, ctime_ns, inode], ...], "code": [path, ...], "length": n,
      "core": c, "crc32": x}
     <core: marshal of (paths, data): builtin types (dict, list, str, int, float, bool,
@@ -29,8 +29,8 @@ A fingerprint taken within :data:`RACY_NS` of the file's own modification time i
 trusted (a second edit in the same clock tick would keep size and times), as git does.
 
 A truncated, corrupt, foreign or stale file fails the checks (magic, format, length, a
-CRC-32 over the header's fields and the core, the core's own format field, the fingerprints
-or the key) and is rebuilt, never trusted. Each shard has its own CRC-32 in the core's
+CRC-32 over the header's fields (marshal's version 2 of them) and the core, the core's own
+format field, the fingerprints or the key) and is rebuilt, never trusted. Each shard has its own CRC-32 in the core's
 tables, checked when the shard is first read: a damaged shard makes the snapshot rebuild
 itself from the Turtle files (and the cache file be rewritten), and the answer comes from
 the rebuilt data. The CRCs detect damage, not forgery: whoever can write the user's cache
@@ -200,7 +200,8 @@ def _trusted(header: dict) -> bool:
     if not isinstance(stamp, int):
         return False
     limit = stamp - RACY_NS
-    return all(entry[2] < limit and entry[3] < limit for entry in header["inputs"])
+    columns = list(zip(*header["inputs"]))
+    return not columns or max(chain(columns[2], columns[3])) < limit  # the latest change, found in C
 
 
 #: The longest header read; a real one is a few kilobytes (one fingerprint per input).
