@@ -147,8 +147,8 @@ def _located(directory: str, child: str) -> tuple[str, str | None, str] | None:
             names = frozenset(os.listdir(directory))
         except OSError:
             return None
-        listed = _listed[directory] = (names, frozenset(n[:-len(s)] for n in names for s in _EXTENSIONS
-                                                        if n.endswith(s)))
+        listed = _listed[directory] = (names, frozenset(n[:-len(s)] for n in names if n.endswith(_EXTENSIONS)
+                                                        for s in _EXTENSIONS if n.endswith(s)))
     names, extensions = listed
     tag = sys.implementation.cache_tag
     if child in names:

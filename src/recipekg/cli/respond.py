@@ -81,8 +81,8 @@ def utf8_text(data: bytes, source: str) -> str:
     """
     from recipekg.errors import QuerySyntaxError
 
-    try:
-        return data.decode("utf-8-sig")
+    try:  # as the utf-8-sig codec decodes (its positions after the mark), without loading it
+        return (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
     except UnicodeDecodeError as exc:
         before = data[:exc.start]
         line = before.count(b"\n") + 1

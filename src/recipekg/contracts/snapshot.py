@@ -278,6 +278,37 @@ class Scoring(TypedDict):
 
 
 #: The tables of a snapshot that are a mapping of IRI (or id) → an entry of one type.
+class MfuPoint(TypedDict):
+    """A published run's MFU (recipekg.plan.utilisation.points), with its fact's IRI."""
+
+    iri: str
+    fact: str
+    label: str
+    mfu: float
+    params: float
+    basis: str
+    hardware: str
+    peak: float
+    gpu_hours: NotRequired[float]
+
+
+class PlanIndex(TypedDict):
+    """Plan's look-ups compiled with the snapshot (recipekg.plan.index): IRIs, in the order the
+    scans they replace meet them, and the published runs' MFUs."""
+
+    constants_by_symbol: dict[str, str]
+    constants_by_entity: dict[str, list[str]]
+    constant_ids: dict[str, str]
+    formulas_by_output: dict[str, list[str]]
+    formula_ids: dict[str, str]
+    #: The first formula (by IRI) whose expression does not read: plan stops at it.
+    broken_formula: str | None
+    facts_by_type: dict[str, list[str]]
+    fact_ids: dict[str, str]
+    #: None when they cannot be computed (each plan then computes them, and fails, itself).
+    mfu_points: list[MfuPoint] | None
+
+
 TABLES: dict[str, Any] = {"nodes": Node, "rules": Rule, "conditions": Condition, "dimensions": Dimension,
                           "papers": Paper, "sections": Section, "constants": Constant, "formulas": Formula,
                           "facts": Fact, "strengths": Strength, "tiers": Tier, "procedures": Procedure,
@@ -307,6 +338,7 @@ class Snapshot(TypedDict):
     kinds: dict[str, str]
     hardware: dict[str, dict[str, float]]
     rule_index: dict[str, Any]
+    plan_index: PlanIndex
     #: The recipe's tables (knowledge/compile_recipe.py): hyperparameters, their settings by
     #: owner, regimes, an approach's training method, a choice's recipe section, failure
     #: modes and the conditions a recipe shows a choice under.

@@ -152,7 +152,15 @@ def compile_graph(triples: Iterable[Triple], origins: dict | None = None) -> dic
     mark(snap, origins or {})
     snap = canonical(snap)
     snap["rule_index"] = canonical(index_rules(snap))
+    snap["plan_index"] = canonical(_plan_index(snap))
     return snap
+
+
+def _plan_index(snap: dict) -> dict:
+    """Plan's look-ups (:mod:`recipekg.plan.index`), compiled with the rule index."""
+    from recipekg.plan.index import plan_index
+
+    return dict(plan_index(snap))
 
 
 def compile_read(per_file: list) -> dict:

@@ -37,7 +37,7 @@ from recipekg.knowledge.terms import shorten
 
 #: Containers computed from the others (the rule index): checked through the names they
 #: resolve, not entry by entry (a new rule shifts every position in them).
-DERIVED = ("rule_index",)
+DERIVED = ("rule_index", "plan_index")
 #: Where a bundled entry may grow, and only with the extension's own nodes: ``(container,
 #: field)`` of a dict (new keys whose value is a new node) or a list (new items that are).
 GROWS = {("dimensions", "*", "values"), ("rules", "*", "contradicts"),

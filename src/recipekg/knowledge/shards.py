@@ -38,6 +38,11 @@ PER_SHARD = 32
 #: (docs/performance.md); a larger one keeps PER_SHARD, so that its table in the core, decoded on
 #: every call, stays a row per 32 entries.
 SMALL, SMALL_SHARD = 4096, 8
+#: Top-level tables only some commands read (plan's index of IRIs, the recipe's tables): a
+#: shard of their own whatever their size, their maps cut in shards of PER_SHARD entries, so
+#: that the core, which every command decodes, holds one row for each.
+WHOLE = {("plan_index",), ("hyperparameters",), ("regimes",), ("recipe_sections",), ("failure_modes",),
+         ("choice_conditions",), ("training_methods",), ("trains_weights",), ("fixed_by",)}
 
 
 def shard_size(size: int) -> int:
@@ -61,10 +66,11 @@ def _split(value, out: bytearray, path: tuple, paths: list, top: bool = False):
     if isinstance(value, dict):
         items = {k: _split(v, out, path + (k,), paths) for k, v in value.items()}
         keys = list(items)
-        if top or len(keys) <= PER_SHARD or keys != sorted(keys) or not all(type(k) is str for k in keys):
+        if (top or len(keys) <= PER_SHARD and path not in WHOLE or keys != sorted(keys)
+                or not all(type(k) is str for k in keys)):
             return items
         below = _take_below(path, paths)
-        per = shard_size(len(keys))
+        per = PER_SHARD if path[:1] in WHOLE else shard_size(len(keys))
         chunks = [keys[i:i + per] for i in range(0, len(keys), per)]
         table = [(c[0], *_shard({k: items[k] for k in c}, out, [p for p in below if p[0] in c]))
                  for c in chunks]
@@ -103,6 +109,9 @@ def _shard(data, out: bytearray, nested: list) -> tuple[int, int, int, list]:
     offset = len(out)
     out += blob
     return (offset, len(blob), crc32(blob), nested)
+
+
+_MISSING = object()  # an item of a lazy list not decoded yet
 
 
 class Damaged(Exception):
@@ -188,6 +197,7 @@ class _Lazy:
         self._shards: dict[int, object] = {}
         self._whole = None  # the rebuilt container, after damage
         self._seen: dict = {}  # a map's entries of the shards decoded so far, for look-ups
+        self._all = None  # once every shard is decoded: the whole container, plain (iterated in C)
 
     @property
     def source(self) -> Source:
@@ -211,7 +221,11 @@ class _Lazy:
                 raise Damaged(n) from None
             if keep:
                 self._shards[n] = shard
+                self._decoded(n, shard)
         return shard
+
+    def _decoded(self, n: int, shard) -> None:
+        """Note a shard just decoded (and kept)."""
 
     def __len__(self) -> int:
         return self._size
@@ -300,7 +314,21 @@ class LazyMap(_Lazy, Mapping):
             firsts = self._first_keys = [row[0] for row in self._table]
         return firsts
 
+    def _joined(self) -> dict | None:
+        """Once every shard is decoded, the whole map as one dict in key order (made when it is
+        iterated again: a map read once is not copied), else None."""
+        if self._all is None and self._whole is None and len(self._shards) == len(self._table):
+            whole: dict = {}
+            for i in range(len(self._table)):
+                whole.update(self._shards[i])
+            self._all = self._seen = whole
+        return self._all
+
     def __iter__(self):  # the rebuilt container holds the same keys in the same order
+        whole = self._joined()
+        return iter(whole) if whole is not None else self._keys()
+
+    def _keys(self):
         for shard in self._shard_dicts():
             yield from shard
 
@@ -321,17 +349,26 @@ class LazyMap(_Lazy, Mapping):
 
 
 class _Items(ItemsView):
-    """A lazy map's items, a shard at a time (not a look-up per key, as Mapping's)."""
+    """A lazy map's items, a shard at a time (not a look-up per key, as Mapping's); the whole
+    map's, in C, once every shard is decoded."""
 
     def __iter__(self):
+        whole = self._mapping._joined()
+        return iter(whole.items()) if whole is not None else self._shard_items()
+
+    def _shard_items(self):
         for shard in self._mapping._shard_dicts():
             yield from shard.items()
 
 
 class _Values(ValuesView):
-    """A lazy map's values, a shard at a time."""
+    """A lazy map's values, a shard at a time (the whole map's, in C, once decoded)."""
 
     def __iter__(self):
+        whole = self._mapping._joined()
+        return iter(whole.values()) if whole is not None else self._shard_values()
+
+    def _shard_values(self):
         for shard in self._mapping._shard_dicts():
             yield from shard.values()
 
@@ -339,7 +376,21 @@ class _Values(ValuesView):
 class LazyList(_Lazy, Sequence):
     """A read-only list whose items are decoded a shard at a time."""
 
+    def _decoded(self, n: int, shard) -> None:
+        if self._all is None:  # the items decoded so far, in place (a list as long as this one)
+            self._all = [_MISSING] * self._size
+        first = n * shard_size(self._size)
+        self._all[first:first + len(shard)] = shard
+
     def __getitem__(self, index):
+        if type(index) is int and self._all is not None:  # an item decoded already: one look-up
+            try:
+                item = self._all[index]
+            except IndexError:
+                pass  # out of range: said below
+            else:
+                if item is not _MISSING:
+                    return item
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._size))]
         if self._whole is not None:
@@ -353,6 +404,27 @@ class LazyList(_Lazy, Sequence):
             return self._shard(index // per)[index % per]
         except Damaged:
             return self._whole[index]
+
+    def __iter__(self):
+        """The items a shard at a time (the rebuilt list's rest after damage); in C once every
+        shard is decoded."""
+        if self._all is not None and len(self._shards) == len(self._table):
+            return iter(self._all)
+        return self._items()
+
+    def _items(self):
+        done = 0
+        for n in range(len(self._table)):
+            if self._whole is not None:
+                break
+            try:
+                shard = self._shard(n)
+            except Damaged:
+                break
+            yield from shard
+            done += len(shard)
+        if self._whole is not None:
+            yield from islice(self._whole, done, None)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, (list, LazyList)):

@@ -4,7 +4,7 @@ The RDF files stay the source of truth. What the query path needs is compiled on
 caller's ``build``, normally :func:`recipekg.knowledge.loader.compile_files`) and cached as
 one file per set of input files::
 
-    {"magic": "recipekg-snapshot", "format": 7, "codec": "marshal-shards", "key": "<sha256>",
+    {"magic": "recipekg-snapshot", "format": 12, "codec": "marshal-shards", "key": "<sha256>",
      "stamp_ns": t, "inputs": [[path, size, mtime_ns, ctime_ns, inode], ...], "code": [path, ...], "length": n,
      "core": c, "crc32": x}
     <core: marshal of (paths, data): builtin types (dict, list, str, int, float, bool,
@@ -29,8 +29,8 @@ A fingerprint taken within :data:`RACY_NS` of the file's own modification time i
 trusted (a second edit in the same clock tick would keep size and times), as git does.
 
 A truncated, corrupt, foreign or stale file fails the checks (magic, format, length, a
-CRC-32 over the header's fields and the core, the core's own format field, the fingerprints
-or the key) and is rebuilt, never trusted. Each shard has its own CRC-32 in the core's
+CRC-32 over the header's fields (marshal's version 2 of them) and the core, the core's own
+format field, the fingerprints or the key) and is rebuilt, never trusted. Each shard has its own CRC-32 in the core's
 tables, checked when the shard is first read: a damaged shard makes the snapshot rebuild
 itself from the Turtle files (and the cache file be rewritten), and the answer comes from
 the rebuilt data. The CRCs detect damage, not forgery: whoever can write the user's cache
@@ -51,11 +51,12 @@ import marshal
 import os
 import sys
 import time
+from itertools import chain
 
 from recipekg.version import __version__
 
 #: The shape of the compiled data (knowledge/compiler.py); a change rebuilds every cached snapshot.
-SNAPSHOT_FORMAT = 11
+SNAPSHOT_FORMAT = 12
 MAGIC = "recipekg-snapshot"
 CODEC = "marshal-shards"
 #: A file modified this close to (or after) the moment its fingerprint was taken is hashed.
@@ -188,8 +189,7 @@ def _built(build, paths: list[str]) -> dict:
 
 def _fingerprints(paths: list[str]) -> list | None:
     try:
-        return [[p, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino]
-                for p, s in ((p, os.stat(p)) for p in paths)]
+        return [[p, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino] for p, s in zip(paths, map(os.stat, paths))]
     except OSError:
         return None
 
@@ -200,7 +200,8 @@ def _trusted(header: dict) -> bool:
     if not isinstance(stamp, int):
         return False
     limit = stamp - RACY_NS
-    return all(entry[2] < limit and entry[3] < limit for entry in header["inputs"])
+    columns = list(zip(*header["inputs"]))
+    return not columns or max(chain(columns[2], columns[3])) < limit  # the latest change, found in C
 
 
 #: The longest header read; a real one is a few kilobytes (one fingerprint per input).
@@ -303,10 +304,17 @@ class FileBytes:
 
 
 def _fingerprint_list(inputs) -> bool:
-    """``[[path, size, mtime_ns, ctime_ns, inode], ...]`` as :func:`_fingerprints` writes it."""
-    return isinstance(inputs, list) and all(
-        isinstance(e, list) and len(e) == 5 and isinstance(e[0], str)
-        and all(isinstance(x, int) for x in e[1:]) for e in inputs)
+    """``[[path, size, mtime_ns, ctime_ns, inode], ...]`` as :func:`_fingerprints` writes it
+    (tested a column at a time, in C: a header holds one fingerprint per input and code file;
+    what marshal gives back is of its exact types, ``bool`` the only ``int`` subclass).
+
+    >>> _fingerprint_list([["a", 1, 2, 3, 4]]), _fingerprint_list([["a", 1, 2, 3]]), _fingerprint_list([[1, 1, 2, 3, 4]])
+    (True, False, False)
+    """
+    if type(inputs) is not list or not {list}.issuperset(map(type, inputs)) or not {5}.issuperset(map(len, inputs)):
+        return False
+    columns = list(zip(*inputs)) or [(), (), (), (), ()]
+    return {str}.issuperset(map(type, columns[0])) and {int, bool}.issuperset(map(type, chain(*columns[1:])))
 
 
 def read_header(data) -> tuple[object, int]:
@@ -334,10 +342,17 @@ def header_bytes(header: dict) -> bytes:
 
 
 def _checksum(header: dict, payload: bytes) -> int:
-    """CRC-32 of the header's fields and the payload: any changed byte of either shows."""
+    """CRC-32 of the header's fields and the payload: any changed byte of either shows. The
+    fields are marshal's version 2 of the header (no references, so the same bytes for the
+    same fields in the same order, which marshal keeps: the writer's before it adds
+    ``crc32``, the reader's once it has taken it out).
+
+    >>> _checksum({"a": [1, "b"]}, b"core") == _checksum(marshal.loads(marshal.dumps({"a": [1, "b"]})), b"core")
+    True
+    """
     from binascii import crc32
 
-    return crc32(payload, crc32(repr(sorted(header.items())).encode()))
+    return crc32(payload, crc32(marshal.dumps(header, 2)))
 
 
 def _decode(core, shards, rebuild) -> dict | None:

@@ -78,7 +78,13 @@ class SnapshotView:
         return node["id"] if node is not None else local_name(iri)
 
     def fact(self, fact_id: str) -> Fact | None:
-        return next((f for f in self.snap["facts"].values() if f["id"] == fact_id), None)
+        """The fact with this id (None when the KB has none): by plan's index of them when the
+        snapshot has it (:mod:`recipekg.plan.index`), else the first in the table."""
+        index = self.snap.get("plan_index")
+        if index is None:
+            return next((f for f in self.snap["facts"].values() if f["id"] == fact_id), None)
+        iri = index["fact_ids"].get(fact_id)
+        return self.snap["facts"][iri] if iri is not None else None
 
     def section_path(self, section: str | None) -> str | None:
         """A reference section's path (``Compute Budget Planning > ...``), None for no section."""

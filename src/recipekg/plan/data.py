@@ -109,4 +109,4 @@ def _epoch_warnings(ledger: Ledger, epochs: Q, max_epochs: dict | None, within: 
 
 
 def _constant(kb, constant_id: str) -> dict | None:
-    return next((c for c in kb.snap["constants"].values() if c["id"] == constant_id), None)
+    return kb.constant_by_id(constant_id)

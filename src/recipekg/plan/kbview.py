@@ -54,27 +54,41 @@ class KBView(SnapshotView):
 
     def __init__(self, snap: dict):
         super().__init__(snap)  # type: ignore[arg-type]  # plan reads the tables by key too
-        self.by_symbol: dict[str, str] = {}
-        self.by_entity: dict[str | None, list[dict]] = {}   # constants by the entities they apply to
-        for iri, c in snap["constants"].items():
-            if c["symbol"]:
-                self.by_symbol[c["symbol"]] = iri
-            for entity in c["applies_to"]:
-                self.by_entity.setdefault(entity, []).append(c)
-        self.formulas: list[KBFormula] = []
-        self.by_output: dict[str, list[KBFormula]] = {}  # the formulas computing each output, in order
-        for iri, f in sorted(snap["formulas"].items()):
-            if not f["expression"]:
-                continue
-            try:
-                formula = KBFormula(iri, f, formula_of(f))
-            except FormulaError as exc:
-                raise FormulaError(f"formula {f['id']}: {exc}") from None
-            self.formulas.append(formula)
-            self.by_output.setdefault(formula.parsed.output, []).append(formula)
+        index = snap["plan_index"]  # the look-ups compiled with the snapshot (recipekg.plan.index)
+        #: constants by symbol (their IRIs): plain, as every formula computed reads it
+        self.by_symbol: dict[str, str] = dict(index["constants_by_symbol"].items())
+        self._index = index
+        self._formulas: dict[str, KBFormula] = {}   # each formula read, by IRI: read once
+        self._by_output: dict[str, list[KBFormula]] = {}
+        if index["broken_formula"] is not None:  # the first formula that does not read stops plan
+            self._formula(index["broken_formula"])
         #: the constants and conversions each formula reads, by its IRI (plan.ledger.fixed_values):
         #: filled as formulas are first computed, each entry the same whoever fills it
         self.fixed: dict[str, dict[str, Q]] = {}
+
+    def _formula(self, iri: str) -> KBFormula:
+        """The formula with this IRI, read from the tree the compiler parsed (once)."""
+        formula = self._formulas.get(iri)
+        if formula is None:
+            f = self.snap["formulas"][iri]
+            try:
+                formula = self._formulas[iri] = KBFormula(iri, f, formula_of(f))
+            except FormulaError as exc:
+                raise FormulaError(f"formula {f['id']}: {exc}") from None
+        return formula
+
+    @property
+    def formulas(self) -> list[KBFormula]:
+        """Every formula with an expression, by IRI (each read as it is first needed)."""
+        return [self._formula(iri) for iri in sorted({i for iris in self._index["formulas_by_output"].values()
+                                                      for i in iris})]
+
+    def by_output(self, output: str) -> list[KBFormula]:
+        """The formulas computing ``output``, by IRI."""
+        found = self._by_output.get(output)
+        if found is None:
+            found = self._by_output[output] = [self._formula(i) for i in self._index["formulas_by_output"].get(output, ())]
+        return found
 
     # ------------------------------------------------------------------ constants
     def constant(self, symbol: str) -> dict:
@@ -92,8 +106,19 @@ class KBView(SnapshotView):
 
     def constants_for(self, entity: str | None, quantity: str | None = None) -> list[dict]:
         """Constants that apply to ``entity`` (optionally of one quantity), by id."""
-        return sorted((c for c in self.by_entity.get(entity, ()) if quantity is None or c["quantity"] == quantity),
-                      key=lambda c: c["id"])
+        constants = self.snap["constants"]
+        found = (constants[i] for i in self._index["constants_by_entity"].get(entity, ()))
+        return sorted((c for c in found if quantity is None or c["quantity"] == quantity), key=lambda c: c["id"])
+
+    def constant_by_id(self, constant_id: str) -> dict | None:
+        """The constant with this id (None when the KB has none)."""
+        iri = self._index["constant_ids"].get(constant_id)
+        return self.snap["constants"][iri] if iri is not None else None
+
+    def facts_of_type(self, fact_type: str) -> list[dict]:
+        """The facts of a type (``ComputeEstimate``, ``PublishedRun``), in the table's order."""
+        facts = self.snap["facts"]
+        return [facts[i] for i in self._index["facts_by_type"].get(fact_type, ())]
 
     # ------------------------------------------------------------------ formulas
     def formula(self, output: str, *names: str) -> KBFormula:
@@ -105,15 +130,15 @@ class KBView(SnapshotView):
 
     def by_id(self, formula_id: str) -> KBFormula:
         """The formula with this id (``model-states-zero-3``)."""
-        found = next((f for f in self.formulas if f.id == formula_id), None)
-        if found is None:
+        iri = self._index["formula_ids"].get(formula_id)
+        if iri is None:
             raise KBError(f"the KB has no formula {formula_id}, which plan needs")
-        return found
+        return self._formula(iri)
 
     def find(self, output: str, *names: str) -> KBFormula | None:
         """Like :meth:`formula`, but None when the KB has no such formula."""
         wanted = set(names)
-        found = [f for f in self.by_output.get(output, ()) if wanted <= f.parsed.names]
+        found = [f for f in self.by_output(output) if wanted <= f.parsed.names]
         return min(found, key=lambda f: (len(f.parsed.names), f.id)) if found else None
 
     # ------------------------------------------------------------------ entities, facts, papers

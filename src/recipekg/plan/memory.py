@@ -15,10 +15,10 @@ states and activations.
 
 from __future__ import annotations
 
-from recipekg.formula.expr import Q
+from recipekg.formula.expr import Q, const_q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
-from recipekg.plan.kbview import const_json, const_q
+from recipekg.plan.kbview import const_json
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.quantities import unit_of
 from recipekg.record import Record

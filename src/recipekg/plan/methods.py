@@ -22,10 +22,9 @@ and a KV cache. Every formula is ``kb/methods.ttl``'s, read by id::
 
 from __future__ import annotations
 
-from recipekg.formula.expr import Q
+from recipekg.formula.expr import Q, const_q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
-from recipekg.plan.kbview import const_q
 from recipekg.plan.ledger import Ledger
 from recipekg.record import Record
 from recipekg.plan.shape import whole_number

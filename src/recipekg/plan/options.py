@@ -22,10 +22,9 @@ query's or the KB's default, said in a note::
 from __future__ import annotations
 
 from recipekg.errors import RangeError
-from recipekg.formula.expr import Q
+from recipekg.formula.expr import Q, const_q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
-from recipekg.plan.kbview import const_q
 from recipekg.plan.ledger import Ledger
 from recipekg.record import Record
 from recipekg.query.ast import Quantity

@@ -19,10 +19,10 @@ third and the ratio; from ``unique-tokens`` and ``epochs``, the token budget.
 from __future__ import annotations
 
 from recipekg.errors import KBError
-from recipekg.formula.expr import Q, compose
+from recipekg.formula.expr import Q, compose, const_q
 from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
-from recipekg.plan.kbview import KBFormula, KBView, const_json, const_q
+from recipekg.plan.kbview import KBFormula, KBView, const_json
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.quantities import unit_of
 from recipekg.record import Record
@@ -242,8 +242,8 @@ def _table_row(kb: KBView, params: Q, tokens: Q) -> dict | None:
     if params.is_range or tokens.is_range:
         return None
     row = None
-    for fact in sorted(kb.snap["facts"].values(), key=lambda f: f["id"]):
-        if "ComputeEstimate" in fact["types"] and fact.get("params") and fact.get("tokens") \
+    for fact in sorted(kb.facts_of_type("ComputeEstimate"), key=lambda f: f["id"]):
+        if fact.get("params") and fact.get("tokens") \
                 and abs(fact["params"] - params.value) <= 1e-6 * fact["params"] \
                 and abs(fact["tokens"] - tokens.value) <= 0.01 * fact["tokens"]:
             row = fact

@@ -71,8 +71,8 @@ def time_setup(ledger: Ledger, inputs: Inputs, params: Q | None = None) -> Setup
     """The hardware, peak and MFU time is computed with (the MFU of runs near ``params`` in
     size; of every size when planning backwards, before the size is known), and the notes."""
     kb = ledger.kb
-    rows = sorted((f for f in kb.snap["facts"].values()
-                   if "ComputeEstimate" in f["types"] and f.get("gpu_hours") and f.get("flops")
+    rows = sorted((f for f in kb.facts_of_type("ComputeEstimate")
+                   if f.get("gpu_hours") and f.get("flops")
                    and kb.peak(f.get("hardware"))), key=lambda f: (f["params"], f["id"]))
     table_hw = rows[0]["hardware"] if rows else None
     hw = inputs.hardware or (None if inputs.peak_flops else table_hw)

@@ -46,27 +46,46 @@ def median(values: list[float]) -> float:
 def points(ledger: Ledger, exclude: tuple = ()) -> list[dict]:
     """Every MFU the KB has: each published run's (from its total GPU-hours) and each stated
     or throughput-derived one; ``exclude``: fact ids left out (the tests leave each run out
-    in turn). They depend on the snapshot alone: computed once per snapshot, never changed."""
+    in turn). They depend on the snapshot alone: compiled into it (``plan_index``,
+    :mod:`recipekg.plan.index`), else computed once per snapshot; never changed."""
     if exclude:
         return _points(ledger, exclude)
-    return once(ledger.kb.snap, "mfu points", lambda snap: _points(Ledger(ledger.kb), ()))
+    return once(ledger.kb.snap, "mfu points", lambda snap: _compiled(snap) or _points(Ledger(ledger.kb), ()))
+
+
+def compiled_points(ledger: Ledger) -> list[dict]:
+    """:func:`points` as the snapshot holds them: each with its fact's IRI for its ``item``."""
+    return [{**{k: v for k, v in p.items() if k != "item"}, "iri": iri} for iri, p in _named_points(ledger, ())]
+
+
+def _compiled(snap: dict) -> list[dict] | None:
+    """The snapshot's points with their facts (None when it holds none: computed then)."""
+    table = (snap.get("plan_index") or {}).get("mfu_points")
+    if table is None:
+        return None
+    facts = snap["facts"]
+    return [{**{k: v for k, v in p.items() if k != "iri"}, "item": facts[p["iri"]]} for p in table]
 
 
 def _points(ledger: Ledger, exclude: tuple) -> list[dict]:
+    return [p for _, p in _named_points(ledger, exclude)]
+
+
+def _named_points(ledger: Ledger, exclude: tuple) -> list[tuple[str, dict]]:
     kb = ledger.kb
     implied_f = kb.formula("mfu", "gpu_hours", "flops")
     flops_f = kb.formula("flops", "params", "tokens")
     out = []
-    for f in sorted(kb.snap["facts"].values(), key=lambda f: f["id"]):
+    for iri, f in sorted(kb.snap["facts"].items(), key=lambda item: item[1]["id"]):
         if f["id"] in exclude or not f.get("hardware") or not kb.peak(f["hardware"]):
             continue
         if RUN in f["types"] and f.get("gpu_hours") and f.get("tokens") and f.get("params"):
             flops, _ = ledger.compute(flops_f, {"params": Q.point(f["params"]), "tokens": Q.point(f["tokens"])})
             mfu, _ = ledger.compute(implied_f, {"flops": flops, "gpu_hours": Q.point(f["gpu_hours"]),
                                                 "bf16_peak": Q.point(kb.peak(f["hardware"]))})
-            out.append(_point(kb, f, mfu.value, "total GPU-hours", gpu_hours=f["gpu_hours"]))
+            out.append((iri, _point(kb, f, mfu.value, "total GPU-hours", gpu_hours=f["gpu_hours"])))
         elif "mfu" in f and f.get("params"):
-            out.append(_point(kb, f, f["mfu"], "steady state (stated or from throughput)"))
+            out.append((iri, _point(kb, f, f["mfu"], "steady state (stated or from throughput)")))
     return out
 
 

@@ -40,6 +40,7 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
         return {"found": []}
     given = {n: f for n, f in facts.items() if not f.derived}
     found, blocked, tried = {}, set(), 0
+    tested: list[tuple[dict, bool]] = []  # the trials re-ranked so far and whether the choice came first
     fixes = _property_fixes(iri, kind, facts, snap)
     candidates = [(None, {"id": "", "strength": None, "conditions": []})] * bool(fixes) + list(_recommending(iri, snap))
     for rule_iri, rule in candidates:
@@ -56,15 +57,14 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
             blocked.update(c["label"] for c in map(snap["conditions"].get, rule["conditions"])
                            if c and c["dimension"] in facts_changed)
             continue  # a fact of the problem the user stated is not a knob
+        key = tuple(sorted(changes))
+        if found and _outranked(key, rule, changes, given, found, snap):
+            continue  # ranking first or not, it would not be among the changes shown
         trial = dict(given)
         trial.update(changes)
         tried += 1
-        if first(kind, derive(trial, snap)):
-            key = tuple(sorted(changes))
-            weight = snap["strengths"][rule["strength"]]["weight"] if rule["strength"] else 0.0
-            # Adding a constraint costs 1; overriding one the user gave costs 2.
-            cost = sum(2 if name in given else 1 for name in changes)
-            candidate = (cost, -weight, rule["id"])
+        if _first(kind, trial, snap, first, tested):
+            candidate = _candidate(rule, changes, given, snap["strengths"][rule["strength"]] if rule["strength"] else None)
             if key not in found or candidate < found[key][0]:
                 found[key] = (candidate, rule_iri, changes)
     best = sorted(found.values(), key=lambda x: x[0])[:3]
@@ -76,6 +76,43 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
                       f"({', '.join(sorted(blocked))}){others}; only knobs are changed (sizes, budgets, hardware, "
                       f"preferences), never the problem")
     return out
+
+
+def _candidate(rule: dict, changes: dict, given: dict, strength: dict | None) -> tuple:
+    """How a change ranks among the changes found, best first: adding a constraint costs 1,
+    overriding one the user gave costs 2; then the stronger rule, then the rule's id."""
+    weight = strength["weight"] if strength is not None else 0.0
+    return (sum(2 if name in given else 1 for name in changes), -weight, rule["id"])
+
+
+def _outranked(key: tuple, rule: dict, changes: dict, given: dict, found: dict, snap: dict) -> bool:
+    """Whether a change could not be shown whether or not it ranks the choice first: a change
+    of the same constraints already found ranks before it, or three changes found do (only
+    the best three are shown). Then it need not be re-ranked: the answer is the same.
+
+    >>> found = {("samples",): ((2, -1.0, "b"), "r", {})}
+    >>> rule = {"id": "a", "strength": None}
+    >>> _outranked(("samples",), rule, {"samples": 0}, {"samples": 0}, found, {}), _outranked(("gpus",), rule, {"gpus": 0}, {}, found, {})
+    (True, False)
+    """
+    strength = snap["strengths"].get(rule["strength"]) if rule["strength"] else None
+    if rule["strength"] and strength is None:
+        return False  # re-ranked as before (whose error, if it ranks first, is the answer's)
+    candidate = _candidate(rule, changes, given, strength)
+    if key in found and found[key][0] <= candidate:
+        return True
+    return sum(c < candidate for c, _, _ in found.values()) >= 3
+
+
+def _first(kind: str, trial: dict, snap: dict, first, tested: list) -> bool:
+    """``first(kind, derive(trial))``, re-ranked once for each distinct trial (two rules may
+    need the same constraints)."""
+    for earlier, result in tested:
+        if earlier == trial:
+            return result
+    result = first(kind, derive(trial, snap))
+    tested.append((trial, result))
+    return result
 
 
 def _property_fixes(iri: str, kind: str, facts: dict, snap: dict) -> dict[str, Facts]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 
+from recipekg.knowledge.derived import once
 from recipekg.reason.conditions import FAILED, HELD, status
 from recipekg.reason.facts import Facts, constraint_json
 
@@ -91,9 +92,8 @@ def _from_hardware(facts: dict[str, Facts], snap: dict) -> None:
     hw = facts.get("hardware")
     if hw is None or hw.values is None:
         return
-    for name, dim in snap["dimensions"].items():
-        prop = dim.get("derived_via")
-        if not prop or name in facts:
+    for name, dim, prop in once(snap, "derived via hardware", _via_hardware):
+        if name in facts:
             continue
         figures = [snap["hardware"].get(h, {}).get(prop) for h in sorted(hw.values)]
         if any(v is None for v in figures):
@@ -102,6 +102,12 @@ def _from_hardware(facts: dict[str, Facts], snap: dict) -> None:
         shown = constraint_json(dim, "=", distinct[0]) if len(distinct) == 1 else constraint_json(dim, "in", distinct)
         facts[name] = Facts(name, dim["kind"], intervals=[(v, True, v, True) for v in distinct],
                             derived="hardware", constraints=[shown])
+
+
+def _via_hardware(snap: dict) -> list[tuple[str, dict, str]]:
+    """The dimensions derived from the hardware's figures, with the figure each reads, in the
+    snapshot's order (made once per snapshot: :mod:`recipekg.knowledge.derived`)."""
+    return [(name, dim, dim["derived_via"]) for name, dim in snap["dimensions"].items() if dim.get("derived_via")]
 
 
 def _from_conditions(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:

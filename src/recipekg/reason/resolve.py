@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 from recipekg.errors import RangeError, VocabularyError, closest
+from recipekg.knowledge.derived import once
 from recipekg.names import is_misspelling, slug
 from recipekg.query.ast import Constraint, Name, Number, Quantity, String
 from recipekg.query.literals import BITS_PER_BYTE
@@ -118,7 +119,12 @@ def resolve_choice(word, snap: dict) -> str:
 
 
 def dimension_names(snap: dict) -> dict[str, str]:
-    """Every accepted spelling of a dimension → its canonical name."""
+    """Every accepted spelling of a dimension → its canonical name (read, never changed: made
+    once per snapshot, :mod:`recipekg.knowledge.derived`)."""
+    return once(snap, "dimension names", _dimension_names)
+
+
+def _dimension_names(snap: dict) -> dict[str, str]:
     names = {}
     for name, dim in snap["dimensions"].items():
         for alias in dim["aliases"]:
