@@ -65,11 +65,15 @@ def test_a_memory_share_needs_a_finite_value_of_every_input(kb, where):
 def test_a_model_whose_full_copy_does_not_fit_one_gpu_rules_data_parallelism_out(kb):
     """A 70B model on 8 A100s for a week: the flowchart's tier says DDP, but a full training
     copy (1.26-1.4 TB by the rule of thumb) does not fit an 80 GB GPU, so DDP is ruled out by
-    its property and sharding is the pick; the constraints it uses are said used."""
+    its property; the run is about twice the 8 GPUs' memory together, so sharding alone does
+    not fit it either and adapters on a 4-bit base come first. A 13B model on the same GPUs fits
+    them sharded: sharding is the pick. The constraints they use are said used."""
     (a,) = kb.query("recommend approach where params = 70B and gpus = 8 and hardware = a100 and time = 1 week")
-    assert a["decision"]["pick"] == "fsdp"
+    assert a["decision"]["pick"] == "qlora"
     assert [(e["id"], e["property"]["id"]) for e in a["excluded"]] == [("ddp", "ddp-full-copy-per-gpu")]
     assert not {u["dimension"] for u in a["unused"]} & {"params", "hardware"}
+    (b,) = kb.query("recommend approach where params = 13B and gpus = 8 and hardware = a100 and time = 1 week")
+    assert b["decision"]["pick"] == "fsdp" and "ddp" in {e["id"] for e in b["excluded"]}
     (small,) = kb.query("recommend approach where params = 1B and gpus = 8 and hardware = a100 and time = 1 week")
     assert "ddp" not in {e["id"] for e in small["excluded"]}
     assert "ddp" in {r["id"] for r in small["results"]}

@@ -67,7 +67,8 @@ def plan_backwards(ledger: Ledger, inputs: Inputs) -> Backwards | None:
              "hardware": ledger.kb.node_id(hw) if hw else None, "peak": peak.precision,
              "peak_flops_per_second": peak.value, "mfu": qjson(mfu), "gpu_hours": qjson(gpu_hours),
              "flops": qjson(flops)}
-    return Backwards(flops, Timing(hw, mfu, gpu_hours, time, None, backwards=about))
+    # the compute is sized to the budget: the run takes all of it, and keeps to it
+    return Backwards(flops, Timing(hw, mfu, gpu_hours, time, None, backwards=about, budget_met=True))
 
 
 def _text(ledger: Ledger, inputs: Inputs, setup: Setup, gpu_hours: Q, flops: Q) -> str:
