@@ -1,10 +1,13 @@
 """A dimension derived from others is data (``rkg:derivedFrom`` in ontology/dimensions.ttl):
 the compute tier is derived from gpus and time, asked for through them and said so in the word
-list; no code names the tier for it."""
+list; no code names the tier for it. A formula derives the memory shares (``rkg:derivedBy``),
+the hardware its figures and the precisions its tensor cores run (``rkg:derivedVia``)."""
 
 from __future__ import annotations
 
 import pytest
+
+from recipekg.knowledge.terms import RKG
 
 from support import REPO
 
@@ -88,3 +91,32 @@ def test_memory_pressure_brings_the_memory_savings_forward(kb):
     assert opt["decision"]["pick"] == "adam-8bit"
     (fits,) = kb.query("recommend optimizer where params = 1B and gpus = 1 and hardware = h100")
     assert fits["decision"]["pick"] == "adamw"
+
+
+# ------------------------------------------------------------ derived from the hardware, by name
+
+def test_the_tensor_cores_precisions_are_derived_from_the_hardware(kb):
+    """``tensor-precision`` is what every accelerator named runs (``rkg:supportsPrecision`` of
+    kb/hardware.ttl), all at once; FP8 advice for the cutting edge follows it on any hardware
+    whose tensor cores run FP8, and waits for the preference otherwise."""
+    snap = kb.snap
+    fp8 = snap["dimensions"]["precision"]["values"]["fp8"]
+    with_fp8 = {h for h, figures in snap["hardware"].items() if fp8 in figures.get(RKG.supportsPrecision, ())}
+    (a,) = kb.query("recommend technique where hardware = h100 and prefer = cutting-edge")
+    shown = {c["dimension"]: c for c in a["constraints"]}
+    assert shown["tensor-precision"]["op"] == "all of" and "fp8" in shown["tensor-precision"]["value"]
+    assert shown["tensor-precision"]["derived_from"] == "hardware"
+    assert a["decision"]["pick"] == "fp8-training"
+    hardware = snap["dimensions"]["hardware"]["values"]
+    assert hardware["h100"] in with_fp8 and hardware["a100"] not in with_fp8
+    (b,) = kb.query("recommend technique where hardware = a100 and prefer = cutting-edge")
+    assert "fp8-training" not in {r["id"] for r in b["results"] if r["group"] == "matches"}
+    (c,) = kb.query("recommend technique where hardware in (h100, a100)")  # what both run
+    assert "fp8" not in next(x["value"] for x in c["constraints"] if x["dimension"] == "tensor-precision")
+
+
+def test_a_tight_serving_budget_brings_the_serving_techniques_on_any_hardware(kb):
+    (a,) = kb.query("recommend technique where inference-budget = tight")
+    first = [r["id"] for r in a["results"][:3]]
+    assert {"gqa", "paged-attention"} <= set(first) or a["decision"]["pick"] in ("gqa", "mqa", "paged-attention")
+    assert not a["unused"]

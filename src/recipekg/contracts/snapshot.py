@@ -336,7 +336,8 @@ class Snapshot(TypedDict):
     models: dict[str, ModelShape]
     scoring: Scoring
     kinds: dict[str, str]
-    hardware: dict[str, dict[str, float]]
+    #: Each accelerator's numeric figures, and the IRIs of a property a dimension is derived through, by property IRI.
+    hardware: dict[str, dict[str, float | list[str]]]
     rule_index: dict[str, Any]
     plan_index: PlanIndex
     #: The recipe's tables (knowledge/compile_recipe.py): hyperparameters, their settings by

@@ -137,7 +137,7 @@ def compile_graph(triples: Iterable[Triple], origins: dict | None = None) -> dic
     snap["formulas"] = _formulas(ix)
     snap["derived_dimensions"] = derived_order(snap["dimensions"], snap["formulas"], snap["constants"])
     snap["facts"] = _facts(ix)
-    snap["hardware"] = _hardware(ix)
+    snap["hardware"] = _hardware(ix, {d["derived_via"] for d in snap["dimensions"].values() if d["derived_via"]})
     snap["models"] = _models(ix)
     snap.update(compile_recipe(ix))
     snap["scoring"] = {"unconstrained_factor": ix.number(RKG.scoring, RKG.unconstrainedFactor),
@@ -205,11 +205,16 @@ def _plain(obj, strings: dict):
     raise TypeError(f"not plain data: {t.__name__}")
 
 
-def _hardware(ix: Index) -> dict:
-    """Hardware with its numeric figures by property IRI (``derivedVia`` reads them)."""
-    return {h: {p: float(o[0].lexical) for p, o in ix.spo[h].items()
-                if o and isinstance(o[0], Lit) and o[0].datatype in _NUMERIC}
-            for h in ix.instances(RKG.Hardware)}
+def _hardware(ix: Index, via: set[str]) -> dict:
+    """Hardware with its numeric figures by property IRI, and for a property a dimension is
+    derived through (``via``: ``rkg:supportsPrecision``) that names things, their IRIs
+    (``derivedVia`` reads both)."""
+    out = {}
+    for h in ix.instances(RKG.Hardware):
+        out[h] = {p: float(o[0].lexical) for p, o in ix.spo[h].items()
+                  if o and isinstance(o[0], Lit) and o[0].datatype in _NUMERIC}
+        out[h].update((p, ix.iris(h, p)) for p in sorted(via) if p not in out[h] and ix.iris(h, p))
+    return out
 
 
 #: A model configuration's figures: snapshot key -> property.

@@ -98,10 +98,23 @@ def _from_hardware(facts: dict[str, Facts], snap: dict) -> None:
         figures = [snap["hardware"].get(h, {}).get(prop) for h in sorted(hw.values)]
         if any(v is None for v in figures):
             continue  # e.g. a bf16 peak the vendor has not published
+        if dim["kind"] == "categorical":  # what every named accelerator has (its tensor cores' precisions)
+            _named_via(name, dim, figures, facts, snap)
+            continue
         distinct = sorted(set(figures))
         shown = constraint_json(dim, "=", distinct[0]) if len(distinct) == 1 else constraint_json(dim, "in", distinct)
         facts[name] = Facts(name, dim["kind"], intervals=[(v, True, v, True) for v in distinct],
                             derived="hardware", constraints=[shown])
+
+
+def _named_via(name: str, dim: dict, figures: list, facts: dict[str, Facts], snap: dict) -> None:
+    """A categorical dimension derived from the hardware: the values every accelerator named
+    holds at once (``all_of``: an H100 runs bf16, fp16 and fp8)."""
+    common = set(figures[0]).intersection(*figures[1:])
+    if common:
+        ids = sorted(snap["nodes"].get(v, {}).get("id", v) for v in common)
+        facts[name] = Facts(name, dim["kind"], values=common, all_of=True, derived="hardware",
+                            constraints=[constraint_json(dim, "all of", ids)])
 
 
 def _via_hardware(snap: dict) -> list[tuple[str, dict, str]]:
