@@ -80,14 +80,30 @@ def _statements(kb) -> list[dict]:
 
 def test_scores_shown_never_rise_down_the_list(kb):
     """Order and scores agree: within a group, a result's score is never below the one after
-    it, except between the steps of an ordered procedure, which keep their order."""
+    it, the steps of an ordered procedure too (their order is the decision's)."""
     for a in _statements(kb):
         if a["statement"] != "recommend":
             continue
-        steps = set((a["decision"].get("procedure") or {}).get("steps", ()))
-        shown = [r for r in a["results"] if r["group"] == "matches" and r["id"] not in steps]
-        assert all(x["score"] >= y["score"] for x, y in zip(shown, shown[1:])), \
-            (a["query"], [(r["id"], r["score"]) for r in shown])
+        for group in {r["group"] for r in a["results"]}:
+            shown = [r for r in a["results"] if r["group"] == group]
+            assert all(x["score"] >= y["score"] for x, y in zip(shown, shown[1:])), \
+                (a["query"], [(r["id"], r["score"]) for r in shown])
+
+
+def test_a_procedure_is_decided_in_step_order(kb):
+    """When the first-ranked match is a step of an ordered procedure, the pick is its first
+    step that applies and the decision lists the steps that apply in step order."""
+    seen = 0
+    for a in _statements(kb):
+        procedure = a.get("decision", {}).get("procedure")
+        if a["statement"] != "recommend" or not procedure:
+            continue
+        seen += 1
+        by_id = {r["id"]: r for r in a["results"]}
+        numbers = [min(x["step"] for x in by_id[i]["because"] if x.get("procedure") == procedure["id"])
+                   for i in procedure["steps"]]
+        assert numbers == sorted(numbers) and a["decision"]["pick"] == procedure["steps"][0], a["query"]
+    assert seen
 
 
 def test_every_constraint_is_used_or_said_unused(kb, snap):

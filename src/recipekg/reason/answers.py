@@ -217,8 +217,8 @@ def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = Non
     situate(reasons, scoring.get("default_support") or 0.0, scoring["unconstrained_factor"], most)
     # the entries keep their sort keys (support, depth, strength, fits_more) until ranked: not yet Results
     ranks = strength_ranks(snap)
-    results: list = in_procedure_order(sorted((result_json(iri, entry, snap, deferred, ranks, facts)
-                                               for iri, entry in choices.items()), key=rank_key))
+    results: list = sorted((result_json(iri, entry, snap, deferred, ranks, facts)
+                            for iri, entry in choices.items()), key=rank_key)
     for r in reasons:
         r.pop("uses", None)
     for i, r in enumerate(results, 1):
@@ -234,41 +234,20 @@ def _step(result: dict) -> tuple[str, int] | None:
     return min(steps, key=lambda s: s[1]) if steps else None
 
 
-def in_procedure_order(results: list[dict]) -> list[dict]:
-    """The steps of each procedure together, in step order, where its first-ranked step was.
-
-    >>> a = {"id": "a", "because": [{"procedure": "p", "step": 2, "match": "full"}]}
-    >>> b = {"id": "b", "because": [{"procedure": "p", "step": 1, "match": "full"}]}
-    >>> [r["id"] for r in in_procedure_order([a, {"id": "c", "because": []}, b])]
-    ['b', 'a', 'c']
-    """
-    blocks: dict[str, list[tuple[int, dict]]] = {}
-    for r in results:
-        if (step := _step(r)) is not None:
-            blocks.setdefault(step[0], []).append((step[1], r))
-    out, placed = [], set()
-    for r in results:
-        step = _step(r)
-        if step is None:
-            out.append(r)
-        elif step[0] not in placed:
-            placed.add(step[0])
-            out.extend(member for _, member in sorted(blocks[step[0]], key=lambda x: x[0]))
-    return out
-
-
 def decision(results: list, limit: int = 3, near: list | None = None) -> Decision:
     """The recommended pick, its runner-ups and the choices the reference says to compare
     with it, from ranked results (the pick is the first choice that matches and scores).
-    When the pick is a step of an ordered procedure, ``procedure`` lists the steps that
-    apply, in order, instead of counting them as runner-ups. The choice that would rank first
+    When the first-ranked match is a step of an ordered procedure, the pick is the procedure's
+    first step that applies and ``procedure`` lists the steps that apply in step order (the
+    results stay in score order), instead of counting them as runner-ups. The choice that would rank first
     on the other side of a threshold near the user's value (``near``) stays a runner-up."""
     matching = [r for r in results if r["group"] == MATCHES and r["score"] > 0]
-    pick = matching[0]["id"] if matching else None
+    step = _step(matching[0]) if matching else None
+    steps = [r["id"] for r in sorted((r for r in matching if step and (_step(r) or ("",))[0] == step[0]),
+                                     key=lambda r: _step(r)[1])]
+    pick = steps[0] if steps else matching[0]["id"] if matching else None
     compare = [r["id"] for r in results if r["id"] != pick and any(
         x.get("role") == "comparison" and x["match"] == "full" for x in r["because"])]
-    step = _step(matching[0]) if matching else None
-    steps = [r["id"] for r in matching if step and (_step(r) or ("",))[0] == step[0]]
     runner_ups = [r["id"] for r in matching[1:] if r["id"] not in compare and r["id"] not in steps][:limit]
     ranked = {r["id"] for r in matching}
     for other in (n["other_side"]["pick"] for n in near or () if n.get("other_side")):
