@@ -243,3 +243,24 @@ def test_a_choice_only_waiting_rules_are_against_is_not_ranked(kb):
     assert "It is not ranked: no rule speaks for it here" in render_explain(e, md=False, detail=False)
     (dgx,) = kb.query("recommend approach where params = 70B and hardware = dgx-spark")  # given, it decides
     assert any(r["id"] == "fine-tune-pretrained" and r["score"] < 0 for r in dgx["results"])
+
+
+def test_questions_never_lead_from_the_pick_to_its_own_family(kb, snap):
+    """A question never offers the family the pick is a member of as a way to decide (it
+    would change nothing the user does); one whose other picks are all members of the first
+    says it narrows that family down."""
+    choices, nodes = snap["rule_index"]["choices"], snap["nodes"]
+
+    def within(choice, family):
+        return choices.get(family) in nodes.get(choices.get(choice), {}).get("ancestors", ())
+
+    narrowed = 0
+    for a in _statements(kb):
+        pick = (a.get("decision") or {}).get("pick")
+        for q in a.get("ask", ()):
+            first, *others = q["would_change"]
+            assert not (pick and any(within(pick, o) for o in others)), (a["query"], q)
+            if others and all(within(o, first) for o in others):
+                narrowed += 1
+                assert q["text"].startswith("to narrow "), (a["query"], q["text"])
+    assert narrowed

@@ -51,8 +51,8 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
         changed, named = False, [pick] if pick else []
         for value in _trial_values(conds, snap):
             d = decision(rerank(derive({**given, dim: value}, snap)))
-            if d["pick"] is None or d["pick"] == pick:
-                continue
+            if d["pick"] is None or d["pick"] == pick or _within(pick, d["pick"], snap):
+                continue  # the pick stays, or a family the pick is one of would: nothing to decide
             changed = True
             named += [i for i in [d["pick"], *d["compare_with"]] if i not in named]
         if changed:
@@ -128,9 +128,24 @@ def _asked(dim: dict, snap: dict) -> str:
     return f"{through}, or {own}" if own else through
 
 
+def _within(choice: str | None, family: str, snap: dict) -> bool:
+    """Whether ``choice`` is a member of ``family`` (``skos:broader``, at any depth).
+
+    >>> _within("xgboost", "gradient-boosted-trees", snap), _within("gradient-boosted-trees", "xgboost", snap)
+    (True, False)
+    """
+    iris = snap["rule_index"]["choices"]
+    return bool(choice) and iris.get(family) in snap["nodes"].get(iris.get(choice), {}).get("ancestors", ())
+
+
 def _question(dim: dict, would_change: list[str], snap: dict) -> Ask:
     labels = [_label(i, snap) for i in would_change]
     asked = _asked(dim, snap)
+    if len(labels) > 1 and all(_within(i, would_change[0], snap) for i in would_change[1:]):
+        # every other pick is a member of this one: the question narrows the family down
+        narrower = " or ".join(labels[1:])
+        return {"dimension": dim["name"], "text": f"to narrow {labels[0]} down to {narrower}, give {asked}",
+                "would_change": would_change}
     if len(labels) == 1:
         return {"dimension": dim["name"], "text": f"to settle on {labels[0]}, give {asked}",
                 "would_change": would_change}
