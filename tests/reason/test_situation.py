@@ -264,3 +264,20 @@ def test_questions_never_lead_from_the_pick_to_its_own_family(kb, snap):
                 narrowed += 1
                 assert q["text"].startswith("to narrow "), (a["query"], q["text"])
     assert narrowed
+
+
+def test_questions_ask_only_for_what_the_query_did_not_give(kb):
+    """A question names no dimension the query gives or derives (a derived dimension's
+    question asks for its missing inputs only)."""
+    for a in _statements(kb):
+        have = {c["dimension"] for c in a["constraints"]}
+        for q in a.get("ask", ()):
+            assert not [d for d in have if f"({d} = " in q["text"]], (a["query"], q["text"])
+
+
+def test_a_derived_dimension_half_given_is_asked_for(kb):
+    """The memory load is derived from the model, the hardware and the GPUs: given the first
+    two, the rule that waits for it (8-bit Adam when one copy does not fit) asks for the GPUs."""
+    (a,) = kb.query("recommend optimizer where params = 70B and hardware = rtx-4090")
+    (q,) = [q for q in a["ask"] if "adam-8bit" in q["would_change"]]
+    assert "(gpus = " in q["text"] and "(params = " not in q["text"] and "(hardware = " not in q["text"]

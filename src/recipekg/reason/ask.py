@@ -44,10 +44,11 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     first = {i for r in results[:LOOK_AT] for i in (r["iri"], *(m["iri"] for m in r.get("members", ())))}
     looked_at = results[:LOOK_AT] + [r for r in members or () if r["iri"] in first]
     # with nothing decided (no pick, no choice matching), the dimensions derived from others
-    # are asked for too: the answer's only way on is what its waiting rules need
+    # are asked for even when none of what they are derived from is given: the answer's
+    # only way on is what its waiting rules need
     undecided = pick is None and all(r["group"] != MATCHES for r in results)
     found = []
-    for dim, conds in _open_dimensions(looked_at, given, facts if undecided else None, snap).items():
+    for dim, conds in _open_dimensions(looked_at, given, facts, snap, undecided).items():
         changed, named = False, [pick] if pick else []
         for value in _trial_values(conds, snap):
             d = decision(rerank(derive({**given, dim: value}, snap)))
@@ -56,17 +57,29 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
             changed = True
             named += [i for i in [d["pick"], *d["compare_with"]] if i not in named]
         if changed:
-            found.append(_question(snap["dimensions"][dim], named, snap))
+            found.append(_question(snap["dimensions"][dim], named, snap, facts))
+    asked = {q["dimension"]: set(q["would_change"]) for q in found}
+    found = [q for q in found if not _repeats(q, asked, facts, snap)]
     found.sort(key=lambda q: (-len(q["would_change"]), q["dimension"]))
     return found[:MAX_QUESTIONS]
 
 
-def _open_dimensions(results: list[dict], given: dict, facts: dict | None, snap: dict) -> dict[str, list[dict]]:
-    """Dimension → the conditions on it that the first results' rules left "not given". With
-    ``facts``, a dimension derived from others (the compute tier from the GPUs and time, the
-    memory per GPU from the hardware) is open too when the query neither gives nor derives
-    it: its trials give it directly, as a user may, and its question asks for what it is
-    derived from (without ``facts``, such a dimension is never asked for)."""
+def _repeats(q: Ask, asked: dict[str, set], facts: dict, snap: dict) -> bool:
+    """Whether a question about a derived dimension asks for the one input another question
+    already asks for, to the same end (the memory load through the GPUs, beside the GPUs')."""
+    missing = [d for d in snap["dimensions"][q["dimension"]].get("derived_from") or () if d not in facts]
+    return len(missing) == 1 and set(q["would_change"]) <= asked.get(missing[0], set())
+
+
+def _open_dimensions(results: list[dict], given: dict, facts: dict, snap: dict,
+                     undecided: bool) -> dict[str, list[dict]]:
+    """Dimension → the conditions on it that the first results' rules left "not given". A
+    dimension derived from others (the compute tier from the GPUs and time, the memory per
+    GPU from the hardware) that the query neither gives nor derives is open too when the
+    answer is ``undecided`` (its waiting rules are the only way on) or when the query gives
+    some of what it is derived from (the model and the hardware, not the GPUs, for the
+    memory load): its trials give it directly, as a user may, and its question asks for
+    what it is derived from that the query did not give."""
     out: dict[str, list[dict]] = {}
     for r in results:
         for reason in r["because"] + r["against"]:
@@ -75,7 +88,7 @@ def _open_dimensions(results: list[dict], given: dict, facts: dict | None, snap:
             for c in reason["conditions"]:
                 dim = snap["dimensions"].get(c["dimension"] or "")
                 if c["status"] != NOT_GIVEN or dim is None or dim["name"] in given or \
-                        _derived(dim) and (facts is None or dim["name"] in facts):
+                        _derived(dim) and (dim["name"] in facts or not (undecided or _partly_given(dim, given))):
                     continue
                 cond = by_label.get(c["condition"])
                 if cond is not None and cond not in out.setdefault(dim["name"], []):
@@ -85,6 +98,11 @@ def _open_dimensions(results: list[dict], given: dict, facts: dict | None, snap:
 
 def _derived(dim: dict) -> bool:
     return bool(dim.get("derived_via") or dim.get("derived_from"))
+
+
+def _partly_given(dim: dict, given: dict) -> bool:
+    """Whether the query gives some of the dimensions ``dim`` is derived from."""
+    return any(d in given for d in dim.get("derived_from") or ())
 
 
 def _trial_values(conds: list[dict], snap: dict) -> list[Facts]:
@@ -109,22 +127,26 @@ def _inside(low: float | None, high: float | None) -> float:
     return high / 2 if high and high > 0 else (high or 0) - 1
 
 
-def _asked(dim: dict, snap: dict) -> str:
+def _asked(dim: dict, snap: dict, given: dict | tuple = ()) -> str:
     """What a question asks the user to give for ``dim``: its own question, or for a dimension
-    derived from others, theirs first (the compute tier: the number of GPUs and the time
-    budget; what the hardware gives: the hardware, or the figure itself).
+    derived from others, theirs first, less those the query gives or derives (the compute tier: the
+    number of GPUs and the time budget; what the hardware gives: the hardware, or the figure
+    itself).
 
     >>> _asked(snap["dimensions"]["tier"], snap)
     'the number of GPUs (gpus = 8) and the time budget (time = 3 days)'
+    >>> _asked(snap["dimensions"]["tier"], snap, {"gpus": None})
+    'the time budget (time = 3 days)'
     >>> _asked(snap["dimensions"]["gpu-memory"], snap)
     'the hardware (hardware = h100, dgx-spark, ...), or the memory per GPU (gpu-memory = 80GB)'
     """
     dims = snap["dimensions"]
     own = dim.get("question")
     sources = dim.get("derived_from") or (["hardware"] if dim.get("derived_via") and "hardware" in dims else [])
+    sources = [d for d in sources if d in dims and d not in given]
     if not sources:
         return own or f"the {dim['name']}"
-    through = " and ".join(dims[d].get("question") or f"the {d}" for d in sources if d in dims)
+    through = " and ".join(dims[d].get("question") or f"the {d}" for d in sources)
     return f"{through}, or {own}" if own else through
 
 
@@ -138,9 +160,9 @@ def _within(choice: str | None, family: str, snap: dict) -> bool:
     return bool(choice) and iris.get(family) in snap["nodes"].get(iris.get(choice), {}).get("ancestors", ())
 
 
-def _question(dim: dict, would_change: list[str], snap: dict) -> Ask:
+def _question(dim: dict, would_change: list[str], snap: dict, given: dict | tuple = ()) -> Ask:
     labels = [_label(i, snap) for i in would_change]
-    asked = _asked(dim, snap)
+    asked = _asked(dim, snap, given)
     if len(labels) > 1 and all(_within(i, would_change[0], snap) for i in would_change[1:]):
         # every other pick is a member of this one: the question narrows the family down
         narrower = " or ".join(labels[1:])
