@@ -120,3 +120,26 @@ def test_a_tight_serving_budget_brings_the_serving_techniques_on_any_hardware(kb
     first = [r["id"] for r in a["results"][:3]]
     assert {"gqa", "paged-attention"} <= set(first) or a["decision"]["pick"] in ("gqa", "mqa", "paged-attention")
     assert not a["unused"]
+
+
+def test_a_task_implies_the_data_it_is_done_on(kb):
+    """``rkg:impliesValue`` (ontology/dimensions.ttl): summarization is done on text, so an
+    answer about it without the data reads data = text, shown as derived from the task, and
+    decides what it could not before; a given data value is never overridden."""
+    (a,) = kb.query("recommend architecture where task = summarization")
+    data = next(c for c in a["constraints"] if c["dimension"] == "data")
+    assert (data["value"], data["derived_from"]) == ("text", "task")
+    assert a["decision"]["pick"] == "encoder-decoder"
+    (b,) = kb.query("recommend architecture where task = summarization and data = images")
+    assert [c["value"] for c in b["constraints"] if c["dimension"] == "data"] == ["images"]
+
+
+def test_values_that_imply_different_things_imply_nothing(kb, snap):
+    """Every given value must imply one: a task done on several kinds of data implies none."""
+    (a,) = kb.query("recommend architecture where task in (ner, summarization)")
+    assert [c["value"] for c in a["constraints"] if c["dimension"] == "data"] == ["text"]
+    (b,) = kb.query("recommend architecture where task in (ner, classification)")
+    assert not [c for c in b["constraints"] if c["dimension"] == "data"]
+    implying = [n for n in snap["nodes"].values() if n.get("implies")]
+    assert {n["id"] for n in implying} >= {"summarization", "speech-recognition", "forecasting"}
+    assert all(w in snap["dimensions"]["data"]["values"].values() for n in implying for w in n["implies"])

@@ -49,6 +49,8 @@ class Node(Cited):
     kinds: list[str]
     types: list[str]
     broader: list[str]
+    #: Values of other dimensions this value implies when those are not given (rkg:impliesValue)
+    implies: list[str]
     ancestors: list[str]
     papers: list[str]
     definition: str | None

@@ -332,6 +332,7 @@ def _nodes(ix: Index, kinds: dict) -> dict:
             "kinds": sorted({class_kind[t] for t in types if t in class_kind}),
             "aliases": sorted({slug(a) for a in ix.texts(s, SKOS.altLabel)} | {slug(label)}),
             "broader": ix.iris(s, SKOS.broader),
+            "implies": ix.iris(s, RKG.impliesValue),
             "definition": ix.text(s, SKOS.definition),
             "papers": [local_name(p) for p in ix.iris(s, RKG.originalPaper)],
             **sources_of(ix, s), "best_for": ix.text(s, RKG.bestFor),

@@ -243,8 +243,8 @@ def decision(results: list, limit: int = 3, near: list | None = None) -> Decisio
     on the other side of a threshold near the user's value (``near``) stays a runner-up."""
     matching = [r for r in results if r["group"] == MATCHES and r["score"] > 0]
     step = _step(matching[0]) if matching else None
-    steps = [r["id"] for r in sorted((r for r in matching if step and (_step(r) or ("",))[0] == step[0]),
-                                     key=lambda r: _step(r)[1])]
+    numbered = [(n[1], r["id"]) for r in matching if step and (n := _step(r)) is not None and n[0] == step[0]]
+    steps = [i for _, i in sorted(numbered, key=lambda x: x[0])]
     pick = steps[0] if steps else matching[0]["id"] if matching else None
     compare = [r["id"] for r in results if r["id"] != pick and any(
         x.get("role") == "comparison" and x["match"] == "full" for x in r["because"])]

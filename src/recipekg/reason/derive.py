@@ -31,6 +31,7 @@ from recipekg.reason.facts import Facts, constraint_json
 
 def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
     facts = dict(facts)
+    _implied(facts, snap)
     _from_hardware(facts, snap)
     for name in snap.get("derived_dimensions", ()):  # those a formula computes first, in order
         dim = snap["dimensions"][name]
@@ -42,6 +43,42 @@ def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
         elif set(dim["derived_from"]) & set(facts):
             _from_conditions(name, dim, facts, snap)
     return facts
+
+
+def _implied(facts: dict[str, Facts], snap: dict) -> None:
+    """The values a given value implies of a dimension the query does not give (``rkg:
+    impliesValue``: summarization is done on text), when every value given for its dimension
+    implies one there (``task in (ner, summarization)``: text; ``task in (ner, forecasting)``:
+    nothing).
+
+    >>> from recipekg.reason.resolve import resolve_constraints
+    >>> facts = derive(resolve_constraints(parse("recommend x where task = summarization")[0].constraints, snap), snap)
+    >>> facts["data"].constraints, facts["data"].derived
+    ([{'dimension': 'data', 'op': '=', 'value': 'text'}], 'task')
+    """
+    nodes = snap["nodes"]
+    by_class = once(snap, "dimension of each value class", _dimension_of_classes)
+
+    def dim_of(w: str) -> str:  # (reads the implied value's node only: not every value's)
+        return next((by_class[t] for t in nodes.get(w, {}).get("types", ()) if t in by_class), "")
+
+    for name, f in list(facts.items()):
+        if f.derived or not f.values or f.kind != "categorical":
+            continue
+        targets = {dim_of(w) for v in f.values for w in nodes.get(v, {}).get("implies", ())}
+        for target in sorted(targets):
+            sets = [{w for w in nodes.get(v, {}).get("implies", ()) if dim_of(w) == target} for v in sorted(f.values)]
+            if target and target not in facts and all(sets):
+                values = set().union(*sets)
+                dim = snap["dimensions"][target]
+                ids = sorted(nodes[w]["id"] for w in values)
+                shown = constraint_json(dim, "=", ids[0]) if len(ids) == 1 else constraint_json(dim, "in", ids)
+                facts[target] = Facts(target, dim["kind"], values=values, derived=name, constraints=[shown])
+
+
+def _dimension_of_classes(snap: dict) -> dict[str, str]:
+    """Each categorical dimension's value class → the dimension's name."""
+    return {d["value_class"]: name for name, d in snap["dimensions"].items() if d.get("value_class")}
 
 
 def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:
