@@ -122,7 +122,9 @@ def _detailed(ledger: Ledger, inputs: Inputs, params: Q, fit: dict, method=None)
         fit["method"] = method.id
         if not method.trains_all:
             fit["rule_of_thumb"]["text"] += f" (for training every weight, not method = {method.id})"
-            fit["replicated"]["text"] += f" (the reference's rule of thumb for training every weight, not {method.id})"
+            for key in ("replicated", "sharded"):
+                if fit.get(key):
+                    fit[key]["text"] += f" (the reference's rule of thumb for training every weight, not {method.id})"
     fit.update(verdict="fits" if found["fits"] else "does not fit", fits=found["fits"], text=found["text"],
                layout=found["layout"] if found["fits"] else None, need_per_gpu=found["memory_per_gpu"])
     if not found["fits"]:
