@@ -89,3 +89,16 @@ def test_a_remedy_that_changes_nothing_shown_is_not_offered(run_plan):
     assert "adam-8bit" not in ids and "qlora" in ids
     b = run_plan("plan where params = 7B and hardware = a100 and gpus = 1")
     assert "adam-8bit" in [r["id"] for r in b["recommendations"]]
+
+
+def test_fp16_hardware_says_how_it_trains_and_cites_why(run_plan):
+    a = run_plan("plan where model = llama-2-7b and method = qlora and hardware = t4 and tokens = 10M")
+    note = next(n for n in a["notes"] if "no bf16 tensor cores" in n["text"])
+    assert "fp16 with loss scaling" in note["text"]
+    assert {s["id"] for s in note["sources"]} >= {"nvidia-t4-datasheet"}
+
+
+def test_a_verdict_without_a_layout_of_the_method_says_it_is_full_trainings(run_plan):
+    a = run_plan("plan where params = 7B and method = lora and tokens = 100M and hardware = a100 and gpus = 3 "
+                 "and tensor-parallel = 2")
+    assert "no layout of method = lora was checked" in a["fit"]["text"]
