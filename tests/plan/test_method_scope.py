@@ -102,3 +102,19 @@ def test_a_verdict_without_a_layout_of_the_method_says_it_is_full_trainings(run_
     a = run_plan("plan where params = 7B and method = lora and tokens = 100M and hardware = a100 and gpus = 3 "
                  "and tensor-parallel = 2")
     assert "no layout of method = lora was checked" in a["fit"]["text"]
+
+
+def test_a_serving_plan_says_which_training_constraints_it_leaves_unused(run_plan):
+    a = run_plan("plan where params = 7B and method = inference and hardware = a100 and inference-tokens = 1T "
+                 "and tokens = 1T")
+    warning = next(w["text"] for w in a["warnings"] if "not used by a serving plan" in w["text"])
+    assert "tokens, inference-tokens" in warning
+    assert q(a, "inference_optimal_params") is None and q(a, "tokens")["not_applicable"]
+
+
+def test_a_fine_tunes_epochs_are_not_weighed_by_the_pretraining_law(run_plan):
+    a = run_plan("plan where params = 7B and method = lora and hardware = a100 and unique-tokens = 10M and epochs = 3")
+    assert q(a, "effective_tokens") is None and q(a, "tokens")["value"] == 3e7
+    assert any("describe repeated pretraining data" in n["text"] for n in a["notes"])
+    b = run_plan("plan where params = 7B and unique-tokens = 100B and epochs = 3")
+    assert q(b, "effective_tokens")["value"]

@@ -46,6 +46,19 @@ def unsized(ledger: Ledger, inputs: Inputs, missing: bool = True) -> Sizes:
     return Sizes(inputs.params, None, None, False, None)
 
 
+#: The dimensions that size, time or price a training run: a serving plan reads none of them.
+TRAINING_DIMENSIONS = ("tokens", "flops", "tokens-per-param", "unique-tokens", "epochs", "inference-tokens", "mfu",
+                       "time", "price", "carbon-intensity")
+
+
+def serving_unused(ledger: Ledger, inputs: Inputs) -> None:
+    """Say which of the training run's dimensions a serving plan (method = inference) leaves unused."""
+    given = [d for d in TRAINING_DIMENSIONS if d in inputs.constraints]
+    if given:
+        ledger.note(f"not used by a serving plan (method = inference): {', '.join(given)}, which size, time or "
+                    f"price a training run; method = pretrain (or a fine-tune) plans one", warn=True)
+
+
 def method_flops(ledger: Ledger, inputs: Inputs, sizes: Sizes, method: str) -> Sizes:
     """The training FLOPs by the KB's formula for the plan's method (``rkg:forMethod``: with a
     frozen base, LoRA and QLoRA, about 4 per base parameter and token, not 6), once the

@@ -52,7 +52,7 @@ from recipekg.plan.beyond import beyond
 from recipekg.plan.data import repetition
 from recipekg.plan.energy import energy_and_cost
 from recipekg.plan.figures import rounded, show
-from recipekg.plan.finetune import ask_tokens, method_flops, needs_tokens, unsized, untimed
+from recipekg.plan.finetune import ask_tokens, method_flops, needs_tokens, serving_unused, unsized, untimed
 from recipekg.plan.fit import check_fit, feasibility
 from recipekg.plan.inputs import USED, read_inputs
 from recipekg.plan.kbview import KBView
@@ -105,6 +105,8 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
         from recipekg.plan.backwards import plan_backwards
 
         back = plan_backwards(ledger, inputs)
+    if serves:
+        serving_unused(ledger, inputs)
     if ask or serves:
         sizes = unsized(ledger, inputs, missing=not serves)
     else:

@@ -75,9 +75,9 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     # data: repeated data
     _Q("unique_tokens", "tokens", "unique tokens of the data", "data", "data", methods=TRAINING),
     _Q("epochs", "epochs", "epochs over the unique data", "data", "data", methods=TRAINING),
-    _Q("effective_tokens", "tokens", "effective tokens of repeated data (the data-constrained law)", "data", "data", methods=TRAINING),
-    _Q("effective_tokens_reference", "tokens", "effective tokens by the reference's formula", "data"),
-    _Q("effective_tokens_guidance", "tokens", "effective tokens by the reference's guidance", "data"),
+    _Q("effective_tokens", "tokens", "effective tokens of repeated data (the data-constrained law)", "data", "data", methods=PRETRAINING),
+    _Q("effective_tokens_reference", "tokens", "effective tokens by the reference's formula", "data", methods=PRETRAINING),
+    _Q("effective_tokens_guidance", "tokens", "effective tokens by the reference's guidance", "data", methods=PRETRAINING),
     # beyond the reference
     _Q("inference_optimal_params", "parameters", "inference-optimal model size", "beyond"),
     _Q("inference_optimal_tokens", "tokens", "training tokens of the inference-optimal model", "beyond", methods=TRAINING),
