@@ -118,3 +118,19 @@ def test_a_fine_tunes_epochs_are_not_weighed_by_the_pretraining_law(run_plan):
     assert any("describe repeated pretraining data" in n["text"] for n in a["notes"])
     b = run_plan("plan where params = 7B and unique-tokens = 100B and epochs = 3")
     assert q(b, "effective_tokens")["value"]
+
+
+def test_tokens_do_not_size_a_fine_tune_or_a_served_model(run_plan):
+    """'method = qlora and hardware = rtx-4090 and tokens = 10M' planned a 500k-parameter model
+    (Chinchilla's 20 tokens per parameter); a fine-tune's tokens size no model."""
+    a = run_plan("plan where method = qlora and hardware = rtx-4090 and tokens = 10M")
+    assert q(a, "params")["value"] > 1e10 and a["largest_models"]
+    b = run_plan("plan where method = inference and hardware = h100 and gpus = 8 and time = 1 week")
+    assert q(b, "params")["value"] > 1e11 and any("time" in w["text"] for w in b["warnings"])
+
+
+def test_without_a_model_or_a_memory_a_fine_tune_asks_for_one(kb):
+    from recipekg.errors import NothingToPlan
+    for text in ("plan where method = lora and tokens = 1B", "plan where method = inference and flops = 1e21"):
+        with pytest.raises(NothingToPlan, match="nothing to size the model"):
+            kb.query(text)

@@ -109,8 +109,8 @@ def check_fit(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory, method=
     fit["text"] = _fit_text(best, "" if best is replicated else f" with FSDP sharding over {show(gpus)} GPUs", cap)
     _detailed(ledger, inputs, params, fit, method)
     if method is not None and not method.trains_all and "rule_of_thumb" not in fit:
-        fit["text"] += (f" (the reference's rule of thumb for training every weight: no layout of method = "
-                        f"{method.id} was checked)")
+        fit["text"] = (f"{fit['text']} (the reference's rule of thumb for training every weight: no layout of "
+                       f"method = {method.id} was checked)")
     return Fit(fit, cap, gpus, fsdp_f, per_gpu)
 
 

@@ -94,8 +94,10 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     method = read_method(ledger, inputs)
     ledger.method = method.id
     largest = None
-    if not (inputs.params or inputs.tokens or inputs.flops or (inputs.unique_tokens and inputs.epochs)
-            or inputs.backwards):
+    # tokens, FLOPs and a compute budget size a model to pretrain; a fine-tune or a serving plan
+    # without a size takes the largest model its memory holds
+    if not (inputs.params or (method.id == "pretrain" and (inputs.tokens or inputs.flops or inputs.backwards
+                                                           or (inputs.unique_tokens and inputs.epochs)))):
         inputs, largest = _by_memory(ledger, inputs, method.id)
     strategy = choose_strategy(kb, inputs.facts, inputs.tokens_per_param)
     ask = needs_tokens(method.id, inputs)
@@ -196,6 +198,14 @@ def _by_memory(ledger: Ledger, inputs, mid: str):
     from recipekg.plan.figures import qjson, show
     from recipekg.plan.capacity import largest_models
 
+    if inputs.gpu_memory is None:  # tokens or FLOPs alone size a model to pretrain, not this one
+        from recipekg.errors import NothingToPlan
+
+        why = (f"nothing to size the model of method = {mid} from: tokens, FLOPs and a compute budget size a "
+               f"model to pretrain; give the model, or the memory to fit in (the largest model that fits)")
+        expected = ["params = 7B", "model = llama-2-7b", "hardware = h100"]
+        raise (NothingToPlan.at(ledger.where, why, expected=expected) if ledger.where is not None
+               else NothingToPlan(why, expected=expected))
     found = largest_models(ledger, inputs)
     mine = next((x for x in found if x["method"] == mid), None)
     if mine is None:
