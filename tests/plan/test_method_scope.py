@@ -134,3 +134,11 @@ def test_without_a_model_or_a_memory_a_fine_tune_asks_for_one(kb):
     for text in ("plan where method = lora and tokens = 1B", "plan where method = inference and flops = 1e21"):
         with pytest.raises(NothingToPlan, match="nothing to size the model"):
             kb.query(text)
+
+
+def test_serving_on_fp16_hardware_assumes_fp16_weights(run_plan):
+    a = run_plan("plan where params = 7B and method = inference and hardware = t4")
+    assert any("weights in fp16 (2 bytes each) assumed, as NVIDIA T4 has no bf16 tensor cores" in n["text"]
+               for n in a["notes"])
+    b = run_plan("plan where params = 7B and method = inference and hardware = h100")
+    assert any("weights in bf16 (2 bytes each) assumed;" in n["text"] for n in b["notes"])
