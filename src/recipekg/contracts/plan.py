@@ -134,6 +134,9 @@ class QuantityMore(TypedDict, total=False):
     given: bool
     #: Why the quantity has no value.
     missing: str
+    #: Why the quantity is no figure of the plan's method (a fixed name kept without a value:
+    #: a serving plan's training tokens, a LoRA plan's rule-of-thumb training memory).
+    not_applicable: str
     parts: list[MemoryPart]
     bytes_per_param: Range | None
     parts_sum: PartsSum

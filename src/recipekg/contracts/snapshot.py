@@ -200,6 +200,8 @@ class Formula(Cited):
     tree: list[Any]
     constants: list[str]
     applies_to: list[str]
+    #: The training methods (IRIs) the formula is for (``rkg:forMethod``); empty: any.
+    for_methods: list[str]
     section: str
     caveat: str | None
     superseded_by: NotRequired[list[str]]

@@ -403,6 +403,7 @@ def _formulas(ix: Index) -> dict:
                 "expression": ix.text(f, RKG.expression), "output": ix.text(f, RKG.output),
                 **_parsed(ix.text(f, RKG.expression)),
                 "constants": ix.iris(f, RKG.usesConstant), "applies_to": ix.iris(f, RKG.appliesTo),
+                "for_methods": sorted(ix.iris(f, RKG.forMethod)),
                 "text": ix.text(f, RKG.text) or ix.text(f, RDFS.comment),
                 "section": ix.one(f, RKG.section), **sources_of(ix, f), "caveat": _caveat(ix, f)}
             for f in ix.instances(RKG.Formula)}

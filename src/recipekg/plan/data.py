@@ -22,6 +22,7 @@ from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula
 from recipekg.plan.ledger import Ledger
+from recipekg.plan.quantities import PRETRAINING
 from recipekg.plan.sizing import Sizes
 from recipekg.render import numbers as units
 
@@ -69,6 +70,11 @@ def _effective_tokens(ledger: Ledger, unique: Q, epochs: Q, tokens: Q) -> None:
     85% guidance beside it as the reference's (the law supersedes both), and the paper's warnings."""
     kb = ledger.kb
     law = kb.by_id("data-constrained-effective-data")
+    if ledger.method not in (None, *PRETRAINING):   # the quantities are pretraining's (plan/quantities.py)
+        ledger.note(f"{show(epochs)} epochs of fine-tuning data (method = {ledger.method}): the data-constrained "
+                    f"law and the reference's effective-data formula describe repeated pretraining data, so "
+                    f"neither is applied here", law.data)
+        return
     eff, env = ledger.compute(law, {"unique_tokens": unique, "epochs": epochs})
     ledger.add("effective_tokens", eff, formula=law, env=env,
                label="effective tokens by the data-constrained law (Muennighoff et al.)")

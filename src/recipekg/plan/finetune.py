@@ -17,6 +17,7 @@ GPU-hours and wall time are missing with that reason instead of sizing a pretrai
 
 from __future__ import annotations
 
+from recipekg.formula.expr import Q
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Sizes, record_given
@@ -36,12 +37,65 @@ def needs_tokens(method: str, inputs: Inputs) -> bool:
             and not (inputs.unique_tokens is not None and inputs.epochs is not None))
 
 
-def unsized(ledger: Ledger, inputs: Inputs) -> Sizes:
-    """The model's size only: tokens, FLOPs and their ratio recorded as missing."""
+def unsized(ledger: Ledger, inputs: Inputs, missing: bool = True) -> Sizes:
+    """The model's size only: tokens, FLOPs and their ratio recorded as missing (``missing``;
+    a serving plan has none to miss)."""
     record_given(ledger, inputs, None, False, ledger.kb.formula("epochs", "tokens", "unique_tokens"))
-    for name in ("tokens", "flops", "tokens_per_param"):
+    for name in ("tokens", "flops", "tokens_per_param") if missing else ():
         ledger.add(name, None, label=name, derivation=WHY, missing=WHY)
     return Sizes(inputs.params, None, None, False, None)
+
+
+#: The dimensions that size, time or price a training run: a serving plan reads none of them.
+TRAINING_DIMENSIONS = ("tokens", "flops", "tokens-per-param", "unique-tokens", "epochs", "inference-tokens", "mfu",
+                       "time", "price", "carbon-intensity")
+
+
+def serving_unused(ledger: Ledger, inputs: Inputs) -> None:
+    """Say which of the training run's dimensions a serving plan (method = inference) leaves unused."""
+    given = [d for d in TRAINING_DIMENSIONS if d in inputs.constraints]
+    if given:
+        ledger.note(f"not used by a serving plan (method = inference): {', '.join(given)}, which size, time or "
+                    f"price a training run; method = pretrain (or a fine-tune) plans one", warn=True)
+
+
+def method_flops(ledger: Ledger, inputs: Inputs, sizes: Sizes, method: str) -> Sizes:
+    """The training FLOPs by the KB's formula for the plan's method (``rkg:forMethod``: with a
+    frozen base, LoRA and QLoRA, about 4 per base parameter and token, not 6), once the
+    layout has counted the adapters; ``sizes`` as they were when the KB has none for the
+    method, or the FLOPs were given or planned backwards.
+
+        >>> from recipekg.plan.inputs import read_inputs
+        >>> from recipekg.plan.kbview import KBView
+        >>> ledger = Ledger(KBView(snap))
+        >>> ledger.method = "lora"
+        >>> inputs = read_inputs(parse("plan where params = 7B and tokens = 100M and method = lora")[0], snap)
+        >>> ledger.values["adapter_params"] = Q.point(4e6)
+        >>> sizes = Sizes(inputs.params, inputs.tokens, Q.point(4.2e18), False, None)
+        >>> method_flops(ledger, inputs, sizes, "lora").flops.value
+        2.8024e+18
+    """
+    f = ledger.kb.for_method("flops", method)
+    if f is None or sizes.flops is None or sizes.tokens is None or inputs.flops is not None or inputs.backwards:
+        return sizes
+    if inputs.active_params is not None:
+        ledger.note(f"a mixture of experts with method = {method}: the FLOPs count every active parameter's "
+                    f"weight gradients (6 per active parameter), as the KB has no frozen-base count for experts",
+                    f.data, warn=True)
+        return sizes
+    adapters = ledger.values.get("adapter_params")
+    if adapters is None:
+        adapters = Q.point(0)
+        ledger.note("the adapters could not be counted (no layout was checked): the FLOPs leave out their share "
+                    "(6 per adapter parameter and token)", f.data)
+    flops, env = ledger.compute(f, {"params": sizes.params, "tokens": sizes.tokens, "adapter_params": adapters})
+    ledger.quantities[:] = [q for q in ledger.quantities if q["name"] != "flops"]
+    ledger.add("flops", flops, formula=f, env=env)
+    ledger.note(f"method = {method}: the frozen base needs no weight gradients, so the FLOPs are the forward pass "
+                f"and the backward pass through the activations, about 4 per parameter and token, not the 6 of "
+                f"training every weight; the KB's derivation from the mechanism its sources state (no source "
+                f"writes the formula)", f.data)
+    return Sizes(sizes.params, sizes.tokens, flops, sizes.from_data, sizes.table_row, sizes.implied)
 
 
 def untimed(ledger: Ledger, hardware: str | None) -> Timing:

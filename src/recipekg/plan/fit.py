@@ -108,6 +108,9 @@ def check_fit(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory, method=
     fit["fits"] = best["verdict"] == "fits"
     fit["text"] = _fit_text(best, "" if best is replicated else f" with FSDP sharding over {show(gpus)} GPUs", cap)
     _detailed(ledger, inputs, params, fit, method)
+    if method is not None and not method.trains_all and "rule_of_thumb" not in fit:
+        fit["text"] = (f"{fit['text']} (the reference's rule of thumb for training every weight: no layout of "
+                       f"method = {method.id} was checked)")
     return Fit(fit, cap, gpus, fsdp_f, per_gpu)
 
 
@@ -122,7 +125,9 @@ def _detailed(ledger: Ledger, inputs: Inputs, params: Q, fit: dict, method=None)
         fit["method"] = method.id
         if not method.trains_all:
             fit["rule_of_thumb"]["text"] += f" (for training every weight, not method = {method.id})"
-            fit["replicated"]["text"] += f" (the reference's rule of thumb for training every weight, not {method.id})"
+            for key in ("replicated", "sharded"):
+                if fit.get(key):
+                    fit[key]["text"] += f" (the reference's rule of thumb for training every weight, not {method.id})"
     fit.update(verdict="fits" if found["fits"] else "does not fit", fits=found["fits"], text=found["text"],
                layout=found["layout"] if found["fits"] else None, need_per_gpu=found["memory_per_gpu"])
     if not found["fits"]:

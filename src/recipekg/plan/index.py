@@ -8,8 +8,8 @@ fact: a tenth of a cold plan)::
     >>> index = plan_index(snap)
     >>> snap["constants"][index["constants_by_symbol"]["c_chinchilla_tokens_per_param"]]["value"]
     20.0
-    >>> [snap["formulas"][i]["id"] for i in index["formulas_by_output"]["flops"]][:2]
-    ['training-flops', 'training-flops-active']
+    >>> [snap["formulas"][i]["id"] for i in index["formulas_by_output"]["flops"]][:3]
+    ['frozen-base-training-flops', 'training-flops', 'training-flops-active']
     >>> sorted({p["basis"] for p in index["mfu_points"]})
     ['steady state (stated or from throughput)', 'total GPU-hours']
 

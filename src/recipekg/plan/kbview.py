@@ -136,10 +136,23 @@ class KBView(SnapshotView):
         return self._formula(iri)
 
     def find(self, output: str, *names: str) -> KBFormula | None:
-        """Like :meth:`formula`, but None when the KB has no such formula."""
+        """Like :meth:`formula`, but None when the KB has no such formula. A formula for some
+        methods only (``rkg:forMethod``) is found by :meth:`for_method`, never here."""
         wanted = set(names)
-        found = [f for f in self.by_output(output) if wanted <= f.parsed.names]
+        found = [f for f in self.by_output(output) if wanted <= f.parsed.names and not f.data.get("for_methods")]
         return min(found, key=lambda f: (len(f.parsed.names), f.id)) if found else None
+
+    def for_method(self, output: str, method: str) -> KBFormula | None:
+        """The formula computing ``output`` that is for ``method`` (its notation: ``lora``),
+        declared by ``rkg:forMethod``; None when the KB has none (the general one holds).
+
+        >>> view = KBView(snap)
+        >>> view.for_method("flops", "lora").id, view.for_method("flops", "pretrain")
+        ('frozen-base-training-flops', None)
+        """
+        found = [f for f in self.by_output(output)
+                 if any(self.node_id(m) == method for m in f.data.get("for_methods") or ())]
+        return min(found, key=lambda f: f.id) if found else None
 
     # ------------------------------------------------------------------ entities, facts, papers
     def sources(self, *items: Mapping[str, Any]) -> list[Source]:

@@ -22,7 +22,7 @@ from recipekg.errors import FormulaError, KBError, RangeError
 from recipekg.formula.expr import Formula, Q, evaluate, solve, substitute
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.kbview import KBFormula, KBView, const_json
-from recipekg.plan.quantities import unit_of
+from recipekg.plan.quantities import FIXED, applies, not_applicable, unit_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only
@@ -37,18 +37,28 @@ CONVERSIONS = {"seconds_per_hour": 3600.0, "bits_per_byte": 8.0, "watts_per_kilo
 
 
 class Ledger:
-    """What one plan has found so far: ``quantities`` and ``values`` (by name), notes, warnings."""
+    """What one plan has found so far: ``quantities`` and ``values`` (by name), notes, warnings.
+
+    ``method`` (set once the plan's method is read) keeps out of the answer what is no figure
+    of that method: a quantity whose registry entry names other methods is kept in ``values``
+    (a later step may compute with it) but not listed, a fixed one is listed as not applying
+    (:meth:`close`), and a note given ``only`` methods is dropped for the others."""
 
     def __init__(self, kb: KBView, where=None):
         self.kb = kb
         self.where = where  # the statement's position, for a value plan cannot compute with
+        self.method: str | None = None
         self.quantities: list[Quantity] = []
         self.values: dict[str, Q] = {}
         self.notes: list[Note] = []
         self.warnings: list[Note] = []
 
-    def note(self, text: str, *items: Mapping[str, Any], warn: bool = False) -> None:
-        """A note (or, with ``warn``, a warning) citing the papers and section of KB items."""
+    def note(self, text: str, *items: Mapping[str, Any], warn: bool = False,
+             only: Sequence[str] | None = None) -> None:
+        """A note (or, with ``warn``, a warning) citing the papers and section of KB items;
+        ``only``: the methods it is about (another method's plan drops it)."""
+        if only is not None and self.method is not None and self.method not in only:
+            return
         entry: Note = {"text": text, "sources": self.kb.sources(*items)}
         section = next((self.kb.section(i) for i in items if self.kb.section(i)), None)
         if section:
@@ -75,10 +85,23 @@ class Ledger:
             entry["section"] = next((self.kb.section(i) for i in [*constants, *extra_sources]
                                      if self.kb.section(i)), None)
         entry.update(more)
-        self.quantities.append(entry)
+        if applies(name, self.method):
+            self.quantities.append(entry)
         if q is not None:
             self.values[name] = q
         return entry
+
+    def close(self) -> None:
+        """List each fixed quantity that is no figure of the plan's method as not applying,
+        with why (the contract keeps the fixed names in every plan answer)."""
+        if self.method is None:
+            return
+        for name in FIXED:
+            if not applies(name, self.method) and self.entry(name) is None:
+                why = not_applicable(name, self.method)
+                self.quantities.append({"name": name, "label": name, "value": None, "low": None, "high": None,
+                                        "unit": unit_of(name), "formula": None, "sources": [], "derivation": why,
+                                        "section": None, "not_applicable": why})
 
     def _cite_formula(self, entry: Quantity, formula: KBFormula, q: Q | None, env: dict | None,
                       derivation: str | None, constants, extra_sources) -> None:

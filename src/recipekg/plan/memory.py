@@ -20,7 +20,7 @@ from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import const_json
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.quantities import unit_of
+from recipekg.plan.quantities import ALL_WEIGHTS, unit_of
 from recipekg.record import Record
 from recipekg.render import numbers as units
 
@@ -75,7 +75,8 @@ def training_memory(ledger: Ledger, inputs: Inputs, params: Q) -> Memory:
                parts_sum={"bytes_per_param": qjson(total), **qjson(total * params)})
     ledger.note(f"the parts add up to {show(total, 'bytes/param')} while the rule of thumb says "
                 f"{show(bytes_per_param, 'bytes/param')}: the reference disagrees with itself at the low end; "
-                f"the plan's memory is the rule of thumb", kb.fact(_MEMORY_MISMATCH) or breakdown_f.data)
+                f"the plan's memory is the rule of thumb", kb.fact(_MEMORY_MISMATCH) or breakdown_f.data,
+                only=ALL_WEIGHTS)
     return Memory(memory, parts)
 
 

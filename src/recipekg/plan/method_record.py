@@ -146,8 +146,8 @@ def _inference(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
              part("kv_cache", best["activations"], "kv-cache", "KV cache"),
              part("headroom", best["headroom"], "inference-memory-per-gpu", "headroom (framework)")]
     ledger.add("memory_per_gpu", q, formula=f, env=env, per_gpu_parts=parts)
-    ledger.note("inference: no gradients, optimizer states or stored activations; the training figures above "
-                "(tokens, FLOPs, GPU-hours) describe training such a model, not serving it")
+    ledger.note("inference: no gradients, optimizer states or stored activations; no training figure (tokens, "
+                "FLOPs, training memory, GPU-hours) is a figure of serving, so none is given")
     bw, source = _bandwidth(kb, inputs)
     if bw is None:
         ledger.note("no bandwidth for the GPU: add hardware or bandwidth = 3.35TB/s for the decode-speed bound")

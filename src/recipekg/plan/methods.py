@@ -125,9 +125,12 @@ def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | N
         q, _ = ledger.compute(kb.by_id("weight-bytes-from-bits"), {"weight_bits_per_param": const_q(c)})
         return q, [c]
     if pid not in WEIGHT_BYTES:
+        half = kb.peak_precision(inputs.hardware) if inputs.hardware else None   # fp16 where no bf16 tensor cores
+        half = half if half in WEIGHT_BYTES else "bf16"
         note(("precision not given" if pid is None else f"the KB has no inference figure for precision = {pid}")
-             + ": weights in bf16 (2 bytes each) assumed; precision = int8 or int4 for quantized weights",
-             kb.constant("c_weight_bytes_per_param_bf16"))
+             + f": weights in {half} (2 bytes each) assumed"
+             + (f", as {kb.label(inputs.hardware)} has no bf16 tensor cores" if half != "bf16" else "")
+             + "; precision = int8 or int4 for quantized weights", kb.constant("c_weight_bytes_per_param_bf16"))
         pid = "bf16"
     c = kb.constant(WEIGHT_BYTES[pid])
     return const_q(c), [c]

@@ -52,7 +52,7 @@ from recipekg.plan.beyond import beyond
 from recipekg.plan.data import repetition
 from recipekg.plan.energy import energy_and_cost
 from recipekg.plan.figures import rounded, show
-from recipekg.plan.finetune import ask_tokens, needs_tokens, unsized, untimed
+from recipekg.plan.finetune import ask_tokens, method_flops, needs_tokens, serving_unused, unsized, untimed
 from recipekg.plan.fit import check_fit, feasibility
 from recipekg.plan.inputs import USED, read_inputs
 from recipekg.plan.kbview import KBView
@@ -64,7 +64,7 @@ from recipekg.plan.layout import search_layout
 from recipekg.plan.sizing import choose_strategy, follow_ratio, size
 from recipekg.plan.summary import Findings, summary
 from recipekg.plan.tier import compute_tier
-from recipekg.plan.timing import train_time
+from recipekg.plan.timing import Timing, train_time
 from recipekg.query.ast import Plan
 from recipekg.reason.answers import constraints_json
 
@@ -92,19 +92,25 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     inputs = read_inputs(stmt, snap)
     ledger = Ledger(kb, stmt.pos)
     method = read_method(ledger, inputs)
+    ledger.method = method.id
     largest = None
-    if not (inputs.params or inputs.tokens or inputs.flops or (inputs.unique_tokens and inputs.epochs)
-            or inputs.backwards):
+    # tokens, FLOPs and a compute budget size a model to pretrain; a fine-tune or a serving plan
+    # without a size takes the largest model its memory holds
+    if not (inputs.params or (method.id == "pretrain" and (inputs.tokens or inputs.flops or inputs.backwards
+                                                           or (inputs.unique_tokens and inputs.epochs)))):
         inputs, largest = _by_memory(ledger, inputs, method.id)
     strategy = choose_strategy(kb, inputs.facts, inputs.tokens_per_param)
     ask = needs_tokens(method.id, inputs)
+    serves = method.id == "inference" and inputs.params is not None
     back = None
-    if inputs.backwards and not ask:  # the steps only some plans take are imported when taken
+    if inputs.backwards and not ask and not serves:  # the steps only some plans take are imported when taken
         from recipekg.plan.backwards import plan_backwards
 
         back = plan_backwards(ledger, inputs)
-    if ask:
-        sizes = unsized(ledger, inputs)
+    if serves:
+        serving_unused(ledger, inputs)
+    if ask or serves:
+        sizes = unsized(ledger, inputs, missing=not serves)
     else:
         sizes = size(ledger, inputs, strategy, back.flops if back else None)
         strategy = follow_ratio(ledger, strategy, sizes)
@@ -114,15 +120,21 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     fit = check_fit(ledger, inputs, sizes.params, memory, method)
     if fit is None and not method.trains_all:
         search_layout(ledger, inputs, sizes.params, method)
+    if not (ask or serves):
+        sizes = method_flops(ledger, inputs, sizes, method.id)   # the method's own count, once the adapters are
     recommendations = _recommendations(ledger, inputs, sizes, memory, fit, method)
     rules = feasibility(kb, inputs, sizes.params)
-    timing = untimed(ledger, inputs.hardware) if ask else back.timing if back else train_time(ledger, inputs, sizes)
-    energy_and_cost(ledger, inputs, timing)
+    if serves:
+        timing = Timing(inputs.hardware)
+    else:
+        timing = untimed(ledger, inputs.hardware) if ask else back.timing if back else train_time(ledger, inputs, sizes)
+        energy_and_cost(ledger, inputs, timing)
     tier = None if method.id == "inference" else compute_tier(ledger, inputs, sizes.params, timing)
     bw = bandwidth(ledger, inputs.hardware)
     unused = inputs.unused()
     if unused:
         ledger.note("not used by plan: " + ", ".join(unused))
+    ledger.close()
     first = {n: i for i, n in enumerate(_FIRST)}
     ledger.quantities.sort(key=lambda q: first.get(q["name"], len(first)))
     found = Findings(strategy, fit, recommendations, rules, timing, tier, method.id, asks_tokens=ask)
@@ -186,6 +198,14 @@ def _by_memory(ledger: Ledger, inputs, mid: str):
     from recipekg.plan.figures import qjson, show
     from recipekg.plan.capacity import largest_models
 
+    if inputs.gpu_memory is None:  # tokens or FLOPs alone size a model to pretrain, not this one
+        from recipekg.errors import NothingToPlan
+
+        why = (f"nothing to size the model of method = {mid} from: tokens, FLOPs and a compute budget size a "
+               f"model to pretrain; give the model, or the memory to fit in (the largest model that fits)")
+        expected = ["params = 7B", "model = llama-2-7b", "hardware = h100"]
+        raise (NothingToPlan.at(ledger.where, why, expected=expected) if ledger.where is not None
+               else NothingToPlan(why, expected=expected))
     found = largest_models(ledger, inputs)
     mine = next((x for x in found if x["method"] == mid), None)
     if mine is None:

@@ -20,13 +20,22 @@ from __future__ import annotations
 
 from recipekg.record import Record
 
+#: The methods plan sizes (``kb/methods.ttl``) and the groups a quantity or a note applies to.
+METHODS = ("pretrain", "full-fine-tune", "lora", "qlora", "inference")
+TRAINING = ("pretrain", "full-fine-tune", "lora", "qlora")     # a run that trains weights
+ALL_WEIGHTS = ("pretrain", "full-fine-tune")                   # every weight trained
+ADAPTERS = ("lora", "qlora")                                    # adapters on a frozen base
+PRETRAINING = ("pretrain",)
+SERVING = ("inference",)
+
+
 class Quantity(Record):
     """A quantity plan can record: its ``name`` in answers, its ``unit`` (``units`` beside it:
     the others it may be given in), what it is (``label``), the step module that owns it,
     the recipe section that lists it (None: not listed), whether the contract fixes it (always
-    in a plan answer), whether it is a part of another figure (``part_of``) and whether it is
-    a figure of a training run (``training``: a recipe for a method that trains no weight,
-    inference, leaves it out)."""
+    in a plan answer), whether it is a part of another figure (``part_of``) and the methods it
+    is a figure of (``methods``: a plan of another method does not record it, and lists a
+    fixed one as not applying, :func:`not_applicable`)."""
 
     name: str
     unit: str
@@ -36,17 +45,22 @@ class Quantity(Record):
     fixed: bool = False
     part_of: str | None = None
     units: tuple[str, ...] = ()
-    training: bool = False
+    methods: tuple[str, ...] = METHODS
 
     def __init__(self, name: str, unit: str, label: str, step: str, section: str | None = None, *,
                  fixed: bool = False, part_of: str | None = None, units: tuple[str, ...] = (),
-                 training: bool = False) -> None:
+                 methods: tuple[str, ...] = METHODS) -> None:
         # Record's, unrolled: the registry is made on every plan's start (frozen: past
         # __setattr__, by the dict's own item assignment, the cheapest)
         fields = self.__dict__
         fields["name"], fields["unit"], fields["label"], fields["step"] = name, unit, label, step
         fields["section"], fields["fixed"], fields["part_of"] = section, fixed, part_of
-        fields["units"], fields["training"] = units, training
+        fields["units"], fields["methods"] = units, methods
+
+    @property
+    def training(self) -> bool:
+        """A figure of training only (a recipe for a method that trains no weight leaves it out)."""
+        return "inference" not in self.methods
 
 
 _Q = Quantity
@@ -55,21 +69,21 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     # sizing: the model, its data and compute
     _Q("params", "parameters", "model size in parameters", "sizing", "size", fixed=True),
     _Q("active_params", "parameters", "parameters used per token (a mixture of experts)", "sizing"),
-    _Q("tokens", "tokens", "training tokens", "sizing", "size", fixed=True, training=True),
-    _Q("tokens_per_param", "tokens/param", "training tokens per parameter", "sizing", "size", training=True),
-    _Q("flops", "FLOPs", "training compute", "sizing", "size", fixed=True, training=True),
+    _Q("tokens", "tokens", "training tokens", "sizing", "size", fixed=True, methods=TRAINING),
+    _Q("tokens_per_param", "tokens/param", "training tokens per parameter", "sizing", "size", methods=TRAINING),
+    _Q("flops", "FLOPs", "training compute", "sizing", "size", fixed=True, methods=TRAINING),
     # data: repeated data
-    _Q("unique_tokens", "tokens", "unique tokens of the data", "data", "data", training=True),
-    _Q("epochs", "epochs", "epochs over the unique data", "data", "data", training=True),
-    _Q("effective_tokens", "tokens", "effective tokens of repeated data (the data-constrained law)", "data", "data", training=True),
-    _Q("effective_tokens_reference", "tokens", "effective tokens by the reference's formula", "data"),
-    _Q("effective_tokens_guidance", "tokens", "effective tokens by the reference's guidance", "data"),
+    _Q("unique_tokens", "tokens", "unique tokens of the data", "data", "data", methods=TRAINING),
+    _Q("epochs", "epochs", "epochs over the unique data", "data", "data", methods=TRAINING),
+    _Q("effective_tokens", "tokens", "effective tokens of repeated data (the data-constrained law)", "data", "data", methods=PRETRAINING),
+    _Q("effective_tokens_reference", "tokens", "effective tokens by the reference's formula", "data", methods=PRETRAINING),
+    _Q("effective_tokens_guidance", "tokens", "effective tokens by the reference's guidance", "data", methods=PRETRAINING),
     # beyond the reference
     _Q("inference_optimal_params", "parameters", "inference-optimal model size", "beyond"),
-    _Q("inference_optimal_tokens", "tokens", "training tokens of the inference-optimal model", "beyond", training=True),
+    _Q("inference_optimal_tokens", "tokens", "training tokens of the inference-optimal model", "beyond", methods=TRAINING),
     _Q("total_flops_saved", "fraction", "lifetime compute saved by the inference-optimal model", "beyond"),
-    _Q("learning_rate", "", "peak learning rate from the compute budget", "beyond", training=True),
-    _Q("batch_tokens", "tokens", "global batch in tokens from the compute budget", "beyond", training=True),
+    _Q("learning_rate", "", "peak learning rate from the compute budget", "beyond", methods=PRETRAINING),
+    _Q("batch_tokens", "tokens", "global batch in tokens from the compute budget", "beyond", methods=PRETRAINING),
     # the model's shape
     _Q("layers", "layers", "layers", "shape"),
     _Q("hidden", "hidden units", "hidden size", "shape"),
@@ -79,45 +93,45 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     _Q("seq_length", "tokens", "sequence length", "shape"),
     _Q("ffn_hidden", "hidden units", "MLP width (intermediate size)", "shape"),
     # memory: the reference's rule of thumb
-    _Q("memory", "bytes", "training memory (the reference's rule of thumb)", "memory", fixed=True, training=True),
-    _Q("memory_weights", "bytes", "weights, in the rule of thumb", "memory", part_of="memory", training=True),
-    _Q("memory_gradients", "bytes", "gradients, in the rule of thumb", "memory", part_of="memory", training=True),
-    _Q("memory_optimizer_states", "bytes", "optimizer states, in the rule of thumb", "memory", part_of="memory", training=True),
-    _Q("memory_activations", "bytes", "activations, in the rule of thumb", "memory", part_of="memory", training=True),
-    _Q("rule_of_thumb_per_gpu", "bytes", "training memory per GPU with FSDP (the reference's rule of thumb)", "fit", training=True),
+    _Q("memory", "bytes", "training memory (the reference's rule of thumb)", "memory", fixed=True, methods=ALL_WEIGHTS),
+    _Q("memory_weights", "bytes", "weights, in the rule of thumb", "memory", part_of="memory", methods=ALL_WEIGHTS),
+    _Q("memory_gradients", "bytes", "gradients, in the rule of thumb", "memory", part_of="memory", methods=ALL_WEIGHTS),
+    _Q("memory_optimizer_states", "bytes", "optimizer states, in the rule of thumb", "memory", part_of="memory", methods=ALL_WEIGHTS),
+    _Q("memory_activations", "bytes", "activations, in the rule of thumb", "memory", part_of="memory", methods=ALL_WEIGHTS),
+    _Q("rule_of_thumb_per_gpu", "bytes", "training memory per GPU with FSDP (the reference's rule of thumb)", "fit", methods=ALL_WEIGHTS),
     # memory: the detailed model of the layout found
     _Q("memory_per_gpu", "bytes", "memory per GPU of the layout found", "layout_record", "memory"),
     _Q("model_states_per_gpu", "bytes", "model states per GPU", "layout_record", "memory"),
-    _Q("activations", "bytes", "activations per GPU", "layout_record", "memory", training=True),
-    _Q("kv_cache", "bytes", "KV cache", "method_record", "memory"),
+    _Q("activations", "bytes", "activations per GPU", "layout_record", "memory", methods=TRAINING),
+    _Q("kv_cache", "bytes", "KV cache", "method_record", "memory", methods=SERVING),
     _Q("model_states", "bytes", "model states of the whole model", "layout_record"),
     _Q("weights", "bytes", "weights", "layout_record"),
-    _Q("gradients", "bytes", "gradients", "layout_record", training=True),
-    _Q("master_weights", "bytes", "fp32 master weights", "layout_record", training=True),
-    _Q("optimizer_states", "bytes", "optimizer states", "layout_record", training=True),
-    _Q("logits_activations", "bytes", "activations of the output layer and the loss", "layout_record"),
+    _Q("gradients", "bytes", "gradients", "layout_record", methods=TRAINING),
+    _Q("master_weights", "bytes", "fp32 master weights", "layout_record", methods=ALL_WEIGHTS),
+    _Q("optimizer_states", "bytes", "optimizer states", "layout_record", methods=TRAINING),
+    _Q("logits_activations", "bytes", "activations of the output layer and the loss", "layout_record", methods=TRAINING),
     _Q("working_buffers_per_gpu", "bytes", "ZeRO-3's gathered layer per GPU", "layout_record"),
     _Q("headroom", "bytes", "memory kept free per GPU for the framework", "layout_record"),
-    _Q("logits", "bytes", "output layer and logits, per GPU", "layout_record", part_of="memory_per_gpu"),
+    _Q("logits", "bytes", "output layer and logits, per GPU", "layout_record", part_of="memory_per_gpu", methods=TRAINING),
     _Q("buffers", "bytes", "working buffers, per GPU", "layout_record", part_of="memory_per_gpu"),
     _Q("adapters", "bytes", "adapters with their gradients and optimizer states, per GPU", "method_record",
-       part_of="memory_per_gpu", training=True),
-    _Q("adapter_params", "parameters", "adapter parameters (LoRA, QLoRA)", "method_record", training=True),
-    _Q("cpu_memory", "bytes", "CPU memory of an offloaded run", "method_record", training=True),
+       part_of="memory_per_gpu", methods=ADAPTERS),
+    _Q("adapter_params", "parameters", "adapter parameters (LoRA, QLoRA)", "method_record", methods=ADAPTERS),
+    _Q("cpu_memory", "bytes", "CPU memory of an offloaded run", "method_record", methods=ALL_WEIGHTS),
     # inference
-    _Q("decode_tokens_per_second", "tokens/s", "decode speed, upper bound", "method_record", "time"),
-    _Q("decode_seconds_per_token", "seconds", "time per decoding step, lower bound", "method_record", "time"),
-    _Q("prefill_seconds", "seconds", "prefill time, lower bound", "method_record", "time"),
+    _Q("decode_tokens_per_second", "tokens/s", "decode speed, upper bound", "method_record", "time", methods=SERVING),
+    _Q("decode_seconds_per_token", "seconds", "time per decoding step, lower bound", "method_record", "time", methods=SERVING),
+    _Q("prefill_seconds", "seconds", "prefill time, lower bound", "method_record", "time", methods=SERVING),
     # time
-    _Q("mfu", "fraction of bf16 peak", "model FLOPs utilisation", "timing", "time", units=("fraction of fp8 peak",), training=True),
-    _Q("gpu_hours", "GPU-hours", "GPU-hours", "timing", "time", fixed=True, training=True),
-    _Q("wall_time", "hours", "wall-clock training time", "timing", "time", fixed=True, training=True),
-    _Q("gpus_needed", "GPUs", "GPUs needed for the time budget", "timing", training=True),
-    _Q("gpus_for_time", "GPUs", "GPUs that would meet the time budget", "timing", training=True),
+    _Q("mfu", "fraction of bf16 peak", "model FLOPs utilisation", "timing", "time", units=("fraction of fp8 peak",), methods=TRAINING),
+    _Q("gpu_hours", "GPU-hours", "GPU-hours", "timing", "time", fixed=True, methods=TRAINING),
+    _Q("wall_time", "hours", "wall-clock training time", "timing", "time", fixed=True, methods=TRAINING),
+    _Q("gpus_needed", "GPUs", "GPUs needed for the time budget", "timing", methods=TRAINING),
+    _Q("gpus_for_time", "GPUs", "GPUs that would meet the time budget", "timing", methods=TRAINING),
     # energy and cost
-    _Q("energy", "kWh", "training energy", "energy", "cost", training=True),
-    _Q("cost", "USD", "training cost", "energy", "cost", training=True),
-    _Q("co2", "kg CO2e", "training emissions", "energy", "cost", training=True),
+    _Q("energy", "kWh", "training energy", "energy", "cost", methods=TRAINING),
+    _Q("cost", "USD", "training cost", "energy", "cost", methods=TRAINING),
+    _Q("co2", "kg CO2e", "training emissions", "energy", "cost", methods=TRAINING),
     # the hardware
     _Q("ridge_intensity", "FLOPs/byte", "the hardware's ridge point", "bandwidth"),
 )}
@@ -146,3 +160,35 @@ def unit_of(name: str, unit: str | None = None) -> str:
     if unit not in q.units:
         raise ValueError(f"quantity {name!r} is in {q.unit!r}, not {unit!r} (recipekg/plan/quantities.py)")
     return unit
+
+
+#: Why a figure of a group of methods is not another method's: by the plan's method, then by the group.
+_WHY_NOT = {
+    "inference": "a serving plan trains no weight, so it has no training tokens, FLOPs, training memory or "
+                 "GPU-hours; its figures are the weights, the KV cache and the prefill and decode bounds",
+    ALL_WEIGHTS: "a figure of training every weight (the reference's 18–20 bytes per parameter, ZeRO's fp32 "
+                 "master weights); adapters on a frozen base keep far less: memory_per_gpu is this run's memory",
+    PRETRAINING: "a law fitted on pretraining runs, not on fine-tuning",
+    ADAPTERS: "a figure of adapters on a frozen base (method = lora or qlora)",
+}
+
+
+def applies(name: str, method: str | None) -> bool:
+    """Whether quantity ``name`` is a figure of a plan of ``method`` (None: any).
+
+    >>> applies("memory", "lora"), applies("memory", "full-fine-tune"), applies("flops", "inference")
+    (False, True, False)
+    """
+    return method is None or method in QUANTITIES[name].methods
+
+
+def not_applicable(name: str, method: str) -> str:
+    """Why quantity ``name`` is no figure of a plan of ``method`` (its answer's ``not_applicable``).
+
+    >>> not_applicable("memory", "lora")[:60]
+    'does not apply to method = lora: a figure of training every '
+    """
+    methods = QUANTITIES[name].methods
+    why = (_WHY_NOT["inference"] if method == "inference" and "inference" not in methods
+           else _WHY_NOT.get(methods) or "a figure of method = " + " or ".join(methods))
+    return f"does not apply to method = {method}: {why}"

@@ -147,11 +147,14 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
                                      read_method(Ledger(kb), quantized, "inference"), "quantized weights"))
     elif method.id == "lora":
         alternatives.append(("qlora", "QLoRA", inputs, read_method(ledger, inputs, "qlora"), "a 4-bit base"))
+    now = leanest(ledger, inputs, params, method)
     for rid, label, alt_inputs, alt, why in alternatives:
         best = leanest(ledger, alt_inputs, params, alt)
         if best is None:
             continue
         ok = best["per_gpu"].high <= cap.low
+        if not ok and now is not None and show(best["per_gpu"], "bytes") == show(now["per_gpu"], "bytes"):
+            continue  # not even a change at the figures shown (8-bit Adam for a LoRA run's few adapters)
         enough = ok if not (rid in ("lora", "qlora") and method.id == "pretrain") else None
         change: dict[str, float | str | None] = (
             {"method": rid} if rid in ("lora", "qlora") else {"offload": "cpu"} if rid == "offload" else

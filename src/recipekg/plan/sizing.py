@@ -24,7 +24,7 @@ from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula, KBView, const_json
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.quantities import unit_of
+from recipekg.plan.quantities import PRETRAINING, unit_of
 from recipekg.record import Record
 from recipekg.reason.recommend import rank
 from recipekg.render import numbers as units
@@ -350,8 +350,11 @@ def follow_ratio(ledger: Ledger, strategy: Strategy, sizes: Sizes) -> Strategy:
 
 
 def _remark_on_ratio(ledger: Ledger, ratio: Q) -> None:
-    """Where a ratio the user chose stands against compute- and inference-optimal."""
+    """Where a ratio the user chose stands against compute- and inference-optimal: judgements
+    of a pretraining run (a fine-tune's tokens are not weighed against them)."""
     kb = ledger.kb
+    if ledger.method not in (None, *PRETRAINING):
+        return
     chin = next(iter(kb.constants_for(kb.iri(COMPUTE_OPTIMAL), "tokens-per-param")), None)
     inf = next(iter(kb.constants_for(kb.iri(INFERENCE_OPTIMAL), "tokens-per-param")), None)
     if chin is None:

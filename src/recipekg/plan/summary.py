@@ -71,12 +71,12 @@ def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
 
 def _details(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     kb, v = ledger.kb, ledger.values
-    lines = [] if found.asks_tokens else [_size_line(ledger, inputs, found)]
-    if found.asks_tokens:
-        lines.append(f"{show(v['params'], 'parameters')}{_which_model(inputs)} fine-tuned (method = {found.method})")
-    if found.method == "inference":  # serving: the training figures stay in the quantities, not here
-        lines = [f"{show(v['params'], 'parameters')}{_which_model(inputs)} served (method = inference; the tokens, "
-                 f"FLOPs and GPU-hours listed below are those of training a model this size)"]
+    if found.method == "inference":  # serving: no training figure is computed
+        lines = [f"{show(v['params'], 'parameters')}{_which_model(inputs)} served (method = inference)"]
+    elif found.asks_tokens:
+        lines = [f"{show(v['params'], 'parameters')}{_which_model(inputs)} fine-tuned (method = {found.method})"]
+    else:
+        lines = [_size_line(ledger, inputs, found)]
     if "effective_tokens" in v:
         lines.append(f"repeated data: {show(v['epochs'], 'epochs') if 'epochs' in v else ''} "
                      f"worth {show(v['effective_tokens'], 'tokens')} of fresh data by the data-constrained law "

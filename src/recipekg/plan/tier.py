@@ -27,6 +27,7 @@ from recipekg.plan.figures import rounded, show
 from recipekg.plan.inputs import Inputs, facts_q, point_facts
 from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
+from recipekg.plan.quantities import PRETRAINING
 from recipekg.plan.timing import Timing
 from recipekg.reason.answers import reason_json
 from recipekg.reason.conditions import HELD, bounds, status
@@ -181,10 +182,11 @@ def _tier_json(ledger: Ledger, params: Q, iri: str, exact: bool, basis: str, tex
     for c in kb.constants_for(iri):
         if c["quantity"] == "max-params-from-scratch" and params.low > c["value"]:
             ledger.note(f"the flowchart puts pretraining of up to {units.count(c['value'])} parameters in the tier "
-                        f"'{node['label']}'; {show(params, 'parameters', ledger.given('params'))} is above that", c, warn=True)
+                        f"'{node['label']}'; {show(params, 'parameters', ledger.given('params'))} is above that", c, warn=True,
+                        only=PRETRAINING)
         elif c["quantity"] == "min-params-from-scratch" and params.high < c["value"]:
             ledger.note(f"the tier '{node['label']}' is the flowchart's budget for {units.count(c['value'])}+ "
-                        f"models; {show(params, 'parameters', ledger.given('params'))} is smaller", c)
+                        f"models; {show(params, 'parameters', ledger.given('params'))} is smaller", c, only=PRETRAINING)
     return {"id": node["id"], "label": node["label"], "iri": iri, "exact": exact, "basis": basis,
             "text": f"{text} '{node['label']}'",
             "section": advice[0]["section"] if advice else None, "advice": advice}

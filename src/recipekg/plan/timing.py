@@ -18,6 +18,7 @@ time: GPU-hours and wall time are recorded as missing, with the reason.
 from __future__ import annotations
 
 from recipekg.formula.expr import Q, solve
+from recipekg.knowledge.terms import FACT
 from recipekg.plan.figures import rounded, round_up, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import KBFormula
@@ -121,7 +122,10 @@ def _say_peak(ledger: Ledger, inputs: Inputs, hw: str | None, peak: Peak) -> Non
         ledger.note(f"precision = fp8, but the KB has no fp8 peak for {kb.label(hw)} (its notes say why): time "
                     f"uses its dense {peak.precision} peak, as for 16-bit training", kb.snap["nodes"][hw], warn=True)
     if peak.value is not None and peak.precision == "fp16":
-        ledger.note(f"{kb.label(hw)} has no bf16 tensor cores: time uses its dense fp16 peak (FP32 accumulation)")
+        why = kb.snap["choice_properties"].get(FACT + "bf16-needs-tensor-cores")
+        ledger.note(f"{kb.label(hw)} has no bf16 tensor cores: time uses its dense fp16 peak (FP32 accumulation); "
+                    f"mixed precision on it is fp16 with loss scaling, whose 16-bit values take the 2 bytes the "
+                    f"memory counts for bf16", *([why] if why else []))
 
 
 def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:

@@ -270,7 +270,7 @@ def _space_unit(text: str) -> str:
 def quantity_value(q: dict) -> str:
     """A quantity's value (or range) in readable units; why not, when it is missing."""
     if q.get("value") is None:
-        return "cannot be computed" if q.get("missing") else "—"
+        return "cannot be computed" if q.get("missing") else "does not apply" if q.get("not_applicable") else "—"
     unit = q.get("unit", "")
     if unit.startswith("fraction of"):
         text = f"{q['value']:.3f}"

@@ -114,7 +114,7 @@ def _quantities_md(page: _Page, quantities: list[dict]) -> None:
 
     page.head("Quantities")
     rows = []
-    for q in quantities:
+    for q in _own(page, quantities):
         formula = f"{md_code(q['formula']['expression'])} ({q['formula']['id']})" if q["formula"] else ""
         caveats = "".join(f"<br>*caveat ({c['of']})*: {c['text']}" for c in q.get("caveats", []))
         rows.append((q["name"], f"**{quantity_value(q)}**", q["derivation"] + table_note(q) + caveats, formula,
@@ -126,11 +126,21 @@ def _quantities_md(page: _Page, quantities: list[dict]) -> None:
     page.lines += ["", *table(["quantity", "value", "how", "formula", "sources"], rows, md=True)]
 
 
+def _own(page: _Page, quantities: list[dict]) -> list[dict]:
+    """The quantities of the plan's method; those the contract fixes but the method has none of
+    named in one line first, with why (each has its ``not_applicable``)."""
+    other = [q for q in quantities if q.get("not_applicable")]
+    if other:
+        page.lines.append(f"  not figures of this plan: {', '.join(q['name'] for q in other)} — "
+                          f"{other[0]['not_applicable']}")
+    return [q for q in quantities if not q.get("not_applicable")]
+
+
 def _quantities_text(page: _Page, quantities: list[dict]) -> None:
     """Each quantity with its derivation, formula and sources under it."""
     page.head("Quantities")
     width = max(len(q["name"]) for q in quantities) + 2
-    for q in quantities:
+    for q in _own(page, quantities):
         pad = " " * (2 + width)
         page.lines.append(f"  {q['name']:<{width}}{quantity_value(q)}{table_note(q)}")
         if q["derivation"]:
@@ -170,6 +180,8 @@ def _fit(page: _Page, fit: dict | None) -> None:
     page.head(f"Fit on {units.grouped(gpus, exact=True)} × {hw} ({_bytes(fit['memory_per_gpu'])} each"
               + (f", {_bytes(fit['memory_total'])} in all" if gpus and gpus > 1 else "") + ")")
     page.item(f"verdict: {fit['text']}")
+    if fit.get("method") not in (None, "pretrain", "full-fine-tune"):
+        return  # the reference's rule of thumb counts training every weight: no figure of this method (JSON keeps it)
     page.item(fit["replicated"]["text"])
     if fit.get("sharded"):
         page.item(fit["sharded"]["text"])
@@ -297,9 +309,12 @@ def brief_plan(page: _Page, a: dict) -> str:
     for q in quantities:
         page.cite(q["sources"])
         page.lines.append(f"  {q['name']:<{width}}{quantity_value(q)}{table_note(q)}")
-    missing = [q["name"] for q in a["quantities"] if q["value"] is None]
+    missing = [q["name"] for q in a["quantities"] if q["value"] is None and not q.get("not_applicable")]
     if missing:
         page.lines.append(f"  not computed: {', '.join(missing)} (--detail says what each needs)")
+    other = [q["name"] for q in a["quantities"] if q.get("not_applicable")]
+    if other:
+        page.lines.append(f"  not figures of method = {a.get('method')}: {', '.join(other)} (--detail says why)")
     for w in a.get("warnings") or ():
         page.lines.append(f"! {w['text']}")
     for key in ("fit", "tier", "bandwidth"):

@@ -36,9 +36,20 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     config = {"training_arguments": _training_arguments(answer, layout, notes),
               "lora_config": _lora(answer, ctx, notes)}
     if ctx["method"] == "qlora":
-        config["bnb_config"] = dict(QLORA_BNB)
+        config["bnb_config"] = dict(QLORA_BNB, bnb_4bit_compute_dtype=_compute_dtype(answer, notes))
         notes.append("bnb_config: QLoRA's 4-bit NormalFloat base with double quantization (Dettmers et al. 2023)")
     return config, notes
+
+
+def _compute_dtype(answer: dict, notes: list[str]) -> str:
+    """QLoRA's bf16 compute, or fp16 on hardware whose tensor cores run no bf16 (the derived
+    ``tensor-precision`` of the recipe's constraints: a T4, a V100)."""
+    tensor = next((c["value"] for c in answer.get("constraints") or () if c["dimension"] == "tensor-precision"), None)
+    if isinstance(tensor, list) and "bf16" not in tensor and "fp16" in tensor:
+        notes.append("bnb_4bit_compute_dtype: float16, as the hardware's tensor cores run no bf16 (its datasheet, "
+                     "tensor-precision from hardware); QLoRA's own setting is bf16")
+        return "float16"
+    return QLORA_BNB["bnb_4bit_compute_dtype"]
 
 
 def _training_arguments(answer: dict, layout: dict, notes: list[str]) -> dict:
