@@ -33,6 +33,9 @@ def index_rules(snap: dict) -> dict:
     ``by_dimension[dim]``: the rules with a condition on ``dim`` (sorted), as ``plan`` reads them;
     ``narrower[iri]``: the choices narrower than ``iri`` (sorted), which a rule against a family reaches;
     ``by_kind[kind]``: the choices of ``kind`` (sorted), so that listing them reads no node.
+
+    Per kind also ``rows``, beside ``rules`` (same positions): each rule as the ranking reads it
+    (:func:`rank_row`), so that ranking a kind decodes its rules' rows, not the whole rule map.
     """
     nodes, conditions = snap["nodes"], snap["conditions"]
     kinds: dict[str, dict] = {}
@@ -48,10 +51,11 @@ def index_rules(snap: dict) -> dict:
         cats = sorted({conditions[c]["dimension"] for c in conds if known and conditions[c]["values"]},
                       key=str)
         for kind in sorted(rule_kinds):
-            entry = kinds.setdefault(kind, {"rules": [], "always": [], "exact": {}, "under": {},
+            entry = kinds.setdefault(kind, {"rules": [], "rows": [], "always": [], "exact": {}, "under": {},
                                             "numeric": {}})
             pos = len(entry["rules"])
             entry["rules"].append(iri)
+            entry["rows"].append(rank_row(rule, kind, nodes))  # the rule as ranking the kind reads it
             if not conds or not known:
                 entry["always"].append(pos)
                 continue
@@ -88,6 +92,31 @@ def index_rules(snap: dict) -> dict:
     return {"kinds": kinds, "by_target": {t: sorted(rs) for t, rs in sorted(by_target.items())},
             "choices": choices, "by_dimension": {d: sorted(rs) for d, rs in sorted(by_dimension.items())},
             **_by_choice(nodes)}
+
+
+#: What a rule's row leaves out: what only an answer shows (its label and text, filled in for the
+#: entries shown: :func:`recipekg.reason.recommend.dress`), its papers' citations, and targets
+#: (``targets`` says which choices of the row's kind it names, and on which side).
+LEFT_OUT = ("label", "text", "citations", "differs_from", "recommends", "against")
+
+
+def rank_row(rule: dict, kind: str, nodes: dict) -> dict:
+    """``rule`` as ranking ``kind`` reads it: its fields but :data:`LEFT_OUT`, its sources only
+    when an extension added it (what the scoring counts its evidence by), and ``targets``:
+    ``[choice, side]`` for each choice of ``kind`` it recommends (``for``) or advises against
+    (none when ``rkg:forKind`` keeps it from ranking ``kind``), as
+    :meth:`recipekg.reason.backend.NativeBackend.applying` pairs them.
+
+    >>> rule = {"id": "r", "label": "R", "text": "...", "recommends": ["a", "b"], "against": ["c"],
+    ...         "for_kinds": [], "sources": ["p"], "conditions": []}
+    >>> rank_row(rule, "k", {"a": {"kinds": ["k"]}, "b": {"kinds": ["j"]}, "c": {"kinds": ["k"]}})
+    {'id': 'r', 'for_kinds': [], 'conditions': [], 'targets': [['a', 'for'], ['c', 'against']]}
+    """
+    row = {k: v for k, v in rule.items() if k not in LEFT_OUT and (k != "sources" or rule.get("origin"))}
+    ranks = not rule.get("for_kinds") or kind in rule["for_kinds"]
+    row["targets"] = [[t, side] for side, named in (("for", rule["recommends"]), ("against", rule["against"]))
+                      for t in named if ranks and kind in nodes.get(t, {}).get("kinds", ())]
+    return row
 
 
 def _by_choice(nodes: dict) -> dict:

@@ -50,15 +50,19 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict, deferred: bool = Fal
 
     ``deferred``: without what only an answer shows and what costs most to read (its papers:
     ``sources`` None, or an extension's rule's source ids as a tuple, which is what the scoring
-    reads of them; its disputes: ``disputed_by`` the disputing rules' IRIs), in their places,
+    reads of them; its disputes: ``disputed_by`` the disputing rules' IRIs, unfiltered), in their places,
     for a ranking whose reasons are mostly not shown (:func:`recipekg.reason.recommend.dress`
-    fills them in for those that are)."""
+    fills them in for those that are). ``rule`` may be the rule's row of the rule index
+    (:func:`recipekg.knowledge.rule_index.rank_row`, without label and text): deferred, they
+    are None in their places until dressed; else the rule is read whole."""
+    if "text" not in rule and not deferred:
+        rule = snap["rules"][iri]
     caveat: ReasonMore = {"caveat": rule["caveat"]} if rule.get("caveat") else {}
     step: ReasonMore = {"step": int(rule["step"])} if rule["step"] is not None else {}
     procedure: ReasonMore = ({"procedure": snap["nodes"].get(rule["procedure"], {}).get("id", rule["procedure"])}
                              if _ordered(rule, snap) else {})
     return {
-        "rule": iri, "id": rule["id"], "label": rule["label"], "text": rule["text"],
+        "rule": iri, "id": rule["id"], "label": rule.get("label"), "text": rule.get("text"),
         "strength": snap["strengths"][rule["strength"]]["label"], "match": ev["match"],
         "role": rule.get("role"),
         "contribution": round(ev["contribution"], 4),
@@ -69,7 +73,7 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict, deferred: bool = Fal
         "sources": (None if not rule.get("origin") else tuple(rule["sources"])) if deferred  # type: ignore[typeddict-item]
         else sources_json(rule, snap),
         **caveat,
-        "disputed_by": (list(rule["contradicts"]) if deferred and not rule.get("origin")
+        "disputed_by": (list(rule["contradicts"]) if deferred
                         else [disputed_json(c, snap) for c in rule["contradicts"]]),
         **step,
         **procedure,

@@ -86,10 +86,22 @@ class NativeBackend(Backend):
         return self.evaluations.of(iri, rule, facts)
 
     def applying(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
-        rules = self.snap["rules"]
+        if self.scan:
+            return self._scanned(kind, facts)
+        entry = self.snap["rule_index"]["kinds"].get(kind)
         out = []
-        for iri in rules if self.scan else candidates(kind, facts, self.snap, only=only):
-            rule = rules[iri]
+        for i in positions(kind, facts, self.snap, only=only):
+            iri, row = entry["rules"][i], entry["rows"][i]
+            if row["targets"]:
+                ev = self._evaluate(iri, row, facts)
+                if ev["fires"]:
+                    out.extend(Applied(iri, target, side, row, ev) for target, side in row["targets"])
+        return out
+
+    def _scanned(self, kind: str, facts: dict) -> list[Applied]:
+        """:meth:`applying` from every rule of the snapshot, read whole (``scan=True``)."""
+        out = []
+        for iri, rule in self.snap["rules"].items():
             targets = self._targets(iri, rule, kind)
             if targets:
                 ev = self._evaluate(iri, rule, facts)
@@ -98,16 +110,15 @@ class NativeBackend(Backend):
         return out
 
     def evaluating(self, kind: str, facts: dict, only: str | None = None) -> list[Applied]:
-        rules = self.snap["rules"]
+        entry = self.snap["rule_index"]["kinds"].get(kind)
         out = []
-        # evaluated_rules (sorted, so the result is by rule, choice and side); _targets leaves out
-        # the rules that do not rank the kind
-        for iri in _on_given(kind, facts, self.snap, only):
-            rule = rules[iri]
-            targets = self._targets(iri, rule, kind)
-            if targets:
-                ev = self._evaluate(iri, rule, facts)
-                out.extend(Applied(iri, target, side, rule, ev) for target, side in sorted(targets))
+        # positions in the kind's sorted rules (so the result is by rule, choice and side); a
+        # row without targets is a rule that does not rank the kind
+        for i in _on_given(kind, facts, self.snap, only):
+            iri, row = entry["rules"][i], entry["rows"][i]
+            if row["targets"]:
+                ev = self._evaluate(iri, row, facts)
+                out.extend(Applied(iri, target, side, row, ev) for target, side in sorted(map(tuple, row["targets"])))
         return out
 
     def _targets(self, iri: str, rule: dict, kind: str) -> tuple:
@@ -214,18 +225,20 @@ def evaluated_rules(kind: str, facts: dict, snap: dict, only: str | None = None)
     :func:`candidates`). A rule the index reaches through a given dimension's values or
     bounds has a condition on it; of the others (``always``: no conditions, or one the KB does
     not describe) only those with a described condition on a given dimension are kept."""
-    rules = snap["rules"]
-    return [iri for iri in _on_given(kind, facts, snap, only) if ranks_kind(rules[iri], kind)]
+    entry = snap["rule_index"]["kinds"].get(kind)
+    return [entry["rules"][i] for i in _on_given(kind, facts, snap, only) if entry["rows"][i]["targets"]]
 
 
-def _on_given(kind: str, facts: dict, snap: dict, only: str | None) -> list[str]:
-    """:func:`evaluated_rules` before the rules that do not rank ``kind`` are left out."""
-    rules, conditions = snap["rules"], snap["conditions"]
-    found = candidates(kind, facts, snap, widen=True, only=only, always=False)
+def _on_given(kind: str, facts: dict, snap: dict, only: str | None) -> list[int]:
+    """The positions of :func:`evaluated_rules` in the kind's rules (sorted), before the rules
+    that do not rank ``kind`` are left out."""
+    conditions = snap["conditions"]
+    found = positions(kind, facts, snap, widen=True, only=only, always=False)
     entry = snap["rule_index"]["kinds"].get(kind)
     if entry is not None and only != "full":
-        found += [iri for iri in (entry["rules"][i] for i in entry["always"])
-                  if any(conditions.get(c, {}).get("dimension") in facts for c in rules[iri]["conditions"])]
+        rows = entry["rows"]
+        found += [i for i in entry["always"]
+                  if any(conditions.get(c, {}).get("dimension") in facts for c in rows[i]["conditions"])]
     return sorted(found)
 
 
@@ -257,6 +270,13 @@ def candidates(kind: str, facts: dict, snap: dict, widen: bool = False, only: st
     ``exact``/``under`` too, so those groups are skipped.
     """
     entry = snap["rule_index"]["kinds"].get(kind)
+    return [entry["rules"][i] for i in positions(kind, facts, snap, widen, only, always)]
+
+
+def positions(kind: str, facts: dict, snap: dict, widen: bool = False, only: str | None = None,
+              always: bool = True) -> list[int]:
+    """:func:`candidates` as positions in the kind's ``rules`` (and ``rows``), sorted."""
+    entry = snap["rule_index"]["kinds"].get(kind)
     if entry is None:
         return []
     found = set(entry["always"]) if always and only != "full" else set()
@@ -269,13 +289,12 @@ def candidates(kind: str, facts: dict, snap: dict, widen: bool = False, only: st
         for cats, boxes in entry["numeric"].get(dim, ()):
             if valued.intersection(cats) or only and cats:
                 continue
-            for low, low_inc, high, high_inc, positions in boxes:
+            for low, low_inc, high, high_inc, at in boxes:
                 box = {"dimension": dim, "values": (), "min": low, "min_inclusive": low_inc,
                        "max": high, "max_inclusive": high_inc}
                 if status(box, reach, snap) in (HELD, PARTLY):
-                    found.update(positions)
-    rules = entry["rules"]
-    return [rules[i] for i in sorted(found)]
+                    found.update(at)
+    return sorted(found)
 
 
 def _widened(facts: dict) -> dict:

@@ -78,10 +78,11 @@ def dress(entries: list, facts: dict, snap: dict) -> list:
             if holder.get("papers", ()) is None:
                 holder["papers"] = choice_json(holder["iri"], snap)["papers"]
         for reason in entry["because"] + entry["against"]:
-            if type(reason["sources"]) is tuple:  # an extension's rule: its disputes are there
-                reason["sources"] = sources_json(snap["rules"][reason["rule"]], snap)
-            elif reason["sources"] is None:
-                reason["sources"] = sources_json(snap["rules"][reason["rule"]], snap)
+            if type(reason["sources"]) is not list:  # deferred: None, or an extension's rule's source ids
+                rule = snap["rules"][reason["rule"]]
+                if reason["text"] is None:  # from the rule's row (its label and text left out)
+                    reason["label"], reason["text"] = rule["label"], rule["text"]
+                reason["sources"] = sources_json(rule, snap)
                 reason["disputed_by"] = [disputed_json(d, snap) for d in reason["disputed_by"]
                                          if could_apply(d, facts, snap)]
     return entries
@@ -141,7 +142,7 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
 
 
 def _add(choices: dict, a, reason: Any, facts: dict, snap: dict) -> None:
-    if reason["sources"] is not None and reason["disputed_by"]:  # a lean reason's: when dressed
+    if type(reason["sources"]) is list and reason["disputed_by"]:  # a lean reason's: when dressed
         reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
     reason["specificity"] = specificity(a.ev["conditions"], a.ev["statuses"], facts)
     reason["uses"] = uses(a.ev["conditions"], a.ev["statuses"], facts)
