@@ -258,6 +258,8 @@ def test_questions_never_lead_from_the_pick_to_its_own_family(kb, snap):
     for a in _statements(kb):
         pick = (a.get("decision") or {}).get("pick")
         for q in a.get("ask", ()):
+            if not q["would_change"]:
+                continue  # where to start, when no rule is reached
             first, *others = q["would_change"]
             assert not (pick and any(within(pick, o) for o in others)), (a["query"], q)
             if others and all(within(o, first) for o in others):
@@ -281,3 +283,18 @@ def test_a_derived_dimension_half_given_is_asked_for(kb):
     (a,) = kb.query("recommend optimizer where params = 70B and hardware = rtx-4090")
     (q,) = [q for q in a["ask"] if "adam-8bit" in q["would_change"]]
     assert "(gpus = " in q["text"] and "(params = " not in q["text"] and "(hardware = " not in q["text"]
+
+
+def test_an_answer_no_rule_reaches_says_where_to_start(kb, snap):
+    """No rule applies or waits: the answer asks for the dimensions the kind's rules read most
+    that the query did not give (a derived one through its inputs), not for nothing."""
+    (a,) = kb.query("recommend approach where data = tabular")
+    assert not a["results"] and a["ask"]
+    for q in a["ask"]:
+        assert q["would_change"] == [] and q["dimension"] != "data" and "approach" in q["text"]
+    read = [d for d, _ in snap["rule_index"]["kinds"]["approach"]["dimensions"]]
+    asked = [q["dimension"] for q in a["ask"]]
+    assert asked == sorted(asked, key=read.index) and asked[0] == "params"
+    # a symptom the KB has no fix for: the fix rules on other symptoms are no place to start
+    (b,) = kb.query("recommend fix where symptom = slow-convergence")
+    assert not b["results"] and all("symptom" not in q["text"] for q in b["ask"])

@@ -35,11 +35,14 @@ def index_rules(snap: dict) -> dict:
     ``by_kind[kind]``: the choices of ``kind`` (sorted), so that listing them reads no node.
 
     Per kind also ``rows``, beside ``rules`` (same positions): each rule as the ranking reads it
-    (:func:`rank_row`), so that ranking a kind decodes its rules' rows, not the whole rule map.
+    (:func:`rank_row`), so that ranking a kind decodes its rules' rows, not the whole rule map;
+    and ``dimensions``: ``[[dim, positions], ...]``, the dimensions its rules' conditions are on,
+    the most read first, with the rules reading each, where an answer no rule reaches starts.
     """
     nodes, conditions = snap["nodes"], snap["conditions"]
     kinds: dict[str, dict] = {}
     numeric: dict[str, dict] = {}  # kind -> dim -> cats -> (min, min_inc, max, max_inc) -> positions
+    reading: dict[str, dict[str, set]] = {}  # kind -> dim -> positions of the rules with a condition on it
     by_target: dict[str, list[str]] = defaultdict(list)
     for iri, rule in snap["rules"].items():
         targets = rule["recommends"] + rule["against"]
@@ -54,6 +57,9 @@ def index_rules(snap: dict) -> dict:
             entry = kinds.setdefault(kind, {"rules": [], "rows": [], "always": [], "exact": {}, "under": {},
                                             "numeric": {}})
             pos = len(entry["rules"])
+            for c in conds if known else ():
+                if conditions[c]["dimension"]:
+                    reading.setdefault(kind, {}).setdefault(conditions[c]["dimension"], set()).add(pos)
             entry["rules"].append(iri)
             entry["rows"].append(rank_row(rule, kind, nodes))  # the rule as ranking the kind reads it
             if not conds or not known:
@@ -72,6 +78,9 @@ def index_rules(snap: dict) -> dict:
                 else:
                     boxes = numeric.setdefault(kind, {}).setdefault(dim, {}).setdefault(tuple(cats), {})
                     _add(boxes, (cond["min"], cond["min_inclusive"], cond["max"], cond["max_inclusive"]), pos)
+    for kind, entry in kinds.items():
+        entry["dimensions"] = sorted(([d, sorted(ps)] for d, ps in reading.get(kind, {}).items()),
+                                     key=lambda x: (-len(x[1]), x[0]))
     for kind, dims in numeric.items():
         kinds[kind]["numeric"] = {dim: [[list(cats), [[*box, positions] for box, positions in boxes.items()]]
                                         for cats, boxes in groups.items()]

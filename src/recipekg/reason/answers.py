@@ -62,7 +62,8 @@ def reason_json(iri: str, rule: dict, ev: dict, snap: dict, deferred: bool = Fal
     procedure: ReasonMore = ({"procedure": snap["nodes"].get(rule["procedure"], {}).get("id", rule["procedure"])}
                              if _ordered(rule, snap) else {})
     return {
-        "rule": iri, "id": rule["id"], "label": rule.get("label"), "text": rule.get("text"),
+        # (None from a rule's row until dressed: the deferred reason's declared placeholder)
+        "rule": iri, "id": rule["id"], "label": rule.get("label"), "text": rule.get("text"),  # type: ignore[typeddict-item]
         "strength": snap["strengths"][rule["strength"]]["label"], "match": ev["match"],
         "role": rule.get("role"),
         "contribution": round(ev["contribution"], 4),

@@ -18,7 +18,7 @@ reference says to compare with them::
 
 from __future__ import annotations
 
-from recipekg.reason.conditions import NOT_GIVEN
+from recipekg.reason.conditions import FAILED, NOT_GIVEN, status
 from recipekg.reason.derive import derive
 from recipekg.reason.answers import decision
 from recipekg.reason.facts import Facts
@@ -38,7 +38,7 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     ``rerank(trial_facts) -> results`` ranks the choices again; ``members``: the ranked
     results family entries fold (their rules waiting for a dimension count too)."""
     if not results:
-        return []
+        return _where_to_start(kind, facts, snap)
     pick = decision(results)["pick"]
     given = {n: f for n, f in facts.items() if not f.derived}
     first = {i for r in results[:LOOK_AT] for i in (r["iri"], *(m["iri"] for m in r.get("members", ())))}
@@ -62,6 +62,47 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     found = [q for q in found if not _repeats(q, asked, facts, snap)]
     found.sort(key=lambda q: (-len(q["would_change"]), q["dimension"]))
     return found[:MAX_QUESTIONS]
+
+
+def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:
+    """For an answer no rule reaches (neither applying nor waiting): the dimensions the query
+    neither gives nor derives that rules of the kind read which none of its constraints rule
+    out, the most read first, each asked for (a derived one through what it is derived from),
+    none twice; they would change nothing known yet. (A fix rule that reads the architecture
+    for another symptom than the one given is not a place to start.)
+
+    >>> from recipekg.reason.resolve import facts_of
+    >>> [q["dimension"] for q in _where_to_start("approach", facts_of(parse("recommend approach where data = tabular")[0].constraints, snap), snap)]
+    ['params', 'tier', 'hardware']
+    """
+    entry = snap["rule_index"]["kinds"].get(kind) or {}
+    out: list[Ask] = []
+    asked: set[str] = set()
+    for name, positions in entry.get("dimensions", ()):
+        dim = snap["dimensions"].get(name)
+        if dim is None or name in facts:
+            continue
+        missing = [d for d in dim.get("derived_from") or (name,) if d not in facts]
+        if not missing or set(missing) <= asked:
+            continue
+        n = sum(1 for p in positions if _open(entry["rows"][p], facts, snap))
+        if not n:
+            continue
+        asked |= set(missing)
+        out.append({"dimension": name, "would_change": [],
+                    "text": f"to get {kind} advice, give {_asked(dim, snap, facts)}: "
+                            + (f"{n} {kind} rules depend on {name} and nothing you gave rules them out" if n > 1 else
+                               f"a {kind} rule depends on {name} and nothing you gave rules it out")})
+        if len(out) == MAX_QUESTIONS:
+            break
+    return out
+
+
+def _open(row: dict, facts: dict, snap: dict) -> bool:
+    """Whether no condition of a rule fails on the query's facts (one it names but the KB does
+    not describe fails)."""
+    conditions = snap["conditions"]
+    return all(c in conditions and status(conditions[c], facts, snap) != FAILED for c in row["conditions"])
 
 
 def _repeats(q: Ask, asked: dict[str, set], facts: dict, snap: dict) -> bool:
