@@ -98,6 +98,17 @@ def test_settings_hold_only_where_their_conditions_do(kb):
     assert by["lora-rank"]["value"] == 64
 
 
+def test_a_setting_published_for_other_sizes_is_not_transplanted(kb):
+    """LLaMA's 4M-token batch was published for 6.7B-65.2B: a 1B pretraining recipe gets the
+    batch law's value (and Pythia's published ones beside it), not LLaMA's; a 13B one gets both."""
+    def batch(params):
+        a = _recipe(f"recipe where params = {params} and data = text and task = generation and method = pretrain", kb)
+        return [it for _, it in _items(a) if it.get("hyperparameter") == "batch-tokens"]
+    small, large = batch("1B"), batch("13B")
+    assert small and 4e6 not in [it.get("value") for it in small]
+    assert 4e6 in [it.get("value") for it in large]
+
+
 def test_a_choice_a_property_rules_out_is_said_in_its_section(kb):
     a = _recipe("recipe where data = text and task = classification and seq-length = 32k and samples = 100k", kb)
     arch = next(s for s in a["sections"] if s["name"] == "architecture")["items"]

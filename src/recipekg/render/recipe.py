@@ -64,7 +64,8 @@ def _section_brief(items: list[dict]) -> list[str]:
 def _item_brief(it: dict) -> list[str]:
     flag = "  [unsourced]" if it.get("unsourced") else "  [give more]" if it.get("needs") else ""
     ids = ", ".join(dict.fromkeys(s["id"] for s in it["sources"]))
-    also = f" (also published: {len(it['alternatives'])})" if it.get("alternatives") else ""
+    n = len(it.get("alternatives") or ())
+    also = f" ({n} more published value{'s' * (n > 1)}: --detail)" if n else ""
     what = "" if it["what"].lower() == it["text"].lower() else f"{it['what']}: "  # 'bf16 training: bf16 training'
     return [f"  {what}{it['text']}{flag}{also}" + (f" [{ids}]" if ids else "")]
 
