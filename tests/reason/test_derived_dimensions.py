@@ -143,3 +143,10 @@ def test_values_that_imply_different_things_imply_nothing(kb, snap):
     implying = [n for n in snap["nodes"].values() if n.get("implies")]
     assert {n["id"] for n in implying} >= {"summarization", "speech-recognition", "forecasting"}
     assert all(w in snap["dimensions"]["data"]["values"].values() for n in implying for w in n["implies"])
+
+
+def test_the_word_list_says_what_a_value_implies(kb):
+    """``recipekg vocab task`` shows each task's implied data, as the reasoner takes it."""
+    values = {v["id"]: v for v in kb.vocab("task")["dimensions"][0]["values"]}
+    assert values["summarization"]["implies"] == ["data = text"]
+    assert "implies" not in values["classification"]

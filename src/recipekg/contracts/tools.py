@@ -24,6 +24,9 @@ class Value(TypedDict):
     definition: str | None
     broader: list[str]
     narrower: list[str]
+    #: What the value implies of another dimension the query does not give ("data = text" for
+    #: summarization: rkg:impliesValue), taken as given then, as "dimension = value".
+    implies: NotRequired[list[str]]
     no_advice: NotRequired[NoAdvice]
 
 

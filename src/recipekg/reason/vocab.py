@@ -81,10 +81,18 @@ def _values(dim: dict, snap: dict) -> list[dict]:
                  "definition": node.get("definition"),
                  "broader": sorted(nodes[b]["id"] for b in node["broader"] if b in nodes),
                  "narrower": sorted(narrower.get(iri, []))}
+        implied = [w for w in node.get("implies") or () if w in nodes]
+        if implied:
+            value["implies"] = sorted(f"{_dimension_of(w, snap)} = {nodes[w]['id']}" for w in implied)
         if node.get("no_advice"):
             value["no_advice"] = no_advice(iri, snap)
         values.append(value)
     return sorted(values, key=lambda v: v["id"])
+
+
+def _dimension_of(value: str, snap: dict) -> str:
+    """The name of the dimension whose values ``value`` is one of."""
+    return next((name for name, d in snap["dimensions"].items() if value in d["values"].values()), "?")
 
 
 def _kinds(snap: dict) -> list[dict]:

@@ -64,7 +64,8 @@ def _also(aliases: list[str]) -> str:
 
 def _family(v: dict) -> str:
     parts = ([f"broader: {', '.join(v['broader'])}"] if v["broader"] else []) + \
-            ([f"narrower: {', '.join(v['narrower'])}"] if v["narrower"] else [])
+            ([f"narrower: {', '.join(v['narrower'])}"] if v["narrower"] else []) + \
+            ([f"implies: {', '.join(v['implies'])}"] if v.get("implies") else [])
     return " — " + "; ".join(parts) if parts else ""
 
 
@@ -86,7 +87,8 @@ def _dimension_md(d: dict) -> list[str]:
     if "values" in d:
         rows = [(f"`{v['id']}`", md_cell(v["label"]), ", ".join(v["aliases"]), ", ".join(v["broader"]),
                  ", ".join(v["narrower"]),
-                 md_cell(f"no advice; nearest: {v['no_advice']['nearest_query']}" if v.get("no_advice") else ""))
+                 md_cell("; ".join(([f"implies {', '.join(v['implies'])}"] if v.get("implies") else []) +
+                                   ([f"no advice; nearest: {v['no_advice']['nearest_query']}"] if v.get("no_advice") else []))))
                 for v in d["values"]]
         out += [""] + table(["value", "label", "also", "broader", "narrower", "note"], rows, md=True)
     return out
