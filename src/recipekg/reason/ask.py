@@ -68,13 +68,17 @@ def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:
     """For an answer no rule reaches (neither applying nor waiting): the dimensions the query
     neither gives nor derives that rules of the kind read which none of its constraints rule
     out, the most read first, each asked for (a derived one through what it is derived from),
-    none twice; they would change nothing known yet. (A fix rule that reads the architecture
-    for another symptom than the one given is not a place to start.)
+    none twice; they would change nothing known yet. A query naming a value the KB has no
+    advice for (a symptom without a fix) is pointed to the nearest advice instead, by its
+    no-advice line, not to the kind's side conditions.
 
     >>> from recipekg.reason.resolve import facts_of
     >>> [q["dimension"] for q in _where_to_start("approach", facts_of(parse("recommend approach where data = tabular")[0].constraints, snap), snap)]
     ['params', 'tier', 'hardware']
     """
+    nodes = snap["nodes"]
+    if any(nodes.get(v, {}).get("no_advice") for f in facts.values() if not f.derived for v in f.values or ()):
+        return []  # the answer points to the nearest advice the KB has (its no-advice line) instead
     entry = snap["rule_index"]["kinds"].get(kind) or {}
     out: list[Ask] = []
     asked: set[str] = set()
