@@ -85,6 +85,12 @@ def index_rules(snap: dict) -> dict:
         kinds[kind]["numeric"] = {dim: [[list(cats), [[*box, positions] for box, positions in boxes.items()]]
                                         for cats, boxes in groups.items()]
                                   for dim, groups in dims.items()}
+    return {"kinds": kinds, "by_target": {t: sorted(rs) for t, rs in sorted(by_target.items())},
+            "choices": _choice_names(nodes), "by_dimension": _by_dimension(snap), **_by_choice(nodes)}
+
+
+def _choice_names(nodes: dict) -> dict[str, str]:
+    """Every name of a choice (id or alias) -> its IRI; an id wins over another's alias."""
     choices: dict[str, str] = {}
     for iri, node in nodes.items():
         if node["kinds"]:
@@ -93,14 +99,18 @@ def index_rules(snap: dict) -> dict:
     for iri, node in nodes.items():
         if node["kinds"]:
             choices[node["id"]] = iri
+    return choices
+
+
+def _by_dimension(snap: dict) -> dict[str, list[str]]:
+    """Each dimension -> the rules with a condition on it (sorted)."""
+    conditions = snap["conditions"]
     by_dimension: dict[str, set[str]] = defaultdict(set)
     for iri, rule in snap["rules"].items():
         for c in rule["conditions"]:
             if conditions.get(c, {}).get("dimension"):
                 by_dimension[conditions[c]["dimension"]].add(iri)
-    return {"kinds": kinds, "by_target": {t: sorted(rs) for t, rs in sorted(by_target.items())},
-            "choices": choices, "by_dimension": {d: sorted(rs) for d, rs in sorted(by_dimension.items())},
-            **_by_choice(nodes)}
+    return {d: sorted(rs) for d, rs in sorted(by_dimension.items())}
 
 
 #: What a rule's row leaves out: what only an answer shows (its label and text, filled in for the
