@@ -375,3 +375,14 @@ def test_a_qlora_recipe_trains_with_paged_adamw_and_the_hf_config_says_optim(kb)
     sgd = _recipe(QLORA + " and optimizer = sgd-momentum", kb)
     (other,) = [it for _, it in _items(sgd) if it.get("hyperparameter") == "optimizer-variant"]
     assert other["unsourced"] and other["value"] is None
+
+
+def test_a_batch_in_tokens_becomes_accumulation_steps_over_the_assumed_sequence(kb):
+    """The batch law gives tokens; the DeepSpeed configuration gets sequences of the length plan
+    assumed (GPT-3's context, recorded as the plan's seq_length), not one accumulation step."""
+    (a,) = kb.query("recipe where params = 1B and data = text and task = generation and method = pretrain "
+                    "and gpus = 8 and hardware = a100")
+    seq = next(q for q in a["plan"]["quantities"] if q["name"] == "seq_length")
+    tokens = next(it["value"] for _, it in _items(a) if it.get("hyperparameter") == "batch-tokens")
+    ds = a["configs"]["deepspeed"]["config"]
+    assert ds["gradient_accumulation_steps"] == round(tokens / seq["value"] / 8) > 1

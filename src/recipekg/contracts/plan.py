@@ -132,6 +132,8 @@ class QuantityMore(TypedDict, total=False):
 
     #: The number was given in the query (or is a named configuration's): shown exactly.
     given: bool
+    #: A whole number assumed in place of one not given (GPT-3's context), shown exactly.
+    exact: bool
     #: Why the quantity has no value.
     missing: str
     #: Why the quantity is no figure of the plan's method (a fixed name kept without a value:

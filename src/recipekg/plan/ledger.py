@@ -72,7 +72,7 @@ class Ledger:
         """Record a quantity of the registry (:mod:`recipekg.plan.quantities`, which gives its
         unit; ``unit``: another of its units) with its formula, constants, sources, section
         and derivation (``more`` are extra fields of its JSON); returns its entry."""
-        keep = rounded if not more.get("given") else float   # a number given (or a configuration's) stays exact
+        keep = float if more.get("given") or more.get("exact") else rounded  # given (or a configuration's) stays exact
         entry: Quantity = {"name": name, "label": label or (formula.data["label"] if formula else name),
                  "value": keep(q.value) if q else None, "low": keep(q.low) if q else None,
                  "high": keep(q.high) if q else None, "unit": unit_of(name, unit), "formula": None, "sources": [],

@@ -95,6 +95,10 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
         seq = const_q(kb.constant("c_default_seq_length"))
         ledger.note(f"seq-length not given: {show(seq)} tokens assumed (GPT-3's context)",
                     kb.constant("c_default_seq_length"))
+        ledger.add("seq_length", seq, label="seq-length", constants=[kb.constant("c_default_seq_length")],
+                   derivation="not given: GPT-3's context assumed", exact=True)
+    elif ledger.entry("seq_length") is None:  # given in the query (a configuration's is recorded already)
+        ledger.add("seq_length", seq, label="seq-length", given=True, derivation="given")
     micro, served = _micro_batch(ledger, inputs, got)
     ffn, gated, matrices = _mlp(ledger, inputs.model, hidden)
     return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys(),

@@ -275,7 +275,7 @@ def quantity_value(q: dict) -> str:
     if unit.startswith("fraction of"):
         text = f"{q['value']:.3f}"
         return text + (f" ({q['low']:.3f}–{q['high']:.3f})" if q["low"] != q["high"] else "")
-    exact = bool(q.get("given"))
+    exact = bool(q.get("given") or q.get("exact"))
     if q["low"] is not None and q["high"] is not None and q["low"] != q["high"]:
         return amount(q["low"], q["high"], unit, exact)
     return amount(q["value"], unit=unit, exact=exact)
