@@ -33,13 +33,14 @@ LOOK_AT, MAX_QUESTIONS = 12, 3
 
 
 def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
-              members: list[dict] | None = None) -> list[Ask]:
+              members: list[dict] | None = None, decided: dict | None = None) -> list[Ask]:
     """``[{"dimension", "text", "would_change"}]`` for ``results`` ranked under ``facts``;
     ``rerank(trial_facts) -> results`` ranks the choices again; ``members``: the ranked
-    results family entries fold (their rules waiting for a dimension count too)."""
+    results family entries fold (their rules waiting for a dimension count too); ``decided``:
+    ``decision(results)`` when the caller has it."""
     if not results:
         return []
-    pick = decision(results)["pick"]
+    pick = (decided or decision(results))["pick"]
     given = {n: f for n, f in facts.items() if not f.derived}
     first = {i for r in results[:LOOK_AT] for i in (r["iri"], *(m["iri"] for m in r.get("members", ())))}
     looked_at = results[:LOOK_AT] + [r for r in members or () if r["iri"] in first]

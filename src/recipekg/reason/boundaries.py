@@ -29,11 +29,13 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only (the query pa
     from recipekg.contracts.recommend import Literature, NearBoundary, Position
 
 
-def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, rerank) -> list[NearBoundary]:
+def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, rerank,
+               decided: dict | None = None) -> list[NearBoundary]:
     """``[{"dimension", "value", "threshold", "text", "rule", "rules", "side", "other_side",
     "literature"}]`` for ``results`` (family entries) ranked under ``facts``;
-    ``rerank(trial_facts) -> entries`` ranks the choices again."""
-    here = decision(results)["pick"]
+    ``rerank(trial_facts) -> entries`` ranks the choices again; ``decided``: ``decision(results)``
+    when the caller has it."""
+    here = (decided or decision(results))["pick"]
     found: dict[tuple[str, float], dict] = {}
     entries = entries_by_choice(results)
     for r in ranked["results"]:
