@@ -144,7 +144,8 @@ def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False, ranks
     ``deferred``: ``papers`` None in its place (see :func:`reason_json`); ``facts``: what the
     query gives, which a result never waits for."""
     for side in ("because", "against"):
-        entry[side].sort(key=lambda r: (-r["contribution"], r["id"]))
+        if len(entry[side]) > 1:  # (most of a large ranking's choices have one reason)
+            entry[side].sort(key=_by_contribution)
     node = snap["nodes"][iri]
     choice = ({"id": node["id"], "label": node["label"], "kinds": node["kinds"], "papers": None} if deferred
               else choice_json(iri, snap))
@@ -164,6 +165,10 @@ def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False, ranks
     if result["group"] != MATCHES:  # deferred: None in its place until shown (:func:`fill_waits`)
         result["waits_for"] = None if deferred else waits_for(entry["because"] + entry["against"], snap, facts)
     return result
+
+
+def _by_contribution(reason: dict) -> tuple:
+    return -reason["contribution"], reason["id"]
 
 
 def _fits_more(entry: dict) -> int:
