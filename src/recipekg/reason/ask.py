@@ -27,13 +27,14 @@ from recipekg.reason.scoring import MATCHES
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
     from recipekg.contracts.common import Ask
+    from recipekg.contracts.recommend import Decision
 
 #: How many results are searched for deciding dimensions, and how many questions an answer asks.
 LOOK_AT, MAX_QUESTIONS = 12, 3
 
 
 def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
-              members: list[dict] | None = None, decided: dict | None = None) -> list[Ask]:
+              members: list[dict] | None = None, decided: Decision | None = None) -> list[Ask]:
     """``[{"dimension", "text", "would_change"}]`` for ``results`` ranked under ``facts``;
     ``rerank(trial_facts) -> results`` ranks the choices again; ``members``: the ranked
     results family entries fold (their rules waiting for a dimension count too); ``decided``:
