@@ -108,3 +108,33 @@ def test_the_broad_question_counts_every_match_beyond_those_shown(synthetic_snap
         made = recommend(stmt, synthetic_snap)
     assert made == _plainly(recommend, stmt, synthetic_snap, 5)
     assert made["more"]["of"] > made["more"]["shown"] == len(made["results"]) == 5
+
+
+@pytest.mark.parametrize("which", ["bundled", "synthetic"])
+def test_families_compare_only_the_results_that_could_fold(snaps, which):  # noqa: F811 (the fixture)
+    """``group_families`` reads the signatures of the results related to another ranked one
+    only (``_foldable``): the same entries, ranks and members as comparing every result's, on
+    generated queries (wave 7)."""
+    import recipekg.reason.families as families_module
+    from recipekg.reason.recommend import rank
+    from recipekg.reason.resolve import facts_of
+
+    snap = snaps[which]
+    kinds = sorted(snap["kinds"])
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def check(data):
+        where = data.draw(facts_queries(snap))
+        kind = data.draw(st.sampled_from(kinds))
+        try:
+            (stmt,) = parse(f"recommend {kind}" + (f" where {where}" if where else ""))
+            facts = facts_of(stmt.constraints, snap)
+        except RecipeKGError:
+            return
+        made = families_module.group_families(rank(kind, facts, snap, lean=True), snap)
+        with mock.patch.object(families_module, "_foldable", lambda results, nodes: results):
+            every = families_module.group_families(rank(kind, facts, snap, lean=True), snap)
+        assert made == every, (kind, where)
+
+    check()

@@ -145,7 +145,8 @@ def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False, ranks
     ``deferred``: ``papers`` None in its place (see :func:`reason_json`); ``facts``: what the
     query gives, which a result never waits for."""
     for side in ("because", "against"):
-        entry[side].sort(key=lambda r: (-r["contribution"], r["id"]))
+        if len(entry[side]) > 1:  # (most of a large ranking's choices have one reason)
+            entry[side].sort(key=_by_contribution)
     node = snap["nodes"][iri]
     choice = ({"id": node["id"], "label": node["label"], "kinds": node["kinds"], "papers": None} if deferred
               else choice_json(iri, snap))
@@ -157,16 +158,34 @@ def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False, ranks
                                if r["match"] in ("full", "general")), default=0),
               "papers": choice["papers"], "because": entry["because"], "against": entry["against"],
               **origin_json(choice)}
-    used = {g for r in entry["because"] if r["match"] in ("full", "general", "near") for u in r.get("uses", ())
-            for g in u.split(" and ")}
-    result["fits_more"] = sum(1 for d in entry.get("fits", ()) if d not in used)
+    result["fits_more"] = _fits_more(entry)
     if entry.get("fits"):
         result["fits"] = entry["fits"]
     if entry.get("notes"):
         result["notes"] = entry["notes"]
-    if result["group"] != MATCHES:
-        result["waits_for"] = waits_for(entry["because"] + entry["against"], snap, facts)
+    if result["group"] != MATCHES:  # deferred: None in its place until shown (:func:`fill_waits`)
+        result["waits_for"] = None if deferred else waits_for(entry["because"] + entry["against"], snap, facts)
     return result
+
+
+def _by_contribution(reason: dict) -> tuple:
+    return -reason["contribution"], reason["id"]
+
+
+def _fits_more(entry: dict) -> int:
+    """The constraints a choice's properties fit that its deciding rules do not already use."""
+    if not entry.get("fits"):
+        return 0
+    used = {g for r in entry["because"] if r["match"] in ("full", "general", "near") for u in r.get("uses", ())
+            for g in u.split(" and ")}
+    return sum(1 for d in entry["fits"] if d not in used)
+
+
+def fill_waits(result: dict, snap: dict, facts: dict | None) -> None:
+    """A deferred result's ``waits_for`` (None in its place: :func:`result_json`), filled in for
+    a result an answer shows; a result that has it is left as it is."""
+    if "waits_for" in result and result["waits_for"] is None:
+        result["waits_for"] = waits_for(result["because"] + result["against"], snap, facts)
 
 
 def strength_ranks(snap: dict) -> dict[str, int]:
@@ -251,8 +270,8 @@ def decision(results: list, limit: int = 3, near: list | None = None) -> Decisio
     numbered = [(n[1], r["id"]) for r in matching if step and (n := _step(r)) is not None and n[0] == step[0]]
     steps = [i for _, i in sorted(numbered, key=lambda x: x[0])]
     pick = steps[0] if steps else matching[0]["id"] if matching else None
-    compare = [r["id"] for r in results if r["id"] != pick and any(
-        x.get("role") == "comparison" and x["match"] == "full" for x in r["because"])]
+    comparing = {id(r) for r in results for x in r["because"] if x["match"] == "full" and x.get("role") == "comparison"}
+    compare = [r["id"] for r in results if id(r) in comparing and r["id"] != pick] if comparing else []
     runner_ups = [r["id"] for r in matching[1:] if r["id"] not in compare and r["id"] not in steps][:limit]
     ranked = {r["id"] for r in matching}
     for other in (n["other_side"]["pick"] for n in near or () if n.get("other_side")):

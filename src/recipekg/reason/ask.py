@@ -27,19 +27,21 @@ from recipekg.reason.scoring import MATCHES
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
     from recipekg.contracts.common import Ask
+    from recipekg.contracts.recommend import Decision
 
 #: How many results are searched for deciding dimensions, and how many questions an answer asks.
 LOOK_AT, MAX_QUESTIONS = 12, 3
 
 
 def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
-              members: list[dict] | None = None) -> list[Ask]:
+              members: list[dict] | None = None, decided: Decision | None = None) -> list[Ask]:
     """``[{"dimension", "text", "would_change"}]`` for ``results`` ranked under ``facts``;
     ``rerank(trial_facts) -> results`` ranks the choices again; ``members``: the ranked
-    results family entries fold (their rules waiting for a dimension count too)."""
+    results family entries fold (their rules waiting for a dimension count too); ``decided``:
+    ``decision(results)`` when the caller has it."""
     if not results:
         return _where_to_start(kind, facts, snap)
-    pick = decision(results)["pick"]
+    pick = (decided or decision(results))["pick"]
     given = {n: f for n, f in facts.items() if not f.derived}
     first = {i for r in results[:LOOK_AT] for i in (r["iri"], *(m["iri"] for m in r.get("members", ())))}
     looked_at = results[:LOOK_AT] + [r for r in members or () if r["iri"] in first]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 from recipekg.query.ast import Explain
-from recipekg.reason.answers import choice_json, constraints_json, reason_json, waits_for
+from recipekg.reason.answers import choice_json, constraints_json, fill_waits, reason_json, waits_for
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.changes import smallest_change
 from recipekg.reason.families import entry_of, group_families
@@ -52,6 +52,7 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
     ranks = {kind: _rank(entry_of(iri, entries[kind])) for kind in node["kinds"]}
     kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
     entry: Any = entry_of(iri, entries[kind]) or {}
+    fill_waits(entry, snap, facts)
     rules = _rules(iri, None, facts, snap, backend)
     own = {r["rule"] for r in rules}
     family = [r for a in node.get("ancestors", ()) if kind in snap["nodes"].get(a, {}).get("kinds", ())

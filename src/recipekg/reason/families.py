@@ -42,7 +42,7 @@ def group_families(results: list, snap: dict) -> list[Result]:
     ranks renumbered; a result without rules that place it is never folded."""
     nodes = snap["nodes"]
     buckets: dict[tuple, list[dict]] = {}
-    for r in results:
+    for r in _foldable(results, nodes):
         if (sig := signature(r))[1]:
             buckets.setdefault(sig, []).append(r)
     head_of: dict[str, str] = {}
@@ -64,13 +64,35 @@ def group_families(results: list, snap: dict) -> list[Result]:
         if head["iri"] in placed:
             continue
         placed.add(head["iri"])
-        entry = dict(head)
-        if members.get(head["iri"]):
-            entry["members"] = [member_json(m) for m in members[head["iri"]]]
+        folded = members.get(head["iri"])
+        # a result that stays as it was is its own entry (a ranked result is an answer's entry
+        # from here on): only an entry that changes is a copy
+        entry = dict(head) if folded or head.get("rank") != len(out) + 1 else head
+        if folded:
+            entry["members"] = [member_json(m) for m in folded]
         out.append(entry)
     for i, entry in enumerate(out, 1):
         entry["rank"] = i
     return out
+
+
+def _foldable(results: list, nodes) -> list:
+    """The results that could be folded or head a family: those with an ancestor ranked, and
+    those ancestors (a result related to no other ranked result is its own entry, whatever its
+    signature: only these are compared, so the rest, which grows with the KB, costs no signature).
+
+    >>> nodes = {"G": {"ancestors": []}, "X": {"ancestors": ["G"]}, "Y": {}}
+    >>> [r["iri"] for r in _foldable([{"iri": "G"}, {"iri": "X"}, {"iri": "Y"}], nodes)]
+    ['G', 'X']
+    """
+    iris = {r["iri"] for r in results}
+    heads: set = set()
+    for r in results:
+        above = nodes.get(r["iri"], {}).get("ancestors", ())
+        if above:
+            heads.update(a for a in above if a in iris)
+    return [r for r in results if r["iri"] in heads
+            or not heads.isdisjoint(nodes.get(r["iri"], {}).get("ancestors", ()))] if heads else []
 
 
 def member_json(r: Result) -> Member:

@@ -20,8 +20,8 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from recipekg.query.ast import Recommend
-from recipekg.reason.answers import (choice_json, constraints_json, decision, disputed_json, order_results,
-                                    reason_json, sources_json, uses)
+from recipekg.reason.answers import (choice_json, constraints_json, decision, disputed_json, fill_waits,
+                                    order_results, reason_json, sources_json, uses)
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.conditions import FAILED, specificity, status
 from recipekg.reason.resolve import facts_of, resolve_kind
@@ -54,8 +54,9 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     # the trials re-rank through one native backend, which reuses the evaluations of every rule
     # whose dimensions a trial leaves alone (reason.backend.Evaluations)
     rerank = lambda trial: group_families(rank(kind, trial, snap, native, lean=True, decisive=True), snap)  # noqa: E731
-    ask = questions(kind, facts, results, snap, rerank, ranked["results"])
-    near = boundaries(kind, facts, ranked, results, snap, rerank)
+    decided = decision(results)  # over every entry, once: what ask and the boundaries start from
+    ask = questions(kind, facts, results, snap, rerank, ranked["results"], decided)
+    near = boundaries(kind, facts, ranked, results, snap, rerank, decided)
     shown = dress(results[:SHOWN if stmt.top is None else stmt.top], facts, snap)
     answer: RecommendBody = {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
               "constraints": constraints_json(facts), "decision": decision(shown, near=near), "ask": ask,
@@ -74,6 +75,7 @@ def dress(entries: list, facts: dict, snap: dict) -> list:
     and its reasons' sources and disputes (the disputing rules that could apply here), in the
     places the ranking kept for them (:func:`recipekg.reason.answers.reason_json`)."""
     for entry in entries:
+        fill_waits(entry, snap, facts)
         for holder in (entry, *entry.get("members", ())):
             if holder.get("papers", ()) is None:
                 holder["papers"] = choice_json(holder["iri"], snap)["papers"]

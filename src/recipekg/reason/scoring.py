@@ -107,10 +107,14 @@ def noisy_or(values) -> float:
     return 1.0 - remaining
 
 
+#: The matches of a reason that decides among the choices matching the query.
+_DECIDING = frozenset(("full", "general", NEAR))
+
+
 def _decides(reason: dict) -> bool:
     """A reason that decides among the choices matching the query: it fully matches, it is
     the default or general advice (no conditions), or it is near (one threshold narrowly missed)."""
-    return reason["match"] in ("full", "general", NEAR)
+    return reason["match"] in _DECIDING
 
 
 def near_contribution(weight: float, partly_credit: float) -> float:
@@ -196,8 +200,8 @@ def tally(because: list[dict], against: list[dict], default_support: float | Non
     ``specificity`` (see :func:`specificity`) ranks before the score within a group.
     """
     because, against = once(because), once(against)
-    deciding_for = [r for r in because if _decides(r)]
-    deciding_against = [r for r in against if _decides(r)]
+    deciding_for = [r for r in because if r["match"] in _DECIDING]
+    deciding_against = [r for r in against if r["match"] in _DECIDING]
     if deciding_for or deciding_against or any(r.get("role") == "comparison" and r["match"] == "full"
                                                for r in because):
         pos = support(deciding_for)
@@ -211,7 +215,10 @@ def tally(because: list[dict], against: list[dict], default_support: float | Non
 
 def once(reasons: list[dict]) -> list[dict]:
     """``reasons`` with an extension's evidence counted once: of its reasons resting on the same
-    sources (:func:`evidence`), only the strongest stays; the reference's own are all kept."""
+    sources (:func:`evidence`), only the strongest stays; the reference's own are all kept (a single reason
+    is kept as it is)."""
+    if len(reasons) < 2:
+        return reasons
     kept, best = [], {}
     for r in reasons:
         if not r.get("origin"):
@@ -223,8 +230,17 @@ def once(reasons: list[dict]) -> list[dict]:
 
 def best_match(reasons: list[dict]) -> str:
     """The best match among the reasons for a choice (``none`` when it has none)."""
-    levels = {r["match"] for r in reasons}
-    return next((m for m in ("full", "general", NEAR, "partial") if m in levels), "none")
+    best = len(_MATCH_ORDER)
+    for r in reasons:
+        level = _MATCH_LEVEL.get(r["match"], best)
+        if level < best:
+            best = level
+    return _MATCH_ORDER[best] if best < len(_MATCH_ORDER) else "none"
+
+
+#: The matches of a choice's reasons, best first (:func:`best_match`).
+_MATCH_ORDER = ("full", "general", NEAR, "partial")
+_MATCH_LEVEL = {m: i for i, m in enumerate(_MATCH_ORDER)}
 
 
 def specificity(deciding_for: list[dict], default_support: float | None) -> list[int]:
