@@ -30,7 +30,7 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
         out.append("introduced in: " + "; ".join(f"{p['id']} — {p['title']}" for p in c["papers"]))
     out += excluded_lines([a["excluded"]] if a.get("excluded") else [], md)
     for p in a.get("properties", ()):
-        via = f" (as a {p['via']['label']})" if p.get("via") else ""
+        via = f" (from {p['via']['label']})" if p.get("via") else ""
         out.append(f"{'- ' if md else ''}property{via}: {property_text(p)} — {p['verdict']} [{sources_short(p['sources'])}]")
     if a.get("against"):
         out += ["", "against it:"] + [f"{'- ' if md else '  '}{x['text']}" + (f" (a rule about {x['via']['label']})"
