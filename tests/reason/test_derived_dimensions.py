@@ -73,13 +73,36 @@ def test_a_model_whose_full_copy_does_not_fit_one_gpu_rules_data_parallelism_out
     them sharded: sharding is the pick. The constraints they use are said used."""
     (a,) = kb.query("recommend approach where params = 70B and gpus = 8 and hardware = a100 and time = 1 week")
     assert a["decision"]["pick"] == "qlora"
-    assert [(e["id"], e["property"]["id"]) for e in a["excluded"]] == [("ddp", "ddp-full-copy-per-gpu")]
+    assert [(e["id"], e["property"]["id"]) for e in a["excluded"]] == [("ddp", "ddp-full-copy-per-gpu"),
+                                                                        ("fsdp", "fsdp-states-fit-all-gpus")]
     assert not {u["dimension"] for u in a["unused"]} & {"params", "hardware"}
     (b,) = kb.query("recommend approach where params = 13B and gpus = 8 and hardware = a100 and time = 1 week")
     assert b["decision"]["pick"] == "fsdp" and "ddp" in {e["id"] for e in b["excluded"]}
     (small,) = kb.query("recommend approach where params = 1B and gpus = 8 and hardware = a100 and time = 1 week")
     assert "ddp" not in {e["id"] for e in small["excluded"]}
     assert "ddp" in {r["id"] for r in small["results"]}
+
+
+def test_sharding_is_ruled_out_where_the_states_exceed_all_the_gpus_memory(kb):
+    """Preferring low memory speaks for FSDP on several GPUs, but 70B on 2 A100s needs about
+    eight times their memory together (the rule of thumb's 18-20 bytes per parameter): sharding
+    divides the states, it does not shrink them, so FSDP is ruled out by its property and is
+    never the pick; 7B on the same 2 GPUs fits sharded, and FSDP is the pick there."""
+    (big,) = kb.query("recommend approach where params = 70B and gpus = 2 and hardware = a100 and prefer = low-memory")
+    assert big["decision"]["pick"] != "fsdp"
+    assert ("fsdp", "fsdp-states-fit-all-gpus") in [(e["id"], e["property"]["id"]) for e in big["excluded"]]
+    assert "fsdp" not in {r["id"] for r in big["results"]}
+    (fits,) = kb.query("recommend approach where params = 7B and gpus = 2 and hardware = a100 and prefer = low-memory")
+    assert fits["decision"]["pick"] == "fsdp" and "fsdp" not in {e["id"] for e in fits["excluded"]}
+
+
+def test_a_value_on_a_threshold_names_the_side_the_other_ranking_was_tried_on(kb):
+    """gpus = 2 sits on the FSDP rule's 'gpus >= 2': the other side tried is below 2 (where
+    the rule fails), and the text says so, not 'above'."""
+    (a,) = kb.query("recommend approach where params = 7B and gpus = 2 and hardware = a100 and prefer = low-memory")
+    (near,) = [n for n in a["near_boundary"] if n["dimension"] == "gpus"]
+    assert near["side"] == "at" and near["other_side"]["value"] < near["threshold"]
+    assert "gpus = 2 is at 2," in near["text"] and "; below 2 " in near["text"] and "above" not in near["text"]
 
 
 def test_memory_pressure_brings_the_memory_savings_forward(kb):

@@ -113,7 +113,7 @@ def _entry(dim: str, spot: dict, threshold: float, mirrored: float, picks: tuple
     side: Position = "below" if value < threshold else "above" if value > threshold else "at"
     constraint = {**facts[dim].constraints[0], "op": "=", "value": value}
     shown = format_constraint({**constraint, "value": threshold}).split(" = ", 1)[1]
-    other = "above" if side != "above" else "below"
+    other = "above" if mirrored > threshold else "below"
     def named(i: str | None) -> str:
         return labels.get(i, i or "no choice")
 
@@ -121,7 +121,8 @@ def _entry(dim: str, spot: dict, threshold: float, mirrored: float, picks: tuple
         then = f"{other} {shown} {named(there)} would rank first"
     else:
         then = f"{other} {shown} it still would, and the advice there also speaks for " + ", ".join(map(named, speaks))
-    text = (f"{format_constraint(constraint)} is within a factor of 2 of {shown}, a threshold of the advice "
+    where = "is at" if side == "at" else "is within a factor of 2 of"
+    text = (f"{format_constraint(constraint)} {where} {shown}, a threshold of the advice "
             f"'{primary['label'].replace(' -> ', ' → ')}': here {named(here)} ranks first; {then}.")
     return {"dimension": dim, "value": value, "threshold": threshold, "unit": constraint.get("unit"), "side": side,
             "text": text,
