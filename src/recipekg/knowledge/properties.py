@@ -13,7 +13,8 @@ The tests turn a value into a check: ``at-most`` (a bound the constraint must no
 ``at-least`` (a bound it must reach), ``one-of`` (the values the choice is for) and
 ``none-of`` (the values the choice already is or does badly with). An aspect with ``rkg:via``
 checks the dimension's values through one of their properties: "needs fp8 tensor cores" is
-the hardware whose ``rkg:supportsPrecision`` holds fp8, or that states no precision at all.
+the hardware whose ``rkg:supportsPrecision`` holds fp8, or that states no precision at all;
+"not for hardware with bf16 tensor cores" (``none-of``) is the hardware that states bf16.
 The snapshot holds them in three containers: ``choice_properties`` (iri → property),
 ``properties_by_choice`` (choice → its own properties; the reasoner adds its ancestors') and
 ``properties_by_dimension`` (dimension → the properties that check it), so that an
@@ -75,11 +76,11 @@ def _check(ix, dim: str | None, test: str | None, number: float | None, values: 
         return cond
     if not values:
         return None
-    if via:  # the dimension's values that have one of these through ``via``, or state nothing
+    if via:  # the dimension's values that have one of these through ``via`` (one-of: or state nothing)
         holders = [s for s, props in ix.spo.items() if via in props]
         members = {s for c in {t for h in holders for t in ix.iris(h, RDF.type)} for s in ix.instances(c)}
-        wanted = set(values)
-        values = sorted(s for s in members if not ix.all(s, via) or wanted & set(ix.iris(s, via)))
+        wanted, unstated = set(values), test == "one-of"
+        values = sorted(s for s in members if unstated and not ix.all(s, via) or wanted & set(ix.iris(s, via)))
         if not values:
             return None
     cond["values"] = values

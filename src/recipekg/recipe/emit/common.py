@@ -17,7 +17,8 @@ from __future__ import annotations
 NAMES = {
     "deepspeed": {
         "lr-schedule": {"cosine": "WarmupCosineLR", "linear": "WarmupDecayLR", "constant": "WarmupLR"},
-        "precision": {"bf16-training": "bf16", "bf16": "bf16", "fp16": "fp16", "fp8-training": "bf16", "fp8": "bf16"},
+        "precision": {"bf16-training": "bf16", "bf16": "bf16", "fp16-mixed-precision": "fp16", "fp16": "fp16",
+                      "fp8-training": "bf16", "fp8": "bf16"},
     },
     "hf-peft": {
         "lr-schedule": {"cosine": "cosine", "linear": "linear", "constant": "constant_with_warmup"},

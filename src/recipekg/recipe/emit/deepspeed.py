@@ -49,6 +49,9 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     precision = next((p for v in section_values(answer, "precision") if (p := named("deepspeed", "precision", v))), None)
     if precision:
         config[precision] = {"enabled": True}
+        if precision == "fp16":
+            notes.append("fp16: DeepSpeed scales the loss dynamically (its default loss_scale, 0), the loss "
+                         "scaling fp16 mixed precision needs (Micikevicius et al. 2018)")
     else:
         notes.append("no precision in the recipe: DeepSpeed trains in fp32")
     clip = setting(answer, "gradient-clip-norm")

@@ -61,7 +61,7 @@ def _training_arguments(answer: dict, layout: dict, notes: list[str]) -> dict:
     precision = section_values(answer, "precision")
     if any(v in ("bf16", "bf16-training") for v in precision):
         args["bf16"] = True
-    elif "fp16" in precision:
+    elif any(v in ("fp16", "fp16-mixed-precision") for v in precision):
         args["fp16"] = True
     for key, name in (("learning_rate", "learning-rate"), ("weight_decay", "weight-decay"), ("adam_beta1", "beta1"),
                       ("adam_beta2", "beta2"), ("adam_epsilon", "epsilon"), ("max_grad_norm", "gradient-clip-norm"),
