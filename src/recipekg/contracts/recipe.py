@@ -95,6 +95,8 @@ class RecipeBody(TypedDict):
     unused: list[Unused]
     #: Format → configuration, for every format the recipe can be written as.
     configs: dict[EmitFormat, Emitted]
+    #: Format → why the recipe cannot be written as it (every format not in ``configs``).
+    no_configs: dict[EmitFormat, str]
 
 
 class RecipeAnswer(RecipeBody, Stamp):

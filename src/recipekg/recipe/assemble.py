@@ -112,7 +112,7 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> RecipeBody:
     answer["unused"] = build.unused(facts, rankings, unread)
     from recipekg.recipe.emit import configs
 
-    answer["configs"] = configs(answer)  # the writers read the recipe so far
+    answer["configs"], answer["no_configs"] = configs(answer)  # the writers read the recipe so far
     done: RecipeBody = answer
     return done  # api.answer stamps its as_of (reason/recency.py), as every answer's
 

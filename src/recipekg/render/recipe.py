@@ -113,5 +113,9 @@ def _closing(a: dict) -> list[str]:
         for name, c in a["configs"].items():
             out += [f"  {name}: {n}" for n in c["notes"]]
     else:
-        out.append("configurations: none (nothing a trainer's configuration could hold)")
+        by_reason: dict[str, list[str]] = {}
+        for name, reason in (a.get("no_configs") or {}).items():
+            by_reason.setdefault(reason, []).append(name)
+        why = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in by_reason.items())
+        out.append("configurations: none" + (f" ({why})" if why else " (nothing a trainer's configuration could hold)"))
     return out

@@ -14,8 +14,8 @@ configure that trainer with (a tree ensemble has no DeepSpeed run). The formats:
 
     >>> from recipekg.recipe.assemble import recipe
     >>> a = recipe(parse("recipe where data = tabular and rows = 30k")[0], snap)
-    >>> a["configs"]
-    {}
+    >>> a["configs"], a["no_configs"]["deepspeed"]
+    ({}, 'gradient-boosted-trees is not trained by gradient descent')
 """
 
 from __future__ import annotations
@@ -34,16 +34,18 @@ def _writers() -> dict:
 FORMATS = ("deepspeed", "hf-peft")
 
 
-def configs(answer: dict) -> dict:
-    """Every configuration the recipe can be written as: format → ``{"config", "notes"}``."""
-    out = {}
+def configs(answer: dict) -> tuple[dict, dict]:
+    """Every configuration the recipe can be written as (format → ``{"config", "notes"}``), and
+    why it cannot be written as each other format (format → the reason)."""
+    out, why_not = {}, {}
     for name, write in _writers().items():
         try:
             config, notes = write(answer)
-        except Nothing:
+        except Nothing as exc:
+            why_not[name] = str(exc)
             continue
         out[name] = {"config": config, "notes": notes}
-    return out
+    return out, why_not
 
 
 def emitted(answer: dict, fmt: str) -> dict:

@@ -26,11 +26,17 @@ def trainable(answer: dict) -> tuple[dict, dict]:
     """The recipe's context and plan's layout, or :class:`Nothing` when there is no
     gradient-descent run that fits to configure."""
     ctx = answer["context"]
+    if not ctx["architecture"] and ctx["trains"]:
+        raise Nothing("the architecture is not known, so neither is how the model is trained: give it "
+                      "(architecture = decoder, ...)")
     if "gradient-descent" not in ctx["regimes"]:
         raise Nothing(f"{ctx['architecture'] or 'the model'} is not trained by gradient descent")
     if ctx["method"] == "inference":
         raise Nothing("an inference recipe trains nothing")
-    layout = ((answer.get("plan") or {}).get("fit") or {}).get("layout")
+    if answer.get("plan") is None:
+        raise Nothing(f"plan has no memory model for {ctx['architecture'] or 'the model'} (its formulas are for "
+                      "transformers), so no parallel layout to configure")
+    layout = (answer["plan"].get("fit") or {}).get("layout")
     if not layout:
         raise Nothing("plan found no parallel layout that fits (see the recipe's memory section)")
     return ctx, layout
