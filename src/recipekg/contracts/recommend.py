@@ -35,6 +35,9 @@ class Decision(TypedDict):
     runner_ups: list[str]
     compare_with: list[str]
     procedure: NotRequired[Procedure]
+    #: The matches the advice does not separate from the pick (the same score from the same
+    #: rules): the pick is first among them by id only.
+    tied_with: NotRequired[list[str]]
 
 
 class Member(TypedDict):

@@ -72,6 +72,8 @@ class SummaryDecision(TypedDict):
     compare_with: list[SummaryChoice | None]
     #: The ordered procedure's steps that apply, when the pick is one.
     procedure: NotRequired[list[str]]
+    #: The matches the advice does not separate from the pick.
+    tied_with: NotRequired[list[SummaryChoice | None]]
 
 
 class SummaryResult(TypedDict):

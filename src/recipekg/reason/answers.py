@@ -280,4 +280,18 @@ def decision(results: list, limit: int = 3, near: list | None = None) -> Decisio
     out: Decision = {"pick": pick, "runner_ups": runner_ups, "compare_with": compare}
     if steps and step is not None:
         out["procedure"] = {"id": step[0], "steps": steps}
+    elif matching and (tied := _tied(matching)):
+        out["tied_with"] = tied
     return out
+
+
+def _tied(matching: list) -> list[str]:
+    """The matches the advice does not separate from the first: the same score from the same
+    rules, for and against (one rule naming two alternatives: "PatchTST, Informer"); their
+    order is only the ids'."""
+    def rules(r: dict) -> tuple:
+        return tuple(sorted(x["rule"] for x in r["because"])), tuple(sorted(x["rule"] for x in r["against"]))
+
+    first = matching[0]
+    mine = rules(first)
+    return [r["id"] for r in matching[1:] if r["score"] == first["score"] and rules(r) == mine]

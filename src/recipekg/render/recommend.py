@@ -81,6 +81,9 @@ def _decision(a: dict, md: bool) -> list[str]:
         return ["no pick: no rule decides with these constraints alone" + (" (see below)" if a.get("ask") else "")]
     bold = "**" if md else ""
     out = [f"pick: {bold}{_name(a, d['pick'])}{bold}"]
+    if d.get("tied_with"):
+        out[0] += (", tied with " + ", ".join(_name(a, i) for i in d["tied_with"]) +
+                   ": the same advice speaks for each, equally (first here by id only)")
     if d.get("procedure"):
         steps = d["procedure"]["steps"]
         out.append(f"then, in order ({d['procedure']['id']}): " + " → ".join(_name(a, i) for i in steps[1:]))

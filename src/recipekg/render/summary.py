@@ -114,6 +114,8 @@ def _recommend(a: dict) -> dict:
                         "compare_with": [_choice(a, i) for i in d.get("compare_with", ())]}}
     if d.get("procedure"):
         out["decision"]["procedure"] = d["procedure"]["steps"]
+    if d.get("tied_with"):
+        out["decision"]["tied_with"] = [_choice(a, i) for i in d["tied_with"]]
     results = []
     for r in a["results"][:RESULTS]:
         shown = [x for x in r["because"] if r["group"] != "matches" or x["match"] in ("full", "general", "near")]

@@ -1,0 +1,39 @@
+"""A pick the advice does not separate from others says so (``decision.tied_with``): the same
+score from the same rules, for and against. One rule naming two alternatives ("forecasting
+transformers (PatchTST, Informer)") ranks them equal, and only the id puts one first."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _rules(r: dict) -> tuple:
+    return sorted(x["rule"] for x in r["because"]), sorted(x["rule"] for x in r["against"])
+
+
+def test_one_rule_naming_two_alternatives_ties_them(kb):
+    (a,) = kb.query("recommend architecture where data = time-series and samples = 1M")
+    d = a["decision"]
+    assert d["pick"] == "informer" and d["tied_with"] == ["patchtst"]
+    from recipekg.render.answers import render_answers
+
+    assert "pick: Informer (informer), tied with PatchTST (patchtst)" in render_answers([a], "text")
+
+
+@pytest.mark.parametrize("q", ["recommend architecture where data = time-series and samples = 1M",
+                               "recommend technique where hardware = a100",
+                               "recommend optimizer where params = 70B and gpus = 8 and hardware = h100",
+                               "recommend architecture where data = video",
+                               "recommend approach where params = 7B and gpus = 2 and hardware = a100 and prefer = low-memory"])
+def test_tied_means_the_same_score_from_the_same_rules(kb, q):
+    """Every choice said tied has the pick's score and rules; every other match scoring as
+    much has other rules (the stability techniques at 0.23 each have a rule of their own)."""
+    (a,) = kb.query(q)
+    results = {r["id"]: r for r in a["results"]}
+    pick = results[a["decision"]["pick"]]
+    tied = set(a["decision"].get("tied_with", ()))
+    for r in a["results"]:
+        if r["group"] != "matches" or r is pick:
+            continue
+        same = r["score"] == pick["score"] and _rules(r) == _rules(pick)
+        assert same == (r["id"] in tied), r["id"]
