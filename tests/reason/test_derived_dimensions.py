@@ -173,3 +173,35 @@ def test_the_word_list_says_what_a_value_implies(kb):
     values = {v["id"]: v for v in kb.vocab("task")["dimensions"][0]["values"]}
     assert values["summarization"]["implies"] == ["data = text"]
     assert "implies" not in values["classification"]
+
+
+# ------------------------------------------------------------ a named model's size; the method the memory is for
+
+def test_a_named_model_gives_its_size_to_every_statement(kb):
+    """``model = llama-2-70b`` is a 69B model in recommend and explain too, not only in plan: one
+    A100 for a day asks for no model size, and the memory shares follow from the model's size."""
+    (a,) = kb.query("recommend approach where model = llama-2-70b and hardware = a100 and gpus = 1 "
+                    "and pretrained = yes and time < 1 day")
+    shown = {c["dimension"]: c for c in a["constraints"]}
+    assert shown["params"]["derived_from"] == "architecture" and shown["params"]["value"] == pytest.approx(68.98e9)
+    assert "architecture" in shown["memory-load"]["derived_from"]
+    assert "params" not in {q["dimension"] for q in a["ask"]}
+    assert a["decision"]["pick"] == "qlora"
+    (given,) = kb.query("recommend approach where model = llama-2-70b and params = 7B and hardware = a100")
+    assert next(c for c in given["constraints"] if c["dimension"] == "params").get("derived_from") is None
+
+
+def test_a_family_gives_no_size(kb):
+    (a,) = kb.query("recommend approach where architecture = llama and hardware = a100")
+    assert "params" not in {c["dimension"] for c in a["constraints"]}
+
+
+@pytest.mark.parametrize("method, derived", [("qlora", False), ("lora", False), ("inference", False),
+                                             ("full-fine-tune", True), ("pretrain", True)])
+def test_the_memory_shares_are_derived_for_methods_that_train_every_weight(kb, method, derived):
+    """The rule of thumb's 18-20 bytes per parameter counts every weight's gradient and optimizer
+    states (``rkg:forMethod`` on its formulas): a QLoRA run of 7B on an RTX 4090 is not 'over the
+    GPU's memory', and gets no 8-bit Adam or gradient checkpointing for it."""
+    (a,) = kb.query(f"recommend technique where params = 7B and hardware = rtx-4090 and gpus = 1 and method = {method}")
+    dims = {c["dimension"] for c in a["constraints"]}
+    assert ("memory-load" in dims) == derived and ("replica-memory" in dims) == derived

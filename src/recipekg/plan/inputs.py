@@ -106,8 +106,8 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
 
     named = (facts["architecture"].values or set()) if "architecture" in facts else set()
     arch = one("architecture") if named & set(snap.get("models", {})) else None  # a family: not read
-    model, params, from_model, active = _model_values(stmt, constraints, snap, arch,
-                                                      number("params"), number("active-params"))
+    given = number("params") if "params" in facts and facts["params"].derived != "architecture" else None
+    model, params, from_model, active = _model_values(stmt, constraints, snap, arch, given, number("active-params"))
     inputs = Inputs(stmt, constraints, facts, params=params, tokens=number("tokens"),
                     flops=number("flops"), unique_tokens=number("unique-tokens"), epochs=number("epochs"),
                     gpus=_whole_q("gpus", stmt, constraints, facts, snap), mfu=number("mfu"),

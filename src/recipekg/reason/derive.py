@@ -32,6 +32,7 @@ from recipekg.reason.facts import Facts, constraint_json
 def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
     facts = dict(facts)
     _implied(facts, snap)
+    _from_model(facts, snap)
     _from_hardware(facts, snap)
     for name in snap.get("derived_dimensions", ()):  # those a formula computes first, in order
         dim = snap["dimensions"][name]
@@ -76,6 +77,29 @@ def _implied(facts: dict[str, Facts], snap: dict) -> None:
                 facts[target] = Facts(target, dim["kind"], values=values, derived=name, constraints=[shown])
 
 
+def _from_model(facts: dict[str, Facts], snap: dict) -> None:
+    """A named model configuration's published size is the model size the query means when it
+    gives none (``model = llama-2-70b``: its ``rkg:params``, counted from the published shape),
+    so that every statement, not plan alone, reasons with it.
+
+    >>> from recipekg.reason.resolve import resolve_constraints
+    >>> facts = derive(resolve_constraints(parse("recommend x where model = llama-2-7b")[0].constraints, snap), snap)
+    >>> facts["params"].derived, round(facts["params"].intervals[0][0] / 1e9, 2)
+    ('architecture', 6.74)
+    """
+    arch = facts.get("architecture")
+    if "params" in facts or arch is None or not arch.values or "params" not in snap["dimensions"]:
+        return
+    sizes = [snap["models"].get(v, {}).get("params") for v in sorted(arch.values)]
+    if any(not s for s in sizes):  # a family or an architecture: no one size
+        return
+    dim, distinct = snap["dimensions"]["params"], sorted(set(sizes))
+    four = [float(f"{v:.4g}") for v in distinct]  # shown to four digits (69.0B counted: "68.98B")
+    shown = constraint_json(dim, "=", four[0]) if len(four) == 1 else constraint_json(dim, "in", four)
+    facts["params"] = Facts("params", dim["kind"], intervals=[(v, True, v, True) for v in distinct],
+                            derived="architecture", constraints=[shown])
+
+
 def _dimension_of_classes(snap: dict) -> dict[str, str]:
     """Each categorical dimension's value class → the dimension's name."""
     return {d["value_class"]: name for name, d in snap["dimensions"].items() if d.get("value_class")}
@@ -85,16 +109,24 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     """The value of a dimension a KB formula computes from others (``derived_by``: the training
     memory of a full copy of the model against one GPU's memory, from params and gpu-memory),
     as the range the formula gives over the inputs' ranges (each input's span, its constants'
-    ranges); an input without a finite positive span derives nothing.
+    ranges); an input without a finite positive span derives nothing, nor a formula for other
+    training methods than the query's (``rkg:forMethod``: the rule of thumb trains every weight).
 
     >>> from recipekg.reason.resolve import resolve_constraints
     >>> facts = derive(resolve_constraints(parse("plan where params = 7B and hardware = h100")[0].constraints, snap), snap)
     >>> facts["replica-memory"].intervals, facts["replica-memory"].derived
     ([(1.575, True, 1.75, True)], 'params and hardware')
+    >>> "replica-memory" in derive(resolve_constraints(parse("plan where params = 7B and hardware = h100 and method = qlora")[0].constraints, snap), snap)
+    False
     """
     from recipekg.errors import FormulaError
     from recipekg.formula.expr import Q, const_q, evaluate, formula_of
 
+    record = snap["formulas"][dim["derived_by"]]
+    method = facts.get("method")
+    if record.get("for_methods") and method is not None and method.values \
+            and not method.values <= set(record["for_methods"]):
+        return  # a formula for other methods (training every weight: not a frozen base's LoRA)
     env, sources = {}, []
     for i in dim["derived_from"]:
         f = facts[i]
@@ -102,7 +134,6 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
             return
         env[i.replace("-", "_")] = Q.span(f.intervals[0][0], f.intervals[-1][2])
         sources += [s for s in (f.derived.split(" and ") if f.derived else [i]) if s not in sources]
-    record = snap["formulas"][dim["derived_by"]]
     env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
     try:
         q = evaluate(formula_of(record), env)
