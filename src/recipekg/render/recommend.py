@@ -87,8 +87,9 @@ def _decision(a: dict, md: bool) -> list[str]:
     if d.get("procedure"):
         steps = d["procedure"]["steps"]
         out.append(f"then, in order ({d['procedure']['id']}): " + " → ".join(_name(a, i) for i in steps[1:]))
-    if d["runner_ups"]:
-        out.append("runner-ups: " + ", ".join(_name(a, i) for i in d["runner_ups"]))
+    others = [i for i in d["runner_ups"] if i not in d.get("tied_with", ())]  # (a tie is on the pick's line)
+    if others:
+        out.append("runner-ups: " + ", ".join(_name(a, i) for i in others))
     if d["compare_with"]:
         out.append("compare with: " + ", ".join(_name(a, i) for i in d["compare_with"]))
     return [line + ("  " if md else "") for line in out]
