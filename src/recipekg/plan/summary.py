@@ -12,7 +12,7 @@ answer needs to be asked; then the size, the memory, the time, the energy and co
     training memory: 126–140 GB in all by the reference's rule of thumb; model states 112 GB (ZeRO's count)
     time: 3,840–11,900 GPU-hours on h100 at MFU 0.14–0.43 → 20 days – 2.07 months on 8 GPUs
     energy: 2,956–9,181 kWh (GPU power × GPU-hours × PUE)
-    compute tier: Multi-GPU (4-8), 1-7 days
+    compute tier: 8 GPUs for 7 days: the flowchart's tier 'Multi-GPU (4-8), 1-7 days'
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def _memory_lines(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
 def _tier_line(found: Findings) -> list[str]:
     if not found.tier:
         return []
-    return [f"compute tier: {found.tier['label']}" + ("" if found.tier["exact"] else " (nearest)")]
+    return [f"compute tier: {found.tier['text']}"]  # (says what it is from: the GPUs and time, or the compute)
 
 
 def _which_model(inputs: Inputs) -> str:

@@ -121,11 +121,11 @@ def _tier_of_what_you_have(ledger: Ledger, params: Q, held: str, gpus: Q, time: 
     iri = ranked[0]
     inside = _distance(mine, _range(snap, iri, held)) == 0
     what = f"your {show(gpus, 'GPUs')}" if held == "gpus" else f"your time budget of {show(time, 'hours')}"
-    text = (f"{situation} matches no tier of the flowchart; {what} "
-            + ("fall in" if inside else "are nearest to")
-            + (f" the tier (the run needs {show(time, 'hours')} on them)" if held == "gpus" else
-               f" the tier (the run needs {show(gpus, 'GPUs')} for it)"))
-    return _tier_json(ledger, params, iri, False, held, text)
+    verb = ("fall in" if inside else "are nearest to") if held == "gpus" else ("falls in" if inside else "is nearest to")
+    out = _tier_json(ledger, params, iri, False, held, f"{situation} matches no tier of the flowchart; {what} {verb} the tier")
+    out["text"] += (f" (the run needs {show(time, 'hours')} on them)" if held == "gpus" else
+                    f" (the run needs {show(gpus, 'GPUs')} for it)")
+    return out
 
 
 def _tier_by_compute(ledger: Ledger, params: Q, timing: Timing, situation: str | None) -> Tier:
