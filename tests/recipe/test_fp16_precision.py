@@ -48,17 +48,3 @@ def test_the_trainers_configurations_say_fp16_on_a_v100(kb):
     assert ds["fp16"] == {"enabled": True} and "bf16" not in ds
     hf = kb.recipe("model = llama-2-7b and method = lora and hardware = v100 and tokens = 10M", emit="hf-peft")
     assert hf["training_arguments"].get("fp16") is True and "bf16" not in hf["training_arguments"]
-
-
-@pytest.mark.parametrize("where, why", [
-    ("params = 1B and hardware = v100 and gpus = 8", "the architecture is not known"),
-    ("data = tabular and rows = 30k", "not trained by gradient descent"),
-])
-def test_a_recipe_without_a_configuration_says_why_for_each_format(kb, where, why):
-    (a,) = kb.query(f"recipe where {where}")
-    assert a["configs"] == {} and set(a["no_configs"]) == {"deepspeed", "hf-peft"}
-    assert all(why in reason for reason in a["no_configs"].values())
-    from recipekg.render.answers import render_answers
-
-    line = next(x for x in render_answers([a], "text").splitlines() if x.startswith("configurations:"))
-    assert line.startswith("configurations: none (deepspeed, hf-peft: ") and why in line

@@ -53,7 +53,8 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
             continue
         members = [n for n, h in hyper.items() if h["group"] == group]
         found = [setting_item(n, settings[n], snap) for n in members if n in settings]
-        found += [i for n in members if (i := planned_item(n, plan, snap)) is not None]
+        found += [i for n in members if (i := own_item(n, ctx.architecture, plan, snap) or planned_item(n, plan, snap))
+                  is not None]
         found = found or [i for n in members if (i := fixed_item(n, settings, snap)) is not None]
         if found:
             out.extend(sorted(found, key=lambda i: (i.get("from") != "plan", i["what"])))
@@ -111,6 +112,25 @@ def planned_item(name: str, plan: PlanBody | None, snap: dict) -> Item | None:
     return item(q["label"], q["value"], _number(q["value"], q["unit"]), q["derivation"], q["sources"],
                 hyperparameter=name, unit=q["unit"], alternatives=published(key, params, q["unit"], snap),
                 **{"from": "plan"})
+
+
+def own_item(name: str, model: str | None, plan: PlanBody | None, snap: dict) -> Item | None:
+    """The value a named model configuration was itself trained with (a published recipe that
+    ``rkg:appliesTo`` it), in place of plan's law for it: Llama 2 70B's 1.5e-4, with the law's
+    value beside it as an alternative. None when the recipe names no model with one."""
+    planned = planned_item(name, plan, snap)
+    key = name.replace("-", "_")
+    own = next((f for f in snap["facts"].values() if model and model in f["about"] and f.get(key) is not None), None)
+    if planned is None or own is None:
+        return None
+    law = {"value": planned["value"], "text": f"{planned['text']} ({planned['what']})", "setting": "plan",
+           "sources": planned["sources"]}
+    text = _number(own[key], planned.get("unit"))
+    return item(planned["what"].split(" (")[0], own[key], text,
+                f"{own['text']} (the named model's own, in place of {planned['what']}: {planned['text']})",
+                sources_json(own, snap), hyperparameter=name, unit=planned.get("unit"),
+                alternatives=[law] + [a for a in planned.get("alternatives", ()) if a["setting"] != own["id"]],
+                **{"from": "published recipe"})
 
 
 def published(key: str, params: float | None, unit: str | None, snap: dict) -> list[Alternative]:

@@ -1,0 +1,35 @@
+"""What a recipe says in place of a guess: why no trainer configuration can be written (for
+each format), and a named model's own published values before a law fitted across models."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.parametrize("where, why", [
+    ("params = 1B and hardware = v100 and gpus = 8", "the architecture is not known"),
+    ("data = tabular and rows = 30k", "not trained by gradient descent"),
+])
+def test_a_recipe_without_a_configuration_says_why_for_each_format(kb, where, why):
+    (a,) = kb.query(f"recipe where {where}")
+    assert a["configs"] == {} and set(a["no_configs"]) == {"deepspeed", "hf-peft"}
+    assert all(why in reason for reason in a["no_configs"].values())
+    from recipekg.render.answers import render_answers
+
+    line = next(x for x in render_answers([a], "text").splitlines() if x.startswith("configurations:"))
+    assert line.startswith("configurations: none (deepspeed, hf-peft: ") and why in line
+
+
+def test_a_named_model_is_trained_with_its_own_published_values_before_a_law(kb):
+    """Llama 2 70B was trained at 1.5e-4 with 4M-token batches (Touvron et al. 2023, Table 1):
+    a recipe naming it says so, with the compute law's value kept beside it; a model size alone
+    (no named model) keeps the law's."""
+    (a,) = kb.query("recipe where model = llama-2-70b and hardware = a100 and gpus = 64 and tokens = 2T")
+    items = {it.get("hyperparameter"): it for s in a["sections"] for it in s["items"]}
+    lr, batch = items["learning-rate"], items["batch-tokens"]
+    assert (lr["value"], lr["from"]) == (1.5e-4, "published recipe") and batch["value"] == 4.0e6
+    assert [s["id"] for s in lr["sources"]] == ["touvron2023llama2"]
+    assert any(alt["setting"] == "plan" for alt in lr["alternatives"])
+    (b,) = kb.query("recipe where params = 70B and architecture = decoder and hardware = a100 and gpus = 64 and tokens = 2T")
+    plain = {it.get("hyperparameter"): it for s in b["sections"] for it in s["items"]}
+    assert plain["learning-rate"]["from"] == "plan"
