@@ -177,3 +177,14 @@ def test_a_shape_from_the_rule_of_thumb_names_the_published_shapes_nearest_in_si
     assert "published shapes nearest" not in notes(named)
     small = run_plan("plan where params = 125M and gpus = 1 and hardware = a100")  # no model within a factor of 2
     assert "published shapes nearest" not in notes(small)
+
+
+@pytest.mark.parametrize("seq, warned", [("32k", True), ("4096", False), ("2048", False)])
+def test_a_sequence_longer_than_the_named_models_context_is_a_warning(kb, seq, warned):
+    """Llama 2 7B was trained with 4,096 positions (its config.json): planning 32k tokens per
+    sequence on it is planned, and warned about, never silently."""
+    (a,) = kb.query(f"plan where model = llama-2-7b and seq-length = {seq} and hardware = a100 and gpus = 8 and tokens = 1B")
+    found = [w for w in a["warnings"] if "positions Llama 2 7B was trained with" in w["text"]]
+    assert bool(found) == warned
+    if warned:
+        assert "hf-llama-2-7b-config" in {s["id"] for s in found[0]["sources"]}

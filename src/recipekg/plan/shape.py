@@ -178,6 +178,11 @@ def _from_model(ledger: Ledger, model: dict | None, got: dict) -> None:
                        given=True, extra_sources=[model], derivation=f"{model['label']}'s configuration")
     if taken:
         ledger.note(f"the model's shape is {model['label']}'s (model = {model['id']}): " + ", ".join(taken), model)
+    context, seq = model.get("seq_length"), got.get("seq-length")
+    if context and seq is not None and seq.high > context:
+        ledger.note(f"seq-length = {show(seq, exact=True)} is longer than the {show(Q.point(context), exact=True)} "
+                    f"positions {model['label']} was trained with (its configuration): the memory and time here "
+                    "are for that length, but the model reads it only after its context is extended", model, warn=True)
 
 
 def _derive(ledger: Ledger, output: str, env: dict) -> Q:
