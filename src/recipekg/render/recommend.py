@@ -19,9 +19,10 @@ from recipekg.render.sources import caveat_line, origin_text, sources_short, sou
 from recipekg.render.tables import table
 
 MATCHES_HEAD = "matches your constraints"
+AGAINST_HEAD = "advised against for your constraints (the advice that applies weighs against each)"
 WOULD_APPLY_HEAD = "would also apply if you gave more (each waits for a condition you did not give)"
 #: How many results of each group the short answer shows.
-BRIEF_RESULTS = {"matches": 5, "would apply": 3}
+BRIEF_RESULTS = {"matches": 5, "against": 3, "would apply": 3}
 #: The line that says where the rest of a short answer is.
 MORE = "more: --detail (every rule with its section, sources and caveats), --format json (every field)"
 
@@ -37,10 +38,13 @@ def render_recommend(a: dict, md: bool, detail: bool = True) -> str:
     out += _decision(a, md)
     if situation:
         out += [""] + situation
-    for group, title in (("matches", MATCHES_HEAD), ("would apply", WOULD_APPLY_HEAD)):
-        results = [r for r in a["results"] if r["group"] == group]
+    shown = {"matches": [r for r in a["results"] if r["group"] == "matches" and r["score"] >= 0],
+             "against": [r for r in a["results"] if r["group"] == "matches" and r["score"] < 0],
+             "would apply": [r for r in a["results"] if r["group"] == "would apply"]}
+    for group, title in (("matches", MATCHES_HEAD), ("against", AGAINST_HEAD), ("would apply", WOULD_APPLY_HEAD)):
+        results = shown[group]
         if results and not (md or detail):
-            out += ["", title] + brief_results(results, BRIEF_RESULTS[group], group == "matches")
+            out += ["", title] + brief_results(results, BRIEF_RESULTS[group], group != "would apply")
         elif results:
             out += ["", f"### {title[0].upper() + title[1:]}" if md else title]
             out += (table(["#", "choice", "score", "top reasons", "sources"], [_row(r) for r in results], md=True)
