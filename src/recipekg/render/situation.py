@@ -34,9 +34,13 @@ def missed_text(near: dict | None) -> str:
 
     >>> missed_text({"dimension": "time", "value": 336.0, "threshold": 168.0, "unit": "hours"})
     ' (missed narrowly: time 2 weeks against 1 week)'
+    >>> missed_text({"dimension": "batch-size", "value": 32000.0, "threshold": 32000.0})
+    ' (missed narrowly: batch-size 32k is the threshold, which the rule leaves out)'
     """
     if not near:
         return ""
+    if near["value"] == near["threshold"]:  # an excluded end: batch-size > 32k, given 32k
+        return f" (missed narrowly: {near['dimension']} {value(near['value'], near.get('unit'))} is the threshold, which the rule leaves out)"
     return (f" (missed narrowly: {near['dimension']} {value(near['value'], near.get('unit'))} against "
             f"{value(near['threshold'], near.get('unit'))})")
 

@@ -129,7 +129,10 @@ class Fragments:
         near = x.get("near")
         if near:
             unit = near.get("unit")
-            parts.append(f'<p class="near">Missed narrowly: {_text(near, "dimension")} {escape(number_text(near.get("value"), unit))}'
+            given = f'{_text(near, "dimension")} {escape(number_text(near.get("value"), unit))}'
+            parts.append(f'<p class="near">Missed narrowly: {given} is the threshold, which the rule leaves out.</p>'
+                         if near.get("value") == near.get("threshold") else
+                         f'<p class="near">Missed narrowly: {given}'
                          f' against the threshold {escape(number_text(near.get("threshold"), unit))}.</p>')
         parts.append("\n    ")
         if x.get("conditions"):
