@@ -143,7 +143,8 @@ def scored(iri: str, entry: dict, snap: dict, ranks: dict[str, int]) -> dict:
     reasons as the scoring reads them (:func:`recipekg.reason.recommend.reason_record`, sorted
     here as a result shows them: the noisy-or multiplies in that order): its id and depth, the
     tally, the best match, the strongest rule deciding for it, the constraints its properties fit
-    beyond those rules. Cheap: no label, papers or reason text (:func:`result_json` adds them)."""
+    beyond those rules, and its node. Cheap: no label, papers or reason text (:func:`result_json`
+    adds them)."""
     for side in ("because", "against"):
         if len(entry[side]) > 1:  # (most of a large ranking's choices have one reason)
             entry[side].sort(key=_by_contribution)
@@ -152,7 +153,7 @@ def scored(iri: str, entry: dict, snap: dict, ranks: dict[str, int]) -> dict:
             "match": best_match(entry["because"]), "depth": len(node.get("ancestors", ())),
             "strength": max((ranks.get(r["strength"]) or 0 for r in entry["because"]
                              if r["match"] in ("full", "general")), default=0),
-            "because": entry["because"], "fits_more": _fits_more(entry)}
+            "because": entry["because"], "fits_more": _fits_more(entry), "node": node}
 
 
 def result_json(iri: str, entry: dict, snap: dict, score: dict, rank: int, deferred: bool = False,
@@ -161,7 +162,7 @@ def result_json(iri: str, entry: dict, snap: dict, score: dict, rank: int, defer
     their ``score`` (:func:`scored`): with the constraints its properties fit (``fits``) and the
     properties they go past (``notes``); ``deferred``: ``papers`` None in its place (see
     :func:`reason_json`); ``facts``: what the query gives, which a result never waits for."""
-    node = snap["nodes"][iri]
+    node = score["node"]
     choice = ({"id": node["id"], "label": node["label"], "kinds": node["kinds"], "papers": None} if deferred
               else choice_json(iri, snap))
     result: Any = {"rank": rank, "id": choice["id"], "label": choice["label"], "iri": iri, "kinds": choice["kinds"],

@@ -139,23 +139,23 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
         evaluated = _about(backend, kind, families, facts, snap)
     nearby = near_reasons(evaluated, facts)
     near = _near(evaluated, nearby)
-    # few reasons (no more than an answer shows results): every result is made, each reason made
-    # whole at once (what the scoring reads is there), as records would cost more than they save
-    whole = shown is None or len(applied) + len(near) <= max(shown, SHOWN)
-    choices = _reasoned(applied, near, facts, snap, _whole_reason if whole else reason_record, lean)
+    # few choices (no more than an answer shows): every result is made, each reason made whole
+    # at once (what the scoring reads is there), as records would cost more than they save
+    few = shown is None or len({a.choice for a in applied}.union(a.choice for a in near)) <= max(shown, SHOWN)
+    choices = _reasoned(applied, near, facts, snap, _whole_reason if few else reason_record, lean)
     _inherit(choices, kind, snap, among)
     for iri in [c for c, e in choices.items() if among is not None and c not in among or _only_waiting_against(e)]:
         del choices[iri]
     excluded, verdicts = _exclude(choices, kind, facts, snap)
     most = _most(applied if among is None else backend.applying(kind, facts, "full"), facts, snap)
     order = order_results(choices, snap, most)
-    if whole:
+    if shown is None or few:  # (few already says the first)
         for entry in choices.values():
             for r in entry["because"] + entry["against"]:
                 r.pop("uses", None)
         results = [result_json(iri, choices[iri], snap, score, i, lean, facts) for i, (score, iri) in enumerate(order, 1)]
     else:
-        made = _made(order, snap, shown)
+        made = _made(order, shown)
         results = [result_json(iri, _reasons(choices[iri], facts, snap, lean), snap, score, i, lean, facts)
                    for i, (score, iri) in enumerate(order, 1) if iri in made]
     return {"results": results, "count": len(order), "excluded": excluded, "evaluated": evaluated,
@@ -180,7 +180,7 @@ def _add(choices: dict, a, record: dict) -> None:
 
 
 def reason_record(a, facts: dict, snap: dict, lean: bool = True, near: dict | None = None,
-                  contribution: float | None = None) -> dict:
+                  contribution: float = 0.0) -> dict:
     """One rule's verdict about a choice (``a``) as the scoring reads it (:mod:`recipekg.reason.scoring`:
     its match, role, contribution, evidence, step, strength, and for a rule deciding for it the
     constraints it uses and its specificity), with the verdict itself to make its reason of
@@ -207,7 +207,7 @@ def reason_record(a, facts: dict, snap: dict, lean: bool = True, near: dict | No
 
 
 def _whole_reason(a, facts: dict, snap: dict, lean: bool, near: dict | None = None,
-                  contribution: float | None = None) -> Any:
+                  contribution: float = 0.0) -> Any:
     """The reason (a RankedReason once scored) of one rule's verdict about a choice, made whole at
     once, with the constraints it uses (what the scoring reads, as of :func:`reason_record`)."""
     reason = _made_reason(a, facts, snap, lean, near, contribution)
@@ -215,7 +215,9 @@ def _whole_reason(a, facts: dict, snap: dict, lean: bool, near: dict | None = No
     return reason
 
 
-def _made_reason(a, facts: dict, snap: dict, lean: bool, near: dict | None, contribution: float | None) -> Any:
+def _made_reason(a, facts: dict, snap: dict, lean: bool, near: dict | None, contribution: float) -> Any:
+    """The reason of a verdict (:func:`recipekg.reason.answers.reason_json`), near its threshold
+    when ``near`` is given, its disputes filtered when it is not lean, with its specificity."""
     reason: Any = reason_json(a.rule, a.view, a.ev, snap, lean)
     if near is not None:
         reason.update(match=NEAR, near=near, contribution=round(contribution, 4))
@@ -225,11 +227,11 @@ def _made_reason(a, facts: dict, snap: dict, lean: bool, near: dict | None, cont
     return reason
 
 
-def _made(order: list[tuple[dict, str]], snap: dict, shown: int) -> set[str]:
+def _made(order: list[tuple[dict, str]], shown: int) -> set[str]:
     """The choices whose results a ranking makes in full: see :func:`ranking`."""
     from recipekg.reason.families import foldable  # (plan's rankings make every result)
 
-    related = foldable([iri for _, iri in order], snap["nodes"])
+    related = foldable([iri for _, iri in order], {iri: score["node"] for score, iri in order})
     made = set()
     for score, iri in order:
         if score["group"] == MATCHES or iri in related:

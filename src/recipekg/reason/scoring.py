@@ -202,8 +202,7 @@ def tally(because: list[dict], against: list[dict], default_support: float | Non
     because, against = once(because), once(against)
     deciding_for = [r for r in because if r["match"] in _DECIDING]
     deciding_against = [r for r in against if r["match"] in _DECIDING]
-    if deciding_for or deciding_against or any(r.get("role") == "comparison" and r["match"] == "full"
-                                               for r in because):
+    if deciding_for or deciding_against:  # (a comparison that fully matches is deciding too)
         pos = support(deciding_for)
         neg = noisy_or(r["contribution"] for r in deciding_against)
         return {"group": MATCHES, "score": round(pos - neg, 4), "support": round(pos, 4),
