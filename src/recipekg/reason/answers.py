@@ -149,11 +149,15 @@ def scored(iri: str, entry: dict, snap: dict, ranks: dict[str, int]) -> dict:
         if len(entry[side]) > 1:  # (most of a large ranking's choices have one reason)
             entry[side].sort(key=_by_contribution)
     node = snap["nodes"][iri]
-    return {"id": node["id"], **tally(entry["because"], entry["against"], snap["scoring"].get("default_support")),
-            "match": best_match(entry["because"]), "depth": len(node.get("ancestors", ())),
-            "strength": max((ranks.get(r["strength"]) or 0 for r in entry["because"]
-                             if r["match"] in ("full", "general")), default=0),
-            "because": entry["because"], "fits_more": _fits_more(entry), "node": node}
+    because = entry["because"]
+    strength = None  # the strongest rule that applies for it
+    for r in because:
+        if r["match"] in ("full", "general") and (strength is None or (ranks.get(r["strength"]) or 0) > strength):
+            strength = ranks.get(r["strength"]) or 0
+    score = tally(because, entry["against"], snap["scoring"].get("default_support"))
+    score.update(id=node["id"], match=best_match(because), depth=len(node.get("ancestors", ())),
+                 strength=0 if strength is None else strength, because=because, fits_more=_fits_more(entry), node=node)
+    return score
 
 
 def result_json(iri: str, entry: dict, snap: dict, score: dict, rank: int, deferred: bool = False,

@@ -273,9 +273,9 @@ def _near(evaluated: list, found: dict) -> dict:
     where the threshold is (``found``: :func:`recipekg.reason.situation.near_reasons`)."""
     out: dict = {}
     seen = set()
+    rules = {rule for rule, _, _ in found}
     for a in evaluated if found else ():
-        key = (a.rule, a.choice, a.side)
-        if key in found and key not in seen:
+        if a.rule in rules and (key := (a.rule, a.choice, a.side)) in found and key not in seen:
             seen.add(key)
             out[a] = found[key]
     return out
@@ -288,6 +288,8 @@ def _inherit(choices: dict, kind: str, snap: dict, among) -> None:
     nodes = snap["nodes"]
     inherited: dict[str, list[dict]] = {}
     for iri, entry in choices.items():
+        if not entry["against"]:
+            continue  # (most choices: nothing against them to pass on)
         against = [r for r in entry["against"] if r["match"] in ("full", "general", NEAR) and "via" not in r]
         for member in narrower.get(iri, ()) if against else ():
             if kind in nodes[member]["kinds"] and (among is None or member in among):

@@ -261,7 +261,10 @@ def rank_key(result: dict) -> tuple:
     the biggest single win" first), the broader choice (a family before its members, as the
     reference names it: "GNN (GCN, GAT, GraphSAGE)"), then the id, so the order is
     deterministic. (Steps of an ordered procedure are then put in their order: answers.py.)"""
-    first_step = min((r["step"] for r in result["because"] if "step" in r and _decides(r)), default=1 << 30)
+    first_step = None
+    for r in result["because"]:
+        if "step" in r and (first_step is None or r["step"] < first_step) and _decides(r):
+            first_step = r["step"]
     return (GROUP_ORDER[result["group"]], -result["score"], [-x for x in result["specificity"]],
             -result.get("fits_more", 0), DECIDED.get(result["match"], len(DECIDED)), -result.get("strength", 0),
-            -result["support"], first_step, result.get("depth", 0), result["id"])
+            -result["support"], 1 << 30 if first_step is None else first_step, result.get("depth", 0), result["id"])
