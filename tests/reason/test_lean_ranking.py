@@ -55,10 +55,10 @@ def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
 def _plainly(answer_of, stmt, snap, shown: int):
     """``answer_of(stmt, snap, backend)`` the plain way: every rule evaluated afresh (no
     statuses or evaluations kept), every reason and paper read in every ranking (not lean),
-    unused from every evaluation."""
+    every result made in full (not only those shown), unused from every evaluation."""
     full = recommend_module.ranking
 
-    def not_lean(kind, facts, snap, backend=None, among=None, lean=False, decisive=False):
+    def not_lean(kind, facts, snap, backend=None, among=None, lean=False, decisive=False, shown=None):
         return full(kind, facts, snap, backend, among, False, decisive)
 
     with (mock.patch.object(recommend_module, "ranking", not_lean),
@@ -136,5 +136,49 @@ def test_families_compare_only_the_results_that_could_fold(snaps, which):  # noq
         with mock.patch.object(families_module, "_foldable", lambda results, nodes: results):
             every = families_module.group_families(rank(kind, facts, snap, lean=True), snap)
         assert made == every, (kind, where)
+
+    check()
+
+
+@pytest.mark.parametrize("which", ["bundled", "synthetic"])
+def test_results_made_for_what_is_read_equal_the_full_ranking(snaps, which):  # noqa: F811 (the fixture)
+    """A ranking asked for ``shown`` results (wave 8: the rest ordered from their reasons as the
+    scoring reads them, :func:`recipekg.reason.recommend.reason_record`, and counted) makes the
+    full ranking's results at their ranks: every match, every result a family could fold, and the
+    first ``shown`` others; its count is the full ranking's, and so are its first ``shown`` entries,
+    on generated queries, decisive or not, with the records made whenever there are any."""
+    import recipekg.reason.families as families_module
+    from recipekg.reason.recommend import ranking
+    from recipekg.reason.resolve import facts_of
+    from recipekg.reason.scoring import MATCHES
+
+    snap = snaps[which]
+    kinds = sorted(snap["kinds"])
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def check(data):
+        where = data.draw(facts_queries(snap))
+        kind = data.draw(st.sampled_from(kinds))
+        shown = data.draw(st.integers(0, 12))
+        decisive = data.draw(st.booleans())
+        try:
+            (stmt,) = parse(f"recommend {kind}" + (f" where {where}" if where else ""))
+            facts = facts_of(stmt.constraints, snap)
+        except RecipeKGError:
+            return
+        full = ranking(kind, facts, snap, lean=True, decisive=decisive)
+        with mock.patch.object(recommend_module, "SHOWN", 0):  # records whenever there are reasons
+            made = ranking(kind, facts, snap, lean=True, decisive=decisive, shown=shown)
+        assert made["count"] == full["count"] == len(full["results"]), (kind, where)
+        by_rank = {r["rank"]: r for r in full["results"]}
+        assert all(r == by_rank[r["rank"]] for r in made["results"]), (kind, where)
+        ranks = {r["rank"] for r in made["results"]}
+        assert all(r["rank"] in ranks for r in full["results"] if r["group"] == MATCHES), (kind, where)
+        entries = families_module.group_families(made["results"], snap)
+        every = families_module.group_families(full["results"], snap)
+        assert entries[:shown] == every[:shown], (kind, where)
+        assert len(entries) + made["count"] - len(made["results"]) == len(every), (kind, where)
+        assert [e for e in every if e["group"] == MATCHES] == [e for e in entries if e["group"] == MATCHES]
 
     check()

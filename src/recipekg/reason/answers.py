@@ -138,27 +138,41 @@ def choice_json(iri: str, snap: dict) -> Choice:
             "papers": [source_json(p, snap, "method") for p in node["papers"]], **origin_json(node)}
 
 
-def result_json(iri: str, entry: dict, snap: dict, deferred: bool = False, ranks: dict | None = None,
-                facts: dict | None = None) -> dict:
-    """A ranked result (rank filled in by :func:`order_results`) from its reasons: with the
-    constraints its properties fit (``fits``) and the properties they go past (``notes``);
-    ``deferred``: ``papers`` None in its place (see :func:`reason_json`); ``facts``: what the
-    query gives, which a result never waits for."""
+def scored(iri: str, entry: dict, snap: dict, ranks: dict[str, int]) -> dict:
+    """What orders a ranked choice (:func:`recipekg.reason.scoring.rank_key` reads it), from its
+    reasons as the scoring reads them (:func:`recipekg.reason.recommend.reason_record`, sorted
+    here as a result shows them: the noisy-or multiplies in that order): its id and depth, the
+    tally, the best match, the strongest rule deciding for it, the constraints its properties fit
+    beyond those rules, and its node. Cheap: no label, papers or reason text (:func:`result_json`
+    adds them)."""
     for side in ("because", "against"):
         if len(entry[side]) > 1:  # (most of a large ranking's choices have one reason)
             entry[side].sort(key=_by_contribution)
     node = snap["nodes"][iri]
+    because = entry["because"]
+    strength = None  # the strongest rule that applies for it
+    for r in because:
+        if r["match"] in ("full", "general") and (strength is None or (ranks.get(r["strength"]) or 0) > strength):
+            strength = ranks.get(r["strength"]) or 0
+    score = tally(because, entry["against"], snap["scoring"].get("default_support"))
+    score.update(id=node["id"], match=best_match(because), depth=len(node.get("ancestors", ())),
+                 strength=0 if strength is None else strength, because=because, fits_more=_fits_more(entry), node=node)
+    return score
+
+
+def result_json(iri: str, entry: dict, snap: dict, score: dict, rank: int, deferred: bool = False,
+                facts: dict | None = None) -> Result:
+    """A ranked result at ``rank`` from its reasons (``entry``'s, as an answer shows them) and
+    their ``score`` (:func:`scored`): with the constraints its properties fit (``fits``) and the
+    properties they go past (``notes``); ``deferred``: ``papers`` None in its place (see
+    :func:`reason_json`); ``facts``: what the query gives, which a result never waits for."""
+    node = score["node"]
     choice = ({"id": node["id"], "label": node["label"], "kinds": node["kinds"], "papers": None} if deferred
               else choice_json(iri, snap))
-    ranks = ranks if ranks is not None else strength_ranks(snap)
-    result = {"rank": 0, "id": choice["id"], "label": choice["label"], "iri": iri, "kinds": choice["kinds"],
-              **tally(entry["because"], entry["against"], snap["scoring"].get("default_support")),
-              "match": best_match(entry["because"]), "depth": len(node.get("ancestors", ())),
-              "strength": max((ranks.get(r["strength"]) or 0 for r in entry["because"]
-                               if r["match"] in ("full", "general")), default=0),
-              "papers": choice["papers"], "because": entry["because"], "against": entry["against"],
-              **origin_json(choice)}
-    result["fits_more"] = _fits_more(entry)
+    result: Any = {"rank": rank, "id": choice["id"], "label": choice["label"], "iri": iri, "kinds": choice["kinds"],
+                   "group": score["group"], "score": score["score"], "specificity": score["specificity"],
+                   "match": score["match"], "papers": choice["papers"], "because": entry["because"],
+                   "against": entry["against"], **origin_json(choice)}
     if entry.get("fits"):
         result["fits"] = entry["fits"]
     if entry.get("notes"):
@@ -230,25 +244,21 @@ def waits_for(reasons: list, snap: dict, facts: dict | None = None) -> list[str]
                    if not facts or d not in facts})
 
 
-def order_results(choices: dict[str, dict], snap: dict, facts: dict | None = None,
-                  most: int | None = None, deferred: bool = False) -> list[Result]:
-    """Choice → {"because": [...], "against": [...]} reasons, as ranked results: each rule's
-    contribution measured against the most specific advice (:func:`recipekg.reason.scoring.situate`,
-    against ``most`` constraints when given), ordered by :func:`recipekg.reason.scoring.rank_key`,
-    then the steps of a procedure in their order."""
+def order_results(choices: dict[str, dict], snap: dict, most: int | None = None) -> list[tuple[dict, str]]:
+    """Choice → {"because": [...], "against": [...]} reasons as the scoring reads them, as
+    ``(score, choice)`` in rank order: each rule's contribution measured against the most
+    specific advice (:func:`recipekg.reason.scoring.situate`, against ``most`` constraints when
+    given), each choice's score (:func:`scored`) ordered by :func:`recipekg.reason.scoring.rank_key`
+    (results are made of them for the choices an answer reads: :func:`result_json`)."""
     scoring = snap["scoring"]
     reasons = [r for entry in choices.values() for side in ("because", "against") for r in entry[side]]
     situate(reasons, scoring.get("default_support") or 0.0, scoring["unconstrained_factor"], most)
-    # the entries keep their sort keys (support, depth, strength, fits_more) until ranked: not yet Results
     ranks = strength_ranks(snap)
-    results: list = sorted((result_json(iri, entry, snap, deferred, ranks, facts)
-                            for iri, entry in choices.items()), key=rank_key)
-    for r in reasons:
-        r.pop("uses", None)
-    for i, r in enumerate(results, 1):
-        r["rank"] = i
-        del r["support"], r["depth"], r["strength"], r["fits_more"]
-    return results
+    return sorted([(scored(iri, entry, snap, ranks), iri) for iri, entry in choices.items()], key=_rank_key)
+
+
+def _rank_key(pair: tuple[dict, str]) -> tuple:
+    return rank_key(pair[0])
 
 
 def _step(result: dict) -> tuple[str, int] | None:

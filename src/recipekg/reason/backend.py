@@ -90,12 +90,13 @@ class NativeBackend(Backend):
             return self._scanned(kind, facts)
         entry = self.snap["rule_index"]["kinds"].get(kind)
         out = []
-        for i in positions(kind, facts, self.snap, only=only):
-            iri, row = entry["rules"][i], entry["rows"][i]
+        at = positions(kind, facts, self.snap, only=only)
+        for iri, row in zip(picked(entry["rules"], at), picked(entry["rows"], at)) if at else ():
             if row["targets"]:
                 ev = self._evaluate(iri, row, facts)
                 if ev["fires"]:
-                    out.extend(Applied(iri, target, side, row, ev) for target, side in row["targets"])
+                    for target, side in row["targets"]:
+                        out.append(Applied(iri, target, side, row, ev))
         return out
 
     def _scanned(self, kind: str, facts: dict) -> list[Applied]:
@@ -114,11 +115,13 @@ class NativeBackend(Backend):
         out = []
         # positions in the kind's sorted rules (so the result is by rule, choice and side); a
         # row without targets is a rule that does not rank the kind
-        for i in _on_given(kind, facts, self.snap, only):
-            iri, row = entry["rules"][i], entry["rows"][i]
-            if row["targets"]:
+        at = _on_given(kind, facts, self.snap, only)
+        for iri, row in zip(picked(entry["rules"], at), picked(entry["rows"], at)) if at else ():
+            targets = row["targets"]
+            if targets:
                 ev = self._evaluate(iri, row, facts)
-                out.extend(Applied(iri, target, side, row, ev) for target, side in sorted(map(tuple, row["targets"])))
+                for target, side in targets if len(targets) == 1 else sorted(map(tuple, targets)):
+                    out.append(Applied(iri, target, side, row, ev))
         return out
 
     def _targets(self, iri: str, rule: dict, kind: str) -> tuple:
@@ -190,16 +193,17 @@ class Evaluations:
                     break
             else:
                 return ev
-        ev = self._evaluate(rule, facts)
+        read: dict = {}  # each dimension its conditions read -> the facts read
+        ev = self._evaluate(rule, facts, read)
         self.made += 1
-        dims = tuple(dict.fromkeys(c["dimension"] for c in ev["conditions"]))
-        self.kept[iri] = (dims, tuple(facts.get(d) for d in dims), ev)
+        self.kept[iri] = (tuple(read), tuple(read.values()), ev)
         return ev
 
-    def _evaluate(self, rule: dict, facts: dict) -> dict:
+    def _evaluate(self, rule: dict, facts: dict, read: dict) -> dict:
         """``evaluate_rule(rule, facts, snap)`` from each condition's status under ``facts``
         (computed once per condition and facts object) and the evaluation of those statuses
-        (once per statuses, strength and role): a rule is then a few look-ups."""
+        (once per statuses, strength and role): a rule is then a few look-ups. ``read``: each
+        dimension of its conditions, with the facts read, is noted there."""
         snap, known = self.snap, self.statuses
         conds, statuses = [], []
         for c in rule["conditions"]:
@@ -209,6 +213,7 @@ class Evaluations:
                 seen = known[c] = (cond, facts.get(cond["dimension"]), status(cond, facts, snap))
             conds.append(seen[0])
             statuses.append(seen[2])
+            read[seen[0]["dimension"]] = seen[1]
         key = (tuple(statuses), rule["strength"], rule.get("role"))
         scored = self.scored.get(key)
         if scored is None:
@@ -216,6 +221,17 @@ class Evaluations:
                                                    snap["scoring"], rule.get("role"))
         return {"fires": scored["fires"], "statuses": statuses, "conditions": conds,
                 "contribution": scored["contribution"], "match": scored["match"]}
+
+
+def picked(items, at: list[int]) -> list:
+    """``[items[i] for i in at]``; a snapshot's lazy list decodes each shard they fall in once
+    and reads its items without a call each (``LazyList.picked``).
+
+    >>> picked(["a", "b", "c"], [0, 2])
+    ['a', 'c']
+    """
+    pick = getattr(items, "picked", None)
+    return pick(at) if pick is not None else [items[i] for i in at]
 
 
 def evaluated_rules(kind: str, facts: dict, snap: dict, only: str | None = None) -> list[str]:

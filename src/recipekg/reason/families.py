@@ -59,40 +59,55 @@ def group_families(results: list, snap: dict) -> list[Result]:
     out: list = []
     placed = set()
     by_iri = {r["iri"]: r for r in results}
-    for r in results:
+    skipped = 0  # the results folded into an entry placed before them
+    for n, r in enumerate(results, 1):
         head = by_iri[head_of.get(r["iri"], r["iri"])]
         if head["iri"] in placed:
+            skipped += 1
             continue
         placed.add(head["iri"])
         folded = members.get(head["iri"])
+        # its place: its first result's rank (a lean ranking's results may leave out the ones
+        # no answer reads: their ranks count), less the results folded before it
+        rank = r.get("rank", n) - skipped
         # a result that stays as it was is its own entry (a ranked result is an answer's entry
         # from here on): only an entry that changes is a copy
-        entry = dict(head) if folded or head.get("rank") != len(out) + 1 else head
+        entry = dict(head) if folded or head.get("rank") != rank else head
         if folded:
             entry["members"] = [member_json(m) for m in folded]
+        entry["rank"] = rank
         out.append(entry)
-    for i, entry in enumerate(out, 1):
-        entry["rank"] = i
     return out
 
 
 def _foldable(results: list, nodes) -> list:
-    """The results that could be folded or head a family: those with an ancestor ranked, and
-    those ancestors (a result related to no other ranked result is its own entry, whatever its
-    signature: only these are compared, so the rest, which grows with the KB, costs no signature).
+    """The results that could be folded or head a family (:func:`foldable`).
 
     >>> nodes = {"G": {"ancestors": []}, "X": {"ancestors": ["G"]}, "Y": {}}
     >>> [r["iri"] for r in _foldable([{"iri": "G"}, {"iri": "X"}, {"iri": "Y"}], nodes)]
     ['G', 'X']
     """
-    iris = {r["iri"] for r in results}
+    related = foldable([r["iri"] for r in results], nodes)
+    return [r for r in results if r["iri"] in related] if related else []
+
+
+def foldable(iris: list[str], nodes) -> set[str]:
+    """Of the ranked choices ``iris``, those that could be folded or head a family: those with
+    an ancestor ranked, and those ancestors (a result related to no other ranked result is its
+    own entry, whatever its signature: only these are compared, so the rest, which grows with
+    the KB, costs no signature, and a ranking need not make their results in full).
+
+    >>> sorted(foldable(["G", "X", "Y"], {"G": {"ancestors": []}, "X": {"ancestors": ["G"]}, "Y": {}}))
+    ['G', 'X']
+    """
+    ranked = set(iris)
     heads: set = set()
-    for r in results:
-        above = nodes.get(r["iri"], {}).get("ancestors", ())
+    for iri in iris:
+        above = nodes.get(iri, {}).get("ancestors", ())
         if above:
-            heads.update(a for a in above if a in iris)
-    return [r for r in results if r["iri"] in heads
-            or not heads.isdisjoint(nodes.get(r["iri"], {}).get("ancestors", ()))] if heads else []
+            heads.update(a for a in above if a in ranked)
+    return {i for i in iris if i in heads or not heads.isdisjoint(nodes.get(i, {}).get("ancestors", ()))} \
+        if heads else set()
 
 
 def member_json(r: Result) -> Member:

@@ -21,11 +21,11 @@ from bisect import bisect_left
 
 from recipekg.query.ast import Recommend
 from recipekg.reason.answers import (choice_json, constraints_json, decision, disputed_json, fill_waits,
-                                    order_results, reason_json, sources_json, uses)
+                                    order_results, reason_json, result_json, sources_json, uses)
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.conditions import FAILED, specificity, status
 from recipekg.reason.resolve import facts_of, resolve_kind
-from recipekg.reason.scoring import NEAR, near_contribution
+from recipekg.reason.scoring import MATCHES, NEAR, near_contribution
 from recipekg.reason.situation import near_reasons, unused
 
 TYPE_CHECKING = False
@@ -42,30 +42,35 @@ SHOWN = 50
 def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> RecommendBody:
     """The answer to a ``recommend`` statement (the JSON the spec describes): at most ``top``
     results (:data:`SHOWN` when the statement gives none; ``more`` then says how many more)."""
-    from recipekg.reason.ask import questions  # here, not at the top: plan ranks without them
+    from recipekg.reason.ask import LOOK_AT, questions  # here, not at the top: plan ranks without them
     from recipekg.reason.boundaries import boundaries
     from recipekg.reason.families import group_families
 
     kind = resolve_kind(stmt.kind, snap)
     facts = facts_of(stmt.constraints, snap)
     native = backend if isinstance(backend, NativeBackend) else NativeBackend(snap)
-    ranked = ranking(kind, facts, snap, backend or native, lean=True)
+    top = SHOWN if stmt.top is None else stmt.top
+    # results in full for the entries shown and those ask looks at (and every match: ranking)
+    ranked = ranking(kind, facts, snap, backend or native, lean=True, shown=max(top, LOOK_AT))
     results: list = group_families(ranked["results"], snap)
+    entries = len(results) + ranked["count"] - len(ranked["results"])  # those not made are entries of their own
     # the trials re-rank through one native backend, which reuses the evaluations of every rule
-    # whose dimensions a trial leaves alone (reason.backend.Evaluations)
-    rerank = lambda trial: group_families(rank(kind, trial, snap, native, lean=True, decisive=True), snap)  # noqa: E731
+    # whose dimensions a trial leaves alone (reason.backend.Evaluations); what they read of the
+    # ranking is its decision, from the matches
+    rerank = lambda trial: group_families(  # noqa: E731
+        rank(kind, trial, snap, native, lean=True, decisive=True, shown=0), snap)
     decided = decision(results)  # over every entry, once: what ask and the boundaries start from
     ask = questions(kind, facts, results, snap, rerank, ranked["results"], decided)
     near = boundaries(kind, facts, ranked, results, snap, rerank, decided)
-    shown = dress(results[:SHOWN if stmt.top is None else stmt.top], facts, snap)
+    shown = dress(results[:top], facts, snap)
     answer: RecommendBody = {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
               "constraints": constraints_json(facts), "decision": decision(shown, near=near), "ask": ask,
               "results": shown, "excluded": ranked["excluded"],
               "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap, ranked["near"]),
               "near_boundary": near}
-    if stmt.top is None and len(results) > SHOWN:
-        answer["more"] = {"shown": SHOWN, "of": len(results),
-                          "text": f"the first {SHOWN} of {len(results)} results; add top {len(results)} to the "
+    if stmt.top is None and entries > SHOWN:
+        answer["more"] = {"shown": SHOWN, "of": entries,
+                          "text": f"the first {SHOWN} of {entries} results; add top {entries} to the "
                                   f"statement for all of them"}
     return answer
 
@@ -91,19 +96,27 @@ def dress(entries: list, facts: dict, snap: dict) -> list:
 
 
 def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
-         among: tuple[str, ...] | None = None, lean: bool = False, decisive: bool = False) -> list[dict]:
+         among: tuple[str, ...] | None = None, lean: bool = False, decisive: bool = False,
+         shown: int | None = None) -> list[dict]:
     """Ranked choices of ``kind`` under ``facts``, with the rules for and against each; with
     ``among``, only those choices (as they rank among all of them: each choice's score is its
-    own), from the rules that name them alone; ``lean``, ``decisive``: see :func:`ranking`."""
-    return ranking(kind, facts, snap, backend, among, lean, decisive)["results"]
+    own), from the rules that name them alone; ``lean``, ``decisive``, ``shown``: see :func:`ranking`."""
+    return ranking(kind, facts, snap, backend, among, lean, decisive, shown)["results"]
 
 
 def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
-            among: tuple[str, ...] | None = None, lean: bool = False, decisive: bool = False) -> dict:
-    """``{"results", "excluded", "evaluated", "verdicts", "near"}``: the ranked results, the
-    choices a property rules out, the backend's evaluations of the rules on the given
-    dimensions, the property checks made and the evaluations near their threshold (what
-    :func:`recipekg.reason.situation.unused` reads).
+            among: tuple[str, ...] | None = None, lean: bool = False, decisive: bool = False,
+            shown: int | None = None) -> dict:
+    """``{"results", "count", "excluded", "evaluated", "verdicts", "near"}``: the ranked results
+    (``count`` of them), the choices a property rules out, the backend's evaluations of the rules
+    on the given dimensions, the property checks made and the evaluations near their threshold
+    (what :func:`recipekg.reason.situation.unused` reads).
+
+    ``shown``: the results are made in full (reasons, labels: :func:`recipekg.reason.answers.result_json`)
+    only for every choice that matches, those a family could fold (:func:`recipekg.reason.families.foldable`)
+    and the first ``shown`` others; the rest are ordered from their reasons as the scoring reads
+    them (:func:`reason_record`) and counted, not made (each result keeps its ``rank`` among all
+    of them). What is made is the full ranking's (a test compares them).
 
     ``lean``: the same results, without what costs most to read and only an answer shows, in
     its places: the reasons' sources and disputes, the results' papers (what re-ranking a trial
@@ -124,32 +137,128 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
                                        if kind in nodes.get(c, {}).get("kinds", ())))
         applied = _naming(backend, kind, families, facts, snap)
         evaluated = _about(backend, kind, families, facts, snap)
-    choices: dict[str, dict] = {}
-    for a in applied:
-        _add(choices, a, reason_json(a.rule, a.view, a.ev, snap, lean), facts, snap)
     nearby = near_reasons(evaluated, facts)
-    for a, near in _near(evaluated, nearby).items():
-        reason: Any = reason_json(a.rule, a.view, a.ev, snap, lean)  # a RankedReason once _add and situate are done
-        weight = snap["strengths"][a.view["strength"]]["weight"]
-        reason.update(match=NEAR, near=near,
-                      contribution=round(near_contribution(weight, snap["scoring"]["partly_credit"]), 4))
-        _add(choices, a, reason, facts, snap)
+    near = _near(evaluated, nearby)
+    # few choices (no more than an answer shows): every result is made, each reason made whole
+    # at once (what the scoring reads is there), as records would cost more than they save
+    few = shown is None or len({a.choice for a in applied}.union(a.choice for a in near)) <= max(shown, SHOWN)
+    choices = _reasoned(applied, near, facts, snap, _whole_reason if few else reason_record, lean)
     _inherit(choices, kind, snap, among)
     for iri in [c for c, e in choices.items() if among is not None and c not in among or _only_waiting_against(e)]:
         del choices[iri]
     excluded, verdicts = _exclude(choices, kind, facts, snap)
     most = _most(applied if among is None else backend.applying(kind, facts, "full"), facts, snap)
-    results = order_results(choices, snap, facts, most, lean)
-    return {"results": results, "excluded": excluded, "evaluated": evaluated, "verdicts": verdicts, "near": nearby}
+    order = order_results(choices, snap, most)
+    if shown is None or few:  # (few already says the first)
+        for entry in choices.values():
+            for r in entry["because"] + entry["against"]:
+                r.pop("uses", None)
+        results = [result_json(iri, choices[iri], snap, score, i, lean, facts) for i, (score, iri) in enumerate(order, 1)]
+    else:
+        made = _made(order, shown)
+        results = [result_json(iri, _reasons(choices[iri], facts, snap, lean), snap, score, i, lean, facts)
+                   for i, (score, iri) in enumerate(order, 1) if iri in made]
+    return {"results": results, "count": len(order), "excluded": excluded, "evaluated": evaluated,
+            "verdicts": verdicts, "near": nearby}
 
 
-def _add(choices: dict, a, reason: Any, facts: dict, snap: dict) -> None:
+def _reasoned(applied: list, near: dict, facts: dict, snap: dict, make, lean: bool) -> dict[str, dict]:
+    """Choice → {"because": [...], "against": [...]}: the rules that apply to it and those near
+    their threshold for it, each as ``make`` makes it (:func:`reason_record`, :func:`_whole_reason`)."""
+    choices: dict[str, dict] = {}
+    for a in applied:
+        _add(choices, a, make(a, facts, snap, lean))
+    for a, where in near.items():
+        weight = snap["strengths"][a.view["strength"]]["weight"]
+        _add(choices, a, make(a, facts, snap, lean, where, near_contribution(weight, snap["scoring"]["partly_credit"])))
+    return choices
+
+
+def _add(choices: dict, a, record: dict) -> None:
+    entry = choices.setdefault(a.choice, {"because": [], "against": []})
+    entry["because" if a.side == "for" else "against"].append(record)
+
+
+def reason_record(a, facts: dict, snap: dict, lean: bool = True, near: dict | None = None,
+                  contribution: float = 0.0) -> dict:
+    """One rule's verdict about a choice (``a``) as the scoring reads it (:mod:`recipekg.reason.scoring`:
+    its match, role, contribution, evidence, step, strength, and for a rule deciding for it the
+    constraints it uses and its specificity), with the verdict itself to make its reason of
+    (:func:`_reason`) when its result is made; ``near``: where a rule near its threshold misses
+    it, and what it then gives (``contribution``)."""
+    row, ev = a.view, a.ev
+    match = ev["match"] if near is None else NEAR
+    record = {"rule": a.rule, "id": row["id"], "match": match, "role": row.get("role"),
+              "contribution": round(ev["contribution"] if near is None else contribution, 4),
+              "strength": snap["strengths"][row["strength"]]["label"], "conditions": ev["conditions"], "applied": a}
+    if row.get("origin"):  # an extension's rule: its evidence is its sources (scoring.evidence)
+        record["origin"], record["sources"] = row["origin"], tuple(row["sources"])
+    else:
+        record["section"] = snap["sections"][row["section"]]["path"]
+    if row["step"] is not None:
+        record["step"] = int(row["step"])
+    if near is not None:
+        record["near"] = near
+    if match in ("full", "general", NEAR):  # what situate and the fits beyond a rule's read
+        record["uses"] = uses(ev["conditions"], ev["statuses"], facts)
+    if match == "full":
+        record["specificity"] = specificity(ev["conditions"], ev["statuses"], facts)
+    return record
+
+
+def _whole_reason(a, facts: dict, snap: dict, lean: bool, near: dict | None = None,
+                  contribution: float = 0.0) -> Any:
+    """The reason (a RankedReason once scored) of one rule's verdict about a choice, made whole at
+    once, with the constraints it uses (what the scoring reads, as of :func:`reason_record`)."""
+    reason = _made_reason(a, facts, snap, lean, near, contribution)
+    reason["uses"] = uses(a.ev["conditions"], a.ev["statuses"], facts)
+    return reason
+
+
+def _made_reason(a, facts: dict, snap: dict, lean: bool, near: dict | None, contribution: float) -> Any:
+    """The reason of a verdict (:func:`recipekg.reason.answers.reason_json`), near its threshold
+    when ``near`` is given, its disputes filtered when it is not lean, with its specificity."""
+    reason: Any = reason_json(a.rule, a.view, a.ev, snap, lean)
+    if near is not None:
+        reason.update(match=NEAR, near=near, contribution=round(contribution, 4))
     if type(reason["sources"]) is list and reason["disputed_by"]:  # a lean reason's: when dressed
         reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
     reason["specificity"] = specificity(a.ev["conditions"], a.ev["statuses"], facts)
-    reason["uses"] = uses(a.ev["conditions"], a.ev["statuses"], facts)
-    entry = choices.setdefault(a.choice, {"because": [], "against": []})
-    entry["because" if a.side == "for" else "against"].append(reason)
+    return reason
+
+
+def _made(order: list[tuple[dict, str]], shown: int) -> set[str]:
+    """The choices whose results a ranking makes in full: see :func:`ranking`."""
+    from recipekg.reason.families import foldable  # (plan's rankings make every result)
+
+    related = foldable([iri for _, iri in order], {iri: score["node"] for score, iri in order})
+    made = set()
+    for score, iri in order:
+        if score["group"] == MATCHES or iri in related:
+            made.add(iri)
+        elif shown > 0:
+            made.add(iri)
+            shown -= 1
+    return made
+
+
+def _reasons(entry: dict, facts: dict, snap: dict, lean: bool) -> dict:
+    """A ranked choice's reasons as a result shows them (:func:`_reason`), with its fits and notes."""
+    out = {side: [_reason(r, facts, snap, lean) for r in entry[side]] for side in ("because", "against")}
+    for key in ("fits", "notes"):
+        if key in entry:
+            out[key] = entry[key]
+    return out
+
+
+def _reason(record: dict, facts: dict, snap: dict, lean: bool) -> Any:
+    """The reason (a RankedReason) of a verdict the scoring read (:func:`reason_record`), with
+    its contribution as scored (near a threshold, or measured against the most specific advice)."""
+    reason = _made_reason(record["applied"], facts, snap, lean, record.get("near"), record["contribution"])
+    reason["contribution"] = record["contribution"]
+    if "via" in record:
+        reason["via"] = record["via"]
+    return reason
 
 
 def _only_waiting_against(entry: dict) -> bool:
@@ -164,9 +273,9 @@ def _near(evaluated: list, found: dict) -> dict:
     where the threshold is (``found``: :func:`recipekg.reason.situation.near_reasons`)."""
     out: dict = {}
     seen = set()
+    rules = {rule for rule, _, _ in found}
     for a in evaluated if found else ():
-        key = (a.rule, a.choice, a.side)
-        if key in found and key not in seen:
+        if a.rule in rules and (key := (a.rule, a.choice, a.side)) in found and key not in seen:
             seen.add(key)
             out[a] = found[key]
     return out
@@ -179,6 +288,8 @@ def _inherit(choices: dict, kind: str, snap: dict, among) -> None:
     nodes = snap["nodes"]
     inherited: dict[str, list[dict]] = {}
     for iri, entry in choices.items():
+        if not entry["against"]:
+            continue  # (most choices: nothing against them to pass on)
         against = [r for r in entry["against"] if r["match"] in ("full", "general", NEAR) and "via" not in r]
         for member in narrower.get(iri, ()) if against else ():
             if kind in nodes[member]["kinds"] and (among is None or member in among):

@@ -202,8 +202,7 @@ def tally(because: list[dict], against: list[dict], default_support: float | Non
     because, against = once(because), once(against)
     deciding_for = [r for r in because if r["match"] in _DECIDING]
     deciding_against = [r for r in against if r["match"] in _DECIDING]
-    if deciding_for or deciding_against or any(r.get("role") == "comparison" and r["match"] == "full"
-                                               for r in because):
+    if deciding_for or deciding_against:  # (a comparison that fully matches is deciding too)
         pos = support(deciding_for)
         neg = noisy_or(r["contribution"] for r in deciding_against)
         return {"group": MATCHES, "score": round(pos - neg, 4), "support": round(pos, 4),
@@ -262,7 +261,10 @@ def rank_key(result: dict) -> tuple:
     the biggest single win" first), the broader choice (a family before its members, as the
     reference names it: "GNN (GCN, GAT, GraphSAGE)"), then the id, so the order is
     deterministic. (Steps of an ordered procedure are then put in their order: answers.py.)"""
-    first_step = min((r["step"] for r in result["because"] if "step" in r and _decides(r)), default=1 << 30)
+    first_step = None
+    for r in result["because"]:
+        if "step" in r and (first_step is None or r["step"] < first_step) and _decides(r):
+            first_step = r["step"]
     return (GROUP_ORDER[result["group"]], -result["score"], [-x for x in result["specificity"]],
             -result.get("fits_more", 0), DECIDED.get(result["match"], len(DECIDED)), -result.get("strength", 0),
-            -result["support"], first_step, result.get("depth", 0), result["id"])
+            -result["support"], 1 << 30 if first_step is None else first_step, result.get("depth", 0), result["id"])
