@@ -10,7 +10,7 @@ from unittest import mock
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_rule_index import _Afresh, facts_queries, snaps, synthetic_snap  # noqa: F401 (fixtures)
+from test_rule_index import _Afresh, facts_queries, kind_facts, snaps, synthetic_snap  # noqa: F401 (fixtures)
 
 import recipekg.reason.explain as explain_module
 import recipekg.reason.recommend as recommend_module
@@ -117,21 +117,15 @@ def test_families_compare_only_the_results_that_could_fold(snaps, which):  # noq
     generated queries (wave 7)."""
     import recipekg.reason.families as families_module
     from recipekg.reason.recommend import rank
-    from recipekg.reason.resolve import facts_of
 
     snap = snaps[which]
-    kinds = sorted(snap["kinds"])
 
     @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(data=st.data())
     def check(data):
-        where = data.draw(facts_queries(snap))
-        kind = data.draw(st.sampled_from(kinds))
-        try:
-            (stmt,) = parse(f"recommend {kind}" + (f" where {where}" if where else ""))
-            facts = facts_of(stmt.constraints, snap)
-        except RecipeKGError:
+        if (drawn := kind_facts(data, snap)) is None:
             return
+        kind, where, facts = drawn
         made = families_module.group_families(rank(kind, facts, snap, lean=True), snap)
         with mock.patch.object(families_module, "_foldable", lambda results, nodes: results):
             every = families_module.group_families(rank(kind, facts, snap, lean=True), snap)
@@ -149,24 +143,18 @@ def test_results_made_for_what_is_read_equal_the_full_ranking(snaps, which):  # 
     on generated queries, decisive or not, with the records made whenever there are any."""
     import recipekg.reason.families as families_module
     from recipekg.reason.recommend import ranking
-    from recipekg.reason.resolve import facts_of
     from recipekg.reason.scoring import MATCHES
 
     snap = snaps[which]
-    kinds = sorted(snap["kinds"])
 
     @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(data=st.data())
     def check(data):
-        where = data.draw(facts_queries(snap))
-        kind = data.draw(st.sampled_from(kinds))
+        if (drawn := kind_facts(data, snap)) is None:
+            return
+        kind, where, facts = drawn
         shown = data.draw(st.integers(0, 12))
         decisive = data.draw(st.booleans())
-        try:
-            (stmt,) = parse(f"recommend {kind}" + (f" where {where}" if where else ""))
-            facts = facts_of(stmt.constraints, snap)
-        except RecipeKGError:
-            return
         full = ranking(kind, facts, snap, lean=True, decisive=decisive)
         with mock.patch.object(recommend_module, "SHOWN", 0):  # records whenever there are reasons
             made = ranking(kind, facts, snap, lean=True, decisive=decisive, shown=shown)

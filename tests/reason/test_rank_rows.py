@@ -9,12 +9,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_rule_index import facts_queries, snaps, synthetic_snap  # noqa: F401 (fixtures)
+from test_rule_index import kind_facts, snaps, synthetic_snap  # noqa: F401 (fixtures)
 
 from recipekg.knowledge.rule_index import LEFT_OUT
-from recipekg.query.parser import parse
 from recipekg.reason.backend import NativeBackend
-from recipekg.reason.resolve import facts_of
 
 
 @pytest.mark.parametrize("which", ["bundled", "synthetic"])
@@ -35,14 +33,13 @@ def test_rankings_from_rows_evaluate_as_the_whole_rules(snaps, which):  # noqa: 
     """What ``applying`` gives from rows (the index's candidates) is what the scan of the whole
     rules gives, rule for rule: the same pairs, the same evaluations."""
     snap = snaps[which]
-    kinds = sorted(snap["kinds"])
 
     @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(data=st.data())
     def check(data):
-        where = data.draw(facts_queries(snap))
-        kind = data.draw(st.sampled_from(kinds))
-        facts = facts_of(parse(f"recommend {kind}" + (f" where {where}" if where else ""))[0].constraints, snap)
+        if (drawn := kind_facts(data, snap)) is None:
+            return
+        kind, _, facts = drawn
         rows = {(a.rule, a.choice, a.side): a.ev for a in NativeBackend(snap).applying(kind, facts)}
         whole = {(a.rule, a.choice, a.side): a.ev for a in NativeBackend(snap, scan=True).applying(kind, facts)}
         assert rows == whole

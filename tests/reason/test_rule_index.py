@@ -42,6 +42,20 @@ def snaps(snap, synthetic_snap):
     return {"bundled": snap, "synthetic": synthetic_snap}
 
 
+def kind_facts(data, snap):
+    """A kind and the facts of a generated ``recommend`` query on it, drawn from ``data``
+    (``(kind, where, facts)``; None for a query the language refuses)."""
+    from recipekg.query.parser import parse
+    from recipekg.reason.resolve import facts_of
+
+    where = data.draw(facts_queries(snap))
+    kind = data.draw(st.sampled_from(sorted(snap["kinds"])))
+    try:
+        return kind, where, facts_of(parse(f"recommend {kind}" + (f" where {where}" if where else ""))[0].constraints, snap)
+    except RecipeKGError:
+        return None
+
+
 @st.composite
 def facts_queries(draw, snap):
     cats = {n: sorted({snap["nodes"][v]["id"] for v in d["values"].values()})
