@@ -188,3 +188,16 @@ def test_a_sequence_longer_than_the_named_models_context_is_a_warning(kb, seq, w
     assert bool(found) == warned
     if warned:
         assert "hf-llama-2-7b-config" in {s["id"] for s in found[0]["sources"]}
+
+
+def test_a_named_models_own_learning_rate_and_batch_stand_beside_the_laws(kb):
+    """Llama 2 70B's published 1.5e-4 and 4M tokens (Touvron et al. 2023, Table 1) beside
+    DeepSeek LLM's laws, in the short answer and as a sourced note; a model without a published
+    recipe in the KB (Mixtral) gets the laws alone."""
+    (a,) = kb.query("plan where model = llama-2-70b and hardware = a100 and gpus = 64 and tokens = 2T")
+    line = next(x for x in a["summary"] if x.startswith("hyperparameters:"))
+    assert line.endswith("; Llama 2 70B's own: 0.00015, 4M tokens")
+    note = next(n for n in a["notes"] if "was itself trained" in n["text"])
+    assert "touvron2023llama2" in {s["id"] for s in note["sources"]}
+    (b,) = kb.query("plan where model = mixtral-8x7b and hardware = h100 and gpus = 64 and tokens = 1T")
+    assert not any("'s own:" in x for x in b["summary"])

@@ -107,6 +107,11 @@ def _sizing_caveats(ledger: Ledger, kb: KBView, loss_f, quality: float, found: t
         if not c["low"] <= value <= c["high"]:
             ledger.note(f"extrapolated: {show(Q.point(value), unit)} lies outside the "
                         f"{show(Q.span(c['low'], c['high']), unit)} Chinchilla's fit was made on", c, warn=True)
+    own = _own_recipe(kb, inputs.model)
+    if own is not None:
+        ledger.note(f"{inputs.model['label']} was itself trained at peak learning rate {show(Q.point(own['learning_rate']))} "
+                    f"with {show(Q.point(own['batch_tokens']), 'tokens')} per batch (its published recipe); the laws "
+                    "above are the estimate for a model without one", own)
     if inputs.active_params is not None:
         moe = kb.fact("moe-no-sourced-law")
         ledger.note("a mixture of experts: the loss fit is of dense models and the KB has no sourced law for "
@@ -177,6 +182,11 @@ def hyperparameters(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
                     f"{show(flops, 'FLOPs')} lie outside (the paper itself chose its 7B and 67B runs' hyperparameters "
                     f"with them); docs/research/hyperparameters.md checks them against published recipes", fit,
                     warn=flops.high > 1e25 or flops.low < fit["low"])
+    own = _own_recipe(kb, inputs.model)
+    if own is not None:
+        ledger.note(f"{inputs.model['label']} was itself trained at peak learning rate {show(Q.point(own['learning_rate']))} "
+                    f"with {show(Q.point(own['batch_tokens']), 'tokens')} per batch (its published recipe); the laws "
+                    "above are the estimate for a model without one", own)
     if inputs.active_params is not None:
         moe = kb.fact("moe-no-sourced-law")
         ledger.note("a mixture of experts: the learning-rate and batch laws were fitted on dense models; they are "
@@ -184,10 +194,21 @@ def hyperparameters(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
                     *([moe] if moe else []), warn=True)
 
 
+def _own_recipe(kb: KBView, model: dict | None) -> dict | None:
+    """The published recipe of the named model configuration (a fact that ``rkg:appliesTo`` it
+    with a learning rate and a batch), if the KB has it."""
+    if model is None:
+        return None
+    iri = next((i for i, m in kb.snap["models"].items() if m is model or m.get("id") == model.get("id")), None)
+    return next((f for f in kb.snap["facts"].values() if iri in f["about"] and f.get("learning_rate")
+                 and f.get("batch_tokens")), None) if iri else None
+
+
 # ---------------------------------------------------------------- summary
 
-def beyond_lines(v: dict) -> list[str]:
-    """The answer's first lines for what this module recorded (``v``: the ledger's values)."""
+def beyond_lines(v: dict, kb: KBView | None = None, model: dict | None = None) -> list[str]:
+    """The answer's first lines for what this module recorded (``v``: the ledger's values), with
+    the named ``model``'s own published learning rate and batch beside the laws'."""
     lines = []
     if "inference_optimal_params" in v:
         lines.append(f"inference-aware: the same quality for the least training + inference compute is "
@@ -195,6 +216,9 @@ def beyond_lines(v: dict) -> list[str]:
                      f"{show(v['inference_optimal_tokens'], 'tokens')}, "
                      f"{v['total_flops_saved'].value:.0%} less lifetime compute (Sardana et al.)")
     if "learning_rate" in v:
+        own = _own_recipe(kb, model) if kb is not None else None
         lines.append(f"hyperparameters: peak learning rate {show(v['learning_rate'])}, batch "
-                     f"{show(v['batch_tokens'], 'tokens')} (DeepSeek LLM's laws against the compute)")
+                     f"{show(v['batch_tokens'], 'tokens')} (DeepSeek LLM's laws against the compute)"
+                     + (f"; {model['label']}'s own: {show(Q.point(own['learning_rate']))}, "
+                        f"{show(Q.point(own['batch_tokens']), 'tokens')}" if own and model else ""))
     return lines

@@ -84,7 +84,7 @@ def _details(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
                      f"{show(v['effective_tokens_reference'], 'tokens')}"
                      + (f", its 85% guidance {show(v['effective_tokens_guidance'], 'tokens')}"
                         if "effective_tokens_guidance" in v else ""))
-    lines += beyond_lines(v)
+    lines += beyond_lines(v, kb, inputs.model)
     lines += _memory_lines(ledger, inputs, found)
     if found.feasibility:
         lines.append(f"on {kb.label(inputs.hardware)}: " + "; ".join(r["label"] for r in found.feasibility))
