@@ -205,3 +205,13 @@ def test_the_memory_shares_are_derived_for_methods_that_train_every_weight(kb, m
     (a,) = kb.query(f"recommend technique where params = 7B and hardware = rtx-4090 and gpus = 1 and method = {method}")
     dims = {c["dimension"] for c in a["constraints"]}
     assert ("memory-load" in dims) == derived and ("replica-memory" in dims) == derived
+
+
+def test_explain_never_changes_what_a_named_model_fixes(kb):
+    """LoRA's one-GPU rule wants params >= 500M and gpus = 1: for model = llama-2-70b the size
+    is the model's (69B), so no suggested query sets params on its own (which would describe
+    another model under the same name); the changes shown keep the model's size."""
+    (a,) = kb.query("explain lora where model = llama-2-70b and hardware = a100 and gpus = 8")
+    found = a["would_rank_first_if"]
+    assert found and all("params" not in c["query"] and c["changes"] for c in found), found
+    assert all(ch["dimension"] != "params" for c in found for ch in c["changes"])

@@ -39,12 +39,18 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
     if first(kind, facts):
         return {"found": []}
     given = {n: f for n, f in facts.items() if not f.derived}
-    found, blocked, tried = {}, set(), 0
+    pinned = {n: f for n, f in facts.items() if f.derived in PINNING}  # what a named model or GPU fixes
+    found, blocked, fixed, tried = {}, set(), set(), 0
     tested: list[tuple[dict, bool]] = []  # the trials re-ranked so far and whether the choice came first
     fixes = _property_fixes(iri, kind, facts, snap)
     candidates = [(None, {"id": "", "strength": None, "conditions": []})] * bool(fixes) + list(_recommending(iri, snap))
     for rule_iri, rule in candidates:
-        changes = _changes_for(rule, given, snap)
+        stuck = [c["label"] for c in map(snap["conditions"].get, rule["conditions"])
+                 if c and c["dimension"] in pinned and status(c, pinned, snap) != HELD]
+        if stuck:
+            fixed.update(stuck)
+            continue  # a model size (or a GPU's memory) the named model (or GPU) fixes is not a knob of its own
+        changes = _changes_for(rule, {**given, **pinned}, snap)
         if changes is None or not changes and not fixes:
             continue
         merged = {n: f if n not in changes or changes[n].constraints == f.constraints else _merge(changes[n], f, snap)
@@ -75,7 +81,20 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
         out["why"] = (f"{'some rules for it need' if tried else 'every rule for it needs'} a different problem "
                       f"({', '.join(sorted(blocked))}){others}; only knobs are changed (sizes, budgets, hardware, "
                       f"preferences), never the problem")
+    elif not best and fixed:
+        out["why"] = (f"the rules for it need what the named {' and '.join(sorted({pinned_by(pinned, d) for d in pinned}))} "
+                      f"fixes otherwise ({', '.join(sorted(fixed))}); name another to try them")
     return out
+
+
+#: The named things whose figures are facts of the query, not knobs: a model configuration's
+#: size, an accelerator's memory (``derive``: ``derived`` names what they come from).
+PINNING = ("architecture", "hardware")
+
+
+def pinned_by(pinned: dict[str, Facts], dim: str) -> str:
+    """What fixes a pinned dimension: ``model`` for the architecture's, else the hardware."""
+    return "model" if pinned[dim].derived == "architecture" else "hardware"
 
 
 def _candidate(rule: dict, changes: dict, given: dict, strength: dict | None) -> tuple:
