@@ -211,8 +211,10 @@ def _no_time(ledger: Ledger, hw: str | None, peak: float | None, gpu_f: KBFormul
     reason = ("the reference leaves it open" if hw and "reference" in kb.snap["nodes"][hw].get("sources", ())
               else "no vendor figure could be verified; its notes say why")
     why = (f"{kb.label(hw)} has no bf16 peak in the KB ({reason}), so GPU-hours and "
-           f"wall time cannot be computed" if hw and peak is None
-           else "no hardware with a bf16 peak to compute time on")
+           f"wall time cannot be computed: give its dense 16-bit peak to time the run (peak-flops = ..., as an H100 SXM's 989.5T)"
+           if hw and peak is None
+           else "no hardware with a bf16 peak to compute time on: give the hardware (hardware = h100) or its "
+                "dense 16-bit peak (peak-flops = 989.5T)")
     for name, f in (("gpu_hours", gpu_f), ("wall_time", wall_f)):
         ledger.add(name, None, formula=f, derivation=why, missing=why)
     about = [f for f in kb.snap["facts"].values() if hw in f["about"] and "mfu" in f["id"]]
