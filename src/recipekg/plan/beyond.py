@@ -107,11 +107,6 @@ def _sizing_caveats(ledger: Ledger, kb: KBView, loss_f, quality: float, found: t
         if not c["low"] <= value <= c["high"]:
             ledger.note(f"extrapolated: {show(Q.point(value), unit)} lies outside the "
                         f"{show(Q.span(c['low'], c['high']), unit)} Chinchilla's fit was made on", c, warn=True)
-    own = _own_recipe(kb, inputs.model)
-    if own is not None:
-        ledger.note(f"{inputs.model['label']} was itself trained at peak learning rate {show(Q.point(own['learning_rate']))} "
-                    f"with {show(Q.point(own['batch_tokens']), 'tokens')} per batch (its published recipe); the laws "
-                    "above are the estimate for a model without one", own)
     if inputs.active_params is not None:
         moe = kb.fact("moe-no-sourced-law")
         ledger.note("a mixture of experts: the loss fit is of dense models and the KB has no sourced law for "
@@ -195,13 +190,18 @@ def hyperparameters(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
 
 
 def _own_recipe(kb: KBView, model: dict | None) -> dict | None:
-    """The published recipe of the named model configuration (a fact that ``rkg:appliesTo`` it
-    with a learning rate and a batch), if the KB has it."""
+    """The published recipe of the named model configuration ``model`` (:func:`own_recipe`)."""
     if model is None:
         return None
     iri = next((i for i, m in kb.snap["models"].items() if m is model or m.get("id") == model.get("id")), None)
-    return next((f for f in kb.snap["facts"].values() if iri in f["about"] and f.get("learning_rate")
-                 and f.get("batch_tokens")), None) if iri else None
+    return own_recipe(kb.snap, iri)
+
+
+def own_recipe(snap: dict, model: str | None) -> dict | None:
+    """The published recipe of the model configuration ``model`` (IRI): a fact that ``rkg:appliesTo``
+    it with a learning rate and a batch, if the KB has one (plan's note, the recipe's settings)."""
+    return next((f for f in snap["facts"].values() if model in f["about"] and f.get("learning_rate")
+                 and f.get("batch_tokens")), None) if model else None
 
 
 # ---------------------------------------------------------------- summary

@@ -53,7 +53,7 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
             continue
         members = [n for n, h in hyper.items() if h["group"] == group]
         found = [setting_item(n, settings[n], snap) for n in members if n in settings]
-        found += [i for n in members if (i := own_item(n, ctx.architecture, plan, snap) or planned_item(n, plan, snap))
+        found += [i for n in members if (i := own_item(n, ctx.architecture, planned_item(n, plan, snap), snap))
                   is not None]
         found = found or [i for n in members if (i := fixed_item(n, settings, snap)) is not None]
         if found:
@@ -114,19 +114,19 @@ def planned_item(name: str, plan: PlanBody | None, snap: dict) -> Item | None:
                 **{"from": "plan"})
 
 
-def own_item(name: str, model: str | None, plan: PlanBody | None, snap: dict) -> Item | None:
-    """The value a named model configuration was itself trained with (a published recipe that
-    ``rkg:appliesTo`` it), in place of plan's law for it: Llama 2 70B's 1.5e-4, with the law's
-    value beside it as an alternative. None when the recipe names no model with one."""
-    planned = planned_item(name, plan, snap)
+def own_item(name: str, model: str | None, planned: Item | None, snap: dict) -> Item | None:
+    """The value a named model configuration was itself trained with (its published recipe,
+    :func:`recipekg.plan.beyond.own_recipe`) in place of plan's law (``planned``): Llama 2 70B's
+    1.5e-4, the law's value beside it as an alternative; ``planned`` when it names no such model."""
+    from recipekg.plan.beyond import own_recipe
+
     key = name.replace("-", "_")
-    own = next((f for f in snap["facts"].values() if model and model in f["about"] and f.get(key) is not None), None)
-    if planned is None or own is None:
-        return None
+    own = own_recipe(snap, model)
+    if planned is None or own is None or own.get(key) is None:
+        return planned
     law = {"value": planned["value"], "text": f"{planned['text']} ({planned['what']})", "setting": "plan",
            "sources": planned["sources"]}
-    text = _number(own[key], planned.get("unit"))
-    return item(planned["what"].split(" (")[0], own[key], text,
+    return item(planned["what"].split(" (")[0], own[key], _number(own[key], planned.get("unit")),
                 f"{own['text']} (the named model's own, in place of {planned['what']}: {planned['text']})",
                 sources_json(own, snap), hyperparameter=name, unit=planned.get("unit"),
                 alternatives=[law] + [a for a in planned.get("alternatives", ()) if a["setting"] != own["id"]],
