@@ -298,3 +298,31 @@ def test_an_answer_no_rule_reaches_says_where_to_start(kb, snap):
     # a symptom the KB has no fix for: its no-advice line points to the nearest advice instead
     (b,) = kb.query("recommend fix where symptom = slow-convergence")
     assert not b["results"] and not b["ask"] and b["constraints"][0]["no_advice"]
+
+
+@pytest.mark.parametrize("kind,query", [
+    ("technique", "recommend technique where symptom = loss-spike and params = 70B"),
+    ("architecture", "recommend architecture where symptom = nan and data = text"),
+])
+def test_a_constraint_only_another_kind_advises_on_names_that_question(kb, snap, kind, query):
+    """A constraint no advice of the kind asked uses, but advice of another kind holds for
+    (a symptom asked of architectures), is unused with the statements that ask those kinds;
+    each such statement, asked, uses the constraint (it is never unused there)."""
+    a = kb.query(query)[0]
+    u = next(u for u in a["unused"] if u["dimension"] == "symptom")
+    assert u["answered_by"], u
+    for statement in u["answered_by"]:
+        assert f"recommend {kind} " not in statement and statement in u["why"]
+        other = kb.query(statement)[0]
+        assert "symptom" not in _unused(other), statement
+        assert other["decision"]["pick"], statement
+
+
+def test_an_unused_constraint_keeps_its_operator(kb):
+    """``time < 100 hours`` unused is shown as given, never as ``time = 100h``."""
+    a = kb.query("recommend architecture where data = text and time < 100 hours")[0]
+    u = next(u for u in a["unused"] if u["dimension"] == "time")
+    assert u["op"] == "<"
+    assert all("where time < 100h" in s for s in u.get("answered_by", ()))
+    from recipekg.render.situation import unused_lines
+    assert "not used: time < 100h" in unused_lines([u], md=False)[0]

@@ -260,9 +260,15 @@ class Unused(TypedDict):
     """A constraint no advice used, with why."""
 
     dimension: str
+    #: The constraint's operator as given (``time < 100 hours``: ``<``).
+    op: NotRequired[Op]
     value: Scalar | list[Scalar]
     unit: NotRequired[ConstraintUnit]
     why: str
+    #: The statements that ask other kinds of choice about this constraint, when their advice
+    #: holds for it (``symptom = loss-spike`` asked of techniques: ``recommend fix where symptom
+    #: = loss-spike``); a different question, never answered in this one's place.
+    answered_by: NotRequired[list[str]]
 
 
 class Ask(TypedDict):

@@ -18,11 +18,16 @@ a choice checks it; any other given constraint is listed in ``unused`` with why.
 
 from __future__ import annotations
 
-from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, bounds
+from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, bounds, status
+from recipekg.render.constraints import format_constraint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
     from recipekg.contracts.common import Near, Unused
+
+#: How many of the rules on a dimension an unused constraint's check for other kinds reads
+#: (:func:`_other_kinds`): a bound on the work, not a threshold of the advice.
+OTHER_KINDS_SCAN = 2000
 
 #: How far a value may lie from a threshold (either way, as a ratio) and still be near it.
 NEAR_FACTOR = 2.0
@@ -143,10 +148,56 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
     for name, f in facts.items():
         if f.derived or name in used:
             continue
-        for c in f.constraints:
-            out.append({"dimension": name, "value": c["value"], **({"unit": c["unit"]} if c.get("unit") else {}),
-                        "why": _why(kind, name, needs.get(name), _checked_by(kind, name, snap), snap)})
+        out.extend(unused_entries(kind, name, f, needs.get(name), snap))
     return out
+
+
+def unused_entries(kind: str, name: str, f, needs: set[str] | None, snap: dict) -> list[Unused]:
+    """The ``unused`` entries of the given constraint ``name`` (``f``: its facts), one per
+    constraint on it, with why: what the rules of ``kind`` on it need (``needs``), or the
+    statements of other kinds whose advice holds for it (``answered_by``)."""
+    elsewhere = [] if needs else _other_kinds(kind, name, f, snap)
+    out: list = []
+    for c in f.constraints:
+        asks = [_statement(k, name, c) for k in elsewhere]
+        why = (f"no {kind} advice depends on {format_constraint({'dimension': name, 'op': '=', **c})}; "
+               f"the KB's advice for it is about other choices: {'; '.join(asks)}" if asks
+               else _why(kind, name, needs, _checked_by(kind, name, snap), snap))
+        entry: Unused = ({"dimension": name, "op": c.get("op", "="), "value": c["value"], "unit": c["unit"], "why": why}
+                         if c.get("unit") else {"dimension": name, "op": c.get("op", "="), "value": c["value"], "why": why})
+        if asks:
+            entry["answered_by"] = asks
+        out.append(entry)
+    return out
+
+
+def _other_kinds(kind: str, name: str, f, snap: dict) -> list[str]:
+    """The other kinds of choice whose rules hold a condition on the constraint ``name`` as
+    given (``f``: its facts): ``symptom = loss-spike`` asked of techniques is a question for
+    the fixes. At most :data:`OTHER_KINDS_SCAN` of the rules on ``name`` are read."""
+    rules, conds, nodes = snap["rules"], snap["conditions"], snap["nodes"]
+    given = {name: f}
+    kinds: set[str] = set()
+    for iri in snap["rule_index"]["by_dimension"].get(name, ())[:OTHER_KINDS_SCAN]:
+        rule = rules.get(iri)
+        if rule is None or not any(conds[c]["dimension"] == name and status(conds[c], given, snap) == HELD
+                                   for c in rule["conditions"] if c in conds):
+            continue
+        targets = {k for t in (*rule["recommends"], *rule["against"]) for k in nodes.get(t, {}).get("kinds", ())}
+        kinds |= targets & set(rule["for_kinds"]) if rule["for_kinds"] else targets
+    kinds.discard(kind)
+    return sorted(kinds)
+
+
+def _statement(kind: str, name: str, c: dict) -> str:
+    """The statement that asks ``kind`` about the constraint ``c`` alone, in query syntax.
+
+    >>> _statement("fix", "symptom", {"op": "=", "value": "loss-spike"})
+    'recommend fix where symptom = loss-spike'
+    >>> _statement("approach", "time", {"op": "<", "value": 100.0, "unit": "hours"})
+    'recommend approach where time < 100h'
+    """
+    return f"recommend {kind} where {format_constraint({'dimension': name, 'op': '=', **c})}"
 
 
 def _checked_by(kind: str, name: str, snap: dict) -> list[str]:

@@ -48,8 +48,18 @@ def missed_text(near: dict | None) -> str:
 def unused_lines(unused: list[dict], md: bool) -> list[str]:
     """One line per constraint no rule or property used, with why."""
     dash = "- " if md else ""
-    return [f"{dash}not used: {u['dimension']} = {value_text(u['value'], u.get('unit'))} — {u['why']}"
-            for u in unused or ()]
+    return [f"{dash}not used: {unused_shown(u)} — {u['why']}" for u in unused or ()]
+
+
+def unused_shown(u: dict) -> str:
+    """An unused constraint as the query gave it, its operator kept.
+
+    >>> unused_shown({"dimension": "time", "op": "<", "value": 100.0, "unit": "hours", "why": ""})
+    'time < 100h'
+    >>> unused_shown({"dimension": "symptom", "value": "nan", "why": ""})
+    'symptom = nan'
+    """
+    return format_constraint({"op": "=", **u})
 
 
 def property_text(p: dict) -> str:

@@ -41,7 +41,7 @@ def summary(a: dict) -> dict:
     out.update(_SHAPES[a["statement"]](a))
     for key in ("unused",):
         if a.get(key):
-            out[key] = [f"{u['dimension']} = {_value(u['value'])}: {u['why']}" for u in a[key]]
+            out[key] = [f"{u['dimension']} {u.get('op', '=')} {_value(u['value'])}: {u['why']}" for u in a[key]]
     out["as_of"] = a.get("as_of")
     from recipekg.render.sources import SHOWN_LINES, origins
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from recipekg.render.constraints import constraint_label
 from recipekg.render.plan import quantity_value, table_note, render_plan
-from recipekg.render.situation import entry_name, property_text, value_text
+from recipekg.render.situation import entry_name, property_text, unused_shown, value_text
 from recipekg.web.flow import flow
 from recipekg.web.planview import plan_view
 
@@ -24,7 +24,7 @@ def answer_view(a: dict) -> dict:
                          for e in ([a["excluded"]] if a["statement"] == "explain" and a.get("excluded")
                                    else a.get("excluded") or [] if a["statement"] == "recommend" else [])],
             "properties": [dict(p, shown=property_text(p)) for p in a.get("properties", [])],
-            "unused": [{"shown": f"{u['dimension']} = {value_text(u['value'], u.get('unit'))}", "why": u["why"]}
+            "unused": [{"shown": unused_shown(u), "why": u["why"], "answered_by": u.get("answered_by", [])}
                        for u in a.get("unused") or []]}
     if a["statement"] == "recommend" and a["results"]:
         fired = lambda reasons: [x for x in reasons if x["match"] != "near"]  # noqa: E731  (near rules did not fire)
