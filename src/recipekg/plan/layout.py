@@ -76,7 +76,9 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | No
         from recipekg.plan.method_record import record_method
         record_method(ledger, memo, best, inputs)
     out = {"fits": fits, "layout": _layout_json(best, shape, method), "memory_per_gpu": qjson(best["per_gpu"]),
-           "capacity": qjson(cap), "text": _text(best, fits, cap), "bounding_stage": best["stage"]["bound"]}
+           "capacity": qjson(cap), "text": _text(best, fits, cap)}
+    if not memo.inference:
+        out["bounding_stage"] = best["stage"]["bound"]
     if best["pp"] > 1 and not memo.inference:
         out["stages"] = stages_json(best, ledger.kb.q("c_last_stage_microbatches"))
     if not fits:
