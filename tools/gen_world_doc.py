@@ -108,7 +108,13 @@ def llm_section(rows: list[dict], results: list[dict]) -> list[str]:
             "Beyond the rows marked †: llm-analysis counts Llama 2 7B's weights as 6.57B parameters (the "
             "embedding shared with the output layer) where the published config has 6.74B (untied); for the "
             "gated MLP it counts two tensors of its width where plan counts four (the two projections, the "
-            "activation and their product: the inputs autograd keeps for an unfused SwiGLU block).", ""]
+            "activation and their product: the inputs autograd keeps for an unfused SwiGLU block). With a "
+            "pipeline (gpt3-175b-tp8-pp8, llama2-7b-pp4) llm-analysis counts every layer's activations on each "
+            "GPU (Korthikanti et al.'s first stage) and adds the input and output embeddings' (16-bit logits); "
+            "plan counts the stage that needs the most, here the first (p micro-batches, no logits), and says so "
+            "in the answer with the last stage's figure beside it. llm-analysis cannot be compared where the "
+            "last stage bounds the memory (a 128K vocabulary): its model config requires the MLP width to be a "
+            "multiple of the hidden size, which Llama 3 8B's (14,336 of 4,096) is not.", ""]
     return out
 
 

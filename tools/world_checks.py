@@ -25,7 +25,7 @@ LLM = REPO / "tests" / "data" / "llm_analysis.tsv"
 LLM_TOLERANCE = 0.10
 #: llm-analysis column → the parts of plan's memory per GPU that add up to it
 PARTS = {"weights": ("weights",), "states": ("gradients", "master_weights", "optimizer_states"),
-         "activations": ("activations", "logits"), "total": None, "kv_cache": ("kv_cache",)}
+         "activations": ("activations", "rebuilt_layer", "logits"), "total": None, "kv_cache": ("kv_cache",)}
 
 
 def load(path) -> list[dict]:

@@ -17,6 +17,8 @@ from recipekg.contracts.schema import Names
 #: A quantity's name: one of the registry's (plan/quantities.py).
 QuantityName = Annotated[str, Names("quantity")]
 Verdict = Literal["fits", "may fit", "does not fit"]
+#: A pipeline stage the memory per GPU is bounded by (``only`` without a pipeline).
+Stage = Literal["first", "last", "only"]
 #: Which dense 16-bit peak of the hardware time is computed on.
 PeakPrecision = Literal["bf16", "fp16"]
 
@@ -147,6 +149,10 @@ class QuantityMore(TypedDict, total=False):
     hardware: str | None
     table: TableFigure
     per_gpu_parts: list[PerGpuPart]
+    #: Which pipeline stage's activations the memory per GPU counts: the one that needs the most
+    #: (``first``: p micro-batches of its layers; ``last``: its layers for one micro-batch, the
+    #: output layer and the logits; ``only``: no pipeline, one stage).
+    bounding_stage: Stage
     #: Whether the guidance applies to this run.
     applies: bool
     assumption: str
@@ -251,6 +257,18 @@ class Layout(TypedDict):
     offload: Literal["cpu", "none"]
 
 
+class StageMemory(TypedDict):
+    """One pipeline stage's memory per GPU: its activations (the layers it keeps, the layer
+    full recomputation rebuilds, the output layer's logits on the last) on top of the model
+    states, buffers and headroom every stage holds alike."""
+
+    stage: Literal["first", "last"]
+    #: Micro-batches whose activations the stage holds at once (1F1B: p on the first, 1 on the last).
+    microbatches_in_flight: int
+    activations: Range
+    memory_per_gpu: Range
+
+
 class Fit(TypedDict):
     """Whether the run fits the GPUs' memory: the layout search's verdict, with the rule of
     thumb's (``replicated``, ``sharded``, ``rule_of_thumb``) beside it."""
@@ -272,6 +290,10 @@ class Fit(TypedDict):
     #: The leanest layout, when none fits.
     leanest_layout: NotRequired[Layout]
     gpus_needed: NotRequired[int | None]
+    #: Which pipeline stage bounds the memory per GPU of the layout (``only`` without a pipeline).
+    bounding_stage: NotRequired[Stage]
+    #: With a pipeline: the first and the last stage's memory per GPU.
+    stages: NotRequired[list[StageMemory]]
 
 
 class RemedyMore(TypedDict, total=False):

@@ -14,7 +14,7 @@ method, from the same detailed model the layout search uses (``kb/memory-model.t
     qlora: ...
     inference: ...
     >>> [show(largest_params(ledger, inputs, m)["params"], "parameters") for m in ("pretrain", "qlora")]
-    ['1.36B parameters', '30.1B parameters']
+    ['1.35B parameters', '29.2B parameters']
 """
 
 from __future__ import annotations

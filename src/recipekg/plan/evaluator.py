@@ -102,12 +102,57 @@ class Evaluator:
         fid = activation_formula(self.options.attention, rec)
         return self._once(("activations", fid, tp), fid, self.activation_env(tp))
 
-    def logits_per_gpu(self, tp: int, pp: int) -> Q:
-        """The output layer's input and fp32 logits, on a GPU that holds the last stage and the
-        first (no pipeline); 0 at inference, with a pipeline, or without a vocabulary."""
-        if self.inference or pp > 1 or self.shape.vocab is None:
+    def logits_per_gpu(self, tp: int) -> Q:
+        """The output layer's input and fp32 logits, on the last pipeline stage (the only one
+        without a pipeline); 0 at inference or without a vocabulary."""
+        if self.inference or self.shape.vocab is None:
             return ZERO_NONE
         return self._once(("logits", tp), "output-layer-activations", self.logits_env(tp))
+
+    def rebuilt_layer(self, rec: str, tp: int) -> Q:
+        """Full recomputation's one layer rebuilt at a time in the backward pass, counted as
+        without recomputation under the attention kernel (0 for the other modes and at inference)."""
+        if self.inference or rec != "full":
+            return ZERO_NONE
+        key = ("rebuilt", tp)
+        if key not in self.seen:
+            self.seen[key], _ = self.ledger.compute(self.formula("rebuilt-layer-activations"), self.rebuilt_env(tp))
+        return self.seen[key]
+
+    def rebuilt_env(self, tp: int) -> dict:
+        fid = activation_formula(self.options.attention, "none")
+        kernel = self._once(("activations", fid, tp), fid, self.activation_env(tp))
+        return {"kernel_activations": kernel, "layers": self.shape.layers}
+
+    def stages(self, rec: str, tp: int, pp: int, dp: int = 1) -> dict:
+        """The activations of the first and the last pipeline stage (one stage without a
+        pipeline), the worst of them and which stage it is: ``first``, ``last`` or ``only``."""
+        key = ("stages", rec, tp, pp, dp)
+        if key not in self.seen:
+            self.seen[key] = self._stages(rec, tp, pp, dp)
+        return self.seen[key]
+
+    def _stages(self, rec: str, tp: int, pp: int, dp: int) -> dict:
+        stored = self.activations_per_gpu(rec, tp, pp, dp)
+        if self.inference:
+            return {"stored": stored, "layers": stored, "rebuilt": ZERO_NONE, "logits": ZERO_NONE, "first": stored,
+                    "last": stored, "worst": stored, "bound": "only"}
+        env = self.stage_env(rec, tp, pp, dp)
+        last, _ = self.ledger.compute(self.formula("last-stage-activations"), env)
+        first = last if pp == 1 else self.ledger.compute(self.formula("first-stage-activations"), env)[0]
+        worst, _ = self.ledger.compute(self.formula("worst-stage-activations"),
+                                       {"first_stage_activations": first, "last_stage_activations": last})
+        bound = "only" if pp == 1 else ("last" if last.value > first.value else "first")
+        alone = {**env, "rebuilt_layer_activations": ZERO_NONE, "logits_activations": ZERO_NONE}
+        layers = stored if bound == "first" else \
+            self.ledger.compute(self.formula("last-stage-activations"), alone)[0]   # the last stage's own layers
+        return {"stored": stored, "layers": layers, "rebuilt": env["rebuilt_layer_activations"],
+                "logits": env["logits_activations"], "first": first, "last": last, "worst": worst, "bound": bound}
+
+    def stage_env(self, rec: str, tp: int, pp: int, dp: int = 1) -> dict:
+        return {"activations_per_gpu": self.activations_per_gpu(rec, tp, pp, dp),
+                "rebuilt_layer_activations": self.rebuilt_layer(rec, tp), "logits_activations": self.logits_per_gpu(tp),
+                "pipeline_parallel": Q.point(pp)}
 
     def buffers_per_gpu(self, zero: int, tp: int, dp: int) -> Q:
         """ZeRO stage 3's gathered layer (0 for the other stages and methods, or on one copy)."""
@@ -138,13 +183,16 @@ class Evaluator:
                 "tensor_parallel": Q.point(tp)}
 
     def layout(self, c: tuple, gpus: int | None = None) -> dict:
+        """A layout's memory per GPU: its model states, the activations of its worst pipeline
+        stage (``stage``: each stage's, and which one bounds it), buffers and headroom."""
         zero, tp, pp, rec = c
         gpus = gpus or tp * pp
         dp = max(1, gpus // (tp * pp))
-        states, acts = self.states_per_gpu(zero, tp, pp, dp), self.activations_per_gpu(rec, tp, pp, dp)
-        logits, buffers = self.logits_per_gpu(tp, pp), self.buffers_per_gpu(zero, tp, dp)
-        headroom = self.options.headroom
+        states, stage = self.states_per_gpu(zero, tp, pp, dp), self.stages(rec, tp, pp, dp)
+        buffers, headroom = self.buffers_per_gpu(zero, tp, dp), self.options.headroom
+        bounding = stage["bound"] in ("last", "only")
         return {"zero": zero, "tp": tp, "pp": pp, "dp": dp, "recompute": rec, "states": states,
-                "method": self.method.id, "offload": self.method.offload, "activations": acts,
-                "logits": logits, "buffers": buffers, "headroom": headroom,
-                "per_gpu": states + acts + logits + buffers + headroom}
+                "method": self.method.id, "offload": self.method.offload, "activations": stage["layers"],
+                "rebuilt": stage["rebuilt"], "logits": stage["logits"] if bounding else ZERO_NONE,
+                "stage": stage, "buffers": buffers, "headroom": headroom,
+                "per_gpu": states + stage["worst"] + buffers + headroom}

@@ -130,6 +130,9 @@ def _detailed(ledger: Ledger, inputs: Inputs, params: Q, fit: dict, method=None)
                     fit[key]["text"] += f" (the reference's rule of thumb for training every weight, not {method.id})"
     fit.update(verdict="fits" if found["fits"] else "does not fit", fits=found["fits"], text=found["text"],
                layout=found["layout"] if found["fits"] else None, need_per_gpu=found["memory_per_gpu"])
+    for key in ("bounding_stage", "stages"):
+        if key in found:
+            fit[key] = found[key]
     if not found["fits"]:
         fit["leanest_layout"] = found["layout"]
         fit["gpus_needed"] = found.get("gpus_needed")

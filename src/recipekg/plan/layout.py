@@ -77,6 +77,10 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | No
         record_method(ledger, memo, best, inputs)
     out = {"fits": fits, "layout": _layout_json(best, shape, method), "memory_per_gpu": qjson(best["per_gpu"]),
            "capacity": qjson(cap), "text": _text(best, fits, cap)}
+    if not memo.inference:
+        out["bounding_stage"] = best["stage"]["bound"]
+    if best["pp"] > 1 and not memo.inference:
+        out["stages"] = stages_json(best, ledger.kb.q("c_last_stage_microbatches"))
     if not fits:
         need = _gpus_needed(memo, inputs, gpus, cap)
         out["gpus_needed"] = need
@@ -151,12 +155,15 @@ def _cost(c: tuple) -> tuple:
     return (rec == "full", tp * pp, zero, rec == "selective", pp)
 
 
-def _leanest(c: tuple, given: dict, method: Method) -> tuple:
-    """The layout with ``c``'s parallel degrees that needs the least memory the query allows."""
+def _leanest(c: tuple, given: dict, method: Method) -> list[tuple]:
+    """The layouts with ``c``'s parallel degrees among which is the one that needs the least
+    memory the query allows: the highest ZeRO stage, with full and with selective recomputation
+    (full recomputation's rebuilt layer, with the attention scores stored, can outweigh what
+    selective recomputation keeps)."""
     _, tp, pp, _ = c
     zero = given["zero"] if "zero" in given and method.trains_all else method.zero_stages[-1]
-    rec = given["recompute"] if "recompute" in given and method.id != "inference" else method.recompute_modes[-1]
-    return (zero, tp, pp, rec)
+    recs = [given["recompute"]] if "recompute" in given and method.id != "inference" else method.recompute_modes[-2:]
+    return [(zero, tp, pp, rec) for rec in recs]
 
 
 def first_fit(memo: "_Evaluator", inputs: Inputs, gpus: int, cap: Q) -> dict | None:
@@ -168,7 +175,7 @@ def first_fit(memo: "_Evaluator", inputs: Inputs, gpus: int, cap: Q) -> dict | N
         group = (c[1], c[2])
         if group in hopeless:
             continue
-        if memo.layout(_leanest(c, shape.given, method), gpus)["per_gpu"].high > cap.low:
+        if all(memo.layout(lean, gpus)["per_gpu"].high > cap.low for lean in _leanest(c, shape.given, method)):
             hopeless.add(group)
             continue
         layout = memo.layout(c, gpus)
@@ -190,7 +197,7 @@ def lean_best(memo: "_Evaluator", inputs: Inputs, gpus: int) -> dict | None:
     # degree, or at the smallest two when the memory does not depend on it. Three per degree:
     # the search costs the same however many GPUs there are.
     keep = {(tp, pp) for tp, pps in by_tp.items() for pp in sorted(pps)[:2] + [max(pps)]}
-    leanest = {_leanest(c, shape.given, method) for g, c in groups.items() if g in keep}
+    leanest = {lean for g, c in groups.items() if g in keep for lean in _leanest(c, shape.given, method)}
     if not leanest:
         return None
     return min((memo.layout(c, gpus) for c in sorted(leanest, key=_cost)), key=lambda l: l["per_gpu"].value)
@@ -214,6 +221,32 @@ def _layout_json(best: dict, shape: Shape, method: Method) -> dict:
     return {"zero": best["zero"], "tensor_parallel": best["tp"], "pipeline_parallel": best["pp"],
             "data_parallel": best["dp"], "recompute": best["recompute"],
             "micro_batch": int(round(shape.micro_batch.value)), "offload": "cpu" if method.offload else "none"}
+
+
+def stages_json(best: dict, last_in_flight: Q) -> list[dict]:
+    """The first and the last pipeline stage: their activations and memory per GPU (the model
+    states, buffers and headroom are every stage's alike)."""
+    stage, rest = best["stage"], best["states"] + best["buffers"] + best["headroom"]
+    return [{"stage": name, "microbatches_in_flight": n, "activations": qjson(stage[name]),
+             "memory_per_gpu": qjson(rest + stage[name])}
+            for name, n in (("first", best["pp"]), ("last", int(round(last_in_flight.value))))]
+
+
+def stage_text(best: dict) -> str:
+    """Which pipeline stage bounds the memory, with both stages' figures ('' without a pipeline).
+
+    >>> b = {"pp": 2, "states": Q.point(1e10), "buffers": Q.point(0), "headroom": Q.point(0),
+    ...      "stage": {"bound": "last", "first": Q.point(2e10), "last": Q.point(5e10)}}
+    >>> stage_text(b)
+    'the last pipeline stage bounds it, with the output layer and its logits (first stage 30 GB, last stage 60 GB)'
+    """
+    stage = best.get("stage")
+    if best["pp"] <= 1 or not stage or stage["bound"] == "only":
+        return ""
+    rest = best["states"] + best["buffers"] + best["headroom"]
+    why = "the output layer and its logits" if stage["bound"] == "last" else f"{best['pp']} micro-batches in flight"
+    return (f"the {stage['bound']} pipeline stage bounds it, with {why} (first stage "
+            f"{show(rest + stage['first'], 'bytes')}, last stage {show(rest + stage['last'], 'bytes')})")
 
 
 def describe(layout: dict) -> str:
@@ -245,6 +278,9 @@ def describe(layout: dict) -> str:
 
 def _text(best: dict, fits: bool, cap: Q) -> str:
     need = show(best["per_gpu"], "bytes")
+    stages = stage_text(best) if best["method"] != "inference" else ""
+    stages = f"; {stages}" if stages else ""
     if fits:
-        return f"fits with {describe(best)}: {need} of the {show(cap, 'bytes')} per GPU"
-    return f"does not fit: even the leanest layout ({describe(best)}) needs {need} of the {show(cap, 'bytes')} per GPU"
+        return f"fits with {describe(best)}: {need} of the {show(cap, 'bytes')} per GPU{stages}"
+    return (f"does not fit: even the leanest layout ({describe(best)}) needs {need} of the {show(cap, 'bytes')} "
+            f"per GPU{stages}")

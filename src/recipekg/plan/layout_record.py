@@ -76,17 +76,28 @@ def part(name: str, q: Q, formula: str | None, label: str | None = None) -> PerG
 
 def record_per_gpu(ledger: Ledger, memo, best: dict, state_parts: list[PerGpuPart]) -> None:
     """The activations, logits, working buffers, headroom and memory per GPU of a training
-    layout (any method but inference), with the memory's parts."""
+    layout (any method but inference), with the memory's parts: those of the pipeline stage
+    that needs the most (the first stage's layers, or the last's with the output layer)."""
     fid = activation_formula(memo.options.attention, best["recompute"])
     f = memo.formula(fid)
     q, env = ledger.compute(f, memo.activation_env(best["tp"]))
-    ledger.add("activations", q, formula=f, env=env, label="activations per GPU (the layers')")
-    parts = list(state_parts) + [part("activations", q, fid)]
-    if best["logits"].high > 0:
+    ledger.add("activations", q, formula=f, env=env, label="activations per GPU (the layers')" if best["pp"] == 1 else
+               f"activations of the layers on the first pipeline stage ({best['pp']} micro-batches in flight)")
+    stage = best["stage"]
+    parts = list(state_parts) + [part("activations", stage["layers"], fid if stage["bound"] != "last"
+                                      else "last-stage-activations")]
+    if best["rebuilt"].high > 0:
+        f = memo.formula("rebuilt-layer-activations")
+        rq, env = ledger.compute(f, memo.rebuilt_env(best["tp"]))
+        ledger.add("rebuilt_layer_activations", rq, formula=f, env=env)
+        parts.append(part("rebuilt_layer", rq, f.id, "layer rebuilt by full recomputation"))
+    if stage["logits"].high > 0:
         f = memo.formula("output-layer-activations")
         lq, env = ledger.compute(f, memo.logits_env(best["tp"]))
         ledger.add("logits_activations", lq, formula=f, env=env)
-        parts.append(part("logits", lq, f.id, "output layer and logits"))
+        if best["logits"].high > 0:
+            parts.append(part("logits", lq, f.id, "output layer and logits"))
+    record_stages(ledger, memo, best)
     if best["buffers"].high > 0:
         f = memo.formula("zero3-gather-buffer")
         bq, env = ledger.compute(f, memo.buffer_env(best["tp"]))
@@ -94,11 +105,28 @@ def record_per_gpu(ledger: Ledger, memo, best: dict, state_parts: list[PerGpuPar
         parts.append(part("buffers", bq, f.id, "ZeRO-3 gathered layer"))
     record_headroom(ledger, memo)
     parts.append(part("headroom", memo.options.headroom, "memory-per-gpu-detailed", "headroom (framework)"))
-    f = ledger.kb.formula("memory_per_gpu", "model_states_per_gpu", "activations_per_gpu", "headroom")
-    q, env = ledger.compute(f, {"model_states_per_gpu": best["states"],
-                                "activations_per_gpu": best["activations"] + best["logits"],
+    f = memo.formula("memory-per-gpu-detailed")
+    q, env = ledger.compute(f, {"model_states_per_gpu": best["states"], "activations_worst_stage": stage["worst"],
                                 "working_buffers_per_gpu": best["buffers"], "headroom": best["headroom"]})
-    ledger.add("memory_per_gpu", q, formula=f, env=env, per_gpu_parts=parts)
+    ledger.add("memory_per_gpu", q, formula=f, env=env, per_gpu_parts=parts, bounding_stage=stage["bound"])
+
+
+def record_stages(ledger: Ledger, memo, best: dict) -> None:
+    """Each pipeline stage's activations (the last stage's alone without a pipeline, where it is
+    the only one) and the worst of them, each with its KB formula."""
+    stage, pp = best["stage"], best["pp"]
+    env = memo.stage_env(best["recompute"], best["tp"], pp, best["dp"])
+    f = memo.formula("last-stage-activations")
+    q, used = ledger.compute(f, env)
+    ledger.add("last_stage_activations", q, formula=f, env=used,
+               label="activations of the last pipeline stage" if pp > 1 else "activations of the only stage")
+    if pp > 1:
+        f = memo.formula("first-stage-activations")
+        q, used = ledger.compute(f, env)
+        ledger.add("first_stage_activations", q, formula=f, env=used)
+    f = memo.formula("worst-stage-activations")
+    q, used = ledger.compute(f, {"first_stage_activations": stage["first"], "last_stage_activations": stage["last"]})
+    ledger.add("activations_worst_stage", q, formula=f, env=used, bounding_stage=stage["bound"])
 
 
 def record_headroom(ledger: Ledger, memo) -> None:

@@ -21,7 +21,7 @@ for it) and whether it is enough on its own::
     ... # doctest: +NORMALIZE_WHITESPACE
     [('lora-rank', True, {'lora-rank': 16}), ('seq-length', True, {'seq-length': 256}),
      ('adam-8bit', False, {'optimizer': 'adam-8bit'}), ('more-gpus', True, {'gpus': 2}),
-     ('smaller-model', True, {'params': 58200000000.0})]
+     ('smaller-model', True, {'params': 55400000000.0})]
 """
 
 from __future__ import annotations
