@@ -16,7 +16,7 @@ adapters on a 4-bit base for fine-tuning, offloading::
     (False, "saves 2.8 bytes/param of the rule of thumb's 18–20: leaves memory-load at about 1330–1505% (not enough alone)")
     >>> facts = facts_of(parse("recommend x where params = 4.2B and gpus = 1 and hardware = a100-80gb")[0].constraints, snap)
     >>> saving_note(snap["rule_index"]["choices"]["adam-8bit"], facts, snap)["text"]
-    "saves 2.8 bytes/param of the rule of thumb's 18–20: leaves memory-load at about 80–90% (enough alone)"
+    "saves 2.8 bytes/param of the rule of thumb's 18–20: leaves memory-load at about 79.8–90.3% (enough alone)"
     >>> facts = facts_of(parse("recommend x where params = 70B and hardware = a100-80gb")[0].constraints, snap)
     >>> saving_note(snap["rule_index"]["choices"]["adam-8bit"], facts, snap) is None   # no GPU count: no memory-load
     True
@@ -200,27 +200,36 @@ def _together(kb: KBView, noted: list[dict], load: Q) -> Q | None:
     return _after(kb, load, sum(best.values(), Q.point(0)))[0]
 
 
+def _sharded_limit(kb: KBView, fsdp: str) -> float | None:
+    """The largest memory-load sharding runs at: the value of FSDP's property on it
+    (``rkg:shardedFits``, which rules FSDP out above it)."""
+    props = kb.snap.get("choice_properties") or {}
+    return next((p["value"] for p in map(props.get, (kb.snap.get("properties_by_choice") or {}).get(fsdp, ()))
+                 if p and p["dimension"] == "memory-load" and p["test"] == "at-most"), None)
+
+
 def _closers(kb: KBView, facts: dict) -> list[ShortfallFix]:
     """What closes the shortfall beyond the savings: the GPUs for the sharded state to fit (the
-    memory-load formula solved for the GPU count at 100%), adapters on a 4-bit base for
+    memory-load formula solved for the GPU count at FSDP's limit), adapters on a 4-bit base for
     fine-tuning (the base's memory against the GPUs'), offloading (which plan sizes)."""
     out: list[ShortfallFix] = []
     env = {n: Q.span(facts[d].intervals[0][0], facts[d].intervals[-1][2])
            for n, d in (("params", "params"), ("gpu_memory", "gpu-memory"), ("gpus", "gpus"))
            if d in facts and facts[d].intervals}
     fsdp = kb.iri(FSDP)
-    if fsdp and len(env) == 3:
-        f = kb.snap["formulas"][kb.snap["dimensions"]["memory-load"]["derived_by"]]
-        from recipekg.formula.expr import formula_of
-        need = solve(formula_of(f), "gpus", {**{c["symbol"]: const_q(c) for c in map(kb.snap["constants"].get, f["constants"])},
-                                             "params": env["params"], "gpu_memory": env["gpu_memory"], "memory_load": 1.0})
+    limit = _sharded_limit(kb, fsdp) if fsdp else None
+    if limit is not None and len(env) == 3:
+        f = kb.by_id(kb.snap["formulas"][kb.snap["dimensions"]["memory-load"]["derived_by"]]["id"])
+        need = solve(f.parsed, "gpus", {**kb.constants_in(f), "params": env["params"], "gpu_memory": env["gpu_memory"],
+                                        f.parsed.output: limit})
         if need is not None and math.isfinite(need.high):
             n = round_up(need)
-            out.append({"id": "fsdp", "label": kb.snap["nodes"][fsdp]["label"], "gpus_needed": _range(n),
+            out.append({"id": kb.snap["nodes"][fsdp]["id"], "label": kb.snap["nodes"][fsdp]["label"],
+                        "gpus_needed": _range(n),
                         "text": f"shard the training state (FSDP) over {show(n)} GPUs of "
-                                f"{show(env['gpu_memory'], 'bytes')}, where the memory-load comes down to 100% "
-                                f"(plan sizes the layout)",
-                        "sources": kb.sources(f)})
+                                f"{show(env['gpu_memory'], 'bytes')}, where the memory-load comes down to "
+                                f"{share(Q.point(limit))} (plan sizes the layout)",
+                        "sources": kb.sources(f.data)})
     qlora = kb.iri(QLORA)
     base_f = kb.find("qlora_base_memory", "params")
     if qlora and base_f is not None and "params" in env and "gpu_memory" in env:
