@@ -3,7 +3,7 @@ against the constraints, and the smallest change that would rank it first.
 
     >>> from recipekg.contracts.schema import required_keys
     >>> sorted(set(ExplainAnswer.__annotations__) - required_keys(ExplainAnswer))
-    ['member_of', 'no_change_because', 'superseded']
+    ['member_of', 'memory_saving', 'no_change_because', 'shortfall', 'superseded']
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Literal, NotRequired, TypedDict
 
 from recipekg.contracts.common import (Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp, Unused,
                                        Via)
-from recipekg.contracts.recommend import Group
+from recipekg.contracts.recommend import Group, MemorySaving, Shortfall
 
 
 class ExplainedChoice(Choice):
@@ -90,6 +90,10 @@ class ExplainBody(TypedDict):
     would_rank_first_if: list[Change]
     member_of: NotRequired[MemberOf]
     no_change_because: NotRequired[str]
+    #: The choice's memory saving checked against a memory-load over 100%.
+    memory_saving: NotRequired[MemorySaving]
+    #: The memory shortfall and what closes it, when the choice is a memory saving.
+    shortfall: NotRequired[Shortfall]
 
 
 class ExplainAnswer(ExplainBody, Stamp):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict
 
 from recipekg.contracts.common import (Ask, Choice, Constraint, ConstraintUnit, Excluded, Match, Origin, Property,
-                                       RankedReason, Source, Stamp, Unused)
+                                       RankedReason, Range, Source, Stamp, Unused)
 
 #: ``matches``: some rule decides for or against the choice; ``would apply``: every rule
 #: for it waits for a dimension the query did not give.
@@ -38,6 +38,49 @@ class Decision(TypedDict):
     #: The matches the advice does not separate from the pick (the same score from the same
     #: rules): the pick is first among them by id only.
     tied_with: NotRequired[list[str]]
+
+
+class MemorySaving(TypedDict):
+    """A memory-saving choice checked against the run's memory-load (reason/shortfall.py): what
+    it saves of the rule of thumb's bytes per parameter and the memory-load it leaves."""
+
+    saved_bytes_per_param: Range
+    #: The memory-load (share of all the GPUs' memory, 1 = 100%) the query gives or implies.
+    memory_load: Range
+    memory_load_after: Range
+    #: True: enough alone (at most 100% after it); false: not enough alone; null: enough at
+    #: the low end of the estimate only.
+    enough: bool | None
+    text: str
+    #: The KB formulas: the saving's, then the one that checks it.
+    formulas: list[str]
+    sources: list[Source]
+
+
+class ShortfallFix(TypedDict):
+    """What closes a shortfall the advised savings do not: sharding over more GPUs, adapters on
+    a 4-bit base for fine-tuning, offloading."""
+
+    id: str
+    label: str
+    text: str
+    sources: list[Source]
+    gpus_needed: NotRequired[Range]
+
+
+class Shortfall(TypedDict):
+    """The run's memory shortfall and what closes it, when a memory saving is advised for a
+    run over all the GPUs' memory: the pick is not presented as the fix when it is not one."""
+
+    memory_load: Range
+    #: The savings advised here that are enough alone.
+    enough_alone: list[str]
+    #: The memory-load after every saving here at once (one per part of the breakdown), or
+    #: null when they all act on one part.
+    together: Range | None
+    text: str
+    #: Empty when a saving here is enough alone.
+    closes: list[ShortfallFix]
 
 
 class Member(TypedDict):
@@ -72,6 +115,8 @@ class Result(TypedDict):
     fits: NotRequired[list[str]]
     #: Non-strict properties the constraints go past.
     notes: NotRequired[list[Property]]
+    #: A memory saving checked against a memory-load over 100%.
+    memory_saving: NotRequired[MemorySaving]
     #: The dimensions its partly matching rules wait for.
     waits_for: NotRequired[list[str]]
     members: NotRequired[list[Member]]
@@ -135,10 +180,13 @@ class RecommendBody(TypedDict):
     near_boundary: list[NearBoundary]
     #: When more results rank than an answer shows without ``top`` (reason/recommend.py ``SHOWN``).
     more: NotRequired[More]
+    #: The memory shortfall and what closes it (a memory saving advised for a run over the GPUs' memory).
+    shortfall: NotRequired[Shortfall]
 
 
 class RecommendAnswer(RecommendBody, Stamp):
     """The answer to ``recommend <kind> [where ...] [top n]``."""
 
 
-__all__ = ["Choice", "Decision", "Group", "Member", "NearBoundary", "RecommendAnswer", "RecommendBody", "Result"]
+__all__ = ["Choice", "Decision", "Group", "Member", "MemorySaving", "NearBoundary", "RecommendAnswer", "RecommendBody",
+           "Result", "Shortfall", "ShortfallFix"]

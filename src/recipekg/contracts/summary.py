@@ -89,6 +89,8 @@ class SummaryResult(TypedDict):
     waits_for: NotRequired[list[str]]
     #: The ids of a family's members.
     members: NotRequired[list[str]]
+    #: The memory saving checked against the run's memory-load: what it leaves, enough alone or not.
+    memory_saving: NotRequired[str]
 
 
 class SummaryExcluded(TypedDict):
@@ -107,6 +109,8 @@ class RecommendSummary(SummaryCommon):
     ask: NotRequired[list[str]]
     excluded: NotRequired[list[SummaryExcluded]]
     near_boundary: NotRequired[list[str]]
+    #: The memory shortfall (a run over all the GPUs' memory) and what closes it.
+    shortfall: NotRequired[str]
 
 
 class ExplainExcluded(TypedDict):
@@ -128,6 +132,10 @@ class ExplainSummary(SummaryCommon):
     against: NotRequired[list[str]]
     excluded: NotRequired[ExplainExcluded]
     no_change_because: NotRequired[str]
+    #: The choice's memory saving checked against the run's memory-load.
+    memory_saving: NotRequired[str]
+    #: The memory shortfall and what closes it.
+    shortfall: NotRequired[str]
 
 
 class SummaryQuantity(TypedDict):

@@ -4,8 +4,8 @@
     ('126–140 GB', '8', '50–70%')
     >>> qjson(Q.point(1.0000000000000002e9))
     {'value': 1000000000.0, 'low': 1000000000.0, 'high': 1000000000.0}
-    >>> relative_change(Q.point(100), Q.point(-0.3)).value, reduction(Q.point(100), Q.point(-0.3)).value
-    (70.0, 30.0)
+    >>> relative_change(Q.point(100), Q.point(-0.3)).value
+    70.0
 
 The only numbers here are definitions: ten significant digits in the JSON, and what a
 relative change means (``x × (1 + change)``, the unit of the KB's technique effects).
@@ -69,9 +69,3 @@ def relative_change(x: Q, change: Q) -> Q:
     That is the definition of the unit (``-0.3`` means 30% less), not a claim of the KB.
     """
     return x * (1 + change)
-
-
-def reduction(x: Q, change: Q) -> Q:
-    """How much a negative relative change takes off ``x``: ``x × −change`` (by the same
-    definition; computed directly so that ``x``'s range is not counted twice)."""
-    return x * -change

@@ -21,6 +21,7 @@ from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import const_json
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.quantities import ALL_WEIGHTS, unit_of
+from recipekg.reason.shortfall import state_multiple
 from recipekg.record import Record
 from recipekg.render import numbers as units
 
@@ -114,8 +115,7 @@ def _optimizer(ledger: Ledger, optimizer: str | None, parts: dict) -> bool:
         return False
     kb = ledger.kb
     node = kb.snap["nodes"][optimizer]
-    multiple = next((c for iri in [optimizer, *node["ancestors"]]
-                     for c in kb.constants_for(iri, "optimizer-state-memory")), None)
+    multiple = state_multiple(kb, optimizer)  # (what the reasoner's saving of an optimizer reads too)
     if multiple is None:
         ledger.note(f"the KB has no optimizer-state memory multiple for {node['label']}: the breakdown's "
                     f"Adam figure ({units.grouped(kb.q(ADAM_STATES).value)} bytes/param) is used",

@@ -17,16 +17,18 @@ from __future__ import annotations
 
 import math
 
+from recipekg.errors import KBError
 from recipekg.formula.expr import Q, const_q, solve
-from recipekg.plan.figures import percent, qjson, reduction, round_up, show
+from recipekg.plan.figures import percent, qjson, round_up, show
 from recipekg.plan.fit import Fit, memory_overrides, verdict
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.kbview import KBFormula, KBView, const_json
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.memory import ACTIVATIONS, Memory
+from recipekg.plan.memory import ACTIVATIONS, ADAM_STATES, Memory
 from recipekg.record import Record
 from recipekg.reason.facts import Facts
 from recipekg.reason.recommend import rank
+from recipekg.reason.shortfall import saved_per_param
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -97,27 +99,37 @@ def recommend(ledger: Ledger, inputs: Inputs, params: Q, memory: Memory, fit: Fi
 def _checkpointing(w: _Weighing, iri: str, ckpt: dict) -> tuple[Remedy, Q]:
     kb = w.kb
     act = kb.q(ACTIVATIONS) * w.params
-    saving = reduction(act, kb.q(ckpt["symbol"]))
+    per_param, f, used = _saved(kb, iri)
+    saving = per_param * w.params
     cost = next(iter(kb.constants_for(iri, "compute")), None)
     rec = w.rec(iri, f"recompute activations in the backward pass: the activations "
                      f"({show(act, 'bytes')}) shrink by {percent(kb.q(ckpt['symbol']))}, saving "
                      f"{show(saving, 'bytes')} → {show(w.memory - saving, 'bytes')} per GPU"
                      + (f", for about {percent(const_q(cost))} more compute" if cost else ""),
-                saving=saving, after=w.memory - saving,
-                constants=[ckpt, kb.constant(ACTIVATIONS), *([cost] if cost else [])])
+                saving=saving, after=w.memory - saving, formula=f.id,
+                constants=[*used, *([cost] if cost else [])])
     return rec, saving
 
 
 def _quantized_states(w: _Weighing, iri: str, quant: dict, memory: Memory, optimizer: str | None
                       ) -> tuple[Remedy, Q]:
     states = memory.per_param("optimizer_states") * w.params
-    saving = reduction(states, w.kb.q(quant["symbol"]))
+    per_param, f, used = _saved(w.kb, iri, {ADAM_STATES: memory.per_param("optimizer_states")})
+    saving = per_param * w.params
     rec = w.rec(iri, f"keep the optimizer states in 8 bits: the states ({show(states, 'bytes')}) shrink by "
                      f"{percent(w.kb.q(quant['symbol']))}, saving {show(saving, 'bytes')} → "
                      f"{show(w.memory - saving, 'bytes')} per GPU"
                      + ("" if optimizer else " (or plan with optimizer = adam-8bit)"),
-                saving=saving, after=w.memory - saving, constants=[quant])
+                saving=saving, after=w.memory - saving, formula=f.id, constants=used)
     return rec, saving
+
+
+def _saved(kb: KBView, iri: str, overrides: dict[str, Q] | None = None) -> tuple[Q, KBFormula, list[dict]]:
+    """What a saving brings per parameter, by the KB's formula (the reasoner's too)."""
+    found = saved_per_param(kb, iri, overrides)
+    if found is None:
+        raise KBError(f"the KB has no formula of what {kb.snap['nodes'][iri]['id']} saves per parameter, which plan needs")
+    return found
 
 
 def _fsdp(w: _Weighing, iri: str, fit: Fit, memory: Memory, facts: dict) -> Remedy:

@@ -27,6 +27,7 @@ from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.changes import smallest_change
 from recipekg.reason.families import entry_of, group_families
 from recipekg.reason.properties import CONTRADICTS, checks, excluded_json
+from recipekg.reason.shortfall import saving_note, shortfall
 from recipekg.reason.recommend import ranking
 from recipekg.reason.resolve import facts_of, resolve_choice
 from recipekg.reason.scoring import MATCHES
@@ -92,6 +93,11 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
         out["member_of"] = {"id": entry["id"], "label": entry["label"], "rank": entry["rank"]}
     if change.get("why"):
         out["no_change_because"] = change["why"]
+    if note := saving_note(iri, facts, snap):
+        out["memory_saving"] = note
+        short = shortfall([{"id": node["id"], "label": node["label"], "iri": iri, "memory_saving": note}], facts, snap)
+        if short:
+            out["shortfall"] = short
     return out
 
 

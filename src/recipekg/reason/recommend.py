@@ -26,6 +26,7 @@ from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.conditions import FAILED, specificity, status
 from recipekg.reason.resolve import facts_of, resolve_kind
 from recipekg.reason.scoring import MATCHES, NEAR, near_contribution
+from recipekg.reason.shortfall import saving_note, shortfall
 from recipekg.reason.situation import near_reasons, unused
 
 TYPE_CHECKING = False
@@ -63,6 +64,7 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     ask = questions(kind, facts, results, snap, rerank, ranked["results"], decided)
     near = boundaries(kind, facts, ranked, results, snap, rerank, decided)
     shown = dress(results[:top], facts, snap)
+    short = shortfall(shown, facts, snap)
     answer: RecommendBody = {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
               "constraints": constraints_json(facts), "decision": decision(shown, near=near), "ask": ask,
               "results": shown, "excluded": ranked["excluded"],
@@ -72,6 +74,8 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
         answer["more"] = {"shown": SHOWN, "of": entries,
                           "text": f"the first {SHOWN} of {entries} results; add top {entries} to the "
                                   f"statement for all of them"}
+    if short:
+        answer["shortfall"] = short
     return answer
 
 
@@ -81,6 +85,8 @@ def dress(entries: list, facts: dict, snap: dict) -> list:
     places the ranking kept for them (:func:`recipekg.reason.answers.reason_json`)."""
     for entry in entries:
         fill_waits(entry, snap, facts)
+        if note := saving_note(entry["iri"], facts, snap):
+            entry["memory_saving"] = note
         for holder in (entry, *entry.get("members", ())):
             if holder.get("papers", ()) is None:
                 holder["papers"] = choice_json(holder["iri"], snap)["papers"]

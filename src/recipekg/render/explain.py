@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
-from recipekg.render.situation import excluded_lines, missed_text, property_text, unused_lines
+from recipekg.render.situation import (excluded_lines, memory_line, missed_text, property_text, shortfall_line,
+                                      unused_lines)
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 
 
@@ -29,6 +30,9 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
     if c["papers"]:
         out.append("introduced in: " + "; ".join(f"{p['id']} — {p['title']}" for p in c["papers"]))
     out += excluded_lines([a["excluded"]] if a.get("excluded") else [], md)
+    if a.get("memory_saving"):
+        out += [f"{'- ' if md else ''}{memory_line(a['memory_saving'])}",
+                *(f"{'- ' if md else ''}{line}" for line in shortfall_line(a))]
     for p in a.get("properties", ()):
         via = f" (from {p['via']['label']})" if p.get("via") else ""
         out.append(f"{'- ' if md else ''}property{via}: {property_text(p)} — {p['verdict']} [{sources_short(p['sources'])}]")

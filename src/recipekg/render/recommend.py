@@ -14,7 +14,8 @@ one rule that decides it most, with its sources' ids, and each group its first f
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
-from recipekg.render.situation import entry_name, excluded_lines, missed_text, near_lines, note_lines, unused_lines
+from recipekg.render.situation import (entry_name, excluded_lines, memory_line, missed_text, near_lines, note_lines,
+                                      shortfall_line, unused_lines)
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 from recipekg.render.tables import table
 
@@ -66,6 +67,8 @@ def brief_results(results: list[dict], limit: int, reasons: bool) -> list[str]:
             sign = "+" if x in r["because"] else "−"
             out.append(f"    {sign} [{x['strength']}] {x['text']}{missed_text(x.get('near'))} "
                        f"[{', '.join(dict.fromkeys(s['id'] for s in x['sources']))}]")
+        if r.get("memory_saving"):
+            out.append(memory_line(r["memory_saving"], "    "))
     if len(results) > limit:
         rest = results[limit:]
         out.append(f"    … and {len(rest)} more: " + ", ".join(r["id"] for r in rest[:8]) + (", ..." if len(rest) > 8 else ""))
@@ -96,6 +99,7 @@ def _decision(a: dict, md: bool) -> list[str]:
         out.append("runner-ups: " + ", ".join(_name(a, i) for i in others))
     if d["compare_with"]:
         out.append("compare with: " + ", ".join(_name(a, i) for i in d["compare_with"]))
+    out += shortfall_line(a)
     return [line + ("  " if md else "") for line in out]
 
 

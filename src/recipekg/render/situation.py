@@ -95,6 +95,20 @@ def near_lines(near: list[dict], md: bool) -> list[str]:
 def note_lines(r: dict, indent: str) -> list[str]:
     """The properties of a result (and its members) the constraints go past, as notes."""
     out = [f"{indent}note: {p['text']} [{sources_short(p['sources'])}]" for p in r.get("notes", ())]
+    if r.get("memory_saving"):
+        out.append(memory_line(r["memory_saving"], indent))
     for m in r.get("members", ()):
         out += [f"{indent}note on {m['label']}: {p['text']} [{sources_short(p['sources'])}]" for p in m.get("notes", ())]
     return out
+
+
+def memory_line(m: dict, indent: str = "") -> str:
+    """A memory saving checked against the run's memory-load (``memory_saving``), as a line."""
+    return f"{indent}memory: {m['text']} [{sources_short(m['sources'])}]"
+
+
+def shortfall_line(a: dict) -> list[str]:
+    """The memory shortfall and what closes it (``shortfall``), as a line: what an answer whose
+    memory savings do not close the gap says first, so that the pick is not read as the fix."""
+    s = a.get("shortfall")
+    return [f"memory shortfall: {s['text']}"] if s else []

@@ -128,6 +128,8 @@ def _recommend(a: dict) -> dict:
                 row[key] = r[key]
         if r.get("members"):
             row["members"] = [m["id"] for m in r["members"]]
+        if r.get("memory_saving"):
+            row["memory_saving"] = r["memory_saving"]["text"]
         results.append(row)
     out["results"] = results
     total = a["more"]["of"] if a.get("more") else len(a["results"])  # past the default top too
@@ -145,6 +147,8 @@ def _situation(a: dict) -> dict:
         out["excluded"] = [{"id": e["id"], "why": e["why"], "sources": sources(e.get("sources"))} for e in a["excluded"]]
     if a.get("near_boundary"):
         out["near_boundary"] = [n["text"] for n in a["near_boundary"]]
+    if a.get("shortfall"):
+        out["shortfall"] = a["shortfall"]["text"]
     return out
 
 
@@ -161,6 +165,10 @@ def _explain(a: dict) -> dict:
         out["excluded"] = {"why": a["excluded"]["why"], "sources": sources(a["excluded"].get("sources"))}
     if a.get("no_change_because"):
         out["no_change_because"] = a["no_change_because"]
+    if a.get("memory_saving"):
+        out["memory_saving"] = a["memory_saving"]["text"]
+    if a.get("shortfall"):
+        out["shortfall"] = a["shortfall"]["text"]
     idle = len(a["rules"]) + len(a.get("family_rules", [])) - len(out["rules"])
     if idle:
         out["omitted"] = {"rules": idle}

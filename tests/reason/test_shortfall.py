@@ -1,0 +1,141 @@
+"""A memory saving is checked against the size of the memory shortfall (reason/shortfall.py,
+docs/scoring.md §4): each memory-saving choice an answer advises for a run over the GPUs'
+memory says the memory-load it leaves, enough alone or not, and the answer says what the
+shortfall is and what closes it. The figures are the KB's: the tests compute what they expect
+from its constants, so a changed figure changes both sides."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from recipekg.formula.expr import Q
+from recipekg.plan.kbview import KBView
+from recipekg.reason.shortfall import saved_per_param
+
+OVER = "params = 70B and gpus = 1 and hardware = a100-80gb"
+
+
+def _const(snap, symbol) -> Q:
+    return KBView.of(snap).q(symbol)
+
+
+def _by_id(answer):
+    return {r["id"]: r for r in answer["results"]}
+
+
+def test_a_saving_that_cannot_close_a_16x_shortfall_says_so_and_the_answer_says_what_would(kb, snap):
+    (a,) = kb.query(f"recommend technique where {OVER}")
+    load = next(c for c in a["constraints"] if c["dimension"] == "memory-load")["value"]
+    total = _const(snap, "c_training_bytes_per_param")
+    assert load == pytest.approx([total.low * 70e9 / 80e9, total.high * 70e9 / 80e9])
+    results = _by_id(a)
+    ckpt, quant = results["gradient-checkpointing"], results["quantized-optimizer-states"]
+    # 8-bit states: the reference's 30% off Adam's 8 bytes per parameter, counted against 18-20
+    saved = -_const(snap, "c_quantized_optimizer_state_memory_change").value * _const(snap, "c_adam_state_bytes_per_param").value
+    assert quant["memory_saving"]["saved_bytes_per_param"]["value"] == pytest.approx(saved)
+    after = quant["memory_saving"]["memory_load_after"]
+    assert after["low"] == pytest.approx(load[0] * (1 - saved / total.low))
+    assert after["high"] == pytest.approx(load[1] * (1 - saved / total.high))
+    for r in (ckpt, quant):
+        assert r["memory_saving"]["enough"] is False and r["memory_saving"]["memory_load_after"]["low"] > 1
+        assert "not enough alone" in r["memory_saving"]["text"]
+        assert r["memory_saving"]["sources"]
+    # the ranking is the rules' (the check only describes): the pick stays, the answer says it is not the fix
+    assert a["decision"]["pick"] == "gradient-checkpointing"
+    short = a["shortfall"]
+    assert short["enough_alone"] == [] and short["together"]["low"] > 1
+    fixes = {f["id"]: f for f in short["closes"]}
+    assert set(fixes) == {"fsdp", "qlora", "cpu"}
+    assert fixes["fsdp"]["gpus_needed"]["low"] == math.ceil(total.low * 70e9 / 80e9)
+    assert fixes["fsdp"]["gpus_needed"]["high"] == math.ceil(total.high * 70e9 / 80e9)
+    assert "16–18 GPUs" in short["text"] and "no memory saving advised here closes it alone" in short["text"]
+    assert "within the GPUs' 80 GB" in fixes["qlora"]["text"]          # a 4-bit 70B base: 35 GB
+    assert "over one GPU's 80 GB" in fixes["cpu"]["text"]              # offload keeps 140 GB of weights
+
+
+def test_a_saving_that_closes_a_small_shortfall_is_enough_alone(kb):
+    (a,) = kb.query("recommend optimizer where params = 4.2B and gpus = 1 and hardware = a100-80gb")
+    load = next(c for c in a["constraints"] if c["dimension"] == "memory-load")["value"]
+    assert load[0] < 1 < load[1]                                       # just over the GPUs' memory at its high end
+    results = _by_id(a)
+    for choice in ("adam-8bit", "adafactor", "lion"):
+        note = results[choice]["memory_saving"]
+        assert note["enough"] is True and note["memory_load_after"]["high"] <= 1, choice
+        assert note["text"].endswith("(enough alone)")
+    assert a["shortfall"]["enough_alone"] == ["lion"]                  # the one advised (the others wait)
+    assert a["shortfall"]["closes"] == [] and "closes it alone" in a["shortfall"]["text"]
+    assert "memory_saving" not in results["adamw"]                     # Adam's own state: no saving
+
+
+def test_savings_together_can_close_what_neither_closes_alone(kb):
+    (a,) = kb.query("recommend technique where params = 5B and gpus = 1 and hardware = a100-80gb")
+    results = _by_id(a)
+    assert [results[c]["memory_saving"]["enough"] for c in ("gradient-checkpointing", "quantized-optimizer-states")] \
+        == [None, None]                                                # enough at the low end of the estimate only
+    short = a["shortfall"]
+    assert short["together"]["high"] <= 1 and short["closes"] == []
+    assert "all of them together leave about" in short["text"] and "(enough)" in short["text"]
+
+
+@pytest.mark.parametrize("query", [
+    "recommend technique where prefer = low-memory",                   # no memory-load at all
+    "recommend optimizer where params = 70B and hardware = a100-80gb",  # no GPU count: no memory-load
+    "recommend optimizer where params = 1B and gpus = 1 and hardware = a100-80gb",  # it fits
+    "recommend technique where params = 70B and gpus = 1 and hardware = a100-80gb and method = qlora",
+])
+def test_no_note_without_a_memory_load_over_the_gpus_memory(kb, query):
+    (a,) = kb.query(query)
+    assert "shortfall" not in a
+    assert not [r["id"] for r in a["results"] if "memory_saving" in r]
+
+
+def test_explain_says_what_recommend_says(kb):
+    (e,) = kb.query(f"explain adam-8bit where {OVER}")
+    (a,) = kb.query(f"recommend optimizer where {OVER}")
+    assert e["memory_saving"] == _by_id(a)["adam-8bit"]["memory_saving"]
+    assert e["shortfall"]["closes"] == a["shortfall"]["closes"]
+    assert e["memory_saving"]["enough"] is False
+
+
+def test_plan_and_recommend_read_one_model_of_what_a_saving_brings(kb, snap):
+    """plan's rule-of-thumb savings (plan/savings.py) are the reasoner's bytes per parameter
+    times the parameters: one formula per saving, in the KB."""
+    from recipekg.plan.fit import check_fit
+    from recipekg.plan.inputs import read_inputs
+    from recipekg.plan.ledger import Ledger
+    from recipekg.plan.memory import training_memory
+    from recipekg.plan.savings import recommend
+    from recipekg.query.parser import parse
+
+    view = KBView.of(snap)
+    ledger = Ledger(view)
+    inputs = read_inputs(parse("plan where params = 70B and hardware = h100 and gpus = 8")[0], snap)
+    memory = training_memory(ledger, inputs, inputs.params)
+    recs = {r["id"]: r for r in recommend(ledger, inputs, inputs.params, memory,
+                                          check_fit(ledger, inputs, inputs.params, memory))}
+    for choice in ("gradient-checkpointing", "quantized-optimizer-states"):
+        per_param, formula, _ = saved_per_param(view, view.iri(choice))
+        assert recs[choice]["saving_per_gpu"]["low"] == pytest.approx(per_param.low * 70e9)
+        assert recs[choice]["saving_per_gpu"]["high"] == pytest.approx(per_param.high * 70e9)
+        assert recs[choice]["formula"] == formula.id
+
+
+def test_which_choices_save_memory_is_kb_data(kb, snap):
+    """A choice is a memory saving when a formula with output ``saved_bytes_per_param`` applies
+    to it: without the formula's ``rkg:appliesTo``, the note goes."""
+    import copy
+
+    from recipekg.reason.recommend import recommend
+    from recipekg.query.parser import parse
+
+    stmt = parse(f"recommend optimizer where {OVER}")[0]
+    assert _by_id(recommend(stmt, snap))["adafactor"]["memory_saving"]["enough"] is False
+    other = copy.deepcopy(snap)
+    for f in other["formulas"].values():
+        if f["output"] == "saved_bytes_per_param":
+            f["applies_to"] = [c for c in f["applies_to"] if not c.endswith("/adafactor")]
+    answer = recommend(stmt, other)
+    assert "memory_saving" not in _by_id(answer)["adafactor"]
+    assert "memory_saving" in _by_id(answer)["adam-8bit"]
