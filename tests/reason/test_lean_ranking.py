@@ -20,7 +20,7 @@ from recipekg.query.parser import parse
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY
 from recipekg.reason.explain import explain
 from recipekg.reason.recommend import recommend
-from recipekg.reason.situation import _checked_by, _sources_of, _why, near_reasons
+from recipekg.reason.situation import _checked_by, _sources_of, _underived, _why, near_reasons
 
 
 def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
@@ -48,7 +48,8 @@ def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
         for dim in (v["dimension"], *v.get("when", ())):
             used |= _sources_of(dim, facts)
     return [{"dimension": name, "value": c["value"], **({"unit": c["unit"]} if c.get("unit") else {}),
-             "why": _why(kind, name, needs.get(name), _checked_by(kind, name, snap), snap)}
+             "why": _underived(kind, name, facts, snap)
+             or _why(kind, name, needs.get(name), _checked_by(kind, name, snap), snap)}
             for name, f in facts.items() if not f.derived and name not in used for c in f.constraints]
 
 

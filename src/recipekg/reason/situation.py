@@ -143,10 +143,31 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
     for name, f in facts.items():
         if f.derived or name in used:
             continue
+        why = _underived(kind, name, facts, snap) or _why(kind, name, needs.get(name), _checked_by(kind, name, snap), snap)
         for c in f.constraints:
             out.append({"dimension": name, "value": c["value"], **({"unit": c["unit"]} if c.get("unit") else {}),
-                        "why": _why(kind, name, needs.get(name), _checked_by(kind, name, snap), snap)})
+                        "why": why})
     return out
+
+
+def _underived(kind: str, name: str, facts: dict, snap: dict) -> str | None:
+    """Why ``name`` is not used when the advice of ``kind`` reads it only through dimensions a
+    formula derives from it and others the query does not give (seq-length without the
+    hardware: the share of a GPU's memory one sequence takes), and what to give; None otherwise."""
+    from recipekg.reason.facts import asked_for
+
+    dims = snap["dimensions"]
+    entry = snap["rule_index"]["kinds"].get(kind) or {}
+    through = [d for d, _ in entry.get("dimensions", ()) if d not in facts and dims.get(d, {}).get("derived_by")
+               and name in dims[d]["derived_from"]]
+    missing = sorted({i for d in through for i in dims[d]["derived_from"] if i not in facts}, key=list(dims).index)
+    if not through or not missing:
+        return None
+    give = " and ".join(asked_for(dims[i], snap, facts) for i in missing)
+    them = " and ".join(through)
+    return (f"the {kind} advice that depends on {name} reads it through {them}, "
+            f"{'which need' if len(through) > 1 else 'which needs'} more than {name}: give {give} to derive "
+            f"{'them' if len(through) > 1 else 'it'}")
 
 
 def _checked_by(kind: str, name: str, snap: dict) -> list[str]:
