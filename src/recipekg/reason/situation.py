@@ -19,6 +19,7 @@ a choice checks it; any other given constraint is listed in ``unused`` with why.
 from __future__ import annotations
 
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, bounds
+from recipekg.reason.facts import asked_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -154,8 +155,6 @@ def _underived(kind: str, name: str, facts: dict, snap: dict) -> str | None:
     """Why ``name`` is not used when the advice of ``kind`` reads it only through dimensions a
     formula derives from it and others the query does not give (seq-length without the
     hardware: the share of a GPU's memory one sequence takes), and what to give; None otherwise."""
-    from recipekg.reason.facts import asked_for
-
     dims = snap["dimensions"]
     entry = snap["rule_index"]["kinds"].get(kind) or {}
     through = [d for d, _ in entry.get("dimensions", ()) if d not in facts and dims.get(d, {}).get("derived_by")
