@@ -48,7 +48,7 @@ def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
         for dim in (v["dimension"], *v.get("when", ())):
             used |= _sources_of(dim, facts)
     return [e for name, f in facts.items() if not f.derived and name not in used
-            for e in unused_entries(kind, name, f, needs.get(name), snap)]
+            for e in unused_entries(kind, name, facts, needs.get(name), snap)]
 
 
 def _plainly(answer_of, stmt, snap, shown: int):

@@ -117,6 +117,10 @@ class Dimension(TypedDict):
     derived_from: list[str]
     #: The formula that computes it from ``derived_from`` (``rkg:derivedBy``), by IRI.
     derived_by: str | None
+    #: The model figures that formula reads through a rule of thumb, each ``[figure, formula IRI]``
+    #: (``layers``: the formula computing it from ``params``) after those it needs; the reasoner
+    #: takes a query's value or a named model's first.
+    derived_through: list[list[str]]
     plan_only: bool
     problem_fact: bool
     order: float | None

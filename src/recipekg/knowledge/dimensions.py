@@ -42,6 +42,8 @@ def compile_dimensions(ix, nodes: dict) -> dict:
             "derived_from": sorted(ix.text(s, SKOS.notation) or local_name(s) for s in ix.iris(d, RKG.derivedFrom)),
             # the formula that computes it from other dimensions (rkg:derivedBy; its inputs: derived_order)
             "derived_by": ix.one(d, RKG.derivedBy),
+            # the model figures that formula reads through a rule of thumb (layers from params): derived_order
+            "derived_through": [],
             "problem_fact": ix.text(d, RKG.problemFact) == "true",
             "order": ix.number(d, RKG.order), "value_class": value_class,
             "unit": local_name(ix.one(d, QUDT.unit)) if ix.one(d, QUDT.unit) else None,
@@ -56,17 +58,19 @@ def derived_order(dims: dict, formulas: dict, constants: dict) -> list[str]:
     conditions (a tier). A formula's names that are not its constants' symbols are the dimensions
     it is derived from (``gpu_memory``: ``gpu-memory``), its ``derived_from``; a formula that is
     missing, or reads a name that is no dimension, derives nothing (``derived_by`` None: ``recipekg
-    validate`` says why)."""
+    validate`` says why). A name that is a model figure a rule of thumb computes (a plan-only
+    dimension one KB formula outputs: ``layers`` from ``params``) is derived through that formula
+    (:func:`through`): what it reads is derived from instead, and ``derived_through`` lists each
+    such figure with its formula, in the order to compute them."""
     by_formula: dict[str, list[str]] = {}
     for name, d in dims.items():
         f = formulas.get(d["derived_by"] or "")
-        symbols = {constants[c]["symbol"] for c in (f or {}).get("constants", ()) if c in constants}
-        text = (f or {}).get("expression") or ""
-        inputs = [n.replace("_", "-") for n in sorted((f or {}).get("names", ()), key=text.find) if n not in symbols]
+        figures: dict[str, str] = {}
+        inputs = through(f, formulas, constants, dims, figures) if f is not None else []
         if f is None or f.get("error") or not inputs or any(n not in dims or n == name for n in inputs):
             d["derived_by"] = None
             continue
-        d["derived_from"] = inputs
+        d["derived_from"], d["derived_through"] = inputs, [[k, v] for k, v in figures.items()]
         by_formula[name] = inputs
     ordered: list[str] = []
     while True:  # those whose inputs are given or derived before them; a cycle derives nothing
@@ -76,8 +80,46 @@ def derived_order(dims: dict, formulas: dict, constants: dict) -> list[str]:
             break
         ordered += ready
     for name in set(by_formula) - set(ordered):
-        dims[name]["derived_by"], dims[name]["derived_from"] = None, []
+        dims[name]["derived_by"], dims[name]["derived_from"], dims[name]["derived_through"] = None, [], []
     return ordered + sorted(n for n, d in dims.items() if d["derived_from"] and not d["derived_by"])
+
+
+def through(f: dict, formulas: dict, constants: dict, dims: dict, figures: dict, seen: tuple = ()) -> list[str]:
+    """The dimensions formula ``f`` reads, in the order its expression names them; a model figure
+    a rule of thumb computes (a plan-only dimension that exactly one formula without
+    ``rkg:forMethod`` outputs) is replaced by what that formula reads, and put in ``figures``
+    (figure → formula IRI, each after the figures it needs): the reasoner takes it from the query
+    or a named model's configuration, else from that formula.
+
+    >>> dims = {"s": {}, "p": {}, "l": {"plan_only": True}}
+    >>> formulas = {"L": {"expression": "l = p * c_k", "output": "l", "names": ["p", "c_k"], "constants": ["K"]},
+    ...             "F": {"expression": "y = s * l", "names": ["s", "l"], "constants": []}}
+    >>> figures = {}
+    >>> through(formulas["F"], formulas, {"K": {"symbol": "c_k"}}, dims, figures), figures
+    (['s', 'p'], {'l': 'L'})
+    """
+    symbols = {constants[c]["symbol"] for c in f.get("constants", ()) if c in constants}
+    text = f.get("expression") or ""
+    out: list[str] = []
+    for n in sorted(f.get("names", ()), key=text.find):
+        name = n.replace("_", "-")
+        if n in symbols:
+            continue
+        rule = _rule_of_thumb(name, dims, formulas) if name not in seen else None
+        found = [name] if rule is None else through(formulas[rule], formulas, constants, dims, figures, (*seen, name))
+        out += [i for i in found if i not in out]
+        if rule is not None:
+            figures[name] = rule
+    return out
+
+
+def _rule_of_thumb(name: str, dims: dict, formulas: dict) -> str | None:
+    """The one formula that computes plan-only dimension ``name`` for every method, if any."""
+    if not dims.get(name, {}).get("plan_only"):
+        return None
+    found = [iri for iri, f in formulas.items() if (f.get("output") or "").replace("_", "-") == name
+             and not f.get("for_methods") and not f.get("error")]
+    return found[0] if len(found) == 1 else None
 
 
 def _value_names(ix, value_class: str, nodes: dict) -> dict[str, str]:

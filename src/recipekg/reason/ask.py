@@ -21,7 +21,7 @@ from __future__ import annotations
 from recipekg.reason.conditions import FAILED, NOT_GIVEN, status
 from recipekg.reason.derive import derive
 from recipekg.reason.answers import decision
-from recipekg.reason.facts import Facts
+from recipekg.reason.facts import Facts, asked_for
 from recipekg.reason.scoring import MATCHES
 
 TYPE_CHECKING = False
@@ -96,7 +96,7 @@ def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:
             continue
         asked |= set(missing)
         out.append({"dimension": name, "would_change": [],
-                    "text": f"to get {kind} advice, give {_asked(dim, snap, facts)}: "
+                    "text": f"to get {kind} advice, give {asked_for(dim, snap, facts)}: "
                             + (f"{n} {kind} rules depend on {name} and nothing you gave rules them out" if n > 1 else
                                f"a {kind} rule depends on {name} and nothing you gave rules it out")})
         if len(out) == MAX_QUESTIONS:
@@ -174,29 +174,6 @@ def _inside(low: float | None, high: float | None) -> float:
     return high / 2 if high and high > 0 else (high or 0) - 1
 
 
-def _asked(dim: dict, snap: dict, given: dict | tuple = ()) -> str:
-    """What a question asks the user to give for ``dim``: its own question, or for a dimension
-    derived from others, theirs first, less those the query gives or derives (the compute tier: the
-    number of GPUs and the time budget; what the hardware gives: the hardware, or the figure
-    itself).
-
-    >>> _asked(snap["dimensions"]["tier"], snap)
-    'the number of GPUs (gpus = 8) and the time budget (time = 3 days)'
-    >>> _asked(snap["dimensions"]["tier"], snap, {"gpus": None})
-    'the time budget (time = 3 days)'
-    >>> _asked(snap["dimensions"]["gpu-memory"], snap)
-    'the hardware (hardware = h100, dgx-spark, ...), or the memory per GPU (gpu-memory = 80GB)'
-    """
-    dims = snap["dimensions"]
-    own = dim.get("question")
-    sources = dim.get("derived_from") or (["hardware"] if dim.get("derived_via") and "hardware" in dims else [])
-    sources = [d for d in sources if d in dims and d not in given]
-    if not sources:
-        return own or f"the {dim['name']}"
-    through = " and ".join(dims[d].get("question") or f"the {d}" for d in sources)
-    return f"{through}, or {own}" if own else through
-
-
 def _within(choice: str | None, family: str, snap: dict) -> bool:
     """Whether ``choice`` is a member of ``family`` (``skos:broader``, at any depth).
 
@@ -209,7 +186,7 @@ def _within(choice: str | None, family: str, snap: dict) -> bool:
 
 def _question(dim: dict, would_change: list[str], snap: dict, given: dict | tuple = ()) -> Ask:
     labels = [_label(i, snap) for i in would_change]
-    asked = _asked(dim, snap, given)
+    asked = asked_for(dim, snap, given)
     if len(labels) > 1 and all(_within(i, would_change[0], snap) for i in would_change[1:]):
         # every other pick is a member of this one: the question narrows the family down
         narrower = " or ".join(labels[1:])

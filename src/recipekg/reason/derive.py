@@ -130,12 +130,14 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     env, sources = {}, []
     for i in dim["derived_from"]:
         f = facts[i]
-        if not f.intervals or not 0 < f.intervals[0][0] <= f.intervals[-1][2] < math.inf:
+        if not _span(f):
             return
         env[i.replace("-", "_")] = Q.span(f.intervals[0][0], f.intervals[-1][2])
         sources += [s for s in (f.derived.split(" and ") if f.derived else [i]) if s not in sources]
-    env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
     try:
+        for figure, by in dim.get("derived_through") or ():  # the model's shape, in order
+            _figure(figure, by, env, sources, facts, snap)
+        env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
         q = evaluate(formula_of(record), env)
     except FormulaError:
         return  # (a formula that divides by a range through zero, or reads a constant without a value)
@@ -145,6 +147,52 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     shown = constraint_json(dim, "=", low) if low == high else constraint_json(dim, "between", [low, high])
     facts[name] = Facts(name, dim["kind"], intervals=[(low, True, high, True)], derived=" and ".join(sources),
                         constraints=[shown])
+
+
+def _span(f: Facts | None) -> bool:
+    """Whether ``f`` gives a finite positive range (what a formula can read)."""
+    return f is not None and bool(f.intervals) and 0 < f.intervals[0][0] <= f.intervals[-1][2] < math.inf
+
+
+def _figure(figure: str, by: str, env: dict, sources: list, facts: dict[str, Facts], snap: dict) -> None:
+    """A model figure a formula reads (``layers``, ``hidden``) into ``env``: the query's value, else
+    the named model configurations' (their range), else the rule of thumb's formula ``by`` on what
+    ``env`` holds (``layers`` from ``params``), as plan takes the model's shape; what it was read
+    from joins ``sources``.
+
+    >>> from recipekg.formula.expr import Q
+    >>> from recipekg.reason.resolve import resolve_constraints
+    >>> def figures(text):
+    ...     facts = derive(resolve_constraints(parse(text)[0].constraints, snap), snap)
+    ...     env, sources = {"params": Q.point(facts["params"].intervals[0][0])}, []
+    ...     for figure, by in snap["dimensions"]["sequence-checkpoints"]["derived_through"]:
+    ...         _figure(figure, by, env, sources, facts, snap)
+    ...     return {k: round(env[k].low) for k in ("layers", "hidden")}, sources
+    >>> figures("recommend x where model = llama-3-8b")
+    ({'layers': 32, 'hidden': 4096}, ['architecture'])
+    >>> figures("recommend x where params = 8B")
+    ({'layers': 34, 'hidden': 4403}, [])
+    >>> figures("recommend x where params = 8B and layers = 32")
+    ({'layers': 32, 'hidden': 4096}, ['layers'])
+    """
+    from recipekg.formula.expr import Q, const_q, evaluate, formula_of
+
+    given = facts.get(figure)
+    arch = facts.get("architecture")
+    configured = [snap["models"].get(v, {}).get(figure) for v in sorted(arch.values or ())] if arch else []
+    if _span(given) and not given.derived:
+        env[figure] = Q.span(given.intervals[0][0], given.intervals[-1][2])
+        found = figure
+    elif configured and all(configured):
+        env[figure] = Q.span(min(configured), max(configured))
+        found = "architecture"
+    else:
+        record = snap["formulas"][by]
+        env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
+        env[figure] = evaluate(formula_of(record), env)
+        return
+    if found not in sources:
+        sources.append(found)
 
 
 def _tidy(x: float) -> float:

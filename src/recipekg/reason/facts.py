@@ -152,3 +152,26 @@ def _low(i: Interval) -> float:
 
 def _high(i: Interval) -> float:
     return i[2]
+
+
+def asked_for(dim: dict, snap: dict, given: dict | tuple = ()) -> str:
+    """What a question asks the user to give for ``dim``: its own question, or for a dimension
+    derived from others, theirs first, less those the query gives or derives (the compute tier: the
+    number of GPUs and the time budget; what the hardware gives: the hardware, or the figure
+    itself).
+
+    >>> asked_for(snap["dimensions"]["tier"], snap)
+    'the number of GPUs (gpus = 8) and the time budget (time = 3 days)'
+    >>> asked_for(snap["dimensions"]["tier"], snap, {"gpus": None})
+    'the time budget (time = 3 days)'
+    >>> asked_for(snap["dimensions"]["gpu-memory"], snap)
+    'the hardware (hardware = h100, dgx-spark, ...), or the memory per GPU (gpu-memory = 80GB)'
+    """
+    dims = snap["dimensions"]
+    own = dim.get("question")
+    sources = dim.get("derived_from") or (["hardware"] if dim.get("derived_via") and "hardware" in dims else [])
+    sources = [d for d in sources if d in dims and d not in given]
+    if not sources:
+        return own or f"the {dim['name']}"
+    through = " and ".join(dims[d].get("question") or f"the {d}" for d in sources)
+    return f"{through}, or {own}" if own else through

@@ -19,6 +19,7 @@ a choice checks it; any other given constraint is listed in ``unused`` with why.
 from __future__ import annotations
 
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, bounds, status
+from recipekg.reason.facts import asked_for
 from recipekg.render.constraints import format_constraint
 
 TYPE_CHECKING = False
@@ -148,21 +149,24 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
     for name, f in facts.items():
         if f.derived or name in used:
             continue
-        out.extend(unused_entries(kind, name, f, needs.get(name), snap))
+        out.extend(unused_entries(kind, name, facts, needs.get(name), snap))
     return out
 
 
-def unused_entries(kind: str, name: str, f, needs: set[str] | None, snap: dict) -> list[Unused]:
-    """The ``unused`` entries of the given constraint ``name`` (``f``: its facts), one per
-    constraint on it, with why: what the rules of ``kind`` on it need (``needs``), or the
-    statements of other kinds whose advice holds for it (``answered_by``)."""
-    elsewhere = [] if needs else _other_kinds(kind, name, f, snap)
+def unused_entries(kind: str, name: str, facts: dict, needs: set[str] | None, snap: dict) -> list[Unused]:
+    """The ``unused`` entries of the given constraint ``name``, one per constraint on it, with
+    why: what the rules of ``kind`` on it need (``needs``), what else the dimensions they read it
+    through need (:func:`_underived`), or the statements of other kinds whose advice holds for
+    it (``answered_by``)."""
+    f = facts[name]
+    underived = _underived(kind, name, facts, snap)
+    elsewhere = [] if needs or underived else _other_kinds(kind, name, f, snap)
     out: list = []
     for c in f.constraints:
         asks = [_statement(k, name, c) for k in elsewhere]
         why = (f"no {kind} advice depends on {format_constraint({'dimension': name, 'op': '=', **c})}; "
                f"the KB's advice for it is about other choices: {'; '.join(asks)}" if asks
-               else _why(kind, name, needs, _checked_by(kind, name, snap), snap))
+               else underived or _why(kind, name, needs, _checked_by(kind, name, snap), snap))
         entry: Unused = ({"dimension": name, "op": c.get("op", "="), "value": c["value"], "unit": c["unit"], "why": why}
                          if c.get("unit") else {"dimension": name, "op": c.get("op", "="), "value": c["value"], "why": why})
         if asks:
@@ -198,6 +202,24 @@ def _statement(kind: str, name: str, c: dict) -> str:
     'recommend approach where time < 100h'
     """
     return f"recommend {kind} where {format_constraint({'dimension': name, 'op': '=', **c})}"
+
+
+def _underived(kind: str, name: str, facts: dict, snap: dict) -> str | None:
+    """Why ``name`` is not used when the advice of ``kind`` reads it only through dimensions a
+    formula derives from it and others the query does not give (seq-length without the
+    hardware: the share of a GPU's memory one sequence takes), and what to give; None otherwise."""
+    dims = snap["dimensions"]
+    entry = snap["rule_index"]["kinds"].get(kind) or {}
+    through = [d for d, _ in entry.get("dimensions", ()) if d not in facts and dims.get(d, {}).get("derived_by")
+               and name in dims[d]["derived_from"]]
+    missing = sorted({i for d in through for i in dims[d]["derived_from"] if i not in facts}, key=list(dims).index)
+    if not through or not missing:
+        return None
+    give = " and ".join(asked_for(dims[i], snap, facts) for i in missing)
+    them = " and ".join(through)
+    return (f"the {kind} advice that depends on {name} reads it through {them}, "
+            f"{'which need' if len(through) > 1 else 'which needs'} more than {name}: give {give} to derive "
+            f"{'them' if len(through) > 1 else 'it'}")
 
 
 def _checked_by(kind: str, name: str, snap: dict) -> list[str]:

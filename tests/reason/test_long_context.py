@@ -1,0 +1,128 @@
+"""Long inputs: the share of one GPU's memory one training sequence's activations take is derived
+from seq-length, the model's shape and the GPU's memory (kb/long-context.ttl, ``rkg:derivedBy``
+through the rule of thumb's shape: ``derived_through``), and leads to context parallelism and
+recomputation; a short sequence changes nothing, and without the hardware the answer says what
+to give."""
+
+from __future__ import annotations
+
+import pytest
+
+LONG = "seq-length = 128k and params = 8B and gpus = 8 and hardware = h100"
+NAMED = "seq-length = 128k and model = llama-3-8b and gpus = 8 and hardware = h100"
+CP_MODERATE = "sequence-activations-over-one-gpu-context-parallelism"
+CP_STRONG = "sequence-over-one-gpu-context-parallelism"
+CHECKPOINTING = "sequence-activations-over-one-gpu-gradient-checkpointing"
+
+
+def _constant(snap, symbol):
+    c = next(c for c in snap["constants"].values() if c["symbol"] == symbol)
+    return c["value"]
+
+
+def _shown(answer):
+    return {c["dimension"]: c for c in answer["constraints"]}
+
+
+def _rules(answer, choice):
+    result = next((r for r in answer["results"] if r["id"] == choice), None)
+    return [] if result is None else [reason["id"] for reason in result["because"]]
+
+
+def _unused(answer, dimension):
+    return next((u["why"] for u in answer.get("unused", ()) if u["dimension"] == dimension), None)
+
+
+def test_the_shares_read_the_shape_through_the_rule_of_thumb_formulas(snap):
+    """The formulas read layers and hidden; the compiler derives the shares from what those are
+    computed from (params), and lists the figures with their formulas in the order to compute them."""
+    for name in ("sequence-activations", "sequence-checkpoints"):
+        dim = snap["dimensions"][name]
+        assert dim["derived_from"] == ["seq-length", "params", "gpu-memory"]
+        figures = [figure for figure, _ in dim["derived_through"]]
+        assert figures == ["layers", "hidden"]
+        assert [snap["formulas"][by]["output"] for _, by in dim["derived_through"]] == figures
+    assert snap["dimensions"]["replica-memory"]["derived_through"] == []
+
+
+def test_a_named_model_gives_its_configuration_s_shape(kb, snap):
+    (a,) = kb.query(f"recommend technique where {NAMED}")
+    shown = _shown(a)
+    model = snap["models"]["https://w3id.org/recipekg/id/llama-3-8b"]
+    gpu_memory = shown["gpu-memory"]["value"]
+    tokens_layers_width = 128_000 * model["layers"] * model["hidden"]
+    checkpoints = _constant(snap, "c_full_recompute_bytes_per_sbh") * tokens_layers_width / gpu_memory
+    activations = _constant(snap, "c_activation_bytes_per_sbh") * tokens_layers_width / gpu_memory
+    assert shown["sequence-checkpoints"]["value"] == pytest.approx(checkpoints, rel=1e-3)
+    assert shown["sequence-activations"]["value"] == pytest.approx(activations, rel=1e-3)
+    assert shown["sequence-activations"]["derived_from"] == "seq-length and architecture and hardware"
+    assert checkpoints < 1 < activations  # stored, one sequence does not fit; recomputed, it does
+    assert CHECKPOINTING in _rules(a, "gradient-checkpointing")
+    assert _unused(a, "seq-length") is None
+
+
+def test_a_size_only_model_takes_the_rule_of_thumb_s_shape(kb, snap):
+    (a,) = kb.query(f"recommend approach where {LONG}")
+    shown = _shown(a)
+    per_layer, hidden_sq = _constant(snap, "c_hidden_per_layer"), _constant(snap, "c_params_per_layer_hidden_sq")
+    layers = (8e9 / (hidden_sq * per_layer ** 2)) ** (1 / 3)
+    share = _constant(snap, "c_full_recompute_bytes_per_sbh") * 128_000 * layers * per_layer * layers \
+        / shown["gpu-memory"]["value"]
+    assert shown["sequence-checkpoints"]["value"] == pytest.approx(share, rel=1e-3)
+    assert shown["sequence-checkpoints"]["derived_from"] == "seq-length and params and hardware"
+    assert CP_MODERATE in _rules(a, "context-parallelism")
+    assert _unused(a, "seq-length") is None  # the problem: it was "not used" before
+
+
+def test_a_given_shape_wins_over_the_rule_of_thumb(kb):
+    (given,) = kb.query(f"recommend approach where {LONG} and layers = 32 and hidden = 4096")
+    (named,) = kb.query(f"recommend approach where {NAMED}")
+    assert _shown(given)["sequence-checkpoints"]["value"] == _shown(named)["sequence-checkpoints"]["value"]
+    assert "layers" in _shown(given)["sequence-checkpoints"]["derived_from"]
+
+
+def test_a_sequence_too_long_even_recomputed_needs_context_parallelism(kb):
+    (a,) = kb.query(f"recommend approach where {NAMED.replace('128k', '1M')}")
+    assert _shown(a)["sequence-checkpoints"]["value"] > 1
+    assert _rules(a, "context-parallelism") == [CP_STRONG]  # not the moderate rule: recomputing is no way out
+    (e,) = kb.query(f"explain context-parallelism where {NAMED.replace('128k', '1M')}")
+    assert [r["id"] for r in e["rules"] if r["fires"]] == [CP_STRONG]
+
+
+def test_a_short_sequence_changes_nothing(kb):
+    (short,) = kb.query(f"recommend approach where {LONG.replace('128k', '2k')}")
+    (without,) = kb.query("recommend approach where params = 8B and gpus = 8 and hardware = h100")
+    assert [r["id"] for r in short["results"]] == [r["id"] for r in without["results"]]
+    assert "context-parallelism" not in [r["id"] for r in short["results"]]
+    assert "sequence-activations > 100%" in _unused(short, "seq-length")
+
+
+def test_without_the_hardware_the_answer_says_what_to_give(kb):
+    (a,) = kb.query("recommend approach where seq-length = 128k and params = 8B and gpus = 8")
+    why = _unused(a, "seq-length")
+    assert "sequence-activations" in why and "give the hardware" in why and "gpu-memory" in why
+    (b,) = kb.query("recommend technique where seq-length = 128k and hardware = h100")
+    why = _unused(b, "seq-length")
+    assert "sequence-activations" in why and "params" in why and "hardware" not in why.split("give")[1]
+
+
+def test_explain_gives_the_same_reason(kb):
+    (r,) = kb.query(f"recommend approach where {NAMED}")
+    (e,) = kb.query(f"explain context-parallelism where {NAMED}")
+    rule = next(x for x in r["results"] if x["id"] == "context-parallelism")["because"][0]
+    assert rule["id"] == CP_MODERATE
+    assert [(x["id"], x["text"]) for x in e["rules"] if x["fires"]] == [(rule["id"], rule["text"])]
+
+
+def test_inference_derives_no_activation_share(kb):
+    (a,) = kb.query(f"recommend approach where {NAMED} and method = inference")
+    assert "sequence-activations" not in _shown(a)
+
+
+def _parallelism(answer):
+    return [i["value"] for s in answer["sections"] if s["name"] == "parallelism" for i in s["items"]]
+
+
+def test_the_recipe_lists_the_parallelism_the_approach_picks(kb):
+    assert "context-parallelism" in _parallelism(kb.recipe(NAMED.replace("128k", "1M")))
+    assert "context-parallelism" not in _parallelism(kb.recipe(LONG.replace("128k", "2k")))
