@@ -62,3 +62,21 @@ def test_the_short_plan_names_every_source_the_whole_one_cites(kb):
     papers = whole[whole.index("\nPapers\n"):]
     assert cited and all(f"  {pid}: " in papers for pid in cited)
     assert all(f"  {q['name']} " in "\n".join(short) for q in a["quantities"] if q["value"] is not None)
+
+
+@pytest.mark.parametrize("query", [
+    "recommend architecture where data = tabular and rows = 30k",
+    "recommend approach where data = text and task = generation and params = 7B and gpus = 1 and hardware = rtx-4090",
+])
+def test_a_result_advised_against_shows_a_rule_against_it_first(kb, query):
+    """In the short answer each result shows one rule: for a result the advice weighs against
+    (a negative score), a rule against it, never only a rule for it near its threshold."""
+    a = kb.query(query)[0]
+    against = [r for r in a["results"] if r["score"] < 0 and r["against"]]
+    assert against, query
+    text = render_answers([a], "text", detail=False)
+    shown = [r for r in against if f"({r['id']})  score" in text]
+    assert shown, text
+    for r in shown:
+        block = text.split(f"({r['id']})  score", 1)[1].split("\n")
+        assert block[1].lstrip().startswith("−"), (r["id"], block[:3])

@@ -62,7 +62,7 @@ def brief_results(results: list[dict], limit: int, reasons: bool) -> list[str]:
     for r in results[:limit]:
         waits = f"  (waits for: {', '.join(r['waits_for'])})" if r.get("waits_for") else ""
         out.append(f"{r['rank']:>2}. {entry_name(r)} ({r['id']})  score {r['score']:.2f}{waits}")
-        shown = (_shown(r, "because") or _shown(r, "against"))[:1] if reasons else []
+        shown = _deciding(r)[:1] if reasons else []
         for x in shown:
             sign = "+" if x in r["because"] else "−"
             out.append(f"    {sign} [{x['strength']}] {x['text']}{missed_text(x.get('near'))} "
@@ -119,8 +119,16 @@ def _shown(r: dict, side: str) -> list[dict]:
     return reasons[:2]
 
 
+def _deciding(r: dict) -> list[dict]:
+    """The reasons a one-line result lists: those of the side its score leans to (a result the
+    advice weighs against shows a rule against it first, not a rule for it near its threshold),
+    else the other side's."""
+    first, second = ("against", "because") if r["score"] < 0 else ("because", "against")
+    return _shown(r, first) or _shown(r, second)
+
+
 def _row(r: dict) -> tuple:
-    reasons = _shown(r, "because") or _shown(r, "against")
+    reasons = _deciding(r)
     why = "<br>".join(_reason_md(x, r) for x in reasons)
     if r.get("waits_for"):
         why += f"<br>*waits for: {', '.join(r['waits_for'])}*"
