@@ -274,6 +274,8 @@ def describe(layout: dict) -> str:
 
     >>> describe({"zero": 3, "tp": 8, "pp": 1, "dp": 256, "recompute": "selective"})
     'ZeRO stage 3 over 256 data-parallel groups, tensor parallel 8, selective recomputation'
+    >>> describe({"zero": 3, "tp": 1, "pp": 1, "dp": 2, "recompute": "full", "method": "qlora"})
+    'FSDP (the 4-bit base and adapters sharded) over 2 data-parallel GPUs, full recomputation'
     """
     unit = 'groups' if layout['tp'] * layout['pp'] > 1 else 'GPUs'
     method = layout.get("method", "pretrain")
