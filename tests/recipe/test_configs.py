@@ -22,6 +22,7 @@ RECIPES = [
     "recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1",
     "recipe where model = llama-2-70b and method = lora and hardware = h100 and gpus = 8",
     "recipe where model = llama-2-13b and method = qlora and hardware = a100-40gb and gpus = 1 and precision = fp16",
+    "recipe where model = llama-2-70b and method = qlora and hardware = a100-40gb and gpus = 2",
 ]
 
 
@@ -78,15 +79,26 @@ def test_every_hugging_face_config_is_accepted_by_transformers_and_peft(kb):
             args = TrainingArguments(**config["training_arguments"], use_cpu=True)
         for key, value in config["training_arguments"].items():
             got = getattr(args, key)
+            if key == "fsdp_config":   # TrainingArguments adds its defaults to the keys given
+                assert {k: got[k] for k in value} == value, (text, got)
+                continue
             assert (got.value if hasattr(got, "value") else got) == value, (text, key)
         lora = LoraConfig(**config["lora_config"])
         assert lora.r == config["lora_config"]["r"], text
         if "qlora" in text:
             bnb = BitsAndBytesConfig(**config["bnb_config"])
             assert bnb.load_in_4bit and bnb.bnb_4bit_quant_type == "nf4", text
+            if args.fsdp:      # FSDP-QLoRA: the 4-bit weights stored in a float type FSDP shards
+                assert str(bnb.bnb_4bit_quant_storage) == "torch.bfloat16", text
             assert args.optim == OptimizerNames.PAGED_ADAMW, (text, "QLoRA's paged AdamW, 32-bit states")
         else:
             assert "bnb_config" not in config and "optim" not in config["training_arguments"], text
+    sharded = [(t, c) for t, c in configs if c["training_arguments"].get("fsdp")]
+    assert {t for t, _ in sharded} == {RECIPES[5], RECIPES[-1]}, \
+        "the 70B runs on several GPUs are FSDP (8 H100s for LoRA, 2 A100 40GB for QLoRA); one GPU is not"
+    for _, config in sharded:
+        assert config["training_arguments"]["fsdp_config"]["activation_checkpointing"] is True
+        assert "activation_checkpointing" not in config["training_arguments"]   # FSDP's own, as transformers advises
     with pytest.raises(TypeError):
         TrainingArguments(**dict(configs[0][1]["training_arguments"], learning_rat=1e-4), use_cpu=True)
     with pytest.raises(ValueError):  # the optimizer's name is checked against OptimizerNames

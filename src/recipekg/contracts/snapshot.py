@@ -356,6 +356,7 @@ class Snapshot(TypedDict):
     regimes: dict[str, Any]
     training_methods: dict[str, str]
     trains_weights: dict[str, bool]
+    method_layouts: dict[str, list[str]]
     fixed_by: dict[str, dict[str, float]]
     recipe_sections: dict[str, str]
     failure_modes: dict[str, list[str]]

@@ -10,6 +10,8 @@
 - ``training_methods``: approach → the training method plan sizes for it (``rkg:asMethod``);
 - ``trains_weights``: method → whether it updates weights, where the KB says (``rkg:trainsWeights``;
   false for inference; a method it says nothing of trains);
+- ``method_layouts``: method → the parallel layouts its trainers run (``rkg:parallelLayout``: approach
+  IRIs; a method the KB says nothing of gets every layout plan knows);
 - ``fixed_by``: named value → {hyperparameter: value} it fixes by its definition
   (``rkg:fixesHyperparameter``/``rkg:fixedValue``: a constant schedule's final ratio, 1);
 - ``recipe_sections``: choice → the recipe section it is shown in (``rkg:recipeSection``);
@@ -51,6 +53,8 @@ def compile_recipe(ix) -> dict:
             "training_methods": {s: ix.one(s, RKG.asMethod) for s in sorted(ix.spo) if ix.one(s, RKG.asMethod)},
             "trains_weights": {m: ix.text(m, RKG.trainsWeights) == "true" for m in sorted(ix.instances(RKG.TrainingMethod))
                                if ix.text(m, RKG.trainsWeights) is not None},
+            "method_layouts": {m: sorted(ix.iris(m, RKG.parallelLayout)) for m in sorted(ix.instances(RKG.TrainingMethod))
+                               if ix.iris(m, RKG.parallelLayout)},
             "fixed_by": {s: {registry[h]: ix.number(s, RKG.fixedValue)} for s in sorted(ix.spo)
                          if (h := ix.one(s, RKG.fixesHyperparameter)) in registry and ix.number(s, RKG.fixedValue) is not None},
             "recipe_sections": {s: ix.text(s, RKG.recipeSection) for s in sorted(ix.spo)

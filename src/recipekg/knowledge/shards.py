@@ -42,7 +42,7 @@ SMALL, SMALL_SHARD = 4096, 8
 #: shard of their own whatever their size, their maps cut in shards of PER_SHARD entries, so
 #: that the core, which every command decodes, holds one row for each.
 WHOLE = {("plan_index",), ("hyperparameters",), ("regimes",), ("recipe_sections",), ("failure_modes",),
-         ("choice_conditions",), ("training_methods",), ("trains_weights",), ("fixed_by",)}
+         ("choice_conditions",), ("training_methods",), ("trains_weights",), ("method_layouts",), ("fixed_by",)}
 
 
 def shard_size(size: int) -> int:

@@ -68,7 +68,7 @@ class Evaluator:
         return self.ledger.kb.by_id(fid)
 
     def states_formula(self, zero: int):
-        return self.formula(self.method.state_formula or ZERO[zero])
+        return self.formula(self.method.states_formula_at(zero) or ZERO[zero])
 
     def _once(self, key: tuple, fid: str, env: dict) -> Q:
         if key not in self.seen:
@@ -76,7 +76,7 @@ class Evaluator:
         return self.seen[key]
 
     def states_per_gpu(self, zero: int, tp: int, pp: int, dp: int) -> Q:
-        f = self.method.state_formula or ZERO[zero]
+        f = self.method.states_formula_at(zero) or ZERO[zero]
         return self._once(("states", zero, tp, pp, dp), f, self.states_env(tp, pp, dp))
 
     def sequences(self, dp: int) -> Q:
@@ -154,11 +154,17 @@ class Evaluator:
                 "rebuilt_layer_activations": self.rebuilt_layer(rec, tp), "logits_activations": self.logits_per_gpu(tp),
                 "pipeline_parallel": Q.point(pp)}
 
+    @property
+    def buffer_formula(self) -> str:
+        """The gathered layer's formula: ZeRO stage 3's (16-bit weights and gradients), or a
+        frozen base's under FSDP (its weights only)."""
+        return "frozen-base-gather-buffer" if self.method.sharded else "zero3-gather-buffer"
+
     def buffers_per_gpu(self, zero: int, tp: int, dp: int) -> Q:
-        """ZeRO stage 3's gathered layer (0 for the other stages and methods, or on one copy)."""
-        if zero != 3 or not self.method.trains_all or dp <= 1:
+        """ZeRO stage 3's (or FSDP's) gathered layer (0 for the other stages and methods, or on one copy)."""
+        if zero != 3 or not (self.method.trains_all or self.method.sharded) or dp <= 1:
             return ZERO_NONE
-        return self._once(("buffers", tp), "zero3-gather-buffer", self.buffer_env(tp))
+        return self._once(("buffers", tp), self.buffer_formula, self.buffer_env(tp))
 
     def states_env(self, tp: int, pp: int, dp: int) -> dict:
         env = states_env(self.method, self.params, self.states, self.adapters, tp, pp, dp)

@@ -7,7 +7,10 @@ its micro-batch (Korthikanti et al.: from the model's shape, the sequence length
 micro-batch, the tensor-parallel degree and the recomputation). The search tries ZeRO stages
 0–3, tensor-parallel degrees 1–8 (within a node, dividing the heads), pipeline degrees that
 divide the GPUs, and recomputation none / selective / full, each fixed when the query gives
-it, and keeps the cheapest layout whose high estimate fits in the low end of the GPU memory::
+it, and keeps the cheapest layout whose high estimate fits in the low end of the GPU memory.
+A method whose trainers run only some layouts (``rkg:parallelLayout`` in ``kb/methods.ttl``:
+LoRA and QLoRA a copy on each GPU or FSDP) gets only those: no tensor or pipeline parallelism,
+and at stage 3 the frozen base and the adapters sharded::
 
     >>> from recipekg.plan.inputs import read_inputs
     >>> from recipekg.plan.kbview import KBView
@@ -65,6 +68,7 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | No
         ledger.note(f"no layout of {gpus:,} GPUs has {given}: the degrees must divide the GPUs "
                     f"(and tensor parallelism the heads); no layout was checked", warn=True)
         return None
+    _note_unlisted(ledger, shape.given, method)
     best = first_fit(memo, inputs, gpus, cap)
     fits = best is not None
     if best is None:
@@ -93,14 +97,14 @@ def _candidates(inputs: Inputs, gpus: int, shape: Shape, method: Method):
     """Every layout the query allows: (zero, tp, pp, recompute)."""
     given = shape.given
     tps = [given["tensor_parallel"]] if "tensor_parallel" in given else \
-        [t for t in TENSOR_PARALLEL if gpus % t == 0 and shape.heads_divisible_by(t)]
+        [t for t in TENSOR_PARALLEL if gpus % t == 0 and shape.heads_divisible_by(t) and (t == 1 or method.allows("tp"))]
     for tp in tps:
         pps = [given["pipeline_parallel"]] if "pipeline_parallel" in given else \
-            pipeline_degrees(gpus // tp, max(1, int(shape.layers.value)))
+            pipeline_degrees(gpus // tp, max(1, int(shape.layers.value))) if method.allows("pp") else [1]
         for pp in pps:
             if gpus % (tp * pp) or not shape.heads_divisible_by(tp):
                 continue
-            for zero in [given["zero"]] if "zero" in given and method.trains_all else method.zero_stages:
+            for zero in [given["zero"]] if _zero_given(given, method) else method.zero_stages:
                 for rec in [given["recompute"]] if "recompute" in given and method.id != "inference" \
                         else method.recompute_modes:
                     yield (zero, tp, pp, rec)
@@ -150,6 +154,22 @@ def pipeline_degrees(n: int, layers: int) -> list[int]:
     return kept
 
 
+def _note_unlisted(ledger: Ledger, given: dict, method: Method) -> None:
+    """Say so when the query fixes a tensor or pipeline degree the method's trainers do not run
+    (the KB's ``rkg:parallelLayout``); the layout is sized as asked."""
+    for key, what in (("tensor_parallel", "tp"), ("pipeline_parallel", "pp")):
+        if given.get(key, 1) > 1 and not method.allows(what):
+            ledger.note(f"{key.replace('_', '-')} = {given[key]}: the KB lists no {key.replace('_', ' ')}ism for "
+                        f"method = {method.id}'s trainers (they run {', '.join(method.layouts)}); sized as asked",
+                        warn=True)
+
+
+def _zero_given(given: dict, method: Method) -> bool:
+    """Whether the query's ZeRO stage holds for the method: any for a method training every
+    weight, one of its own stages for the others (FSDP's 3 for an adapter method that has it)."""
+    return "zero" in given and (method.trains_all or given["zero"] in method.zero_stages)
+
+
 def _cost(c: tuple) -> tuple:
     zero, tp, pp, rec = c
     return (rec == "full", tp * pp, zero, rec == "selective", pp)
@@ -161,7 +181,7 @@ def _leanest(c: tuple, given: dict, method: Method) -> list[tuple]:
     (full recomputation's rebuilt layer, with the attention scores stored, can outweigh what
     selective recomputation keeps)."""
     _, tp, pp, _ = c
-    zero = given["zero"] if "zero" in given and method.trains_all else method.zero_stages[-1]
+    zero = given["zero"] if _zero_given(given, method) else method.zero_stages[-1]
     recs = [given["recompute"]] if "recompute" in given and method.id != "inference" else method.recompute_modes[-2:]
     return [(zero, tp, pp, rec) for rec in recs]
 
@@ -254,6 +274,8 @@ def describe(layout: dict) -> str:
 
     >>> describe({"zero": 3, "tp": 8, "pp": 1, "dp": 256, "recompute": "selective"})
     'ZeRO stage 3 over 256 data-parallel groups, tensor parallel 8, selective recomputation'
+    >>> describe({"zero": 3, "tp": 1, "pp": 1, "dp": 2, "recompute": "full", "method": "qlora"})
+    'FSDP (the 4-bit base and adapters sharded) over 2 data-parallel GPUs, full recomputation'
     """
     unit = 'groups' if layout['tp'] * layout['pp'] > 1 else 'GPUs'
     method = layout.get("method", "pretrain")
@@ -261,6 +283,9 @@ def describe(layout: dict) -> str:
         parts = ["no data parallelism"]
     elif method in ("pretrain", "full-fine-tune"):
         parts = [f"ZeRO stage {layout['zero']} over {layout['dp']:,} data-parallel {unit}"]
+    elif layout["zero"] == 3 and method != "inference":
+        base = "4-bit base" if method == "qlora" else "frozen base"
+        parts = [f"FSDP (the {base} and adapters sharded) over {layout['dp']:,} data-parallel {unit}"]
     else:
         parts = [f"a copy of the {'weights' if method == 'inference' else 'frozen base'} on each of "
                  f"{layout['dp']:,} data-parallel {unit}"]

@@ -99,10 +99,11 @@ def record_per_gpu(ledger: Ledger, memo, best: dict, state_parts: list[PerGpuPar
             parts.append(part("logits", lq, f.id, "output layer and logits"))
     record_stages(ledger, memo, best)
     if best["buffers"].high > 0:
-        f = memo.formula("zero3-gather-buffer")
+        f = memo.formula(memo.buffer_formula)
         bq, env = ledger.compute(f, memo.buffer_env(best["tp"]))
         ledger.add("working_buffers_per_gpu", bq, formula=f, env=env)
-        parts.append(part("buffers", bq, f.id, "ZeRO-3 gathered layer"))
+        parts.append(part("buffers", bq, f.id, "ZeRO-3 gathered layer" if f.id == "zero3-gather-buffer"
+                          else "FSDP gathered layer (frozen weights)"))
     record_headroom(ledger, memo)
     parts.append(part("headroom", memo.options.headroom, "memory-per-gpu-detailed", "headroom (framework)"))
     f = memo.formula("memory-per-gpu-detailed")

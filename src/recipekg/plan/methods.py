@@ -30,9 +30,15 @@ from recipekg.record import Record
 from recipekg.plan.shape import whole_number
 
 TRAINS_ALL = ("pretrain", "full-fine-tune")
-#: adapter method → (its adapter-count formula, its model-states formula, its default rank)
-ADAPTERS = {"lora": ("lora-adapter-params", "model-states-lora", "c_lora_default_rank"),
-            "qlora": ("qlora-adapter-params", "model-states-qlora", "c_qlora_default_rank")}
+#: adapter method → (its adapter-count formula, its model-states formula, its default rank, its
+#: model-states formula sharded by FSDP)
+ADAPTERS = {"lora": ("lora-adapter-params", "model-states-lora", "c_lora_default_rank", "model-states-lora-sharded"),
+            "qlora": ("qlora-adapter-params", "model-states-qlora", "c_qlora_default_rank", "model-states-qlora-sharded")}
+#: a parallel layout of the KB (``rkg:parallelLayout``: approach id) → what the layout search
+#: tries with it: ``zero`` (the ZeRO stages: 0 a copy on each GPU, 3 every state sharded),
+#: ``tp`` and ``pp`` (tensor and pipeline parallelism allowed)
+LAYOUT_DEGREES = {"ddp": ("zero", 0), "fsdp": ("zero", 3), "tensor-parallelism": ("tp", True),
+                  "pipeline-parallelism": ("pp", True)}
 #: precision → the constant of its bits (or bytes) per weight at inference
 WEIGHT_BITS = {"int8": "c_int8_weight_bits", "int4": "c_int4_weight_bits"}
 WEIGHT_BYTES = {"bf16": "c_weight_bytes_per_param_bf16", "fp16": "c_weight_bytes_per_param_bf16",
@@ -49,6 +55,8 @@ class Method(Record):
     rank: Q | None = None
     weight_bytes: Q | None = None
     weight_constants: tuple = ()
+    #: the parallel layouts the KB says the method's trainers run (approach ids; empty: every one)
+    layouts: tuple = ()
 
     @property
     def trains_all(self) -> bool:
@@ -63,10 +71,31 @@ class Method(Record):
             return "inference-weights"
         return "model-states-offload" if self.offload else None
 
+    def states_formula_at(self, zero: int) -> str | None:
+        """The model-states formula of a layout at ZeRO stage ``zero``: an adapter method's
+        sharded one at stage 3 (FSDP), else :attr:`state_formula`."""
+        if zero == 3 and self.id in ADAPTERS:
+            return ADAPTERS[self.id][3]
+        return self.state_formula
+
+    @property
+    def sharded(self) -> bool:
+        """Whether the method's frozen base is sharded at stage 3 (FSDP of a frozen base)."""
+        return self.id in ADAPTERS and 3 in self.zero_stages
+
+    def allows(self, what: str) -> bool:
+        """Whether the layout search may use tensor (``tp``) or pipeline (``pp``) parallelism:
+        always for a method the KB lists no layouts for, else only where it lists them."""
+        return not self.layouts or any(LAYOUT_DEGREES.get(a) == (what, True) for a in self.layouts)
+
     @property
     def zero_stages(self) -> tuple:
-        """The ZeRO stages the layout search tries: frozen or served weights are not sharded,
-        and ZeRO-Offload builds on stage 2."""
+        """The ZeRO stages the layout search tries: the KB's layouts for the method (a copy on
+        each GPU, FSDP), else frozen or served weights are not sharded, and ZeRO-Offload builds
+        on stage 2."""
+        listed = sorted({LAYOUT_DEGREES[a][1] for a in self.layouts if LAYOUT_DEGREES.get(a, ("",))[0] == "zero"})
+        if listed and not self.offload:
+            return tuple(listed)
         if not self.trains_all:
             return (0,)
         return (2,) if self.offload else (0, 1, 2, 3)
@@ -108,7 +137,15 @@ def read_method(ledger: Ledger, inputs: Inputs, mid: str | None = None) -> Metho
             whose = "the QLoRA authors' training script's" if mid == "qlora" else "the LoRA paper's (GPT-3 figures)"
             note(f"lora-rank not given: rank {show(rank)} assumed, {whose}", c)
     weight_bytes, consts = _weight_bytes(ledger, inputs, mid, note)
-    return Method(mid, offload, rank, weight_bytes, tuple(consts))
+    return Method(mid, offload, rank, weight_bytes, tuple(consts), method_layouts(kb, mid))
+
+
+def method_layouts(kb, mid: str) -> tuple:
+    """The parallel layouts the KB says method ``mid``'s trainers run (``rkg:parallelLayout``:
+    approach ids, sorted); () when it lists none."""
+    table = kb.snap.get("method_layouts") or {}
+    iri = next((m for m in table if kb.node_id(m) == mid), None)
+    return tuple(sorted(kb.node_id(a) for a in table[iri])) if iri else ()
 
 
 def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | None, list]:

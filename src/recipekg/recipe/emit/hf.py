@@ -6,6 +6,16 @@
     lora = LoraConfig(**cfg["lora_config"])
     bnb = BitsAndBytesConfig(**cfg["bnb_config"])          # QLoRA only
 
+When plan's layout shards the base over several GPUs (FSDP: ZeRO stage 3 in its layout), the
+training arguments turn FSDP on (``fsdp``, ``fsdp_config``) and QLoRA's 4-bit weights are stored
+in a float type FSDP can shard (``bnb_4bit_quant_storage``)::
+
+    >>> from recipekg.recipe.assemble import recipe
+    >>> a = recipe(parse("recipe where model = llama-2-70b and method = qlora and hardware = a100-40gb and gpus = 2")[0], snap)
+    >>> config, notes = write(a)
+    >>> config["training_arguments"]["fsdp"], config["bnb_config"]["bnb_4bit_quant_storage"]
+    (True, 'bfloat16')
+
 As for DeepSpeed, only what the recipe holds goes in; the rest is the libraries' defaults and
 the notes say which. The optimizer is TrainingArguments' default unless the recipe has a
 sourced optimizer variant (QLoRA's paged AdamW: ``optim``), named as :data:`common.NAMES` says::
@@ -38,7 +48,36 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     if ctx["method"] == "qlora":
         config["bnb_config"] = dict(QLORA_BNB, bnb_4bit_compute_dtype=_compute_dtype(answer, notes))
         notes.append("bnb_config: QLoRA's 4-bit NormalFloat base with double quantization (Dettmers et al. 2023)")
+    if sharded(layout):
+        _fsdp(config, ctx["method"], notes)
     return config, notes
+
+
+def sharded(layout: dict) -> bool:
+    """Whether plan's layout shards the frozen base and the adapters (FSDP: stage 3 over
+    several data-parallel GPUs)."""
+    return layout["zero"] == 3 and layout["data_parallel"] > 1
+
+
+def _fsdp(config: dict, method: str, notes: list[str]) -> None:
+    """FSDP in TrainingArguments (``fsdp`` and ``fsdp_config``, transformers' documented keys),
+    with its own activation checkpointing in place of the training argument; for QLoRA the
+    4-bit weights stored in the compute type, which FSDP can shard (``bnb_4bit_quant_storage``:
+    bitsandbytes' FSDP-QLoRA guide)."""
+    args = config["training_arguments"]
+    checkpointing = args.pop("activation_checkpointing")
+    args["fsdp"] = True
+    args["fsdp_config"] = {"auto_wrap_policy": "TRANSFORMER_BASED_WRAP", "activation_checkpointing": checkpointing}
+    notes.append("fsdp: plan's layout shards the frozen base and the adapters over the data-parallel GPUs (FSDP, "
+                 "the PEFT documentation's 'Use PEFT and FSDP'); launch with accelerate or torchrun; FSDP's own "
+                 "activation checkpointing (fsdp_config) replaces the training argument, as transformers advises")
+    if method == "qlora":
+        bnb = config["bnb_config"]
+        # bf16 storage with bf16 compute; float32 with fp16 compute (the PEFT guide: fp16 mixed precision needs it)
+        bnb["bnb_4bit_quant_storage"] = "bfloat16" if bnb["bnb_4bit_compute_dtype"] == "bfloat16" else "float32"
+        notes.append(f"bnb_4bit_quant_storage: {bnb['bnb_4bit_quant_storage']}, a float type FSDP can shard "
+                     "(bitsandbytes' FSDP-QLoRA guide); load the model with the same dtype so that every layer "
+                     "is wrapped alike")
 
 
 def _compute_dtype(answer: dict, notes: list[str]) -> str:
