@@ -476,3 +476,16 @@ def test_the_page_shows_the_whole_situation(client, kb):
     assert "Ruled out by their properties" in visible
     assert "BERT: seq-length = 32k contradicts its longest input: 512 tokens" in visible
     assert "devlin2018" in visible and "Appendix A.2" in visible
+
+
+@pytest.mark.parametrize("q", [
+    "plan where model = llama-3-8b and seq-length = 32k and gpus = 8 and hardware = h100 and pipeline-parallel = 2",
+    "recommend technique where params = 70B and gpus = 1 and hardware = a100-80gb",
+    "recommend technique where symptom = loss-spike",
+])
+def test_a_sentence_on_the_page_ends_with_one_full_stop(client, q):
+    """A warning, a verdict or an unused constraint's why that ends with a full stop of its own
+    gets no second one from the page (``sentence``)."""
+    html = client.get("/?q=" + quote(q)).get_data(as_text=True)
+    assert "..</" not in html and "..<a" not in html and ". ." not in html
+    assert re.search(r"(Warning|Not used|Memory shortfall|Memory):</strong>", html), q

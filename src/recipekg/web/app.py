@@ -128,7 +128,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     from recipekg.render.numbers import value as number_text
     from recipekg.render.sources import role_text
     from recipekg.web.flow import human
-    from recipekg.web.present import short
+    from recipekg.web.present import sentence, short
 
     if kb is None:
         from recipekg.api import KnowledgeBase
@@ -139,6 +139,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     app.jinja_env.autoescape = True
     app.jinja_env.tests["http_url"] = is_http_url
     app.jinja_env.filters["short"] = short
+    app.jinja_env.filters["sentence"] = sentence
     app.jinja_env.filters["human"] = human
     app.jinja_env.filters["role"] = role_text
     app.jinja_env.filters["number"] = number_text

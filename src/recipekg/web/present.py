@@ -83,6 +83,18 @@ def short(text, n: int = 48) -> str:
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
+def sentence(text, capital: bool = True) -> str:
+    """A text as a sentence on the page: its first letter capital (unless ``capital`` is false:
+    a clause after a dash) and one full stop at its end (the template filter ``sentence``; a
+    text that ends with one keeps it).
+
+    >>> sentence("fits on 8 GPUs"), sentence("a larger model train."), sentence("the advice", False)
+    ('Fits on 8 GPUs.', 'A larger model train.', 'the advice.')
+    """
+    text = str(text or "")
+    return (text[:1].upper() if capital else text[:1]) + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
 _HINTS = ("expected:", "did you mean:", "note:")
 
 
