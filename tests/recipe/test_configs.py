@@ -23,6 +23,7 @@ RECIPES = [
     "recipe where model = llama-2-70b and method = lora and hardware = h100 and gpus = 8",
     "recipe where model = llama-2-13b and method = qlora and hardware = a100-40gb and gpus = 1 and precision = fp16",
     "recipe where model = llama-2-70b and method = qlora and hardware = a100-40gb and gpus = 2",
+    "recipe where model = llama-2-70b and method = qlora and hardware = rtx-4090 and gpus = 2 and offload = cpu",
 ]
 
 
@@ -94,10 +95,12 @@ def test_every_hugging_face_config_is_accepted_by_transformers_and_peft(kb):
         else:
             assert "bnb_config" not in config and "optim" not in config["training_arguments"], text
     sharded = [(t, c) for t, c in configs if c["training_arguments"].get("fsdp")]
-    assert {t for t, _ in sharded} == {RECIPES[5], RECIPES[-1]}, \
-        "the 70B runs on several GPUs are FSDP (8 H100s for LoRA, 2 A100 40GB for QLoRA); one GPU is not"
-    for _, config in sharded:
+    assert {t for t, _ in sharded} == {RECIPES[5], RECIPES[7], RECIPES[8]}, \
+        "the 70B runs on several GPUs are FSDP (8 H100s for LoRA, 2 A100 40GB or 2 RTX 4090 for QLoRA); one GPU is not"
+    for text, config in sharded:
         assert config["training_arguments"]["fsdp_config"]["activation_checkpointing"] is True
+        # FSDP's CPU offload (transformers' fsdp_config key, passed on to accelerate's plugin) only when asked
+        assert config["training_arguments"]["fsdp_config"].get("cpu_offload", False) is ("offload = cpu" in text)
         assert "activation_checkpointing" not in config["training_arguments"]   # FSDP's own, as transformers advises
     with pytest.raises(TypeError):
         TrainingArguments(**dict(configs[0][1]["training_arguments"], learning_rat=1e-4), use_cpu=True)

@@ -386,3 +386,16 @@ def test_a_batch_in_tokens_becomes_accumulation_steps_over_the_assumed_sequence(
     tokens = next(it["value"] for _, it in _items(a) if it.get("hyperparameter") == "batch-tokens")
     ds = a["configs"]["deepspeed"]["config"]
     assert ds["gradient_accumulation_steps"] == round(tokens / seq["value"] / 8) > 1
+
+
+def test_an_offloaded_fsdp_adapter_run_emits_fsdp_cpu_offload(kb):
+    """offload = cpu on two 24 GB GPUs: FSDP with transformers' fsdp_config cpu_offload (the
+    trainer's parser is run on it in test_configs.py); without offload, no such key."""
+    base = "recipe where model = llama-2-70b and method = qlora and hardware = rtx-4090 and gpus = 2"
+    off = _recipe(base + " and offload = cpu", kb)["configs"]["hf-peft"]
+    args = off["config"]["training_arguments"]
+    assert args["fsdp"] is True and args["fsdp_config"]["cpu_offload"] is True
+    assert off["config"]["bnb_config"]["bnb_4bit_quant_storage"] == "bfloat16"
+    assert any("cpu_offload" in n for n in off["notes"])
+    plain = _recipe("recipe where model = llama-2-70b and method = qlora and hardware = a100-40gb and gpus = 2", kb)
+    assert "cpu_offload" not in plain["configs"]["hf-peft"]["config"]["training_arguments"]["fsdp_config"]

@@ -76,6 +76,8 @@ class Evaluator:
         return self.seen[key]
 
     def states_per_gpu(self, zero: int, tp: int, pp: int, dp: int) -> Q:
+        if self.method.offloads_at(zero):
+            return ZERO_NONE            # FSDP's CPU offload: every shard in CPU memory
         f = self.method.states_formula_at(zero) or ZERO[zero]
         return self._once(("states", zero, tp, pp, dp), f, self.states_env(tp, pp, dp))
 
@@ -161,8 +163,10 @@ class Evaluator:
         return "frozen-base-gather-buffer" if self.method.sharded else "zero3-gather-buffer"
 
     def buffers_per_gpu(self, zero: int, tp: int, dp: int) -> Q:
-        """ZeRO stage 3's (or FSDP's) gathered layer (0 for the other stages and methods, or on one copy)."""
-        if zero != 3 or not (self.method.trains_all or self.method.sharded) or dp <= 1:
+        """ZeRO stage 3's (or FSDP's) gathered layer (0 for the other stages and methods, or on one
+        copy that keeps its weights on the GPU)."""
+        if zero != 3 or not (self.method.trains_all or self.method.sharded) or \
+                (dp <= 1 and not self.method.offloads_at(zero)):     # offloaded: gathered from the CPU
             return ZERO_NONE
         return self._once(("buffers", tp), self.buffer_formula, self.buffer_env(tp))
 

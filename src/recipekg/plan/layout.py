@@ -276,6 +276,8 @@ def describe(layout: dict) -> str:
     'ZeRO stage 3 over 256 data-parallel groups, tensor parallel 8, selective recomputation'
     >>> describe({"zero": 3, "tp": 1, "pp": 1, "dp": 2, "recompute": "full", "method": "qlora"})
     'FSDP (the 4-bit base and adapters sharded) over 2 data-parallel GPUs, full recomputation'
+    >>> describe({"zero": 3, "tp": 1, "pp": 1, "dp": 2, "recompute": "full", "method": "qlora", "offload": True})
+    'FSDP (the 4-bit base and adapters sharded) over 2 data-parallel GPUs, the sharded weights offloaded to CPU memory, full recomputation'
     """
     unit = 'groups' if layout['tp'] * layout['pp'] > 1 else 'GPUs'
     method = layout.get("method", "pretrain")
@@ -290,7 +292,8 @@ def describe(layout: dict) -> str:
         parts = [f"a copy of the {'weights' if method == 'inference' else 'frozen base'} on each of "
                  f"{layout['dp']:,} data-parallel {unit}"]
     if layout.get("offload"):
-        parts.append("optimizer offloaded to the CPU")
+        parts.append("optimizer offloaded to the CPU" if method in ("pretrain", "full-fine-tune") else
+                     "the sharded weights offloaded to CPU memory")
     if layout["tp"] > 1:
         parts.append(f"tensor parallel {layout['tp']}")
     if layout["pp"] > 1:

@@ -22,7 +22,7 @@ from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.layout_record import part, record_headroom, record_per_gpu
-from recipekg.plan.methods import adapter_env, describe_method, kv_cache
+from recipekg.plan.methods import ADAPTER_OFFLOAD, adapter_env, describe_method, kv_cache
 from recipekg.plan.shape import optimizer_state_bytes
 from recipekg.knowledge.terms import RKG
 
@@ -38,7 +38,7 @@ def record_method(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
     if method.id == "inference":
         _inference(ledger, memo, best, inputs)
         return
-    if method.offload:
+    if method.offload and method.trains_all:
         _offload(ledger, memo)
     else:
         _adapters(ledger, memo)
@@ -53,6 +53,8 @@ def _state_parts(ledger: Ledger, memo, best: dict) -> list[PerGpuPart]:
     env = memo.states_env(best["tp"], best["pp"], best["dp"])
     if memo.adapters is None:
         return [part("weights", best["states"], f.id)]
+    if memo.method.offloads_at(best["zero"]):
+        return [part("weights", best["states"], ADAPTER_OFFLOAD, "no model states: offloaded to CPU memory")]
     base, _ = ledger.compute(f, dict(env, adapter_params=Q.point(0)))
     return [part("weights", base, f.id, "frozen base weights"),
             part("adapters", best["states"] - base, f.id, "adapters (weights, gradients, optimizer states)")]
@@ -69,7 +71,21 @@ def _whole(memo, adapters: Q | None = None) -> tuple[Q, dict]:
 def _per_gpu(ledger: Ledger, memo, best: dict) -> None:
     f = memo.states_formula(best["zero"])
     q, env = ledger.compute(f, memo.states_env(best["tp"], best["pp"], best["dp"]))
+    if memo.method.offloads_at(best["zero"]):
+        _offloaded(ledger, memo, q, best["dp"])
+        return
     ledger.add("model_states_per_gpu", q, formula=f, env=env)
+
+
+def _offloaded(ledger: Ledger, memo, shard: Q, dp: int) -> None:
+    """FSDP's CPU offload of an adapter run: no model state per GPU, each GPU's shard in CPU memory."""
+    f = memo.formula(ADAPTER_OFFLOAD)
+    cpu, env = ledger.compute(f, {"model_states_per_gpu": shard, "data_parallel": Q.point(dp)})
+    ledger.add("model_states_per_gpu", Q.point(0), label="model states kept on each GPU (none: offloaded to the CPU)",
+               derivation=f"FSDP's CPU offload keeps each GPU's {show(shard, 'bytes')} shard in CPU memory")
+    ledger.add("cpu_memory", cpu, formula=f, env=env)
+    ledger.note(f"offload = cpu: {show(cpu, 'bytes')} of sharded model states live in CPU memory over all the "
+                f"hosts, the states alone (not the processes' other host memory)", f.data)
 
 
 def _times(ledger: Ledger, name: str, per: Q, count: Q, what: str, label: str, constants: list) -> Q:

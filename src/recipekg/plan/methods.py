@@ -39,6 +39,8 @@ ADAPTERS = {"lora": ("lora-adapter-params", "model-states-lora", "c_lora_default
 #: ``tp`` and ``pp`` (tensor and pipeline parallelism allowed)
 LAYOUT_DEGREES = {"ddp": ("zero", 0), "fsdp": ("zero", 3), "tensor-parallelism": ("tp", True),
                   "pipeline-parallelism": ("pp", True)}
+#: an adapter run's model states with ``offload = cpu`` on a sharded layout (FSDP's CPU offload)
+ADAPTER_OFFLOAD = "model-states-fsdp-offload"
 #: precision → the constant of its bits (or bytes) per weight at inference
 WEIGHT_BITS = {"int8": "c_int8_weight_bits", "int4": "c_int4_weight_bits"}
 WEIGHT_BYTES = {"bf16": "c_weight_bytes_per_param_bf16", "fp16": "c_weight_bytes_per_param_bf16",
@@ -78,6 +80,11 @@ class Method(Record):
             return ADAPTERS[self.id][3]
         return self.state_formula
 
+    def offloads_at(self, zero: int) -> bool:
+        """Whether a layout at ZeRO stage ``zero`` keeps no model state on the GPU: an adapter
+        run's FSDP with ``offload = cpu`` (formula ADAPTER_OFFLOAD: the shards in CPU memory)."""
+        return self.offload and zero == 3 and self.id in ADAPTERS
+
     @property
     def sharded(self) -> bool:
         """Whether the method's frozen base is sharded at stage 3 (FSDP of a frozen base)."""
@@ -94,6 +101,8 @@ class Method(Record):
         each GPU, FSDP), else frozen or served weights are not sharded, and ZeRO-Offload builds
         on stage 2."""
         listed = sorted({LAYOUT_DEGREES[a][1] for a in self.layouts if LAYOUT_DEGREES.get(a, ("",))[0] == "zero"})
+        if listed and self.offload and not self.trains_all:
+            return (3,)                 # FSDP's CPU offload moves the sharded states
         if listed and not self.offload:
             return tuple(listed)
         if not self.trains_all:
@@ -124,10 +133,16 @@ def read_method(ledger: Ledger, inputs: Inputs, mid: str | None = None) -> Metho
         note("pretrained = yes: the memory is a full fine-tune's (method = full-fine-tune; method = lora or "
              "qlora trains adapters instead)")
     offload = inputs.offload is not None and kb.node_id(inputs.offload) == "cpu"
-    if offload and mid not in TRAINS_ALL:
+    layouts = method_layouts(kb, mid)
+    if offload and mid not in TRAINS_ALL and not offloads_sharded(mid, layouts):
         note(f"offload = cpu is not used with method = {mid}: ZeRO-Offload moves the optimizer of a "
-             f"run that trains every weight", warn=True)
+             f"run that trains every weight, and FSDP's CPU offload the sharded states of a layout the "
+             f"KB lists FSDP for", warn=True)
         offload = False
+    if offload and mid in ADAPTERS:
+        note("offload = cpu: FSDP's CPU offload keeps each GPU's shard of the frozen base and of the adapters "
+             "in CPU memory; the time does not count the copies between CPU and GPU (the KB has no figure for "
+             "them)", kb.by_id(ADAPTER_OFFLOAD).data)
     rank = None
     if mid in ADAPTERS:
         given = whole_number(inputs, "lora-rank")
@@ -137,7 +152,13 @@ def read_method(ledger: Ledger, inputs: Inputs, mid: str | None = None) -> Metho
             whose = "the QLoRA authors' training script's" if mid == "qlora" else "the LoRA paper's (GPT-3 figures)"
             note(f"lora-rank not given: rank {show(rank)} assumed, {whose}", c)
     weight_bytes, consts = _weight_bytes(ledger, inputs, mid, note)
-    return Method(mid, offload, rank, weight_bytes, tuple(consts), method_layouts(kb, mid))
+    return Method(mid, offload, rank, weight_bytes, tuple(consts), layouts)
+
+
+def offloads_sharded(mid: str, layouts: tuple) -> bool:
+    """Whether ``offload = cpu`` applies to adapter method ``mid``: the KB lists a layout for its
+    trainers that shards every state (FSDP, stage 3), whose shards FSDP can offload to the CPU."""
+    return mid in ADAPTERS and any(LAYOUT_DEGREES.get(a) == ("zero", 3) for a in layouts)
 
 
 def method_layouts(kb, mid: str) -> tuple:
@@ -232,6 +253,7 @@ def describe_method(method: Method, shape, kv_bytes: Q | None = None) -> str:
                 f"{show(shape.seq_length)} tokens × {show(served)} sequence(s) served at once, {heads}")
     if method.id in ADAPTERS:
         return (f"method = {method.id}: frozen base in {'4-bit NF4' if method.id == 'qlora' else 'bf16'}, "
-                f"rank {show(method.rank)} adapters trained, activations as for training")
+                f"rank {show(method.rank)} adapters trained, activations as for training"
+                + ("; with FSDP the sharded weights offloaded to CPU memory" if method.offload else ""))
     return (f"method = {method.id}: every weight trained"
             + ("; optimizer states, fp32 master weights and gradients offloaded to the CPU" if method.offload else ""))

@@ -125,7 +125,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     _Q("adapters", "bytes", "adapters with their gradients and optimizer states, per GPU", "method_record",
        part_of="memory_per_gpu", methods=ADAPTERS),
     _Q("adapter_params", "parameters", "adapter parameters (LoRA, QLoRA)", "method_record", methods=ADAPTERS),
-    _Q("cpu_memory", "bytes", "CPU memory of an offloaded run", "method_record", methods=ALL_WEIGHTS),
+    _Q("cpu_memory", "bytes", "CPU memory of an offloaded run", "method_record", methods=TRAINING),
     # inference
     _Q("decode_tokens_per_second", "tokens/s", "decode speed, upper bound", "method_record", "time", methods=SERVING),
     _Q("decode_seconds_per_token", "seconds", "time per decoding step, lower bound", "method_record", "time", methods=SERVING),

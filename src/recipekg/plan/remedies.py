@@ -2,7 +2,8 @@
 memory model as the verdict (the leanest layout of every alternative on the plan's GPUs), the
 cheap knobs first: a smaller LoRA rank, a shorter sequence, a smaller micro-batch (or fewer
 sequences served at once), recomputation, the layout degrees and ZeRO stage the query fixed,
-an 8-bit optimizer or KV cache; then ZeRO-Offload, LoRA or QLoRA, int8 or int4 weights; then
+an 8-bit optimizer or KV cache; then ZeRO-Offload (or, for LoRA and QLoRA with FSDP among
+their KB layouts, FSDP's CPU offload of the shards), LoRA or QLoRA, int8 or int4 weights; then
 more GPUs and a smaller model. Each says the change (``change``, and the ``query`` that asks
 for it) and whether it is enough on its own::
 
@@ -20,8 +21,8 @@ for it) and whether it is enough on its own::
     >>> [(r["id"], r["enough"], r.get("change")) for r in remedies(ledger, inputs, inputs.params, method, found)]
     ... # doctest: +NORMALIZE_WHITESPACE
     [('lora-rank', True, {'lora-rank': 16}), ('seq-length', True, {'seq-length': 256}),
-     ('adam-8bit', False, {'optimizer': 'adam-8bit'}), ('more-gpus', True, {'gpus': 2}),
-     ('smaller-model', True, {'params': 55400000000.0})]
+     ('adam-8bit', False, {'optimizer': 'adam-8bit'}), ('offload', True, {'offload': 'cpu'}),
+     ('more-gpus', True, {'gpus': 2}), ('smaller-model', True, {'params': 55400000000.0})]
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.layout import describe
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.methods import Method, read_method, states_env
+from recipekg.plan.methods import Method, offloads_sharded, read_method, states_env
 from recipekg.plan.options import memory_options
 from recipekg.plan.shape import model_shape, optimizer_state_bytes
 from recipekg.reason.facts import Facts
@@ -147,6 +148,11 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
                                      read_method(Ledger(kb), quantized, "inference"), "quantized weights"))
     elif method.id == "lora":
         alternatives.append(("qlora", "QLoRA", inputs, read_method(ledger, inputs, "qlora"), "a 4-bit base"))
+    if not method.trains_all and not method.offload and offloads_sharded(method.id, method.layouts):
+        alternatives.append(("offload", "FSDP's CPU offload (offload = cpu)", inputs,
+                             Method(method.id, True, method.rank, method.weight_bytes, method.weight_constants,
+                                    method.layouts),
+                             "the sharded weights, gradients and optimizer states in CPU memory"))
     now = leanest(ledger, inputs, params, method)
     for rid, label, alt_inputs, alt, why in alternatives:
         best = leanest(ledger, alt_inputs, params, alt)

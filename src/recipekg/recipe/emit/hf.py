@@ -49,25 +49,30 @@ def write(answer: dict) -> tuple[dict, list[str]]:
         config["bnb_config"] = dict(QLORA_BNB, bnb_4bit_compute_dtype=_compute_dtype(answer, notes))
         notes.append("bnb_config: QLoRA's 4-bit NormalFloat base with double quantization (Dettmers et al. 2023)")
     if sharded(layout):
-        _fsdp(config, ctx["method"], notes)
+        _fsdp(config, ctx["method"], notes, layout.get("offload") == "cpu")
     return config, notes
 
 
 def sharded(layout: dict) -> bool:
     """Whether plan's layout shards the frozen base and the adapters (FSDP: stage 3 over
-    several data-parallel GPUs)."""
-    return layout["zero"] == 3 and layout["data_parallel"] > 1
+    several data-parallel GPUs, or with its shards offloaded to the CPU)."""
+    return layout["zero"] == 3 and (layout["data_parallel"] > 1 or layout.get("offload") == "cpu")
 
 
-def _fsdp(config: dict, method: str, notes: list[str]) -> None:
+def _fsdp(config: dict, method: str, notes: list[str], offload: bool = False) -> None:
     """FSDP in TrainingArguments (``fsdp`` and ``fsdp_config``, transformers' documented keys),
     with its own activation checkpointing in place of the training argument; for QLoRA the
     4-bit weights stored in the compute type, which FSDP can shard (``bnb_4bit_quant_storage``:
-    bitsandbytes' FSDP-QLoRA guide)."""
+    bitsandbytes' FSDP-QLoRA guide); with ``offload`` FSDP's CPU offload (``cpu_offload``, the
+    key transformers' TrainingArguments documents: 'Offload parameters and gradients to CPU')."""
     args = config["training_arguments"]
     checkpointing = args.pop("activation_checkpointing")
     args["fsdp"] = True
     args["fsdp_config"] = {"auto_wrap_policy": "TRANSFORMER_BASED_WRAP", "activation_checkpointing": checkpointing}
+    if offload:
+        args["fsdp_config"]["cpu_offload"] = True
+        notes.append("fsdp_config cpu_offload: plan's layout keeps the sharded weights, gradients and optimizer "
+                     "states in CPU memory (offload = cpu; the PEFT guide's fsdp_offload_params: true)")
     notes.append("fsdp: plan's layout shards the frozen base and the adapters over the data-parallel GPUs (FSDP, "
                  "the PEFT documentation's 'Use PEFT and FSDP'); launch with accelerate or torchrun; FSDP's own "
                  "activation checkpointing (fsdp_config) replaces the training argument, as transformers advises")
