@@ -135,13 +135,17 @@ def situate(reasons: list[dict], floor: float, unconstrained: float, most: int |
     most any fully matching rule above the default's support holds on, over every rule that
     applies: ``most``, when the reasons are only some of them). A condition on a category
     broader than the user's value (``data = visual`` for video) holds without using the
-    constraint: the rule is written for a broader case. A generic rule then
-    never beats, at the same strength, the one written for the user's case.
+    constraint: the rule is written for a broader case, and one that holds only so uses none
+    (``used`` 0: it counts as general advice, ``weight × f``). A generic rule then never beats,
+    at the same strength, the one written for the user's case.
 
     >>> r1 = {"match": "full", "role": None, "contribution": 0.9, "conditions": [{}], "uses": ["tier"]}
     >>> r2 = {"match": "full", "role": None, "contribution": 0.6, "conditions": [{}, {}], "uses": ["tier", "params"]}
     >>> situate([r1, r2], 0.45, 0.25); r1["contribution"], r2["contribution"]
     (0.5625, 0.6)
+    >>> broad = {"match": "full", "role": None, "contribution": 0.9, "conditions": [{}], "uses": []}
+    >>> situate([broad, r2], 0.45, 0.25); broad["contribution"]
+    0.225
     """
     def used(r: dict) -> int:
         return len(r.get("uses", ()))
@@ -150,7 +154,7 @@ def situate(reasons: list[dict], floor: float, unconstrained: float, most: int |
     if most is None:
         most = max((used(r) for r in full if r["contribution"] > floor), default=0)
     for r in full:
-        if 0 < used(r) < most:
+        if used(r) < most:
             r["contribution"] = round(r["contribution"] * (unconstrained + (1 - unconstrained) * used(r) / most), 4)
 
 
