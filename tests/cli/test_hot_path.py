@@ -131,6 +131,36 @@ print("LIGHT", "dataclasses" in sys.modules, "pathlib" in sys.modules, file=sys.
     assert "HEAVY []" in result.stderr and "LIGHT False False" in result.stderr, result.stderr
 
 
+#: Modules a cold command does not need, imported where they are used (docs/performance.md, wave 10):
+#: a plan ranks techniques without recommend's questions, boundaries, families, shortfall and
+#: savings; a text answer is written without the Markdown table writer.
+UNNEEDED = {
+    ("plan", "where", "params", "=", "7B", "and", "gpus", "=", "8", "and", "hardware", "=", "h100"):
+        ("recipekg.reason.shortfall", "recipekg.reason.ask", "recipekg.reason.boundaries",
+         "recipekg.reason.families", "recipekg.plan.savings", "recipekg.render.tables"),
+    ("query", TABULAR): ("recipekg.render.tables",),
+}
+
+
+@pytest.mark.parametrize("args", sorted(UNNEEDED))
+def test_a_cold_command_imports_only_what_it_needs(args, tmp_path):
+    code = f"""
+import sys
+sys.argv = ["recipekg", *{list(args)!r}]
+from recipekg.cli.fast import main
+try:
+    main()
+except SystemExit as exc:
+    assert exc.code == 0, exc.code
+print("LOADED", sorted(m for m in {UNNEEDED[args]!r} if m in sys.modules), file=sys.stderr)
+"""
+    env = _env(RECIPEKG_CACHE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True, text=True)
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "LOADED []" in result.stderr, result.stderr
+
+
 # ============================================================================ lean parser
 
 def _terminals_of_grammar() -> dict[str, str]:

@@ -21,7 +21,6 @@ from recipekg.plan.inputs import Inputs
 from recipekg.plan.kbview import const_json
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.quantities import ALL_WEIGHTS, unit_of
-from recipekg.reason.shortfall import state_multiple
 from recipekg.record import Record
 from recipekg.render import numbers as units
 
@@ -113,6 +112,8 @@ def _optimizer(ledger: Ledger, optimizer: str | None, parts: dict) -> bool:
     """Adjust the optimizer states in ``parts`` for the optimizer; True when they changed."""
     if optimizer is None:
         return False
+    from recipekg.reason.shortfall import state_multiple  # here: a plan without an optimizer needs none of it
+
     kb = ledger.kb
     node = kb.snap["nodes"][optimizer]
     multiple = state_multiple(kb, optimizer)  # (what the reasoner's saving of an optimizer reads too)

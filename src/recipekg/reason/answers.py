@@ -217,14 +217,13 @@ def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
     """The user's constraints a rule holds on and uses: a numeric condition, or one naming the
     user's own value (not a broader category of it), each derived fact counted as the
     constraints it comes from."""
-    groups = situation_groups(facts)
     out = set()
     for c, s in zip(conds, statuses):
         f = facts.get(c["dimension"])
         named = f is not None and f.values and (f.values & set(c["values"]) if f.all_of else f.values <= set(c["values"]))
         if s != "held" or f is None or c["values"] and not named:
             continue
-        out.add(groups.get(c["dimension"], c["dimension"]))
+        out.add(f.derived or c["dimension"])  # as situation_groups(facts) counts it, without building it per call
     return sorted(out)
 
 

@@ -26,7 +26,6 @@ from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.conditions import FAILED, specificity, status
 from recipekg.reason.resolve import facts_of, resolve_kind
 from recipekg.reason.scoring import MATCHES, NEAR, near_contribution
-from recipekg.reason.shortfall import saving_note, shortfall
 from recipekg.reason.situation import near_reasons, unused
 
 TYPE_CHECKING = False
@@ -46,6 +45,7 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     from recipekg.reason.ask import LOOK_AT, questions  # here, not at the top: plan ranks without them
     from recipekg.reason.boundaries import boundaries
     from recipekg.reason.families import group_families
+    from recipekg.reason.shortfall import shortfall
 
     kind = resolve_kind(stmt.kind, snap)
     facts = facts_of(stmt.constraints, snap)
@@ -83,6 +83,8 @@ def dress(entries: list, facts: dict, snap: dict) -> list:
     """``entries`` of a lean ranking as an answer shows them: each entry's and member's papers,
     and its reasons' sources and disputes (the disputing rules that could apply here), in the
     places the ranking kept for them (:func:`recipekg.reason.answers.reason_json`)."""
+    from recipekg.reason.shortfall import saving_note  # here, not at the top: plan ranks without it
+
     for entry in entries:
         fill_waits(entry, snap, facts)
         if note := saving_note(entry["iri"], facts, snap):

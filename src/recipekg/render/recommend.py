@@ -17,7 +17,6 @@ from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.situation import (entry_name, excluded_lines, memory_line, missed_text, near_lines, note_lines,
                                       shortfall_line, unused_lines)
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
-from recipekg.render.tables import table
 
 MATCHES_HEAD = "matches your constraints"
 AGAINST_HEAD = "advised against for your constraints (the advice that applies weighs against each)"
@@ -48,11 +47,17 @@ def render_recommend(a: dict, md: bool, detail: bool = True) -> str:
             out += ["", title] + brief_results(results, BRIEF_RESULTS[group], group != "would apply")
         elif results:
             out += ["", f"### {title[0].upper() + title[1:]}" if md else title]
-            out += (table(["#", "choice", "score", "top reasons", "sources"], [_row(r) for r in results], md=True)
-                    if md else [line for r in results for line in _result_text(r)])
+            out += _md_table(results) if md else [line for r in results for line in _result_text(r)]
     if a.get("more"):  # results past the default top, counted
         out += ["", ("*" + a["more"]["text"] + "*") if md else a["more"]["text"]]
     return "\n".join(out + _ask(a, md) + ([] if md or detail else ["", MORE]))
+
+
+def _md_table(results: list[dict]) -> list[str]:
+    """The results as a Markdown table (the table writer is imported for Markdown only)."""
+    from recipekg.render.tables import table
+
+    return table(["#", "choice", "score", "top reasons", "sources"], [_row(r) for r in results], md=True)
 
 
 def brief_results(results: list[dict], limit: int, reasons: bool) -> list[str]:
