@@ -207,12 +207,6 @@ def strength_ranks(snap: dict) -> dict[str, int]:
     return {s["label"]: s["rank"] for s in snap["strengths"].values()}
 
 
-def situation_groups(facts: dict) -> dict[str, str]:
-    """A derived fact counts as the constraints it comes from (``tier`` as ``gpus and time``,
-    ``bandwidth`` as ``hardware``), when rules are compared by the constraints they use."""
-    return {name: f.derived for name, f in facts.items() if f.derived}
-
-
 def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
     """The user's constraints a rule holds on and uses: a numeric condition, or one naming the
     user's own value (not a broader category of it), each derived fact counted as the
@@ -223,7 +217,7 @@ def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
         named = f is not None and f.values and (f.values & set(c["values"]) if f.all_of else f.values <= set(c["values"]))
         if s != "held" or f is None or c["values"] and not named:
             continue
-        out.add(f.derived or c["dimension"])  # as situation_groups(facts) counts it, without building it per call
+        out.add(f.derived or c["dimension"])  # a derived fact counts as the constraints it comes from
     return sorted(out)
 
 
