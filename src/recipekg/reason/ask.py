@@ -69,7 +69,7 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
 def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:
     """For an answer no rule reaches (neither applying nor waiting): the dimensions the query
     neither gives nor derives that rules of the kind read which none of its constraints rule
-    out, the most read first, each asked for (a derived one through what it is derived from),
+    out (nor all the choices they name), the most read first, each asked for (a derived one through what it is derived from),
     none twice; they would change nothing known yet. A query naming a value the KB has no
     advice for (a symptom without a fix) is pointed to the nearest advice instead, by its
     no-advice line, not to the kind's side conditions.
@@ -84,6 +84,7 @@ def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:
     entry = snap["rule_index"]["kinds"].get(kind) or {}
     out: list[Ask] = []
     asked: set[str] = set()
+    ruled: dict[str, bool] = {}
     for name, positions in entry.get("dimensions", ()):
         dim = snap["dimensions"].get(name)
         if dim is None or name in facts:
@@ -91,7 +92,8 @@ def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:
         missing = [d for d in dim.get("derived_from") or (name,) if d not in facts]
         if not missing or set(missing) <= asked:
             continue
-        n = sum(1 for p in positions if _open(entry["rows"][p], facts, snap))
+        n = sum(1 for p in positions if _open(entry["rows"][p], facts, snap) and _names_open(entry["rows"][p], kind,
+                                                                                      facts, snap, ruled))
         if not n:
             continue
         asked |= set(missing)
@@ -109,6 +111,19 @@ def _open(row: dict, facts: dict, snap: dict) -> bool:
     not describe fails)."""
     conditions = snap["conditions"]
     return all(c in conditions and status(conditions[c], facts, snap) != FAILED for c in row["conditions"])
+
+
+def _names_open(row: dict, kind: str, facts: dict, snap: dict, ruled: dict[str, bool]) -> bool:
+    """Whether a rule names some choice the constraints do not rule out (by a property they
+    contradict: no training technique for ``method = inference``); ``ruled`` keeps each
+    choice's verdict. A rule whose every choice is ruled out is no place to start."""
+    from recipekg.reason.properties import CONTRADICTS, checks
+    for choice, _side in row["targets"]:
+        if choice not in ruled:
+            ruled[choice] = any(c["verdict"] == CONTRADICTS for c in checks(choice, kind, facts, snap))
+        if not ruled[choice]:
+            return True
+    return False
 
 
 def _repeats(q: Ask, asked: dict[str, set], facts: dict, snap: dict) -> bool:
