@@ -1,7 +1,7 @@
 """Shared fixtures: a private snapshot cache per session, the KB, the shared reference files;
 every JSON answer (or error) of the web app's answer routes that a test client receives
 validated against the published schema (``recipekg schema``); the integration markers (``virtuoso``, ``browser``, ``trainers``: always on under ``CI=true``,
-opt-in locally with ``--integration``)."""
+opt-in locally with ``--integration``), the first two each kept on one pytest-xdist worker."""
 
 from __future__ import annotations
 
@@ -28,7 +28,12 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
+    for item in items:  # one Virtuoso server and one Chromium per run, on one worker each (--dist loadgroup)
+        for name in ("virtuoso", "browser"):
+            if item.get_closest_marker(name):
+                item.add_marker(pytest.mark.xdist_group(name))
     if os.environ.get("CI") == "true" or config.getoption("--integration"):
         return
     keep, skip = [], []

@@ -23,4 +23,6 @@ python3 -m venv .venv
 # The package with its test extras, and the trainers' parsers for the emitted configurations
 # (tests marked trainers): the CPU torch on this disk, DeepSpeed without building its kernels.
 DS_BUILD_OPS=0 .venv/bin/python -m pip install -q '.[dev,trainers]'
-exec .venv/bin/python -m pytest "$@"
+# On every core (pytest-xdist): the tests that start Virtuoso or Chromium share one worker each
+# (conftest.py); `-n 0` as an argument runs in one process.
+exec .venv/bin/python -m pytest -n auto --dist loadgroup "$@"

@@ -142,3 +142,18 @@ def test_serving_on_fp16_hardware_assumes_fp16_weights(run_plan):
                for n in a["notes"])
     b = run_plan("plan where params = 7B and method = inference and hardware = h100")
     assert any("weights in bf16 (2 bytes each) assumed;" in n["text"] for n in b["notes"])
+
+
+def test_the_tier_warns_of_an_alternative_only_when_none_stays(run_plan):
+    """The single-GPU tier's "LoRA/QLoRA" names the method a LoRA run takes: QLoRA, ruled out by
+    method = lora, is the alternative not taken, not a warning; a QLoRA run likewise. The
+    massive-cluster tier's five-way parallelism names DDP beside axes that do not replace it, so
+    a model whose full copy does not fit one GPU still gets the DDP warning."""
+    tier_warnings = lambda a: [w["text"] for w in a["warnings"] if "the tier's advice names" in w["text"]]
+    lora = run_plan(LORA)
+    assert lora["tier"] is not None and "QLoRA" in " ".join(x["text"] for x in lora["tier"]["advice"])
+    assert tier_warnings(lora) == []
+    qlora = run_plan(LORA.replace("method = lora", "method = qlora"))
+    assert tier_warnings(qlora) == []
+    big = run_plan("plan where model = llama-3-8b and tokens = 15T and hardware = h100 and gpus = 512")
+    assert [w for w in tier_warnings(big) if "Distributed data parallel (DDP)" in w], big["warnings"]

@@ -117,6 +117,22 @@ def test_a_choice_a_property_rules_out_is_said_in_its_section(kb):
     assert arch[0]["value"] not in out, "the architecture is not one that is ruled out"
 
 
+def test_a_given_method_is_the_approach_and_other_methods_are_not_listed_as_ruled_out(kb):
+    """recommend approach rules LoRA, a full fine-tune and few-shot prompting out for method =
+    pretrain (their methods); the recipe's approach section states the method instead of listing
+    them, and still lists an approach ruled out for another reason."""
+    a = _recipe("recipe where data = text and task = generation and method = pretrain and params = 7B "
+                "and hardware = h100 and gpus = 64", kb)
+    (ranked,) = kb.query("recommend approach where data = text and task = generation and method = pretrain "
+                         "and params = 7B and hardware = h100 and gpus = 64")
+    assert {"lora", "full-fine-tune"} <= {e["id"] for e in ranked["excluded"]}
+    items = next(s for s in a["sections"] if s["name"] == "approach")["items"]
+    assert [it["what"] for it in items] == ["method"] and items[0]["value"] == "pretrain"
+    ddp = _recipe("recipe where params = 7B and hardware = v100 and gpus = 8 and time = 3 days and method = pretrain", kb)
+    out = [it["value"] for s in ddp["sections"] if s["name"] == "approach" for it in s["items"] if it["what"] == "ruled out"]
+    assert "ddp" in out
+
+
 def test_a_tree_ensemble_gets_no_optimizer_and_says_what_is_unsourced(kb):
     a = _recipe(TABULAR, kb)
     items = dict((s, []) for s in SECTIONS)

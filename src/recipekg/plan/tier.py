@@ -52,20 +52,25 @@ def compute_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> T
 def _ruled_out(ledger: Ledger, tier: Tier, facts: dict) -> None:
     """Warn of each choice the tier's advice recommends that a property of its rules out under
     the plan's facts: the 4-8 GPU tier's DDP for a model whose full copy does not fit one GPU
-    (:func:`recipekg.reason.properties.checks`, as recommend excludes it)."""
-    from recipekg.reason.properties import CONTRADICTS, checks, properties_of
+    (:func:`recipekg.reason.properties.checks`, as recommend excludes it). A choice ruled
+    out by a constraint that another choice of the same advice fits is the alternative the user
+    did not take ("LoRA/QLoRA" for a LoRA run), not a warning."""
+    from recipekg.reason.properties import CONTRADICTS, FITS, checks, properties_of
 
     snap, seen = ledger.kb.snap, set()
     for advice in tier["advice"]:
+        found = []
         for iri in snap["rules"][advice["rule"]]["recommends"]:
             node = snap["nodes"].get(iri, {})
-            if iri in seen or not node.get("kinds"):
-                continue
-            seen.add(iri)
-            ruled = {c["property"]["id"] for c in checks(iri, node["kinds"][0], facts, snap) if c["verdict"] == CONTRADICTS}
+            if node.get("kinds"):
+                found.append((iri, node, checks(iri, node["kinds"][0], facts, snap)))
+        fitting = {c["dimension"] for _, _, cs in found for c in cs if c["verdict"] == FITS}
+        for iri, node, cs in found:
+            ruled = {c["property"]["id"] for c in cs if c["verdict"] == CONTRADICTS and c["dimension"] not in fitting}
             props = [snap["choice_properties"][p] for p, _ in properties_of(iri, snap)
                      if snap["choice_properties"].get(p, {}).get("id") in ruled]
-            if props:
+            if props and iri not in seen:
+                seen.add(iri)
                 ledger.note(f"the tier's advice names {node['label']}, which this run rules out: {props[0]['text']}",
                             props[0], warn=True)
 

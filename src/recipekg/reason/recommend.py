@@ -339,12 +339,18 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
             continue
         named = [m for m in snap["rule_index"].get("narrower", {}).get(iri, ()) if m in choices
                  and _same_rules(choices[m], choices[iri])]
-        if named and all(m in excluded for m in named):
+        if named and all(m in excluded for m in named) and not _affirmed(choices[iri], named, excluded):
             excluded[iri] = [dict(c, family=snap["nodes"][m]["id"]) for m in named for c in excluded[m][:1]]
     for iri, contra in excluded.items():
         out.append(excluded_json(iri, contra, facts, snap))
         del choices[iri]
     return sorted(out, key=lambda e: e["id"]), verdicts
+
+
+def _affirmed(family: dict, named: list[str], excluded: dict) -> bool:
+    """Whether the family's own properties fit a constraint that rules its members out: it
+    stays then (LoRA with ``method = lora`` when only QLoRA, its 4-bit member, is ruled out)."""
+    return not {excluded[m][0]["dimension"] for m in named}.isdisjoint(family.get("fits", ()))
 
 
 def _same_rules(a: dict, b: dict) -> bool:

@@ -91,11 +91,13 @@ def architecture(ctx, plan, snap: dict) -> list[dict]:
     return [_pick_item("architecture", answer, "architecture")] + ruled_out(answer, "architecture")
 
 
-def ruled_out(answer: dict, kind: str) -> list[dict]:
+def ruled_out(answer: dict, kind: str, said: tuple[str, ...] = ()) -> list[dict]:
     """The choices of a ranking a property of theirs rules out for these constraints (BERT's 512
-    tokens at seq-length = 32k), each with the property's sources."""
+    tokens at seq-length = 32k), each with the property's sources; not those ruled out by the
+    dimensions ``said`` alone, which an item of the section states already."""
     return [item("ruled out", e["id"], e["label"], e["why"], e["sources"],
-                 **{"from": f"recommend {kind}"}) for e in answer.get("excluded", ())]
+                 **{"from": f"recommend {kind}"}) for e in answer.get("excluded", ())
+            if not said or not {c["dimension"] for c in e["because_of"]} <= set(said)]
 
 
 def approach(ctx, plan, snap: dict) -> list[dict]:
@@ -104,7 +106,8 @@ def approach(ctx, plan, snap: dict) -> list[dict]:
     picked = [r for r in answer["results"] if r["group"] == "matches" and r["score"] > 0
               and where.get(r["iri"], "approach") == "approach"
               and methods.get(r["iri"], ctx.method) == ctx.method]  # never one that trains another way
-    out = ruled_out(answer, "approach")
+    # a given method is the section's item: approaches that are other methods (LoRA in a pretraining recipe) are not news
+    out = ruled_out(answer, "approach", ("method",) if ctx.method_from == "given" else ())
     if picked:
         r = picked[0]
         reason = r["because"][0] if r["because"] else {"text": "", "sources": []}
