@@ -302,8 +302,9 @@ def test_an_answer_no_rule_reaches_says_where_to_start(kb, snap):
 
 def test_where_to_start_skips_rules_whose_choices_are_all_ruled_out(kb, snap):
     """Serving a model trains nothing: the technique rules on symptoms name training fixes the
-    method rules out, so the answer asks for the inference budget, not for what goes wrong."""
-    (a,) = kb.query("recommend technique where method = inference and model = llama-2-70b and hardware = l40s")
+    method rules out, so the answer asks for the inference budget, not for what goes wrong
+    (Llama 2 7B, whose 16-bit weights fit the L40S: no serving rule decides)."""
+    (a,) = kb.query("recommend technique where method = inference and model = llama-2-7b and hardware = l40s")
     asked = [q["dimension"] for q in a["ask"]]
     assert not a["results"] and asked and asked[0] == "inference-budget" and "symptom" not in asked
     ruled = {e["id"] for e in a["excluded"]}
@@ -312,7 +313,7 @@ def test_where_to_start_skips_rules_whose_choices_are_all_ruled_out(kb, snap):
     from recipekg.query.parser import parse
     from recipekg.reason.ask import _where_to_start
     from recipekg.reason.resolve import facts_of
-    facts = facts_of(parse("recommend technique where model = llama-2-70b and hardware = l40s")[0].constraints, snap)
+    facts = facts_of(parse("recommend technique where model = llama-2-7b and hardware = l40s")[0].constraints, snap)
     assert "symptom" in [q["dimension"] for q in _where_to_start("technique", facts, snap)]
 
 

@@ -26,7 +26,7 @@ import math
 
 from recipekg.knowledge.derived import once
 from recipekg.reason.conditions import FAILED, HELD, status
-from recipekg.reason.facts import Facts, constraint_json
+from recipekg.reason.facts import Facts, constraint_json, for_method
 
 
 def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
@@ -110,7 +110,8 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     memory of a full copy of the model against one GPU's memory, from params and gpu-memory),
     as the range the formula gives over the inputs' ranges (each input's span, its constants'
     ranges); an input without a finite positive span derives nothing, nor a formula for other
-    training methods than the query's (``rkg:forMethod``: the rule of thumb trains every weight).
+    training methods than the query's (``rkg:forMethod``: the rule of thumb trains every weight),
+    nor, for a query without a method (which trains), one only for a method that trains no weight.
 
     >>> from recipekg.reason.resolve import resolve_constraints
     >>> facts = derive(resolve_constraints(parse("plan where params = 7B and hardware = h100")[0].constraints, snap), snap)
@@ -118,15 +119,16 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     ([(1.575, True, 1.75, True)], 'params and hardware')
     >>> "replica-memory" in derive(resolve_constraints(parse("plan where params = 7B and hardware = h100 and method = qlora")[0].constraints, snap), snap)
     False
+    >>> [("serving-memory" in derive(resolve_constraints(parse(f"recommend x where params = 70B and hardware = l40s{m}")[0].constraints, snap), snap))
+    ...  for m in ("", " and method = inference")]
+    [False, True]
     """
     from recipekg.errors import FormulaError
     from recipekg.formula.expr import Q, const_q, evaluate, formula_of
 
     record = snap["formulas"][dim["derived_by"]]
-    method = facts.get("method")
-    if record.get("for_methods") and method is not None and method.values \
-            and not method.values <= set(record["for_methods"]):
-        return  # a formula for other methods (training every weight: not a frozen base's LoRA)
+    if not for_method(record, facts, snap):
+        return
     env, sources = {}, []
     for i in dim["derived_from"]:
         f = facts[i]

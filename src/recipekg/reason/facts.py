@@ -175,3 +175,15 @@ def asked_for(dim: dict, snap: dict, given: dict | tuple = ()) -> str:
         return own or f"the {dim['name']}"
     through = " and ".join(dims[d].get("question") or f"the {d}" for d in sources)
     return f"{through}, or {own}" if own else through
+
+
+def for_method(record: dict, facts: dict[str, Facts], snap: dict) -> bool:
+    """Whether a formula's ``rkg:forMethod`` admits the query's method: one of them given, or
+    none given (a query without a method trains: pretraining is the default) and one of them
+    trains weights. The rule of thumb's training memory is not LoRA's, nor inference's."""
+    methods, method = record.get("for_methods"), facts.get("method")
+    if not methods:
+        return True
+    if method is not None and method.values:
+        return method.values <= set(methods)
+    return any(snap["trains_weights"].get(m, True) for m in methods)

@@ -19,7 +19,7 @@ a choice checks it; any other given constraint is listed in ``unused`` with why.
 from __future__ import annotations
 
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, bounds, status
-from recipekg.reason.facts import asked_for
+from recipekg.reason.facts import asked_for, for_method
 from recipekg.render.constraints import format_constraint
 
 TYPE_CHECKING = False
@@ -211,7 +211,7 @@ def _underived(kind: str, name: str, facts: dict, snap: dict) -> str | None:
     dims = snap["dimensions"]
     entry = snap["rule_index"]["kinds"].get(kind) or {}
     through = [d for d, _ in entry.get("dimensions", ()) if d not in facts and dims.get(d, {}).get("derived_by")
-               and name in dims[d]["derived_from"]]
+               and name in dims[d]["derived_from"] and for_method(snap["formulas"][dims[d]["derived_by"]], facts, snap)]
     missing = sorted({i for d in through for i in dims[d]["derived_from"] if i not in facts}, key=list(dims).index)
     if not through or not missing:
         return None
