@@ -133,6 +133,17 @@ def test_a_given_method_is_the_approach_and_other_methods_are_not_listed_as_rule
     assert "ddp" in out
 
 
+def test_a_parallel_approach_beside_a_layout_that_shards_otherwise_says_so(kb):
+    """recommend approach advises FSDP (a full copy of 7B does not fit one H100); the plan's
+    layout that fits on 64 GPUs is ZeRO stage 1: the FSDP item says the layout shards less."""
+    a = _recipe("recipe where data = text and task = generation and method = pretrain and params = 7B "
+                "and hardware = h100 and gpus = 64", kb)
+    items = next(s for s in a["sections"] if s["name"] == "parallelism")["items"]
+    layout = next(it for it in items if it["what"] == "layout")["value"]
+    fsdp = next(it for it in items if it["value"] == "fsdp")
+    assert layout["zero"] < 3 and f"fits with ZeRO stage {layout['zero']}, which shards less" in fsdp["why"]
+
+
 def test_a_tree_ensemble_gets_no_optimizer_and_says_what_is_unsourced(kb):
     a = _recipe(TABULAR, kb)
     items = dict((s, []) for s in SECTIONS)

@@ -247,7 +247,20 @@ def parallelism(ctx, plan, snap: dict) -> list[dict]:
                 f"{layout['micro_batch']}, recomputation {layout['recompute']}, offload {layout['offload']}")
         q = _quantity(plan, "memory_per_gpu")
         out.append(item("layout", layout, text, fit.get("text", ""), q["sources"] if q else [], **{"from": "plan"}))
-    return out + _ranked(ctx, "approach", "parallelism", snap)
+    return out + [_against_layout(it, layout) for it in _ranked(ctx, "approach", "parallelism", snap)]
+
+
+def _against_layout(it: dict, layout: dict | None) -> dict:
+    """A parallel approach recommend advises, said beside the plan's layout when the layout
+    that fits shards otherwise (FSDP, ZeRO stage 3, where ZeRO stage 1 already fits)."""
+    from recipekg.plan.methods import LAYOUT_DEGREES
+
+    degree = LAYOUT_DEGREES.get(it["value"])
+    if not layout or not degree or degree[0] != "zero" or layout.get("zero") == degree[1]:
+        return it
+    zero = layout["zero"]  # the stages shard more as they go up: 1 the optimizer states, 3 every state
+    return dict(it, why=f"{it['why']} The plan's layout above fits with ZeRO stage {zero}, which shards "
+                        f"{'less' if zero < degree[1] else 'more'} than {it['text']} (stage {degree[1]}).")
 
 
 def memory(ctx, plan, snap: dict) -> list[dict]:
