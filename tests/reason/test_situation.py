@@ -343,3 +343,17 @@ def test_an_unused_constraint_keeps_its_operator(kb):
     assert all("where time < 100h" in s for s in u.get("answered_by", ()))
     from recipekg.render.situation import unused_lines
     assert "not used: time < 100h" in unused_lines([u], md=False)[0]
+
+
+def test_a_constraint_read_through_a_derived_fact_the_index_does_not_reach_says_what_it_needs(kb):
+    """params with the hardware give serving-memory (inference) or memory-load and
+    replica-memory (training); when those rule the memory advice out, the index never reaches
+    it, and params is still said unused with what that advice needs, not as if no advice of the
+    kind read it; a further reading that needs another constraint is said after it."""
+    (a,) = kb.query("recommend technique where method = inference and params = 7B and hardware = h100")
+    why = next(u["why"] for u in a["unused"] if u["dimension"] == "params")
+    assert "is for other situations: it needs serving-memory > 100%" in why and "other choices" not in why
+    (b,) = kb.query("recommend technique where params = 1B and hardware = h100 and gpus = 8")
+    why = next(u["why"] for u in b["unused"] if u["dimension"] == "params")
+    assert "it needs memory-load > 100%" in why and "; it also reads it through sequence-activations" in why
+    assert "seq-length" in why

@@ -145,6 +145,10 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
                             o["label"] for o, so in zip(conds, statuses) if so in (FAILED, NOT_GIVEN))
             if not find_needs and given <= used:
                 break  # every constraint is used: no why to find
+    for name in sorted(given - used - set(needs)):  # read only through facts derived from it that no rule reached
+        found = _derived_needs(kind, name, facts, snap)
+        if found:
+            needs[name] = found
     out: list = []  # Unused entries, their keys in the order shown
     for name, f in facts.items():
         if f.derived or name in used:
@@ -161,6 +165,9 @@ def unused_entries(kind: str, name: str, facts: dict, needs: set[str] | None, sn
     f = facts[name]
     underived = _underived(kind, name, facts, snap)
     elsewhere = [] if needs or underived else _other_kinds(kind, name, f, snap)
+    if needs and underived:  # both: what the rules reached need, then what the others need given
+        underived = (f"{_why(kind, name, needs, [], snap)}; it also reads it"
+                     f"{underived.split(f'depends on {name} reads it', 1)[1]}")
     out: list = []
     for c in f.constraints:
         asks = [_statement(k, name, c) for k in elsewhere]
@@ -172,6 +179,29 @@ def unused_entries(kind: str, name: str, facts: dict, needs: set[str] | None, sn
         if asks:
             entry["answered_by"] = asks
         out.append(entry)
+    return out
+
+
+def _derived_needs(kind: str, name: str, facts: dict, snap: dict) -> set[str]:
+    """What the rules of ``kind`` on a fact derived from the constraint ``name`` need, where that
+    fact rules them out (``serving-memory`` = 17.5% from params and the hardware, against the
+    rule for more than 100%): the rule index does not reach them, so the backend did not
+    evaluate them. At most :data:`OTHER_KINDS_SCAN` rules per derived fact are read."""
+    rules, conds, nodes = snap["rules"], snap["conditions"], snap["nodes"]
+    out: set[str] = set()
+    dims = snap["dimensions"]
+    for d, f in facts.items():  # a formula's facts (an implied value is reached as a given one is)
+        if not f.derived or not dims.get(d, {}).get("derived_by") or name not in f.derived.split(" and "):
+            continue
+        for iri in snap["rule_index"]["by_dimension"].get(d, ())[:OTHER_KINDS_SCAN]:
+            rule = rules.get(iri)
+            targets = {k for t in (*rule["recommends"], *rule["against"]) for k in nodes.get(t, {}).get("kinds", ())} \
+                if rule else set()
+            if kind not in (targets & set(rule["for_kinds"]) if rule and rule["for_kinds"] else targets):
+                continue
+            statuses = [(conds[c], status(conds[c], facts, snap)) for c in rule["conditions"] if c in conds]
+            if any(c["dimension"] == d and st == FAILED for c, st in statuses):
+                out.update(c["label"] for c, st in statuses if st in (FAILED, NOT_GIVEN))
     return out
 
 
