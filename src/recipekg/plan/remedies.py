@@ -69,7 +69,8 @@ def remedies(ledger: Ledger, inputs: Inputs, params: Q, method: Method, found: d
     smaller = largest_params(ledger, inputs, method.id, method)
     if smaller is not None and smaller["params"].value < params.value:
         out.append(_rec("smaller-model", "a smaller model",
-                        f"on these {gpus:,} GPUs the largest model for method = {method.id} is "
+                        f"{'on this GPU' if gpus == 1 else f'on these {gpus:,} GPUs'} the largest model for "
+                        f"method = {method.id} is "
                         f"{smaller['text'].split(': ', 1)[1]}", True, after=smaller["memory_per_gpu"],
                         params=qjson(smaller["params"]), change={"params": smaller["params"].value}))
     return out
