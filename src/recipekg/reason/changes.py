@@ -135,9 +135,9 @@ def _first(kind: str, trial: dict, snap: dict, first, tested: list) -> bool:
 
 
 def _property_fixes(iri: str, kind: str, facts: dict, snap: dict) -> dict[str, Facts]:
-    """The knob changes that meet the bounds of the choice's properties the constraints
-    contradict (a ``seq-length`` within BERT's 512 tokens, two GPUs for FSDP); never a change
-    of a fact of the problem."""
+    """The knob changes that meet the bounds or values of the choice's properties the
+    constraints contradict (a ``seq-length`` within BERT's 512 tokens, two GPUs for FSDP,
+    ``method = qlora`` for QLoRA); never a change of a fact of the problem."""
     from recipekg.reason.properties import CONTRADICTS, checks, properties_of
 
     table = snap.get("choice_properties") or {}
@@ -146,7 +146,7 @@ def _property_fixes(iri: str, kind: str, facts: dict, snap: dict) -> dict[str, F
     for c in checks(iri, kind, facts, snap):
         prop = props.get(c["property"]["id"])
         dim = snap["dimensions"].get(c["dimension"], {})
-        if c["verdict"] == CONTRADICTS and prop and prop["test"] in ("at-most", "at-least") \
+        if c["verdict"] == CONTRADICTS and prop and prop["test"] in ("at-most", "at-least", "one-of") \
                 and not dim.get("problem_fact") and c["dimension"] not in out:
             out[c["dimension"]] = _satisfying(prop["check"], snap)
     return out
