@@ -357,3 +357,16 @@ def test_a_constraint_read_through_a_derived_fact_the_index_does_not_reach_says_
     why = next(u["why"] for u in b["unused"] if u["dimension"] == "params")
     assert "it needs memory-load > 100%" in why and "; it also reads it through sequence-activations" in why
     assert "seq-length" in why
+
+
+def test_choices_the_deciding_advice_does_not_separate_are_said_tied(kb):
+    """One fully matching rule speaks for GRU, LSTM, PatchTST and Informer alike at 10k
+    sequences; rules that wait for a condition not given (the input length, the number of
+    variables) do not decide, so the pick is said tied with them, and the answer asks for what
+    would separate them."""
+    (a,) = kb.query("recommend architecture where data = time-series and samples = 10k")
+    d = a["decision"]
+    assert {d["pick"], *d["tied_with"]} == {"gru", "informer", "lstm", "patchtst"}
+    assert "input-length" in [q["dimension"] for q in a["ask"]]
+    scores = {r["id"]: r["score"] for r in a["results"]}
+    assert len({scores[i] for i in (d["pick"], *d["tied_with"])}) == 1

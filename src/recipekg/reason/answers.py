@@ -14,7 +14,7 @@ supports, method or reference; ``where`` when the source locates it)::
 
 from __future__ import annotations
 
-from recipekg.reason.scoring import MATCHES, best_match, rank_key, situate, tally
+from recipekg.reason.scoring import DECIDED, MATCHES, best_match, rank_key, situate, tally
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -290,10 +290,12 @@ def decision(results: list, limit: int = 3, near: list | None = None) -> Decisio
 
 def _tied(matching: list) -> list[str]:
     """The matches the advice does not separate from the first: the same score from the same
-    rules, for and against (one rule naming two alternatives: "PatchTST, Informer"); their
-    order is only the ids'."""
+    deciding rules, for and against (one rule naming two alternatives: "PatchTST, Informer");
+    their order is only the ids'. Rules that wait for a condition not given do not decide (the
+    answer asks for that condition instead)."""
     def rules(r: dict) -> tuple:
-        return tuple(sorted(x["rule"] for x in r["because"])), tuple(sorted(x["rule"] for x in r["against"]))
+        return (tuple(sorted(x["rule"] for x in r["because"] if x["match"] in DECIDED)),
+                tuple(sorted(x["rule"] for x in r["against"] if x["match"] in DECIDED)))
 
     first = matching[0]
     mine = rules(first)
