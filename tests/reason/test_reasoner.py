@@ -141,6 +141,9 @@ def _dimensions_used(snap, kind):
     for rule in snap["rules"].values():
         if any(kind in snap["nodes"].get(t, {}).get("kinds", ()) for t in rule["recommends"] + rule["against"]):
             used |= {snap["conditions"][c]["dimension"] for c in rule["conditions"]}
+    for prop in (snap.get("choice_properties") or {}).values():  # a property's check is related too (method)
+        if prop["check"] and kind in snap["nodes"].get(prop["of"], {}).get("kinds", ()):
+            used.add(prop["check"]["dimension"])
     if "tier" in used:
         used |= {"gpus", "time"}
     if used & {"gpu-memory", "bandwidth"}:
