@@ -69,10 +69,10 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
 def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:
     """For an answer no rule reaches (neither applying nor waiting): the dimensions the query
     neither gives nor derives that rules of the kind read which none of its constraints rule
-    out (nor all the choices they name), the most read first, each asked for (a derived one through what it is derived from),
-    none twice; they would change nothing known yet. A query naming a value the KB has no
-    advice for (a symptom without a fix) is pointed to the nearest advice instead, by its
-    no-advice line, not to the kind's side conditions.
+    out (nor all the choices they name), the most read first, each asked for (a derived one
+    through what it is derived from), none twice; they would change nothing known yet. A query
+    naming a value the KB has no advice for (a symptom without a fix) is pointed to the nearest
+    advice instead, by its no-advice line, not to the kind's side conditions.
 
     >>> from recipekg.reason.resolve import facts_of
     >>> [q["dimension"] for q in _where_to_start("approach", facts_of(parse("recommend approach where data = tabular")[0].constraints, snap), snap)]
@@ -92,8 +92,8 @@ def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:
         missing = [d for d in dim.get("derived_from") or (name,) if d not in facts]
         if not missing or set(missing) <= asked:
             continue
-        n = sum(1 for p in positions if _open(entry["rows"][p], facts, snap) and _names_open(entry["rows"][p], kind,
-                                                                                      facts, snap, ruled))
+        rows = (entry["rows"][p] for p in positions)
+        n = sum(1 for row in rows if _open(row, facts, snap) and _names_open(row, kind, facts, snap, ruled))
         if not n:
             continue
         asked |= set(missing)
