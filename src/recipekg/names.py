@@ -71,3 +71,12 @@ def quote_choice(choice: str) -> str:
     if choice[:1].isascii() and choice[:1].isalpha() and all(c.isalnum() or c in "_-" for c in choice[1:]):
         return choice
     return '"' + choice.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def a_kind(kind: str) -> str:
+    """A kind of choice with its indefinite article (the kinds' names are plain English words).
+
+    >>> a_kind("approach"), a_kind("technique")
+    ('an approach', 'a technique')
+    """
+    return f"{'an' if kind[:1] in ('a', 'e', 'i', 'o', 'u') else 'a'} {kind}"

@@ -14,7 +14,7 @@ supports, method or reference; ``where`` when the source locates it)::
 
 from __future__ import annotations
 
-from recipekg.reason.scoring import DECIDED, MATCHES, best_match, rank_key, situate, tally
+from recipekg.reason.scoring import DECIDED, MATCHES, NEAR, best_match, rank_key, situate, tally
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -275,7 +275,11 @@ def decision(results: list, limit: int = 3, near: list | None = None) -> Decisio
     pick = steps[0] if steps else matching[0]["id"] if matching else None
     comparing = {id(r) for r in results for x in r["because"] if x["match"] == "full" and x.get("role") == "comparison"}
     compare = [r["id"] for r in results if id(r) in comparing and r["id"] != pick] if comparing else []
-    runner_ups = [r["id"] for r in matching[1:] if r["id"] not in compare and r["id"] not in steps][:limit]
+    # advice written for the user's case makes its alternatives the runner-ups, not the general
+    # advice every run gets (listed below them all the same: clip gradients, whatever the run)
+    situated = bool(matching) and _situated(matching[0])
+    runner_ups = [r["id"] for r in matching[1:] if r["id"] not in compare and r["id"] not in steps
+                  and (not situated or _situated(r))][:limit]
     ranked = {r["id"] for r in matching}
     for other in (n["other_side"]["pick"] for n in near or () if n.get("other_side")):
         if other in ranked and other != pick and other not in runner_ups and other not in compare + steps:
@@ -286,6 +290,20 @@ def decision(results: list, limit: int = 3, near: list | None = None) -> Decisio
     elif matching and (tied := _tied(matching)):
         out["tied_with"] = tied
     return out
+
+
+def _situated(result: dict) -> bool:
+    """Whether advice written for the user's case speaks for a result: a reason for it that
+    applies holding on one of the user's constraints (naming their value, or bounding one of
+    their numbers: its specificity), or one that misses their number narrowly. General advice
+    (no conditions) and a rule for a broader case than theirs hold on none.
+
+    >>> held = {"match": "full", "specificity": [0, 1, 1]}
+    >>> _situated({"because": [held]}), _situated({"because": [{**held, "specificity": [0, 1, 0]}]})
+    (True, False)
+    """
+    return any(r["match"] == NEAR or r["match"] == "full" and (r["specificity"][0] or r["specificity"][2])
+               for r in result["because"])
 
 
 def _tied(matching: list) -> list[str]:

@@ -18,6 +18,7 @@ reference says to compare with them::
 
 from __future__ import annotations
 
+from recipekg.names import a_kind
 from recipekg.reason.conditions import FAILED, NOT_GIVEN, status
 from recipekg.reason.derive import derive
 from recipekg.reason.answers import decision
@@ -100,7 +101,7 @@ def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:
         out.append({"dimension": name, "would_change": [],
                     "text": f"to get {kind} advice, give {asked_for(dim, snap, facts)}: "
                             + (f"{n} {kind} rules depend on {name} and nothing you gave rules them out" if n > 1 else
-                               f"a {kind} rule depends on {name} and nothing you gave rules it out")})
+                               f"{a_kind(kind)} rule depends on {name} and nothing you gave rules it out")})
         if len(out) == MAX_QUESTIONS:
             break
     return out

@@ -94,8 +94,9 @@ def specificity(conds: list[dict], statuses: list[str], facts: dict[str, Facts])
             continue
         held += 1
         f = facts.get(cond["dimension"])
-        if cond["values"]:
-            exact += bool(f is not None and f.values and f.values <= set(cond["values"]))
+        if cond["values"]:  # (all of an accelerator's precisions hold at once: naming one names the user's)
+            exact += bool(f is not None and f.values and (f.values & set(cond["values"]) if f.all_of
+                                                           else f.values <= set(cond["values"])))
         else:
             finite += (cond["min"] is not None) + (cond["max"] is not None)
     return [exact, held, finite]

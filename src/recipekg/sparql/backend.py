@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from recipekg.errors import EngineError
 from recipekg.knowledge.terms import local_name
+from recipekg.names import a_kind
 from recipekg.reason.backend import Applied, Backend, evaluated_rules, ranks_kind
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY
 from recipekg.reason.scoring import contribution, engaged, match_level
@@ -41,7 +42,7 @@ class SparqlBackend(Backend):
         out = []
         for row in self._select(recommend_query(kind, facts, self.snap)):
             if kind not in self.snap["nodes"].get(row["choice"], {}).get("kinds", ()):
-                raise EngineError(f"the engine named {row['choice']}, which is not a {kind} of the local KB")
+                raise EngineError(f"the engine named {row['choice']}, which is not {a_kind(kind)} of the local KB")
             view, ev = evaluation(row, self.snap)
             if ev["fires"] and ranks_kind(view, kind):
                 out.append(Applied(row["rule"], row["choice"], row["side"], view, ev))
@@ -57,7 +58,7 @@ class SparqlBackend(Backend):
         about_set = set(about)
         for row in self._select(evaluating_query(kind, facts, self.snap, about)):
             if kind not in self.snap["nodes"].get(row["choice"], {}).get("kinds", ()):
-                raise EngineError(f"the engine named {row['choice']}, which is not a {kind} of the local KB")
+                raise EngineError(f"the engine named {row['choice']}, which is not {a_kind(kind)} of the local KB")
             if row["rule"] not in self.snap["rules"] or row["rule"] not in about_set:
                 raise EngineError(f"the engine answered about rule {row['rule']}, which the query did not ask for")
             view, ev = evaluation(row, self.snap)
