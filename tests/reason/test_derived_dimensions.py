@@ -215,3 +215,37 @@ def test_explain_never_changes_what_a_named_model_fixes(kb):
     found = a["would_rank_first_if"]
     assert found and all("params" not in c["query"] and c["changes"] for c in found), found
     assert all(ch["dimension"] != "params" for c in found for ch in c["changes"])
+
+
+def test_a_dimension_derived_by_a_formula_per_method_keeps_those_reading_the_same_inputs():
+    """``rkg:derivedBy`` may name one formula per training method (the frozen base's share: 16
+    bits for LoRA, 4 bits for QLoRA); one reading other dimensions than the first derives
+    nothing (the dimension's inputs are asked for through it), and a unit conversion is no input."""
+    from recipekg.knowledge.dimensions import derived_order
+
+    dims = {n: {"derived_by": None, "derived_from": []} for n in ("params", "gpus", "seq")}
+    dims["share"] = {"derived_by": "A", "derived_by_all": ["A", "B", "C"], "derived_from": []}
+    formulas = {"A": {"expression": "share = c_two * params / gpus", "names": ["c_two", "gpus", "params"],
+                      "constants": ["K2"]},
+                "B": {"expression": "share = c_bits / bits_per_byte * params / gpus",
+                      "names": ["bits_per_byte", "c_bits", "gpus", "params"], "constants": ["KB"]},
+                "C": {"expression": "share = c_two * params / seq", "names": ["c_two", "params", "seq"],
+                      "constants": ["K2"]}}
+    constants = {"K2": {"symbol": "c_two"}, "KB": {"symbol": "c_bits"}}
+    assert derived_order(dims, formulas, constants) == ["share"]
+    assert dims["share"]["derived_from"] == ["params", "gpus"] and dims["share"]["derived_by_all"] == ["A", "B"]
+
+
+def test_the_frozen_base_is_derived_for_the_adapter_methods_only(kb):
+    """base-memory: the LoRA base in 16 bits, the QLoRA base in 4.127 bits, against all the GPUs'
+    memory; a query without a method plans pretraining (the method's rkg:defaultValue) and
+    derives none, nor does a full fine-tune or inference."""
+    dim = kb.snap["dimensions"]["base-memory"]
+    assert len(dim["derived_by_all"]) == 2 and dim["derived_from"] == ["params", "gpu-memory", "gpus"]
+    shares = {}
+    for method in ("lora", "qlora", "full-fine-tune", "inference", None):
+        where = "params = 70B and hardware = rtx-4090 and gpus = 2" + (f" and method = {method}" if method else "")
+        (a,) = kb.query(f"recommend approach where {where}")
+        shares[method] = next((c["value"] for c in a["constraints"] if c["dimension"] == "base-memory"), None)
+    assert shares == {"lora": pytest.approx(2.917, abs=1e-3), "qlora": pytest.approx(0.7523, abs=1e-3),
+                      "full-fine-tune": None, "inference": None, None: None}

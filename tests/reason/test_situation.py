@@ -41,6 +41,13 @@ def test_situation_case(kb, case):
         assert choice in excluded and choice not in ids, (choice, excluded)
     for choice in case.get("also", []):
         assert choice in ids
+    against = {r["id"] for r in entries if r["group"] == "matches" and r["score"] < 0}
+    for choice in case.get("against", []):
+        assert choice in against, [(r["id"], r["score"]) for r in entries]
+    for choice in case.get("not_against", []):
+        assert choice not in against, [(r["id"], r["score"]) for r in entries]
+    for dim, statement in case.get("answered_by", {}).items():
+        assert any(u["dimension"] == dim and statement in u.get("answered_by", ()) for u in a["unused"]), a["unused"]
     for choice in case.get("top3", []):
         assert choice in [e["id"] for e in entries[:3]], [e["id"] for e in entries[:3]]
     for head, members in case.get("members", {}).items():
@@ -399,3 +406,18 @@ def test_choices_the_deciding_advice_does_not_separate_are_said_tied(kb):
     assert "input-length" in [q["dimension"] for q in a["ask"]]
     scores = {r["id"]: r["score"] for r in a["results"]}
     assert len({scores[i] for i in (d["pick"], *d["tied_with"])}) == 1
+
+
+def test_a_choice_heading_a_list_the_advice_is_against_is_not_said_to_rank_first(kb):
+    """QLoRA of 70B on one 24 GB GPU is rank 1 of a list with no pick (the only advice that
+    decides is against it): explain searches for the change that makes it the pick instead of
+    saying it already ranks first, and the text says so."""
+    from recipekg.render.explain import render_explain
+
+    text = "explain qlora where method = qlora and params = 70B and hardware = rtx-4090 and gpus = 1"
+    (a,) = kb.query(text)
+    assert a["rank"] == 1 and a["against"]
+    assert a["would_rank_first_if"] or a.get("no_change_because")
+    assert "already ranks first" not in render_explain(a, False)
+    (fits,) = kb.query("explain qlora where method = qlora and params = 7B and hardware = rtx-4090 and gpus = 1")
+    assert fits["rank"] == 1 and fits["would_rank_first_if"] == [] and "already ranks first" in render_explain(fits, False)

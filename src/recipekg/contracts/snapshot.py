@@ -113,10 +113,17 @@ class Dimension(TypedDict):
     min: float | None
     max: float | None
     derived_via: str | None
+    #: The value a statement that gives none is read with where a formula asks (``rkg:defaultValue``:
+    #: pretraining for the method), by IRI.
+    default: str | None
     #: The dimensions its values are defined on (``rkg:derivedFrom``), or that its formula reads.
     derived_from: list[str]
     #: The formula that computes it from ``derived_from`` (``rkg:derivedBy``), by IRI.
     derived_by: str | None
+    #: Every formula that computes it (``rkg:derivedBy``), by IRI, sorted: one per training method
+    #: (``rkg:forMethod``), each reading what ``derived_by`` reads; the reasoner takes the first the
+    #: query's method admits.
+    derived_by_all: list[str]
     #: The model figures that formula reads through a rule of thumb, each ``[figure, formula IRI]``
     #: (``layers``: the formula computing it from ``params``) after those it needs; the reasoner
     #: takes a query's value or a named model's first.

@@ -42,6 +42,11 @@ import math
 from recipekg.errors import FormulaError
 from recipekg.record import Record
 
+#: Pure unit conversions: definitions, not claims of the reference, so they live here and not
+#: in the KB. The KB's formulas name them (seconds_per_hour, bits_per_byte, watts_per_kilowatt)
+#: and whoever evaluates a formula binds them (plan, the reasoner's derived dimensions).
+CONVERSIONS = {"seconds_per_hour": 3600.0, "bits_per_byte": 8.0, "watts_per_kilowatt": 1000.0}
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported when planning: annotations only
     from typing import Callable, Mapping, Union

@@ -18,6 +18,7 @@ reads a name no dimension has derives nothing, nor do dimensions whose formulas 
 
 from __future__ import annotations
 
+from recipekg.formula.expr import CONVERSIONS
 from recipekg.knowledge.terms import QUDT, RDFS, RKG, SKOS, local_name
 
 #: A dimension's kind (``rkg:dimensionKind``) by the name answers give it.
@@ -38,10 +39,15 @@ def compile_dimensions(ix, nodes: dict) -> dict:
             "question": ix.text(d, RKG.question), "example": ix.text(d, SKOS.example),
             "min": ix.number(d, RKG.minValue), "max": ix.number(d, RKG.maxValue),
             "derived_via": ix.one(d, RKG.derivedVia), "plan_only": ix.text(d, RKG.planOnly) == "true",
+            # the value a statement that gives none is read with, where a formula asks (rkg:defaultValue)
+            "default": ix.one(d, RKG.defaultValue),
             # the dimensions its values are defined on (rkg:derivedFrom: a tier's gpus and time), by name
             "derived_from": sorted(ix.text(s, SKOS.notation) or local_name(s) for s in ix.iris(d, RKG.derivedFrom)),
-            # the formula that computes it from other dimensions (rkg:derivedBy; its inputs: derived_order)
-            "derived_by": ix.one(d, RKG.derivedBy),
+            # the formula that computes it from other dimensions (rkg:derivedBy; its inputs: derived_order),
+            # and every formula that does, for different training methods (rkg:forMethod): the reasoner
+            # takes the first the query's method admits
+            "derived_by": min(ix.iris(d, RKG.derivedBy), default=None),
+            "derived_by_all": sorted(ix.iris(d, RKG.derivedBy)),
             # the model figures that formula reads through a rule of thumb (layers from params): derived_order
             "derived_through": [],
             "problem_fact": ix.text(d, RKG.problemFact) == "true",
@@ -55,7 +61,8 @@ def compile_dimensions(ix, nodes: dict) -> dict:
 def derived_order(dims: dict, formulas: dict, constants: dict) -> list[str]:
     """The dimensions derived from others, in the order to derive them: those a formula computes
     (``derived_by``) first, each after the ones it reads, then those whose values are defined by
-    conditions (a tier). A formula's names that are not its constants' symbols are the dimensions
+    conditions (a tier). A formula's names that are not its constants' symbols (nor a unit
+    conversion: ``bits_per_byte``) are the dimensions
     it is derived from (``gpu_memory``: ``gpu-memory``), its ``derived_from``; a formula that is
     missing, or reads a name that is no dimension, derives nothing (``derived_by`` None: ``recipekg
     validate`` says why). A name that is a model figure a rule of thumb computes (a plan-only
@@ -68,9 +75,11 @@ def derived_order(dims: dict, formulas: dict, constants: dict) -> list[str]:
         figures: dict[str, str] = {}
         inputs = through(f, formulas, constants, dims, figures) if f is not None else []
         if f is None or f.get("error") or not inputs or any(n not in dims or n == name for n in inputs):
-            d["derived_by"] = None
+            d["derived_by"], d["derived_by_all"] = None, []
             continue
         d["derived_from"], d["derived_through"] = inputs, [[k, v] for k, v in figures.items()]
+        d["derived_by_all"] = [g for g in d.get("derived_by_all") or [d["derived_by"]]
+                               if _same_inputs(formulas.get(g), inputs, figures, formulas, constants, dims)]
         by_formula[name] = inputs
     ordered: list[str] = []
     while True:  # those whose inputs are given or derived before them; a cycle derives nothing
@@ -81,7 +90,18 @@ def derived_order(dims: dict, formulas: dict, constants: dict) -> list[str]:
         ordered += ready
     for name in set(by_formula) - set(ordered):
         dims[name]["derived_by"], dims[name]["derived_from"], dims[name]["derived_through"] = None, [], []
+        dims[name]["derived_by_all"] = []
     return ordered + sorted(n for n, d in dims.items() if d["derived_from"] and not d["derived_by"])
+
+
+def _same_inputs(g: dict | None, inputs: list, figures: dict, formulas: dict, constants: dict, dims: dict) -> bool:
+    """Whether formula ``g`` (another of a dimension's, for other methods) reads what the first
+    one does: the same dimensions, through the same model figures (else it derives nothing:
+    ``recipekg validate`` says so)."""
+    if g is None or g.get("error"):
+        return False
+    own: dict[str, str] = {}
+    return sorted(through(g, formulas, constants, dims, own)) == sorted(inputs) and own == figures
 
 
 def through(f: dict, formulas: dict, constants: dict, dims: dict, figures: dict, seen: tuple = ()) -> list[str]:
@@ -103,7 +123,7 @@ def through(f: dict, formulas: dict, constants: dict, dims: dict, figures: dict,
     out: list[str] = []
     for n in sorted(f.get("names", ()), key=text.find):
         name = n.replace("_", "-")
-        if n in symbols:
+        if n in symbols or n in CONVERSIONS:
             continue
         rule = _rule_of_thumb(name, dims, formulas) if name not in seen else None
         found = [name] if rule is None else through(formulas[rule], formulas, constants, dims, figures, (*seen, name))

@@ -20,10 +20,10 @@ Without GPUs and a time, or with something to size from, there is nothing to pla
 from __future__ import annotations
 
 from recipekg.errors import RangeError
-from recipekg.formula.expr import Q
+from recipekg.formula.expr import CONVERSIONS, Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
-from recipekg.plan.ledger import CONVERSIONS, Ledger
+from recipekg.plan.ledger import Ledger
 from recipekg.record import Record
 from recipekg.plan.timing import Setup, Timing, time_setup
 from recipekg.render import numbers as units

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from recipekg.errors import FormulaError, KBError, RangeError
-from recipekg.formula.expr import Formula, Q, evaluate, solve, substitute
+from recipekg.formula.expr import CONVERSIONS, Formula, Q, evaluate, solve, substitute
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.kbview import KBFormula, KBView, const_json
 from recipekg.plan.quantities import FIXED, applies, not_applicable, unit_of
@@ -31,9 +31,7 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only
 
     from recipekg.contracts.plan import Caveat, Note, Quantity, QuantityMore
 
-# Pure unit conversions: definitions, not claims of the reference, so they live here and not
-# in the KB. The KB's formulas name them (seconds_per_hour, bits_per_byte, watts_per_kilowatt) and plan binds them.
-CONVERSIONS = {"seconds_per_hour": 3600.0, "bits_per_byte": 8.0, "watts_per_kilowatt": 1000.0}
+# (the unit conversions a formula names, which plan binds: recipekg.formula.expr.CONVERSIONS)
 
 
 class Ledger:

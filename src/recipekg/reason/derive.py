@@ -26,7 +26,7 @@ import math
 
 from recipekg.knowledge.derived import once
 from recipekg.reason.conditions import FAILED, HELD, status
-from recipekg.reason.facts import Facts, constraint_json, for_method
+from recipekg.reason.facts import Facts, constraint_json, derived_formula
 
 
 def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
@@ -122,12 +122,21 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     >>> [("serving-memory" in derive(resolve_constraints(parse(f"recommend x where params = 70B and hardware = l40s{m}")[0].constraints, snap), snap))
     ...  for m in ("", " and method = inference")]
     [False, True]
+
+    A dimension with a formula per method takes the query's (the frozen base: 16 bits for
+    LoRA, 4 bits and its constants for QLoRA), and none without a method (pretraining)::
+
+    >>> def base(m):
+    ...     facts = derive(resolve_constraints(parse(f"recommend x where params = 70B and hardware = rtx-4090 and gpus = 1{m}")[0].constraints, snap), snap)
+    ...     return facts["base-memory"].constraints[0]["value"] if "base-memory" in facts else None
+    >>> base(" and method = lora"), base(" and method = qlora"), base("")
+    (5.833, 1.505, None)
     """
     from recipekg.errors import FormulaError
-    from recipekg.formula.expr import Q, const_q, evaluate, formula_of
+    from recipekg.formula.expr import CONVERSIONS, Q, const_q, evaluate, formula_of
 
-    record = snap["formulas"][dim["derived_by"]]
-    if not for_method(record, facts, snap):
+    record = derived_formula(dim, facts, snap)
+    if record is None:
         return
     env, sources = {}, []
     for i in dim["derived_from"]:
@@ -140,6 +149,7 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
         for figure, by in dim.get("derived_through") or ():  # the model's shape, in order
             _figure(figure, by, env, sources, facts, snap)
         env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
+        env.update((n, Q.point(v)) for n, v in CONVERSIONS.items() if n in record["names"])
         q = evaluate(formula_of(record), env)
     except FormulaError:
         return  # (a formula that divides by a range through zero, or reads a constant without a value)

@@ -63,18 +63,21 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
     contra = [c for c in verdicts if c["verdict"] == CONTRADICTS]
 
     def first(k: str, trial: dict) -> bool:
-        """Whether the choice (or its family's entry) ranks first under ``trial``: from the rules
-        that could decide when they decide some choice there (the first entry is then theirs),
-        else from every rule."""
+        """Whether the choice (or its family's entry) ranks first under ``trial`` with the advice
+        for it outweighing the advice against it (first of a list the advice is all against is
+        no pick): from the rules that could decide when they decide some choice there (the first
+        entry is then theirs), else from every rule."""
         if trial is facts:
-            return ranks[k] == 1
+            return ranks[k] == 1 and entries[k][0]["score"] > 0
         for decisive in (True, False):
-            entries = group_families(ranking(k, trial, snap, backend, lean=True, decisive=decisive)["results"], snap)
-            if not decisive or entries and entries[0]["group"] == MATCHES:
-                return bool(entries) and entry_of(iri, entries) is entries[0]
+            ranked = group_families(ranking(k, trial, snap, backend, lean=True, decisive=decisive)["results"], snap)
+            if not decisive or ranked and ranked[0]["group"] == MATCHES:
+                return bool(ranked) and entry_of(iri, ranked) is ranked[0] and ranked[0]["score"] > 0
         return False
 
     change = smallest_change(iri, kind, facts, snap, first)
+    if ranks[kind] == 1 and not change["found"] and not change.get("why") and not first(kind, facts):
+        change["why"] = "it heads a list the advice is all against (no pick), and no change found turns the advice for it"
     out: ExplainBody = {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
            "choice": {**choice_json(iri, snap), "definition": node["definition"]},
            "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,

@@ -179,11 +179,24 @@ def asked_for(dim: dict, snap: dict, given: dict | tuple = ()) -> str:
 
 def for_method(record: dict, facts: dict[str, Facts], snap: dict) -> bool:
     """Whether a formula's ``rkg:forMethod`` admits the query's method: one of them given, or
-    none given (a query without a method trains: pretraining is the default) and one of them
-    trains weights. The rule of thumb's training memory is not LoRA's, nor inference's."""
+    none given and one of them the method's default (``rkg:defaultValue``: a query without a
+    method plans pretraining). The rule of thumb's training memory is not LoRA's, nor
+    inference's; a LoRA base's share is no pretraining's."""
     methods, method = record.get("for_methods"), facts.get("method")
     if not methods:
         return True
     if method is not None and method.values:
         return method.values <= set(methods)
-    return any(snap["trains_weights"].get(m, True) for m in methods)
+    default = snap["dimensions"].get("method", {}).get("default")
+    return default in methods if default else any(snap["trains_weights"].get(m, True) for m in methods)
+
+
+def derived_formula(dim: dict, facts: dict[str, Facts], snap: dict) -> dict | None:
+    """The formula a dimension is derived by for the query's method (:func:`for_method`): the
+    first of its formulas that admits it (the frozen base's share: 16-bit for LoRA, 4-bit for
+    QLoRA), or None."""
+    for iri in dim.get("derived_by_all") or ([dim["derived_by"]] if dim.get("derived_by") else ()):
+        record = snap["formulas"].get(iri)
+        if record is not None and for_method(record, facts, snap):
+            return record
+    return None

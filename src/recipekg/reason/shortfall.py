@@ -233,7 +233,7 @@ def _closers(kb: KBView, facts: dict) -> list[ShortfallFix]:
     qlora = kb.iri(QLORA)
     base_f = kb.find("qlora_base_memory", "params")
     if qlora and base_f is not None and "params" in env and "gpu_memory" in env:
-        from recipekg.plan.ledger import CONVERSIONS
+        from recipekg.formula.expr import CONVERSIONS
         base = evaluate(base_f.parsed, {**kb.constants_in(base_f), **CONVERSIONS, "params": env["params"]})
         cap = env["gpu_memory"] * env.get("gpus", Q.point(1))
         fits = "within" if base.high <= cap.low else "over"

@@ -19,7 +19,7 @@ a choice checks it; any other given constraint is listed in ``unused`` with why.
 from __future__ import annotations
 
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, bounds, status
-from recipekg.reason.facts import asked_for, for_method
+from recipekg.reason.facts import asked_for, derived_formula
 from recipekg.render.constraints import format_constraint
 
 TYPE_CHECKING = False
@@ -165,12 +165,13 @@ def unused_entries(kind: str, name: str, facts: dict, needs: set[str] | None, sn
     f = facts[name]
     underived = _underived(kind, name, facts, snap)
     elsewhere = [] if needs or underived else _other_kinds(kind, name, f, snap)
+    through = [] if needs or underived or elsewhere else _through_derived(kind, name, facts, snap)
     if needs and underived:  # both: what the rules reached need, then what the others need given
         underived = (f"{_why(kind, name, needs, [], snap)}; it also reads it"
                      f"{underived.split(f'depends on {name} reads it', 1)[1]}")
     out: list = []
     for c in f.constraints:
-        asks = [_statement(k, name, c) for k in elsewhere]
+        asks = [_statement(k, name, c) for k in elsewhere] or [_whole_statement(k, facts) for k in through]
         why = (f"no {kind} advice depends on {format_constraint({'dimension': name, 'op': '=', **c})}; "
                f"the KB's advice for it is about other choices: {'; '.join(asks)}" if asks
                else underived or _why(kind, name, needs, _checked_by(kind, name, snap), snap))
@@ -223,6 +224,34 @@ def _other_kinds(kind: str, name: str, f, snap: dict) -> list[str]:
     return sorted(kinds)
 
 
+def _through_derived(kind: str, name: str, facts: dict, snap: dict) -> list[str]:
+    """The other kinds of choice whose rules hold here on a fact a formula derives from the
+    constraint ``name`` and others (``gpus`` with ``params``, the hardware and ``method = qlora``:
+    the frozen base's share of the GPUs' memory, which the approach advice reads), none of their
+    conditions failing. At most :data:`OTHER_KINDS_SCAN` rules per derived fact are read."""
+    rules, conds, nodes, dims = snap["rules"], snap["conditions"], snap["nodes"], snap["dimensions"]
+    kinds: set[str] = set()
+    for d, f in facts.items():
+        if not f.derived or not dims.get(d, {}).get("derived_by") or name not in f.derived.split(" and "):
+            continue
+        for iri in snap["rule_index"]["by_dimension"].get(d, ())[:OTHER_KINDS_SCAN]:
+            rule = rules.get(iri)
+            statuses = [(conds[c], status(conds[c], facts, snap)) for c in rule["conditions"] if c in conds] \
+                if rule else []
+            if FAILED in (st for _, st in statuses) or not any(c["dimension"] == d and st == HELD for c, st in statuses):
+                continue
+            targets = {k for t in (*rule["recommends"], *rule["against"]) for k in nodes.get(t, {}).get("kinds", ())}
+            kinds |= targets & set(rule["for_kinds"]) if rule["for_kinds"] else targets
+    kinds.discard(kind)
+    return sorted(kinds)
+
+
+def _whole_statement(kind: str, facts: dict) -> str:
+    """The query's own constraints asked of ``kind`` (what a derived fact needs is all there)."""
+    return f"recommend {kind} where " + " and ".join(
+        format_constraint({"dimension": n, "op": "=", **c}) for n, f in facts.items() if not f.derived for c in f.constraints)
+
+
 def _statement(kind: str, name: str, c: dict) -> str:
     """The statement that asks ``kind`` about the constraint ``c`` alone, in query syntax.
 
@@ -241,7 +270,7 @@ def _underived(kind: str, name: str, facts: dict, snap: dict) -> str | None:
     dims = snap["dimensions"]
     entry = snap["rule_index"]["kinds"].get(kind) or {}
     through = [d for d, _ in entry.get("dimensions", ()) if d not in facts and dims.get(d, {}).get("derived_by")
-               and name in dims[d]["derived_from"] and for_method(snap["formulas"][dims[d]["derived_by"]], facts, snap)]
+               and name in dims[d]["derived_from"] and derived_formula(dims[d], facts, snap) is not None]
     missing = sorted({i for d in through for i in dims[d]["derived_from"] if i not in facts}, key=list(dims).index)
     if not through or not missing:
         return None

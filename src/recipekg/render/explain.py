@@ -62,7 +62,7 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
     elif a["rank"] is None and a.get("waits_for") and not a.get("excluded"):
         out.append(f"\nIt is not ranked: no rule speaks for it here, and the rules against it wait for a "
                    f"condition you did not give ({', '.join(a['waits_for'])}).")
-    if a["rank"] == 1:
+    if a["rank"] == 1 and not a["would_rank_first_if"] and not a.get("no_change_because"):
         out.append("\nIt already ranks first for these constraints.")
     elif a["would_rank_first_if"]:
         out.append("\nIt would rank first with:")
