@@ -237,15 +237,21 @@ def test_a_dimension_derived_by_a_formula_per_method_keeps_those_reading_the_sam
 
 
 def test_the_frozen_base_is_derived_for_the_adapter_methods_only(kb):
-    """base-memory: the LoRA base in 16 bits, the QLoRA base in 4.127 bits, against all the GPUs'
-    memory; a query without a method plans pretraining (the method's rkg:defaultValue) and
-    derives none, nor does a full fine-tune or inference."""
-    dim = kb.snap["dimensions"]["base-memory"]
-    assert len(dim["derived_by_all"]) == 2 and dim["derived_from"] == ["params", "gpu-memory", "gpus"]
+    """base-memory and base-load: the LoRA base in 16 bits, the QLoRA base in 4.127 bits, against
+    one GPU's memory and all of them; a query without a method plans pretraining (the method's
+    rkg:defaultValue) and derives neither, nor does a full fine-tune or inference. The method
+    the value comes from is said with it."""
+    one, all_ = kb.snap["dimensions"]["base-memory"], kb.snap["dimensions"]["base-load"]
+    assert len(one["derived_by_all"]) == len(all_["derived_by_all"]) == 2
+    assert one["derived_from"] == ["params", "gpu-memory"] and all_["derived_from"] == ["params", "gpu-memory", "gpus"]
     shares = {}
     for method in ("lora", "qlora", "full-fine-tune", "inference", None):
         where = "params = 70B and hardware = rtx-4090 and gpus = 2" + (f" and method = {method}" if method else "")
         (a,) = kb.query(f"recommend approach where {where}")
-        shares[method] = next((c["value"] for c in a["constraints"] if c["dimension"] == "base-memory"), None)
-    assert shares == {"lora": pytest.approx(2.917, abs=1e-3), "qlora": pytest.approx(0.7523, abs=1e-3),
-                      "full-fine-tune": None, "inference": None, None: None}
+        found = {c["dimension"]: c for c in a["constraints"] if c["dimension"] in ("base-memory", "base-load")}
+        shares[method] = tuple(found[d]["value"] for d in ("base-memory", "base-load")) if found else None
+        if found:
+            assert found["base-load"]["derived_from"] == "method and params and hardware and gpus"
+    assert shares["lora"] == pytest.approx((5.833, 2.917), abs=1e-3)
+    assert shares["qlora"] == pytest.approx((1.505, 0.7523), abs=1e-3)
+    assert shares["full-fine-tune"] is shares["inference"] is shares[None] is None

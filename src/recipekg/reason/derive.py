@@ -111,7 +111,8 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     as the range the formula gives over the inputs' ranges (each input's span, its constants'
     ranges); an input without a finite positive span derives nothing, nor a formula for other
     training methods than the query's (``rkg:forMethod``: the rule of thumb trains every weight),
-    nor, for a query without a method (which trains), one only for a method that trains no weight.
+    nor, for a query without a method, one for other methods than the default (pretraining); a
+    formula for the given method counts the method among what the value comes from.
 
     >>> from recipekg.reason.resolve import resolve_constraints
     >>> facts = derive(resolve_constraints(parse("plan where params = 7B and hardware = h100")[0].constraints, snap), snap)
@@ -138,7 +139,8 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     record = derived_formula(dim, facts, snap)
     if record is None:
         return
-    env, sources = {}, []
+    method = facts.get("method")  # a formula for the given method comes from it too (its bytes per parameter)
+    env, sources = {}, ["method"] if record.get("for_methods") and method is not None and not method.derived else []
     for i in dim["derived_from"]:
         f = facts[i]
         if not _span(f):
