@@ -426,3 +426,22 @@ def test_an_offloaded_fsdp_adapter_run_emits_fsdp_cpu_offload(kb):
     assert any("cpu_offload" in n for n in off["notes"])
     plain = _recipe("recipe where model = llama-2-70b and method = qlora and hardware = a100-40gb and gpus = 2", kb)
     assert "cpu_offload" not in plain["configs"]["hf-peft"]["config"]["training_arguments"]["fsdp_config"]
+
+
+def test_a_recipe_that_does_not_fit_says_what_would_and_following_it_fits(kb):
+    """QLoRA of Llama 2 70B on two 24 GB GPUs: recommend puts FSDP in the parallelism section
+    (the 4-bit base is over one GPU, within the two); without CPU offload the run does not fit
+    (PEFT measured 35.6 GB per GPU), and the memory section says what would, each enough alone,
+    as plan finds it. With the first of them (offload = cpu, as the published runs do) the
+    recipe fits and has a configuration to emit."""
+    where = "model = llama-2-70b and method = qlora and hardware = rtx-4090 and gpus = 2"
+    a = _recipe(f"recipe where {where}", kb)
+    parallel = next(s for s in a["sections"] if s["name"] == "parallelism")["items"]
+    assert any(it["value"] == "fsdp" for it in parallel)
+    memory = next(s for s in a["sections"] if s["name"] == "memory")["items"]
+    assert memory[0]["what"] == "fits" and memory[0]["value"] is False
+    fixes = next(it for it in memory if it["what"] == "to make it fit")
+    assert "offload = cpu" in fixes["value"] and "gpus = 4" in fixes["value"] and fixes["from"] == "plan"
+    fixed = _recipe(f"recipe where {where} and offload = cpu", kb)
+    memory = next(s for s in fixed["sections"] if s["name"] == "memory")["items"]
+    assert memory[0]["value"] is True and not any(it["what"] == "to make it fit" for it in memory)

@@ -149,7 +149,7 @@ def _which_model(inputs: Inputs) -> str:
 
 def _to_make_it_fit(recs: list[dict]) -> str:
     """The changes that are each enough, cheapest first, as the query would say them."""
-    enough = [_change(r) for r in recs if r["enough"] and r["id"] != "combined"]
+    enough = [change_text(r) for r in recs if r["enough"] and r["id"] != "combined"]
     combined = next((r for r in recs if r["id"] == "combined"), None)
     return ("to make it fit: " + (", or ".join(enough) + " (each enough on its own)" if enough else
                                   "no single memory saving is enough"
@@ -159,7 +159,7 @@ def _to_make_it_fit(recs: list[dict]) -> str:
                 for r in recs) else ""))
 
 
-def _change(r: dict) -> str:
+def change_text(r: dict) -> str:
     """``lora-rank = 16`` for a remedy that says its change, else its label."""
     change = r.get("change") or {}
     shown = [f"{k} = {v:,.0f}" if isinstance(v, (int, float)) and k != "params" else

@@ -270,7 +270,23 @@ def memory(ctx, plan, snap: dict) -> list[dict]:
     fit = plan.get("fit") or {}
     if fit.get("text"):
         items.insert(0, item("fits", fit.get("fits"), fit.get("verdict", ""), fit["text"], [], **{"from": "plan"}))
+    if fit.get("fits") is False and (fixes := _to_fit(plan)):
+        items.insert(1, fixes)
     return items + (_ranked(ctx, "technique", "memory", snap) if ctx.trains else [])
+
+
+def _to_fit(plan: dict) -> dict | None:
+    """The changes plan finds each enough to make a run that does not fit fit (its
+    ``recommendations``: CPU offload, more GPUs, a smaller model, ...), cheapest first, as the
+    query would say them; None when none is enough alone."""
+    from recipekg.plan.summary import change_text
+
+    enough = [r for r in plan.get("recommendations") or () if r.get("enough") and r["id"] != "combined"]
+    if not enough:
+        return None
+    changes = [change_text(r) for r in enough]
+    return item("to make it fit", changes, ", or ".join(changes) + " (each enough on its own)",
+                "; ".join(f"{change_text(r)}: {r['text']}" for r in enough), [], **{"from": "plan"})
 
 
 def time(ctx, plan, snap: dict) -> list[dict]:
