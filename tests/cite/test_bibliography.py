@@ -22,6 +22,7 @@ from bibtexparser import middlewares
 from click.testing import CliRunner
 
 from recipekg.cite import bundles, formats as cite
+from recipekg.cite.entries import author_list
 from recipekg.cli.main import main
 from support import REPO, SHARED
 
@@ -133,7 +134,7 @@ def test_the_snapshot_has_the_bibliography_fields(snap):
         if e.get("defined_in"):  # described in another KB file: only version and access date added
             assert (p["version"], p["accessed"], p["entry_type"]) == (e["version"], e["accessed"], e["type"])
             continue
-        assert [(a["given"], a["family"]) for a in p["author_list"]] == authors_of(e), key
+        assert [(a["given"], a["family"]) for a in author_list(p)] == authors_of(e), key
         assert p["authors_complete"] is e["authors_complete"]
         assert p["author_count"] == e.get("author_count")
         assert p["entry_type"] == e["type"]
@@ -297,7 +298,7 @@ paper:ours2024 a rkg:Paper, fabio:ResearchPaper ;
     rkg:venue "ICML 2024" .
 """, encoding="utf-8")
     p = recipekg.load(extensions=[path]).snap["papers"]["ours2024"]
-    assert p["author_list"] is None and p["authors_complete"] is None and p["entry_type"] is None
+    assert author_list(p) is None and p["authors_complete"] is None and p["entry_type"] is None
     entry = bibtexparser.parse_string(cite.bibtex_entry(p), append_middleware=[middlewares.SeparateCoAuthors()]).entries[0]
     assert entry.entry_type == "inproceedings" and entry["booktitle"] == "ICML 2024"
     assert entry["author"] == ["Doe", "Roe", "others"]

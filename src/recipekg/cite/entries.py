@@ -7,8 +7,8 @@ venue, its identifiers::
     >>> len(names(p)[0]), names(p)[1]
     (9, True)
 
-Papers of the bundled bibliography carry their structured fields (``author_list``,
-``booktitle``, ``journal``, ``doi``, ``entry_type`` ...; see ``knowledge/compiler.py``).
+Papers of the bundled bibliography carry their structured fields (authors in the
+bibliography's form, read by :func:`author_list`, ``booktitle``, ``journal``, ``doi``, ``entry_type`` ...; see ``knowledge/compiler.py``).
 Papers of an extension may give only free text (``rkg:authors "Kaplan, McCandlish et al."``,
 ``rkg:venue "ICML 2024"``): their surnames and kind are read off that text.
 """
@@ -67,11 +67,30 @@ def doi(p: dict) -> str | None:
     return m.group(1) if m else None
 
 
+def author_list(p: dict) -> list[dict] | None:
+    """The authors as ``{"given", "family"}`` when the paper's authors are in the
+    bibliography's form (``authors_structured``: "Family, Given; Family, Given"), else None.
+
+    >>> author_list({"authors": "Hoffmann, Jordan; de Las Casas, Diego", "authors_structured": True})
+    [{'given': 'Jordan', 'family': 'Hoffmann'}, {'given': 'Diego', 'family': 'de Las Casas'}]
+    >>> author_list({"authors": "Kaplan, McCandlish et al.", "authors_structured": False}) is None
+    True
+    """
+    if not p.get("authors_structured") or p.get("authors") is None:
+        return None
+    out = []
+    for part in p["authors"].split(";"):
+        family, _, given = part.strip().partition(",")
+        if family.strip():
+            out.append({"given": given.strip(), "family": family.strip()})
+    return out
+
+
 def names(p: dict) -> tuple[list[dict], bool]:
     """The authors as ``{"given", "family"}`` (given may be empty) and whether the list is
     complete. Free text gives surnames only and is complete unless it ends in *et al.*."""
-    if p.get("author_list") is not None:
-        return [dict(n) for n in p["author_list"]], p.get("authors_complete") is not False
+    if (listed := author_list(p)) is not None:
+        return listed, p.get("authors_complete") is not False
     surnames, et_al = authors(p)
     return [{"given": "", "family": n} for n in surnames], not et_al
 
@@ -79,8 +98,8 @@ def names(p: dict) -> tuple[list[dict], bool]:
 def authors(p: dict) -> tuple[list[str], bool]:
     """The authors' family names and whether the list stops short (*et al.*):
     ``"Kaplan, McCandlish, Henighan et al."`` → (3 names, True)."""
-    if p.get("author_list") is not None:
-        return [n["family"] for n in p["author_list"]], p.get("authors_complete") is False
+    if (listed := author_list(p)) is not None:
+        return [n["family"] for n in listed], p.get("authors_complete") is False
     text = re.sub(r"\s*\([^)]*\)", "", p.get("authors") or "").strip()
     et_al = bool(re.search(r"\bet\s+al\.?$", text))
     text = re.sub(r",?\s*\bet\s+al\.?$", "", text)
@@ -96,7 +115,7 @@ def author_note(p: dict) -> str | None:
     authors string in parentheses (``Dubey et al. (Llama Team, AI @ Meta)``)."""
     if p.get("author_group"):
         return p["author_group"]
-    if p.get("author_list") is not None:
+    if p.get("authors_structured"):
         return None
     m = re.search(r"\(([^)]*)\)", p.get("authors") or "")
     return m.group(1).strip() if m else None
@@ -106,7 +125,7 @@ def notes(p: dict, complete: bool, *, arxiv: bool = True) -> list[str]:
     """The free-text notes CSL-JSON and RIS keep: the arXiv id (unless ``arxiv`` is False),
     the published title, missing authors and the author group.
 
-    >>> notes({"arxiv": "2203.15556", "author_list": []}, complete=False)
+    >>> notes({"arxiv": "2203.15556", "authors_structured": True, "authors": ""}, complete=False)
     ['arXiv:2203.15556', 'further authors: et al.']
     """
     out = [f"arXiv:{p['arxiv']}"] if arxiv and p.get("arxiv") else []

@@ -154,7 +154,8 @@ class Paper(TypedDict):
     sections: list[str]
     accessed: str | None
     authors: str | None
-    author_list: list[Any] | None
+    #: Whether ``authors`` has the bibliography's form (``recipekg.cite.entries.author_list`` reads it).
+    authors_structured: bool
     author_count: int | None
     authors_complete: bool | None
     author_group: str | None

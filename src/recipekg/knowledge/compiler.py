@@ -268,10 +268,12 @@ def _sections(ix: Index) -> dict:
 def _papers(ix: Index) -> dict:
     """Papers (and the reference document itself, which constants and facts may cite).
 
-    ``authors`` is the rkg:authors literal as written; ``author_list`` the same names as
-    ``{"given", "family"}`` when the literal has the bibliography's form ("Family, Given;
-    Family, Given; ...", marked by rkg:authorsComplete), else None (free text such as
-    "Kaplan, McCandlish et al." in an extension). ``entry_type`` is read off the fabio type:
+    ``authors`` is the rkg:authors literal as written; ``authors_structured`` whether it has the
+    bibliography's form ("Family, Given; Family, Given; ...", marked by rkg:authorsComplete),
+    whose names :func:`recipekg.cite.entries.author_list` reads when a paper is cited (kept
+    out of the snapshot: a list of names per paper was a quarter of the papers' bytes, which
+    every answer that shows its sources decodes), else free text such as "Kaplan, McCandlish
+    et al." in an extension. ``entry_type`` is read off the fabio type:
     inproceedings, article, preprint, blog, software, webpage, or None.
     """
     papers = {}
@@ -290,7 +292,7 @@ def _papers(ix: Index) -> dict:
             "authors": authors, "year": int(year) if year and year.isdigit() else None,
             "arxiv": ix.text(p, RKG.arxiv), "url": ix.text(p, RKG.url), "venue": ix.text(p, RKG.venue),
             "types": types, "publisher": ix.text(p, DCTERMS.publisher), "sections": ix.iris(p, RKG.section),
-            "author_list": _author_list(authors) if structured else None,
+            "authors_structured": structured,
             "authors_complete": complete in ("true", "1") if complete is not None else None,
             "author_count": int(count) if count is not None else None,
             "entry_type": next((_ENTRY_TYPES[t] for t in types if t in _ENTRY_TYPES), None),
@@ -304,18 +306,8 @@ _ENTRY_TYPES = {"ConferencePaper": "inproceedings", "JournalArticle": "article",
 _PAPER_TEXTS = {"published_title": RKG.publishedTitle, "author_group": RKG.authorGroup, "booktitle": RKG.booktitle,
                 "journal": RKG.journal, "volume": RKG.volume, "number": RKG.number, "pages": RKG.pages,
                 "doi": RKG.doi, "version": RKG.version, "accessed": RKG.accessed}
-_BIBLIOGRAPHIC = dict({key: None for key in _PAPER_TEXTS}, author_list=None, authors_complete=None,
+_BIBLIOGRAPHIC = dict({key: None for key in _PAPER_TEXTS}, authors_structured=False, authors_complete=None,
                       author_count=None, entry_type=None)
-
-
-def _author_list(text: str) -> list[dict]:
-    """``"Hoffmann, Jordan; de Las Casas, Diego"`` → ``[{"given": "Jordan", "family": "Hoffmann"}, ...]``."""
-    names = []
-    for part in text.split(";"):
-        family, _, given = part.strip().partition(",")
-        if family.strip():
-            names.append({"given": given.strip(), "family": family.strip()})
-    return names
 
 
 def _nodes(ix: Index, kinds: dict) -> dict:
