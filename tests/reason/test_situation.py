@@ -421,3 +421,13 @@ def test_a_choice_heading_a_list_the_advice_is_against_is_not_said_to_rank_first
     assert "already ranks first" not in render_explain(a, False)
     (fits,) = kb.query("explain qlora where method = qlora and params = 7B and hardware = rtx-4090 and gpus = 1")
     assert fits["rank"] == 1 and fits["would_rank_first_if"] == [] and "already ranks first" in render_explain(fits, False)
+
+
+def test_an_answer_at_inference_asks_for_no_training_memory(kb):
+    """A share a formula computes only for other methods (memory-load: training every weight) is
+    never derived at inference, so an answer with no advice does not ask for it."""
+    (a,) = kb.query("recommend approach where method = inference and data = text and samples = 50k")
+    assert a["decision"]["pick"] is None and a["ask"]
+    assert all(q["dimension"] not in ("memory-load", "replica-memory", "base-load", "base-memory") for q in a["ask"])
+    (trains,) = kb.query("recommend approach where data = text and samples = 50k")
+    assert trains["decision"]["pick"] == "continued-pretraining"

@@ -22,7 +22,7 @@ from recipekg.names import a_kind
 from recipekg.reason.conditions import FAILED, NOT_GIVEN, status
 from recipekg.reason.derive import derive
 from recipekg.reason.answers import decision
-from recipekg.reason.facts import Facts, asked_for
+from recipekg.reason.facts import Facts, asked_for, derived_formula
 from recipekg.reason.scoring import MATCHES
 
 TYPE_CHECKING = False
@@ -88,8 +88,8 @@ def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:
     ruled: dict[str, bool] = {}
     for name, positions in entry.get("dimensions", ()):
         dim = snap["dimensions"].get(name)
-        if dim is None or name in facts:
-            continue
+        if dim is None or name in facts or dim.get("derived_by") and derived_formula(dim, facts, snap) is None:
+            continue  # (a share a formula computes only for other methods: training memory at inference)
         missing = [d for d in dim.get("derived_from") or (name,) if d not in facts]
         if not missing or set(missing) <= asked:
             continue
