@@ -8,7 +8,8 @@ venue, its identifiers::
     (9, True)
 
 Papers of the bundled bibliography carry their structured fields (authors in the
-bibliography's form, read by :func:`author_list`, ``booktitle``, ``journal``, ``doi``, ``entry_type`` ...; see ``knowledge/compiler.py``).
+bibliography's form, read by :func:`author_list`, ``booktitle``, ``journal``, ``doi``,
+``entry_type`` ...; see ``knowledge/compiler.py``).
 Papers of an extension may give only free text (``rkg:authors "Kaplan, McCandlish et al."``,
 ``rkg:venue "ICML 2024"``): their surnames and kind are read off that text.
 """

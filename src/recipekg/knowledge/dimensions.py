@@ -62,8 +62,8 @@ def derived_order(dims: dict, formulas: dict, constants: dict) -> list[str]:
     """The dimensions derived from others, in the order to derive them: those a formula computes
     (``derived_by``) first, each after the ones it reads, then those whose values are defined by
     conditions (a tier). A formula's names that are not its constants' symbols (nor a unit
-    conversion: ``bits_per_byte``) are the dimensions
-    it is derived from (``gpu_memory``: ``gpu-memory``), its ``derived_from``; a formula that is
+    conversion: ``bits_per_byte``) are the dimensions it is derived from (``gpu_memory``:
+    ``gpu-memory``), its ``derived_from``; a formula that is
     missing, or reads a name that is no dimension, derives nothing (``derived_by`` None: ``recipekg
     validate`` says why). A name that is a model figure a rule of thumb computes (a plan-only
     dimension one KB formula outputs: ``layers`` from ``params``) is derived through that formula

@@ -31,8 +31,6 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only
 
     from recipekg.contracts.plan import Caveat, Note, Quantity, QuantityMore
 
-# (the unit conversions a formula names, which plan binds: recipekg.formula.expr.CONVERSIONS)
-
 
 class Ledger:
     """What one plan has found so far: ``quantities`` and ``values`` (by name), notes, warnings.
