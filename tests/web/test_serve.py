@@ -242,3 +242,22 @@ def test_the_cache_stays_bounded_and_consistent_under_sixteen_threads():
     assert errors == [] and len(cache) <= 20 and cache.chars <= 5_000
     assert cache.hits + cache.misses == 16 * 400 and cache.hits > 0
     assert cache.chars == sum(len(cache.page(k, "", lambda ph: pytest.fail(k))) for k in cache.keys())
+
+
+def test_a_waitress_server_whose_trigger_is_gone_still_shuts_down(kb):
+    """shutdown() wakes waitress's loop through its trigger pipe; once seen under load in CI,
+    that pipe was already closed (EBADF). Shutdown then closes the channels itself, and the
+    loop, finding its map empty, returns: shutting down never raises."""
+    server = make_server(create_app(kb), "127.0.0.1", 0, server="waitress", threads=2)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/api/vocab", timeout=30) as response:
+        assert response.status == 200
+    trigger = server._impl.trigger
+    for fd in trigger._fds:  # the pipe closed under the trigger, as the EBADF says it was
+        os.close(fd)
+    trigger._fds = []
+    server.shutdown()
+    serving.join(timeout=30)
+    server.close()
+    assert not serving.is_alive() and not server._impl._map
