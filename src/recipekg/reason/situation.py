@@ -187,39 +187,47 @@ def _derived_needs(kind: str, name: str, facts: dict, snap: dict) -> set[str]:
     """What the rules of ``kind`` on a fact derived from the constraint ``name`` need, where that
     fact rules them out (``serving-memory`` = 17.5% from params and the hardware, against the
     rule for more than 100%): the rule index does not reach them, so the backend did not
-    evaluate them. At most :data:`OTHER_KINDS_SCAN` rules per derived fact are read."""
-    rules, conds, nodes = snap["rules"], snap["conditions"], snap["nodes"]
+    evaluate them."""
     out: set[str] = set()
-    dims = snap["dimensions"]
-    for d, f in facts.items():  # a formula's facts (an implied value is reached as a given one is)
+    for d, rule, statuses in _on_derived(name, facts, snap):
+        if kind in _kinds_of(rule, snap) and any(c["dimension"] == d and st == FAILED for c, st in statuses):
+            out.update(c["label"] for c, st in statuses if st in (FAILED, NOT_GIVEN))
+    return out
+
+
+def _on_derived(name: str, facts: dict, snap: dict):
+    """``(dimension, rule, [(condition, status)])`` for the rules on each fact a formula derives
+    from the constraint ``name`` (an implied value is reached as a given one is), at most
+    :data:`OTHER_KINDS_SCAN` per fact."""
+    rules, conds, dims = snap["rules"], snap["conditions"], snap["dimensions"]
+    for d, f in facts.items():
         if not f.derived or not dims.get(d, {}).get("derived_by") or name not in f.derived.split(" and "):
             continue
         for iri in snap["rule_index"]["by_dimension"].get(d, ())[:OTHER_KINDS_SCAN]:
             rule = rules.get(iri)
-            targets = {k for t in (*rule["recommends"], *rule["against"]) for k in nodes.get(t, {}).get("kinds", ())} \
-                if rule else set()
-            if kind not in (targets & set(rule["for_kinds"]) if rule and rule["for_kinds"] else targets):
-                continue
-            statuses = [(conds[c], status(conds[c], facts, snap)) for c in rule["conditions"] if c in conds]
-            if any(c["dimension"] == d and st == FAILED for c, st in statuses):
-                out.update(c["label"] for c, st in statuses if st in (FAILED, NOT_GIVEN))
-    return out
+            if rule is not None:
+                yield d, rule, [(conds[c], status(conds[c], facts, snap)) for c in rule["conditions"] if c in conds]
+
+
+def _kinds_of(rule: dict, snap: dict) -> set[str]:
+    """The kinds of choice a rule ranks: those of the choices it names (its ``for_kinds`` among them)."""
+    nodes = snap["nodes"]
+    targets = {k for t in (*rule["recommends"], *rule["against"]) for k in nodes.get(t, {}).get("kinds", ())}
+    return targets & set(rule["for_kinds"]) if rule["for_kinds"] else targets
 
 
 def _other_kinds(kind: str, name: str, f, snap: dict) -> list[str]:
     """The other kinds of choice whose rules hold a condition on the constraint ``name`` as
     given (``f``: its facts): ``symptom = loss-spike`` asked of techniques is a question for
     the fixes. At most :data:`OTHER_KINDS_SCAN` of the rules on ``name`` are read."""
-    rules, conds, nodes = snap["rules"], snap["conditions"], snap["nodes"]
+    rules, conds = snap["rules"], snap["conditions"]
     given = {name: f}
     kinds: set[str] = set()
     for iri in snap["rule_index"]["by_dimension"].get(name, ())[:OTHER_KINDS_SCAN]:
         rule = rules.get(iri)
-        if rule is None or not any(conds[c]["dimension"] == name and status(conds[c], given, snap) == HELD
-                                   for c in rule["conditions"] if c in conds):
-            continue
-        targets = {k for t in (*rule["recommends"], *rule["against"]) for k in nodes.get(t, {}).get("kinds", ())}
-        kinds |= targets & set(rule["for_kinds"]) if rule["for_kinds"] else targets
+        if rule is not None and any(conds[c]["dimension"] == name and status(conds[c], given, snap) == HELD
+                                    for c in rule["conditions"] if c in conds):
+            kinds |= _kinds_of(rule, snap)
     kinds.discard(kind)
     return sorted(kinds)
 
@@ -228,20 +236,11 @@ def _through_derived(kind: str, name: str, facts: dict, snap: dict) -> list[str]
     """The other kinds of choice whose rules hold here on a fact a formula derives from the
     constraint ``name`` and others (``gpus`` with ``params``, the hardware and ``method = qlora``:
     the frozen base's share of the GPUs' memory, which the approach advice reads), none of their
-    conditions failing. At most :data:`OTHER_KINDS_SCAN` rules per derived fact are read."""
-    rules, conds, nodes, dims = snap["rules"], snap["conditions"], snap["nodes"], snap["dimensions"]
+    conditions failing."""
     kinds: set[str] = set()
-    for d, f in facts.items():
-        if not f.derived or not dims.get(d, {}).get("derived_by") or name not in f.derived.split(" and "):
-            continue
-        for iri in snap["rule_index"]["by_dimension"].get(d, ())[:OTHER_KINDS_SCAN]:
-            rule = rules.get(iri)
-            statuses = [(conds[c], status(conds[c], facts, snap)) for c in rule["conditions"] if c in conds] \
-                if rule else []
-            if FAILED in (st for _, st in statuses) or not any(c["dimension"] == d and st == HELD for c, st in statuses):
-                continue
-            targets = {k for t in (*rule["recommends"], *rule["against"]) for k in nodes.get(t, {}).get("kinds", ())}
-            kinds |= targets & set(rule["for_kinds"]) if rule["for_kinds"] else targets
+    for d, rule, statuses in _on_derived(name, facts, snap):
+        if all(st != FAILED for _, st in statuses) and any(c["dimension"] == d and st == HELD for c, st in statuses):
+            kinds |= _kinds_of(rule, snap)
     kinds.discard(kind)
     return sorted(kinds)
 
