@@ -53,11 +53,13 @@ class CheckedProperty(Property):
 
 class Change(TypedDict):
     """A change of the constraints that would rank the choice first: the rule it makes hold
-    (null for a change that only meets the choice's properties) and the query to ask."""
+    (null for a change that only meets the choice's properties), or, with ``turns_off``, the
+    rule against the choice it makes fail; and the query to ask."""
 
     rule: str | None
     changes: list[Constraint]
     query: str
+    turns_off: NotRequired[Literal[True]]
 
 
 class MemberOf(TypedDict):

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import math
 
-from recipekg.reason.conditions import HELD, bounds, status
+from recipekg.reason.conditions import FAILED, HELD, bounds, status
 from recipekg.reason.derive import derive
 from recipekg.reason.facts import Facts, constraint_json, intersect
+from recipekg.reason.inverse import knob_changes, point
 from recipekg.render.constraints import format_constraint
 
 
@@ -42,19 +43,13 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
     pinned = {n: f for n, f in facts.items() if f.derived in PINNING}  # what a named model or GPU fixes
     found, blocked, fixed, tried = {}, set(), set(), 0
     tested: list[tuple[dict, bool]] = []  # the trials re-ranked so far and whether the choice came first
-    fixes = _property_fixes(iri, kind, facts, snap)
-    candidates = [(None, {"id": "", "strength": None, "conditions": []})] * bool(fixes) + list(_recommending(iri, snap))
-    for rule_iri, rule in candidates:
-        stuck = [c["label"] for c in map(snap["conditions"].get, rule["conditions"])
-                 if c and c["dimension"] in pinned and status(c, pinned, snap) != HELD]
-        if stuck:
-            fixed.update(stuck)
-            continue  # a model size (or a GPU's memory) the named model (or GPU) fixes is not a knob of its own
-        changes = _changes_for(rule, {**given, **pinned}, snap)
-        if changes is None or not changes and not fixes:
+    fixes, derived = _property_fixes(iri, kind, facts, snap)
+    for rule_iri, rule, changes in _candidates(iri, facts, given, pinned, derived if fixes else None, fixed, snap):
+        needed, changes = _needed(fixes, derived, given, changes, snap)
+        if not changes and not needed:
             continue
         merged = {n: f if n not in changes or changes[n].constraints == f.constraints else _merge(changes[n], f, snap)
-                  for n, f in fixes.items()}
+                  for n, f in needed.items()}
         if any(m is None for m in merged.values()):
             continue  # the rule needs what the choice's property rules out
         changes = {**changes, **merged}
@@ -72,10 +67,11 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
         if _first(kind, trial, snap, first, tested):
             candidate = _candidate(rule, changes, given, snap["strengths"][rule["strength"]] if rule["strength"] else None)
             if key not in found or candidate < found[key][0]:
-                found[key] = (candidate, rule_iri, changes)
+                found[key] = (candidate, rule_iri, changes, iri in rule.get("against", ()))
     best = sorted(found.values(), key=lambda x: x[0])[:3]
     out = {"found": [{"rule": r, "changes": [c for f in ch.values() for c in f.constraints],
-                      "query": _query(kind, given, ch, snap)} for _, r, ch in best]}
+                      "query": _query(kind, given, ch, snap), **({"turns_off": True} if off else {})}
+                     for _, r, ch, off in best]}
     if not best and blocked:
         others = "; the ones that need only a knob leave other choices ahead of it" if tried else ""
         out["why"] = (f"{'some rules for it need' if tried else 'every rule for it needs'} a different problem "
@@ -85,6 +81,36 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
         out["why"] = (f"the rules for it need what the named {' and '.join(sorted({pinned_by(pinned, d) for d in pinned}))} "
                       f"fixes otherwise ({', '.join(sorted(fixed))}); name another to try them")
     return out
+
+
+def _candidates(iri: str, facts: dict, given: dict, pinned: dict, fixes: dict | None, fixed: set, snap: dict):
+    """``(rule IRI, rule, changes)``: the choice's property fixes alone (when ``fixes`` is
+    not None: it holds those on a derived share, each also met by a knob the user gave), then
+    the changes that make a rule for the choice hold (each way of turning its numbers), then
+    those that make a rule against it, which holds, fail (one knob each). A rule for it whose
+    conditions a named model or GPU fixes otherwise is noted in ``fixed`` instead."""
+    if fixes is not None:
+        alone = {"id": "", "strength": None, "conditions": []}
+        yield None, alone, {}
+        for check in fixes.values():
+            for changes in knob_changes(check, HELD, given, snap):
+                yield None, alone, changes
+    for rule_iri, rule in _recommending(iri, snap):
+        stuck = [c["label"] for c in map(snap["conditions"].get, rule["conditions"])
+                 if c and c["dimension"] in pinned and status(c, pinned, snap) != HELD]
+        if stuck:
+            fixed.update(stuck)
+            continue  # a model size (or a GPU's memory) the named model (or GPU) fixes is not a knob of its own
+        for changes in _changes_for(rule, {**given, **pinned}, snap):
+            yield rule_iri, rule, changes
+    rules, conditions = snap["rules"], snap["conditions"]
+    for rule_iri in snap["rule_index"]["by_target"].get(iri, ()):
+        rule = rules[rule_iri]
+        conds = [conditions[c] for c in rule["conditions"]]
+        if iri in rule["against"] and conds and all(status(c, facts, snap) == HELD for c in conds):
+            for cond in conds:
+                for changes in knob_changes(cond, FAILED, given, snap):
+                    yield rule_iri, rule, changes
 
 
 #: The named things whose figures are facts of the query, not knobs: a model configuration's
@@ -109,7 +135,7 @@ def _outranked(key: tuple, rule: dict, changes: dict, given: dict, found: dict, 
     of the same constraints already found ranks before it, or three changes found do (only
     the best three are shown). Then it need not be re-ranked: the answer is the same.
 
-    >>> found = {("samples",): ((2, -1.0, "b"), "r", {})}
+    >>> found = {("samples",): ((2, -1.0, "b"), "r", {}, False)}
     >>> rule = {"id": "a", "strength": None}
     >>> _outranked(("samples",), rule, {"samples": 0}, {"samples": 0}, found, {}), _outranked(("gpus",), rule, {"gpus": 0}, {}, found, {})
     (True, False)
@@ -120,7 +146,7 @@ def _outranked(key: tuple, rule: dict, changes: dict, given: dict, found: dict, 
     candidate = _candidate(rule, changes, given, strength)
     if key in found and found[key][0] <= candidate:
         return True
-    return sum(c < candidate for c, _, _ in found.values()) >= 3
+    return sum(c < candidate for c, *_ in found.values()) >= 3
 
 
 def _first(kind: str, trial: dict, snap: dict, first, tested: list) -> bool:
@@ -134,32 +160,68 @@ def _first(kind: str, trial: dict, snap: dict, first, tested: list) -> bool:
     return result
 
 
-def _property_fixes(iri: str, kind: str, facts: dict, snap: dict) -> dict[str, Facts]:
+def _property_fixes(iri: str, kind: str, facts: dict, snap: dict) -> tuple[dict[str, Facts], dict[str, dict]]:
     """The knob changes that meet the bounds or values of the choice's properties the
     constraints contradict (a ``seq-length`` within BERT's 512 tokens, two GPUs for FSDP,
-    ``method = qlora`` for QLoRA); never a change of a fact of the problem."""
+    ``method = qlora`` for QLoRA), never a change of a fact of the problem; and the checks
+    among them on a share a formula derives from the user's numbers (the frozen base against
+    all the GPUs' memory, for FSDP), which a change of those numbers may meet instead."""
     from recipekg.reason.properties import CONTRADICTS, checks, properties_of
 
     table = snap.get("choice_properties") or {}
     props = {table[p]["id"]: table[p] for p, _ in properties_of(iri, snap) if p in table}
     out: dict[str, Facts] = {}
+    derived: dict[str, dict] = {}
     for c in checks(iri, kind, facts, snap):
         prop = props.get(c["property"]["id"])
         dim = snap["dimensions"].get(c["dimension"], {})
         if c["verdict"] == CONTRADICTS and prop and prop["test"] in ("at-most", "at-least", "one-of") \
                 and not dim.get("problem_fact") and c["dimension"] not in out:
             out[c["dimension"]] = _satisfying(prop["check"], snap)
-    return out
+            if dim.get("derived_by") and facts[c["dimension"]].derived:
+                derived[c["dimension"]] = prop["check"]
+    return out, derived
 
 
-def _changes_for(rule: dict, given: dict[str, Facts], snap: dict) -> dict[str, Facts] | None:
-    """Facts that would make every condition of ``rule`` hold (None if impossible)."""
+def _needed(fixes: dict[str, Facts], derived: dict[str, dict], given: dict[str, Facts], changes: dict[str, Facts],
+            snap: dict) -> tuple[dict[str, Facts], dict[str, Facts]]:
+    """The property fixes a trial still needs, with its changes: a fix on a derived share is
+    not needed when the numbers the trial gives meet it already, as they are or with a
+    half-line among them made its end (``gpus >= 2`` as ``gpus = 2``: then so changed), or
+    when one more change of a number the user gave does (the first knob that can: then added)."""
+    if not derived:
+        return fixes, changes
+    inputs = [i for n in derived for i in snap["dimensions"][n]["derived_from"]]
+    best = None
+    for way in (changes, _pinned(changes, inputs, snap)):
+        facts = derive({**given, **way}, snap)
+        needed = {n: f for n, f in fixes.items() if n not in derived or status(derived[n], facts, snap) != HELD}
+        if best is None or len(needed) < len(best[0]):
+            best = (needed, way)
+    needed, way = best
+    for n in [n for n in needed if n in derived]:
+        knob = next((k for k in knob_changes(derived[n], HELD, {**given, **way}, snap) if not set(k) & set(way)), None)
+        if knob is not None:
+            way = {**way, **knob}
+            del needed[n]
+    return needed, way
+
+
+def _changes_for(rule: dict, given: dict[str, Facts], snap: dict) -> list[dict[str, Facts]]:
+    """The ways to make every condition of ``rule`` hold (none if impossible): the facts its
+    conditions on what the user can give need, then, for a condition on a dimension a KB
+    formula derives, each knob value that makes it hold (:mod:`recipekg.reason.inverse`: a
+    model size, a GPU count), or the derived value itself when no knob the user gave does."""
     changes: dict[str, Facts] = {}
+    derived: list[dict] = []
     todo = [snap["conditions"][c] for c in rule["conditions"]]
     while todo:
         cond = todo.pop(0)
         name = cond["dimension"]
         if status(cond, given, snap) == HELD and name not in changes:
+            continue
+        if snap["dimensions"][name].get("derived_by") and name not in given:
+            derived.append(cond)  # (after the others: their changes are the ground it is derived on)
             continue
         defined = snap["tiers"].get(cond["values"][0]) if cond["values"] else None
         if defined and snap["dimensions"][name].get("derived_from") and name not in given:
@@ -170,10 +232,52 @@ def _changes_for(rule: dict, given: dict[str, Facts], snap: dict) -> dict[str, F
         if name in changes and change.constraints != changes[name].constraints:
             merged = _merge(changes[name], change)
             if merged is None:
-                return None
+                return []
             change = merged
         changes[name] = change
-    return changes
+    ways = [changes]
+    for cond in derived:
+        ways = [w for way in ways for w in _deriving(cond, way, given, snap)][:MAX_WAYS]
+    return [w for w in ways if all(status(c, derive({**given, **w}, snap), snap) == HELD for c in derived)]
+
+
+#: the ways of making one rule hold tried at most (each a re-ranking when it is not outranked)
+MAX_WAYS = 4
+
+
+def _deriving(cond: dict, way: dict[str, Facts], given: dict[str, Facts], snap: dict) -> list[dict[str, Facts]]:
+    """``way`` extended so that ``cond``, on a formula's dimension, holds: as it is when it
+    already does, else with each knob value that makes it (merged with ``way``'s own change
+    of that knob), else with the derived value stated."""
+    way = _pinned(way, snap["dimensions"][cond["dimension"]]["derived_from"], snap)
+    ground = {**given, **way}
+    if status(cond, derive(ground, snap), snap) == HELD:
+        return [way]
+    knobs = knob_changes(cond, HELD, ground, snap) or [{cond["dimension"]: _satisfying(cond, snap)}]
+    out = []
+    for knob in knobs:
+        (name, change), = knob.items()
+        if name in way:
+            change = _merge(way[name], change, snap) if way[name].constraints != change.constraints else change
+        if change is not None:
+            out.append({**way, name: change})
+    return out
+
+
+def _pinned(way: dict[str, Facts], inputs, snap: dict) -> dict[str, Facts]:
+    """``way`` with each change of a formula's input that is a half-line with an included
+    end (``gpus >= 2``) made that end (``gpus = 2``): a formula derives from numbers, not from
+    a half-line, and the end is the smallest change that meets the condition it came from."""
+    out = dict(way)
+    for name in inputs:
+        f = way.get(name)
+        if f is None or not f.intervals or len(f.intervals) != 1:
+            continue
+        low, low_inc, high, high_inc = f.intervals[0]
+        if low == high or (math.isfinite(low) and low_inc) == (math.isfinite(high) and high_inc):
+            continue
+        out[name] = point(snap["dimensions"][name], low if math.isfinite(low) and low_inc else high)
+    return out
 
 
 def _satisfying(cond: dict, snap: dict) -> Facts:

@@ -1,0 +1,84 @@
+"""explain's smallest change turns knobs the user gave: a rule's condition on a share a KB
+formula derives (the frozen base against the GPUs' memory, the training memory against one
+GPU) is met by the number it is derived from (a model size, a GPU count), and a rule against
+the choice that holds can be turned off by one (reason/changes.py, reason/inverse.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+MEMORY = [
+    "explain lora where method = lora and params = 13B and hardware = rtx-4090 and gpus = 1",
+    "explain qlora where method = qlora and params = 70B and hardware = rtx-4090 and gpus = 1",
+    "explain fsdp where method = lora and params = 13B and hardware = rtx-4090 and gpus = 1",
+    "explain fsdp where method = qlora and params = 70B and hardware = rtx-4090 and gpus = 1",
+    "explain gradient-checkpointing where params = 1B and hardware = h100 and gpus = 8",
+    "explain fsdp where params = 7B and hardware = a100-80gb and gpus = 1",
+    "explain ddp where params = 30B and hardware = a100-80gb and gpus = 8",
+]
+OTHERS = [
+    "explain vit where data = images and samples = 3000",
+    "explain vit where data = images and samples = 3000 and pretrained = no",
+    "explain lightgbm where data = tabular and rows = 300",
+    "explain train-from-scratch where gpus = 1 and time < 1 day",
+    "explain lora where model = llama-2-70b and hardware = a100 and gpus = 8",
+]
+
+
+def _formula_derived(snap) -> set[str]:
+    return {n for n, d in snap["dimensions"].items() if d.get("derived_by")}
+
+
+@pytest.mark.parametrize("query", MEMORY + OTHERS)
+def test_every_change_found_asked_as_it_is_written_ranks_the_choice_first(kb, query):
+    """The query each change proposes is a query: asked, its first entry is the choice (or the
+    family the choice is a member of) and the advice there is for it."""
+    (a,) = kb.query(query)
+    chosen = a["choice"]["id"]
+    for w in a["would_rank_first_if"]:
+        (again,) = kb.query(w["query"])
+        top = again["results"][0]
+        assert chosen in [top["id"]] + [m["id"] for m in top.get("members", ())], (w["query"], top["id"])
+        assert top["score"] > 0
+
+
+@pytest.mark.parametrize("query", MEMORY)
+def test_a_derived_share_is_changed_through_the_numbers_it_is_derived_from(kb, snap, query):
+    """Where the user gave the numbers a share is derived from, no change states the share
+    itself (``memory-load > 100%``, ``base-load <= 100%``): it names the model size or the GPU
+    count that gives it. A share is stated only when the query lacks one of its inputs (the
+    activations of a sequence, without a sequence length)."""
+    (a,) = kb.query(query)
+    dims = snap["dimensions"]
+    given = {c["dimension"] for c in a["constraints"] if "derived_from" not in c}
+    assert a["would_rank_first_if"], query
+    for w in a["would_rank_first_if"]:
+        for c in w["changes"]:
+            if dims[c["dimension"]].get("derived_by"):
+                assert not set(dims[c["dimension"]]["derived_from"]) <= given | {"gpu-memory"}, w["query"]
+
+
+def test_a_rule_against_the_choice_is_turned_off_by_a_knob(kb, snap):
+    """LoRA of a 13B model on one 24 GB GPU: the 16-bit base (26 GB) does not fit, a strong rule
+    against it. A 12B model's base is 24 GB, 100% of the GPU, which the rule (over 100%) lets
+    pass: the change says so and that it turns that rule off."""
+    (a,) = kb.query(MEMORY[0])
+    assert a["rank"] == 1 and "no_change_because" not in a  # first of a list the advice is all against: no pick
+    off = [w for w in a["would_rank_first_if"] if w.get("turns_off")]
+    assert off and off[0]["rule"].endswith("/lora-base-over-gpus")
+    assert off[0]["changes"] == [{"dimension": "params", "op": "=", "value": 12e9, "unit": "count"}]
+    (again,) = kb.query(off[0]["query"])
+    assert again["results"][0]["id"] == "lora"
+
+
+def test_a_rule_for_the_choice_on_a_derived_share_is_met_by_the_smallest_knob_change(kb):
+    """FSDP for a LoRA run whose 16-bit base (26 GB) exceeds one 24 GB GPU: the rule needs the
+    base over one GPU and within all of them, which a second GPU gives (54%): ``gpus = 2``, not
+    ``base-load <= 100%``; for gradient checkpointing on 8 H100s, a model whose training
+    memory exceeds one GPU's (36B at 18-20 bytes per parameter), not ``memory-load > 100%``."""
+    (fsdp,) = kb.query(MEMORY[2])
+    assert fsdp["would_rank_first_if"][0]["changes"] == [{"dimension": "gpus", "op": "=", "value": 2.0,
+                                                         "unit": "count"}]
+    (ckpt,) = kb.query(MEMORY[4])
+    sizes = [c["value"] for w in ckpt["would_rank_first_if"] for c in w["changes"] if c["dimension"] == "params"]
+    assert sizes and all(30e9 <= v <= 40e9 for v in sizes), sizes
