@@ -37,7 +37,7 @@ def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
             if c["dimension"] not in facts:
                 continue
             about = ((applies or miss is not None) and s in (HELD, PARTLY)
-                     or miss is not None and miss["dimension"] == c["dimension"])
+                     or miss is not None and (miss["dimension"] == c["dimension"] or s == FAILED))
             for g in _sources_of(c["dimension"], facts):
                 if about:
                     used.add(g)

@@ -64,6 +64,8 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     asked = {q["dimension"]: set(q["would_change"]) for q in found}
     found = [q for q in found if not _repeats(q, asked, facts, snap)]
     found.sort(key=lambda q: (-len(q["would_change"]), q["dimension"]))
+    if not found and undecided:  # no one value decides (a rule waiting for two): where to start
+        return _where_to_start(kind, facts, snap)
     return found[:MAX_QUESTIONS]
 
 
@@ -151,7 +153,7 @@ def _open_dimensions(results: list[dict], given: dict, facts: dict, snap: dict,
             for c in reason["conditions"]:
                 dim = snap["dimensions"].get(c["dimension"] or "")
                 if c["status"] != NOT_GIVEN or dim is None or dim["name"] in given or \
-                        _derived(dim) and (dim["name"] in facts or not (undecided or _partly_given(dim, given))):
+                        _derived(dim) and not (undecided or _partly_given(dim, given)):
                     continue
                 cond = by_label.get(c["condition"])
                 if cond is not None and cond not in out.setdefault(dim["name"], []):

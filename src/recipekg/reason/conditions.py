@@ -70,6 +70,8 @@ def bounds(cond: dict) -> Interval:
 def _numeric(cond: dict, f: Facts) -> str:
     if f.intervals is None:
         return NOT_GIVEN
+    if not f.intervals:
+        return FAILED  # a dimension with no value here (derived for other methods only: reason/derive.py)
     box = bounds(cond)
     hits = [intersect(i, box) for i in f.intervals]
     if all(h == i for h, i in zip(hits, f.intervals)):

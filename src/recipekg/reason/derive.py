@@ -39,7 +39,9 @@ def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
         if name in facts:
             continue
         if dim.get("derived_by"):
-            if all(i in facts for i in dim["derived_from"]):
+            if not_for_method(dim, facts, snap):
+                facts[name] = Facts(name, dim["kind"], intervals=[], derived="method")  # no value: no rule on it holds
+            elif all(i in facts for i in dim["derived_from"]):
                 _from_formula(name, dim, facts, snap)
         elif set(dim["derived_from"]) & set(facts):
             _from_conditions(name, dim, facts, snap)
@@ -118,8 +120,8 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     >>> facts = derive(resolve_constraints(parse("plan where params = 7B and hardware = h100")[0].constraints, snap), snap)
     >>> facts["replica-memory"].intervals, facts["replica-memory"].derived
     ([(1.575, True, 1.75, True)], 'params and hardware')
-    >>> "replica-memory" in derive(resolve_constraints(parse("plan where params = 7B and hardware = h100 and method = qlora")[0].constraints, snap), snap)
-    False
+    >>> derive(resolve_constraints(parse("plan where params = 7B and hardware = h100 and method = qlora")[0].constraints, snap), snap)["replica-memory"].intervals
+    []
     >>> [("serving-memory" in derive(resolve_constraints(parse(f"recommend x where params = 70B and hardware = l40s{m}")[0].constraints, snap), snap))
     ...  for m in ("", " and method = inference")]
     [False, True]
@@ -161,6 +163,33 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     shown = constraint_json(dim, "=", low) if low == high else constraint_json(dim, "between", [low, high])
     facts[name] = Facts(name, dim["kind"], intervals=[(low, True, high, True)], derived=" and ".join(sources),
                         constraints=[shown])
+
+
+def not_for_method(dim: dict, facts: dict[str, Facts], snap: dict) -> bool:
+    """Whether every formula deriving ``dim`` is for other training methods than the one the
+    query gives: the frozen base of a LoRA fine-tune has no value for ``method = pretrain``, nor
+    a served model's weights for a training method. Such a dimension gets a fact with no value
+    (``intervals == []``: a condition on it fails, as the SPARQL query reads an empty range), so
+    that a rule on it neither waits for it nor asks for it; a value the user gives is theirs.
+    A query that gives no method may mean any (pretraining is only what plan assumes): there
+    such a dimension stays not given.
+
+    >>> from recipekg.reason.resolve import resolve_constraints
+    >>> def derived(text):
+    ...     return derive(resolve_constraints(parse(text)[0].constraints, snap), snap)
+    >>> facts = derived("recommend x where params = 70B and gpus = 2 and method = pretrain")
+    >>> facts["serving-memory"].intervals, facts["base-load"].intervals, "memory-load" in facts
+    ([], [], False)
+    >>> "serving-memory" in derived("recommend x where params = 70B and gpus = 2")
+    False
+    """
+    method = facts.get("method")
+    if method is None or not method.values:
+        return False  # (no method, or only methods ruled out: some method may be the query's)
+    records = [snap["formulas"].get(i) for i in dim.get("derived_by_all") or [dim["derived_by"]]]
+    if any(r is None or not r.get("for_methods") for r in records):
+        return False
+    return all(not method.values & set(r["for_methods"]) for r in records)
 
 
 def _span(f: Facts | None) -> bool:

@@ -166,13 +166,15 @@ def asked_for(dim: dict, snap: dict, given: dict | tuple = ()) -> str:
     'the time budget (time = 3 days)'
     >>> asked_for(snap["dimensions"]["gpu-memory"], snap)
     'the hardware (hardware = h100, dgx-spark, ...), or the memory per GPU (gpu-memory = 80GB)'
+    >>> asked_for(snap["dimensions"]["zero"], snap)  # a dimension without a question: its example
+    'the zero (zero = 3)'
     """
     dims = snap["dimensions"]
     own = dim.get("question")
     sources = dim.get("derived_from") or (["hardware"] if dim.get("derived_via") and "hardware" in dims else [])
     sources = [d for d in sources if d in dims and d not in given]
     if not sources:
-        return own or f"the {dim['name']}"
+        return own or f"the {dim['name']}" + (f" ({dim['example']})" if dim.get("example") else "")
     through = " and ".join(dims[d].get("question") or f"the {d}" for d in sources)
     return f"{through}, or {own}" if own else through
 

@@ -55,8 +55,8 @@ def checks(iri: str, kind: str, facts: dict, snap: dict) -> list[dict]:
         if any(status(snap["conditions"][c], facts, snap) != HELD for c in prop["when"] if c in snap["conditions"]):
             continue
         st = status(prop["check"], facts, snap)
-        if st == NOT_GIVEN:
-            continue
+        if st == NOT_GIVEN or facts[prop["check"]["dimension"]].intervals == []:
+            continue  # (no value for the query's method: a LoRA base's share says nothing of pretraining)
         against = HELD if prop["test"] == "none-of" else FAILED
         agrees = FAILED if prop["test"] == "none-of" else HELD
         verdict = (CONTRADICTS if prop["strict"] else NOTE) if st == against else FITS if st == agrees else None

@@ -45,7 +45,8 @@ A condition's status (as :mod:`recipekg.reason.conditions` computes it), for a d
   (``rkg:minInclusive``, ``rkg:minExclusive``, ``rkg:maxInclusive``, ``rkg:maxExclusive``, at
   most one of each pair) read with OPTIONAL, then comparisons of doubles that honour which
   ends are included, the condition's and the query's: held when the condition contains every
-  interval, failed when it is empty or meets none, else partly.
+  interval, failed when it is empty or meets none (or the query's union is empty: a dimension
+  with no value for the query's method), else partly.
 
 Any other condition is "not given". The query uses only triple patterns, ``UNION``,
 ``OPTIONAL``, ``FILTER``/``IF`` with ``EXISTS``, one grouped sub-select, ``SUM``/``COUNT``,
@@ -303,12 +304,12 @@ def _not_empty(b: _Bounds) -> str:
 def _numeric(t: _Terms, c: str, f: Facts) -> list[str]:
     """Lines binding ``?st`` for a condition ``c`` under numeric facts: bounds read once
     (OPTIONAL), then comparisons of doubles. Held when the condition contains every interval
-    of the query, failed when it is empty or meets none, else partly (as
+    of the query, failed when it is empty or meets none or the query has none, else partly (as
     :func:`recipekg.reason.conditions.status` decides)."""
     b, iv = _Bounds(t), t.var("v")
-    held = " && ".join(_contains(b, i) for i in f.intervals) or "true"  # no interval: held
+    held = " && ".join(_contains(b, i) for i in f.intervals) or "false"  # no interval, no value: failed
     meets = " || ".join(_meets(b, i) for i in f.intervals)
-    failed = f"!({_not_empty(b)} && ({meets}))" if f.intervals else "false"
+    failed = f"!({_not_empty(b)} && ({meets}))" if f.intervals else "true"
     return ([f"OPTIONAL {{ {c} rkg:value {iv} . FILTER(isIRI({iv})) }}"] + b.read(c) +
             [f"FILTER(!BOUND({iv}))",
              f'BIND(IF({held}, "held", IF({failed}, "failed", "partly")) AS ?st)'])
