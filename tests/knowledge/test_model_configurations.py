@@ -101,3 +101,12 @@ def test_the_moe_flops_formula_cites_its_sources(snap):
     (f,) = [f for f in snap["formulas"].values() if f["id"] == "training-flops-active"]
     assert {"kaplan2020", "jiang2024mixtral"} <= set(f["sources"])
     assert "active_params" in f["expression"] and "c_flops_per_param_token" in f["expression"]
+
+
+@pytest.mark.parametrize("model_id", sorted(NAMES))
+def test_the_published_size_is_the_research_table_s_and_near_the_count(snap, model_id):
+    """``rkg:nominalParams`` is the size the model is published as (what the advice's size
+    classes read): the research table's, within a few percent of the count of its weights."""
+    m, r = models(snap)[model_id], RESEARCH[NAMES[model_id]]
+    assert m["nominal_params"] == r["nominal_params"]
+    assert abs(m["nominal_params"] / m["params"] - 1) < 0.05, (model_id, m["params"])

@@ -329,6 +329,16 @@ def test_dgx_spark_feasibility_rows(run_plan, reference, params, word, expect):
         assert any(expect["against"] in r["advises_against"] for r in feas), feas
 
 
+def test_a_named_model_is_in_the_row_of_its_published_size(run_plan):
+    """Llama 3 70B (70.55B weights) is a 70B model: the 30-70B row (4-bit inference), not the
+    row of more than 70B; its memory is counted from its weights all the same."""
+    a = run_plan("plan where model = llama-3-70b and method = inference and hardware = dgx-spark and precision = int4")
+    feas = a["feasibility"]["rules"]
+    assert feas and any("weight-quantization" in r["recommends"] for r in feas), feas
+    assert not any("more than 70B" in r["label"] for r in feas)
+    assert q(a, "weights")["value"] == pytest.approx(70_553_706_496 * 4 / 8, rel=0.01)
+
+
 def test_dgx_spark_13b(run_plan, reference, hardware_tsv):
     a = run_plan("plan where params = 13B and hardware = dgx-spark")
     assert a["fit"]["memory_per_gpu"]["value"] == float(hardware_tsv["dgx-spark"]["memory_GB"]) * 1e9

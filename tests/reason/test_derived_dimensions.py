@@ -178,13 +178,17 @@ def test_the_word_list_says_what_a_value_implies(kb):
 # ------------------------------------------------------------ a named model's size; the method the memory is for
 
 def test_a_named_model_gives_its_size_to_every_statement(kb):
-    """``model = llama-2-70b`` is a 69B model in recommend and explain too, not only in plan: one
-    A100 for a day asks for no model size, and the memory shares follow from the model's size."""
+    """``model = llama-2-70b`` is a 70B model in recommend and explain too, not only in plan: one
+    A100 for a day asks for no model size; the conditions read the size it is published as
+    (70B), the memory shares the count of its weights (68.98B), which the constraint notes."""
     (a,) = kb.query("recommend approach where model = llama-2-70b and hardware = a100 and gpus = 1 "
                     "and pretrained = yes and time < 1 day")
     shown = {c["dimension"]: c for c in a["constraints"]}
-    assert shown["params"]["derived_from"] == "architecture" and shown["params"]["value"] == pytest.approx(68.98e9)
+    assert shown["params"]["derived_from"] == "architecture" and shown["params"]["value"] == 70e9
+    assert "68.98B" in shown["params"]["note"]
     assert "architecture" in shown["memory-load"]["derived_from"]
+    # 68.98B x 18-20 bytes against one A100's 80 GB: the count, not the published 70B (1575%-1750%)
+    assert shown["memory-load"]["value"] == pytest.approx([68.98e9 * 18 / 80e9, 68.98e9 * 20 / 80e9], rel=1e-3)
     assert "params" not in {q["dimension"] for q in a["ask"]}
     assert a["decision"]["pick"] == "qlora"
     (given,) = kb.query("recommend approach where model = llama-2-70b and params = 7B and hardware = a100")

@@ -113,7 +113,8 @@ class Constraint(TypedDict):
     derived_from: NotRequired[str]
     #: The words typed, when they are not the values' names.
     given_as: NotRequired[str]
-    #: How a number in bits was read.
+    #: How a number in bits was read; for a named model's size, the size it is published as
+    #: beside the count of its weights (what the formulas read).
     note: NotRequired[str]
     no_advice: NotRequired[list[NoAdvice]]
     #: What an extension added: its file and line (absent for the KB's own knowledge).

@@ -272,6 +272,8 @@ class ModelShape(Cited):
     family: list[str]
     params: float
     active_params: float | None
+    #: The size it is published as (70B for Llama 3 70B's 70.55B), which size classes read.
+    nominal_params: float | None
     layers: float
     hidden: float
     heads: float

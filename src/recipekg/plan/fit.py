@@ -169,11 +169,14 @@ def memory_overrides(kb: KBView, memory: Memory, checkpointing: bool = False,
 
 
 def feasibility(kb: KBView, inputs: Inputs, params: Q) -> list[HardwareRule]:
-    """Rules about model size on this hardware (DGX Spark's table), with their sources."""
+    """Rules about model size on this hardware (DGX Spark's table), with their sources; a named
+    model's size classes read the size it is published as (Llama 3 70B is in the 30-70B row),
+    as recommend's do (:func:`recipekg.reason.derive._from_model`)."""
     if inputs.hardware is None:
         return []
     snap = kb.snap
-    facts = dict(inputs.facts, params=point_facts("params", "count", params))
+    named = inputs.params_from_model and "params" in inputs.facts
+    facts = dict(inputs.facts, params=inputs.facts["params"] if named else point_facts("params", "count", params))
     out: list[HardwareRule] = []
     by_dimension = snap["rule_index"]["by_dimension"]
     for iri in sorted(set(by_dimension.get("params", ())) & set(by_dimension.get("hardware", ()))):

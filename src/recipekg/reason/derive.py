@@ -26,7 +26,7 @@ import math
 
 from recipekg.knowledge.derived import once
 from recipekg.reason.conditions import FAILED, HELD, status
-from recipekg.reason.facts import Facts, constraint_json, derived_formula
+from recipekg.reason.facts import Facts, constraint_json, derived_formula, measured
 
 
 def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
@@ -80,26 +80,42 @@ def _implied(facts: dict[str, Facts], snap: dict) -> None:
 
 
 def _from_model(facts: dict[str, Facts], snap: dict) -> None:
-    """A named model configuration's published size is the model size the query means when it
-    gives none (``model = llama-2-70b``: its ``rkg:params``, counted from the published shape),
-    so that every statement, not plan alone, reasons with it.
+    """A named model configuration's size is the model size the query means when it gives
+    none (``model = llama-3-70b``), so that every statement, not plan alone, reasons with it:
+    the conditions read the size it is published as (``rkg:nominalParams``: 70B, in the
+    reference's 30-70B class), the formulas the count of its weights (``rkg:params``, from the
+    published shape: 70.55B), which the constraint's note gives.
 
     >>> from recipekg.reason.resolve import resolve_constraints
-    >>> facts = derive(resolve_constraints(parse("recommend x where model = llama-2-7b")[0].constraints, snap), snap)
-    >>> facts["params"].derived, round(facts["params"].intervals[0][0] / 1e9, 2)
-    ('architecture', 6.74)
+    >>> facts = derive(resolve_constraints(parse("recommend x where model = llama-3-70b")[0].constraints, snap), snap)
+    >>> p = facts["params"]
+    >>> p.derived, p.intervals[0][0] / 1e9, round(p.counted[0][0] / 1e9, 2), p.constraints[0]["note"]
+    ('architecture', 70.0, 70.55, 'the size Llama 3 70B is published as; its weights count 70.55B')
     """
     arch = facts.get("architecture")
     if "params" in facts or arch is None or not arch.values or "params" not in snap["dimensions"]:
         return
-    sizes = [snap["models"].get(v, {}).get("params") for v in sorted(arch.values)]
-    if any(not s for s in sizes):  # a family or an architecture: no one size
+    models = [snap["models"].get(v, {}) for v in sorted(arch.values)]
+    if any(not m.get("params") for m in models):  # a family or an architecture: no one size
         return
-    dim, distinct = snap["dimensions"]["params"], sorted(set(sizes))
-    four = [float(f"{v:.4g}") for v in distinct]  # shown to four digits (69.0B counted: "68.98B")
+    dim = snap["dimensions"]["params"]
+    nominal = sorted({m.get("nominal_params") or m["params"] for m in models})
+    counted = sorted({m["params"] for m in models})
+    four = [float(f"{v:.4g}") for v in nominal]  # (a size without a nominal one: four digits, "68.98B")
     shown = constraint_json(dim, "=", four[0]) if len(four) == 1 else constraint_json(dim, "in", four)
-    facts["params"] = Facts("params", dim["kind"], intervals=[(v, True, v, True) for v in distinct],
-                            derived="architecture", constraints=[shown])
+    if nominal != counted:
+        shown["note"] = _nominal_note(models)
+    facts["params"] = Facts("params", dim["kind"], intervals=[(v, True, v, True) for v in nominal],
+                            derived="architecture", constraints=[shown],
+                            counted=[(v, True, v, True) for v in counted] if nominal != counted else None)
+
+
+def _nominal_note(models: list[dict]) -> str:
+    """What the published size of named models is, beside the count of their weights."""
+    counts = ", ".join(dict.fromkeys(f"{m['params'] / 1e9:.4g}B" for m in models))  # (every model is over 1B)
+    labels = " and ".join(m["label"] for m in models)
+    return (f"the size {labels} is published as; its weights count {counts}" if len(models) == 1 else
+            f"the sizes {labels} are published as; their weights count {counts}")
 
 
 def _dimension_of_classes(snap: dict) -> dict[str, str]:
@@ -147,7 +163,7 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
         f = facts[i]
         if not _span(f):
             return
-        env[i.replace("-", "_")] = Q.span(f.intervals[0][0], f.intervals[-1][2])
+        env[i.replace("-", "_")] = Q.span(*measured(f))
         sources += [s for s in (f.derived.split(" and ") if f.derived else [i]) if s not in sources]
     try:
         for figure, by in dim.get("derived_through") or ():  # the model's shape, in order

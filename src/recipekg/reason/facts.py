@@ -35,6 +35,9 @@ class Facts(Record, frozen=False, slots=True):
     ``near``: for a derived dimension no value of which holds, the values the query misses
     narrowly (value IRI -> the dimension it is derived from that misses, the query's value
     there and the threshold: 8 GPUs for 2 weeks against the 4-8 GPUs for 1-7 days tier).
+    ``counted``: for a named model's size, the count of its weights, which the formulas read
+    (:func:`measured`), where the conditions read ``intervals``, the size it is published as
+    (70.55B counted, 70B nominal: in the 30-70B class).
 
     (A mutable :class:`recipekg.record.Record`: compared by value, unhashable.)
     """
@@ -48,11 +51,13 @@ class Facts(Record, frozen=False, slots=True):
     derived: str | None
     all_of: bool
     near: dict[str, tuple[str, float, float]]
+    counted: list[Interval] | None
 
     def __init__(self, dimension: str, kind: str, values: set[str] | None = None,
                  excluded: set[str] | None = None, intervals: list[Interval] | None = None,
                  constraints: list[dict] | None = None, derived: str | None = None,
-                 all_of: bool = False, near: dict[str, tuple[str, float, float]] | None = None) -> None:
+                 all_of: bool = False, near: dict[str, tuple[str, float, float]] | None = None,
+                 counted: list[Interval] | None = None) -> None:
         self.dimension = dimension
         self.kind = kind
         self.values = values
@@ -62,6 +67,18 @@ class Facts(Record, frozen=False, slots=True):
         self.derived = derived
         self.all_of = all_of
         self.near = {} if near is None else near
+        self.counted = counted
+
+
+def measured(f: Facts) -> tuple[float, float]:
+    """The lowest and highest value a formula reads of a numeric fact: its ``counted`` value
+    where it has one (a named model's weights), else its intervals' span.
+
+    >>> measured(Facts("params", "count", intervals=[(7e10, True, 7e10, True)], counted=[(7.06e10, True, 7.06e10, True)]))
+    (70600000000.0, 70600000000.0)
+    """
+    iv = f.counted or f.intervals
+    return iv[0][0], iv[-1][2]
 
 
 def unit_of(dim: dict) -> str | None:

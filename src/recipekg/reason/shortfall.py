@@ -32,6 +32,7 @@ import math
 
 from recipekg.formula.expr import Q, const_q, evaluate, solve
 from recipekg.plan.figures import qjson, round_up, rounded, show
+from recipekg.reason.facts import measured
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -213,7 +214,7 @@ def _closers(kb: KBView, facts: dict) -> list[ShortfallFix]:
     memory-load formula solved for the GPU count at FSDP's limit), adapters on a 4-bit base for
     fine-tuning (the base's memory against the GPUs'), offloading (which plan sizes)."""
     out: list[ShortfallFix] = []
-    env = {n: Q.span(facts[d].intervals[0][0], facts[d].intervals[-1][2])
+    env = {n: Q.span(*measured(facts[d]))
            for n, d in (("params", "params"), ("gpu_memory", "gpu-memory"), ("gpus", "gpus"))
            if d in facts and facts[d].intervals}
     fsdp = kb.iri(FSDP)

@@ -7,6 +7,9 @@
     >>> constraint_line([{"dimension": "gpu-memory", "op": "=", "value": 8e10, "unit": "bytes",
     ...                   "derived_from": "hardware"}])
     'gpu-memory = 80GB (from hardware)'
+    >>> constraint_label({"dimension": "params", "op": "=", "value": 7e10, "unit": "count", "derived_from": "architecture",
+    ...                   "note": "the size Llama 3 70B is published as; its weights count 70.55B"})
+    'params = 70B (from architecture: the size Llama 3 70B is published as; its weights count 70.55B)'
     >>> constraint_label({"dimension": "gpu-memory", "op": "=", "value": 1e10, "unit": "bytes",
     ...                   "given_as": "80Gb", "note": "Gb is gigabits"})
     'gpu-memory = 10GB (given as 80Gb: Gb is gigabits, 8 bits to a byte)'
@@ -39,7 +42,8 @@ def constraint_label(c: dict) -> str:
     own = f" [extension {c['origin']['file']}, line {c['origin']['line']}]" if c.get("origin") else ""
     if c.get("given_as") and c.get("note"):
         return format_constraint(c) + f" (given as {c['given_as']}: {c['note']}, 8 bits to a byte)" + own
-    return format_constraint(c) + (f" (from {_listed(c['derived_from'])})" if c.get("derived_from") else "") + own
+    note = f": {c['note']}" if c.get("note") else ""  # (a named model's published size, beside its count)
+    return format_constraint(c) + (f" (from {_listed(c['derived_from'])}{note})" if c.get("derived_from") else "") + own
 
 
 def _listed(sources: str) -> str:
