@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from recipekg.cli.main import main
+from recipekg.plan.kbview import KBView
 
 LLAMA7 = ("plan where model = llama-2-7b and hardware = h100 and gpus = 8 and seq-length = 4096 and recompute = none "
           "and tensor-parallel = 1 and pipeline-parallel = 1")
@@ -268,3 +269,35 @@ def test_the_terms_add_up_to_korthikantis_34(snap):
     terms = c["c_activation_bytes_fixed"] + c["c_kv_activation_bytes"] \
         + c["c_activation_value_bytes"] * c["c_mlp_stored_tensors_plain"] * c["c_ffn_multiple"]
     assert terms == c["c_activation_bytes_per_sbh"] == 34
+
+
+@pytest.mark.parametrize("query", [
+    "plan where gpus = 256 and hardware = h100 and time = 30 days and goal = production",
+    "plan where flops between 1e23 and 3e23 and tokens-per-param between 100 and 200",
+])
+def test_a_budget_split_by_a_ratio_range_pairs_the_ends_of_one_run(run_plan, query):
+    """Params and tokens from a compute range at a tokens-per-parameter range: one run has one
+    compute and one ratio, so each end of the tokens is D = k x N with 6ND = C at the same ends
+    (D = sqrt(C k / 6)): the least compute at the fewest tokens per parameter, the most at the
+    most. Dividing C by 6N over N's range would imply ratios outside the one printed."""
+    a = run_plan(query)
+    params, tokens, ratio, flops = (q(a, n) for n in ("params", "tokens", "tokens_per_param", "flops"))
+    assert tokens["low"] == pytest.approx((flops["low"] * ratio["low"] / 6) ** 0.5, rel=0.01)
+    assert tokens["high"] == pytest.approx((flops["high"] * ratio["high"] / 6) ** 0.5, rel=0.01)
+    assert params["low"] == pytest.approx((flops["low"] / (6 * ratio["high"])) ** 0.5, rel=0.01)
+
+
+def test_a_budget_the_mfu_range_straddles_says_the_mfu_that_meets_it(run_plan, snap):
+    """3B on 8 H100s in 5 days: met at the high published MFUs, missed at the low; the verdict
+    says so and names the MFU that decides it (FLOPs / (peak x GPUs x budget)), which a run at
+    that MFU confirms; a budget missed at every MFU of the range stays 'misses'."""
+    a = run_plan("plan where params = 3B and hardware = h100 and gpus = 8 and time = 5 days")
+    feas, mfu, flops = a["feasibility"], q(a, "mfu"), q(a, "flops")["value"]
+    peak = KBView(snap).peak(snap["dimensions"]["hardware"]["values"]["h100"])
+    need = flops / (peak * 8 * 5 * 24 * 3600)
+    assert feas["mfu_for_time"] == pytest.approx(need, rel=1e-3) and mfu["low"] < need < mfu["high"]
+    assert a["summary"][0].startswith("may miss the time budget") and f"{need:.2f}" in a["summary"][0]
+    at = run_plan(f"plan where params = 3B and hardware = h100 and gpus = 8 and time = 5 days and mfu = {need * 100 + 0.1:.1f}%")
+    assert at["feasibility"]["meets_time_budget"] is True and "mfu_for_time" not in at["feasibility"]
+    late = run_plan("plan where params = 7B and hardware = h100 and gpus = 8 and time = 1 week")
+    assert late["summary"][0].startswith("misses the time budget") and "mfu_for_time" not in late["feasibility"]

@@ -352,6 +352,9 @@ class Feasibility(TypedDict):
     meets_time_budget: bool | None
     #: The GPUs that would meet a time budget the plan misses.
     gpus_for_time: int | None
+    #: For a budget met at the high MFUs of the range and missed at the low: the MFU from
+    #: which it is met (the GPU-hours formula solved for it; its high end over a FLOPs range).
+    mfu_for_time: NotRequired[float]
     text: str | None
 
 

@@ -180,13 +180,17 @@ def _feasibility(ledger: Ledger, inputs, rules: list, timing) -> Feasibility:
     out: Feasibility = {"rules": rules, "time_budget": rounded(budget.value) if budget else None,
            "meets_time_budget": timing.budget_met, "gpus_for_time": int(more.high) if more is not None else None,
            "text": None}
+    if timing.mfu_for_time is not None:
+        out["mfu_for_time"] = rounded(timing.mfu_for_time.high)
     if budget is not None and timing.wall is not None and timing.backwards:
         out["text"] = (f"the compute is planned backwards from the budget: the run takes all of its "
                        f"{show(budget, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}")
     elif budget is not None and timing.wall is not None:
         gpus = inputs.gpus or Q.point(1)
         out["text"] = (f"{show(timing.wall, 'hours')} on {show(gpus, 'GPUs')} "
-                       + ("keeps to" if timing.budget_met else "misses") + f" the {show(budget, 'hours')} budget"
+                       + ("keeps to" if timing.budget_met else "may miss" if timing.mfu_for_time else "misses")
+                       + f" the {show(budget, 'hours')} budget"
+                       + (f" (met from an MFU of {timing.mfu_for_time.high:.2f})" if timing.mfu_for_time else "")
                        + (f": {show(more, 'GPUs')} would meet it" if more is not None and not timing.budget_met
                           else ""))
     return out

@@ -196,7 +196,9 @@ def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q
                    derivation=f"{fs.flops.data['expression']} with {fs.tokens.data['expression']}, "
                               f"solved for params at {show(const_q(ratio), 'tokens/param')}: "
                               f"{show(params, 'parameters')}")
-    if params.is_range and (const_q(ratio).is_range or not flops.is_range):   # tokens = flops / (6 × params)
+    if params.is_range and const_q(ratio).is_range and flops.is_range:   # the run's ends go together
+        tokens = _paired_tokens(ledger, flops, ratio, fs)
+    elif params.is_range and const_q(ratio).is_range:   # one budget: tokens = flops / (6 × params)
         tokens = ledger.solve(fs.flops.parsed, "tokens",
                               {**kb.constants_in(fs.flops), "params": params, "flops": flops})
         _add_solved(ledger, "tokens", fs.flops, "tokens", {"flops": flops, "params": params}, tokens)
@@ -204,6 +206,37 @@ def _from_flops(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> tuple[Q
         tokens, env = ledger.compute(fs.tokens, {"params": params, **fs.ratio})
         ledger.add("tokens", tokens, formula=fs.tokens, env=env)
     return params, tokens
+
+
+def _paired_tokens(ledger: Ledger, flops: Q, ratio: dict, fs: _Formulas) -> Q:
+    """The tokens of a run sized from a compute budget by a tokens-per-parameter ratio, both
+    ranges: the ratio × the params solved at the same ends of both, since one run's params and
+    tokens share one budget and one ratio (the least compute at the fewest tokens per parameter
+    gives the fewest tokens: D = sqrt(C × k / 6) for 6ND). Dividing the compute by 6 × params
+    over the params' range pairs ends no run has, outside the ratio's range (Q15 of the
+    practitioner audit: 698B-5.41T for 100-200 tokens/param, against 1.23T-3.07T).
+
+    >>> from recipekg.plan.planner import plan
+    >>> a = plan(parse("plan where flops between 1e23 and 3e23 and tokens-per-param between 100 and 200")[0], snap)
+    >>> tokens = next(x for x in a["quantities"] if x["name"] == "tokens")
+    >>> round(tokens["low"] / 1e12, 2), round(tokens["high"] / 1e12, 2)  # sqrt(1e23 x 100 / 6), sqrt(3e23 x 200 / 6)
+    (1.29, 3.16)
+    """
+    kb = ledger.kb
+    composed = compose(fs.flops.parsed, "tokens", fs.tokens.parsed)
+    (symbol, k), = fs.ratio.items()
+    consts = {**kb.constants_in(fs.flops), **kb.constants_in(fs.tokens)}
+    found = []
+    for c, r in ((flops.value, k.value), *((c, r) for c in (flops.low, flops.high) for r in (k.low, k.high))):
+        params = ledger.solve(composed, "params", {**consts, symbol: Q.point(r), "flops": Q.point(c)})
+        found.append(ledger.compute(fs.tokens, {"params": params, symbol: Q.point(r)})[0].value)
+    tokens = Q(found[0], min(found), max(found))
+    ledger.add("tokens", tokens, formula=fs.tokens, extra_sources=[fs.flops.data],
+               constants=[kb.constant(n) for n in sorted(fs.flops.parsed.names) if n in kb.by_symbol],
+               derivation=f"{fs.tokens.data['expression']}, with params solved from {fs.flops.data['expression']} "
+                          f"at the same ends of the compute ({show(flops, 'FLOPs')}) and the ratio "
+                          f"({show(k, 'tokens/param')}), as one run has them: {show(tokens, 'tokens')}")
+    return tokens
 
 
 def _tokens_from_params(ledger: Ledger, params: Q, flops: Q | None, fs: _Formulas, active: Q | None = None) -> Q:

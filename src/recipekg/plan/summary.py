@@ -51,8 +51,10 @@ def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     lines, t = [], found.timing
     if t.budget_met is False and t.wall is not None:
         more = ledger.values.get("gpus_for_time")
-        lines.append(f"misses the time budget: {show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')} "
-                     f"against {show(inputs.time_budget, 'hours')}"
+        enough = (f": it keeps to it from an MFU of {t.mfu_for_time.high:.2f} (feasibility.mfu_for_time; published "
+                  f"runs {_mfu_text(t.mfu)}, median {t.mfu.value:.2f})" if t.mfu_for_time and t.mfu else "")
+        lines.append(f"{'may miss' if enough else 'misses'} the time budget: {show(t.wall, 'hours')} on "
+                     f"{show(inputs.gpus or Q.point(1), 'GPUs')} against {show(inputs.time_budget, 'hours')}{enough}"
                      + (f"; {show(more, 'GPUs')} would meet it (feasibility.gpus_for_time, at the same MFU)"
                         if more is not None else ""))
     fit = found.fit.json if found.fit else None
@@ -171,11 +173,19 @@ def change_text(r: dict) -> str:
     return " and ".join(shown) if shown else r["label"]
 
 
+def _mfu_text(mfu: Q) -> str:
+    """An MFU or its range to two decimals.
+
+    >>> _mfu_text(Q.span(0.1384, 0.43, 0.147)), _mfu_text(Q.point(0.4))
+    ('0.14–0.43', '0.40')
+    """
+    return f"{mfu.low:.2f}–{mfu.high:.2f}" if mfu.is_range and mfu.high - mfu.low >= 0.01 else f"{mfu.value:.2f}"
+
+
 def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
     if t.gpu_hours is None:
         return "time: " + ledger.entry("gpu_hours")["derivation"]
-    mfu = f"{t.mfu.low:.2f}–{t.mfu.high:.2f}" if t.mfu.is_range and t.mfu.high - t.mfu.low >= 0.01 \
-        else f"{t.mfu.value:.2f}"
+    mfu = _mfu_text(t.mfu)
     if t.backwards:
         peak = t.backwards["peak"]
         return (f"time: {show(inputs.gpus, 'GPUs')} × {show(t.wall, 'hours')} = {show(t.gpu_hours, 'GPU-hours')} "
