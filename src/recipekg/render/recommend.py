@@ -62,12 +62,14 @@ def _md_table(results: list[dict]) -> list[str]:
 
 def brief_results(results: list[dict], limit: int, reasons: bool) -> list[str]:
     """The first ``limit`` results, one line each, with (``reasons``) the rule that decides
-    each most and its sources' ids; then how many more there are."""
+    each most and its sources' ids, and the strongest that weighs the other way where one
+    applies (a full fine-tune for 3K examples that the memory advises against: why it scores
+    0.30, not 0.90); then how many more there are."""
     out = []
     for r in results[:limit]:
         waits = f"  (waits for: {', '.join(r['waits_for'])})" if r.get("waits_for") else ""
         out.append(f"{r['rank']:>2}. {entry_name(r)} ({r['id']})  score {r['score']:.2f}{waits}")
-        shown = _deciding(r)[:1] if reasons else []
+        shown = _deciding(r)[:1] + _weighing(r)[:1] if reasons else []
         for x in shown:
             sign = "+" if x in r["because"] else "−"
             out.append(f"    {sign} [{x['strength']}] {x['text']}{missed_text(x.get('near'))} "
@@ -130,6 +132,15 @@ def _deciding(r: dict) -> list[dict]:
     else the other side's."""
     first, second = ("against", "because") if r["score"] < 0 else ("because", "against")
     return _shown(r, first) or _shown(r, second)
+
+
+def _weighing(r: dict) -> list[dict]:
+    """For a result the constraints decide, the reasons on the side its score does not lean to
+    that apply (fully, or as general advice): what its score nets out."""
+    if r["group"] != "matches":
+        return []
+    side = "because" if r["score"] < 0 else "against"
+    return [x for x in _shown(r, side) if x["match"] in ("full", "general")]
 
 
 def _row(r: dict) -> tuple:
