@@ -431,3 +431,14 @@ def test_an_answer_at_inference_asks_for_no_training_memory(kb):
     assert all(q["dimension"] not in ("memory-load", "replica-memory", "base-load", "base-memory") for q in a["ask"])
     (trains,) = kb.query("recommend approach where data = text and samples = 50k")
     assert trains["decision"]["pick"] == "continued-pretraining"
+
+
+def test_a_time_budget_without_gpus_is_read_through_the_tier_and_the_gpus_are_asked_for(kb):
+    """The compute tiers read the time budget with the GPU count: a time alone narrows the tier
+    but decides none, so time is unused because the GPUs are missing, not because no advice
+    depends on it; with the GPUs given, the single-GPU tier's advice uses it."""
+    (a,) = kb.query("recommend approach where data = images and images = 2k and time < 12h")
+    (why,) = [u["why"] for u in a["unused"] if u["dimension"] == "time"]
+    assert "through tier" in why and "gpus = 8" in why and "no approach advice" not in why
+    (given,) = kb.query("recommend approach where data = images and images = 2k and time < 12h and gpus = 1")
+    assert "time" not in _unused(given)

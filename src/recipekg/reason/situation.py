@@ -268,8 +268,9 @@ def _underived(kind: str, name: str, facts: dict, snap: dict) -> str | None:
     hardware: the share of a GPU's memory one sequence takes), and what to give; None otherwise."""
     dims = snap["dimensions"]
     entry = snap["rule_index"]["kinds"].get(kind) or {}
-    through = [d for d, _ in entry.get("dimensions", ()) if d not in facts and dims.get(d, {}).get("derived_by")
-               and name in dims[d]["derived_from"] and derived_formula(dims[d], facts, snap) is not None]
+    through = [d for d, _ in entry.get("dimensions", ()) if name in (dims.get(d, {}).get("derived_from") or ())
+               and (_partly_derived(d, facts) or d not in facts and dims[d].get("derived_by")
+                    and derived_formula(dims[d], facts, snap) is not None)]
     missing = sorted({i for d in through for i in dims[d]["derived_from"] if i not in facts}, key=list(dims).index)
     if not through or not missing:
         return None
@@ -278,6 +279,13 @@ def _underived(kind: str, name: str, facts: dict, snap: dict) -> str | None:
     return (f"the {kind} advice that depends on {name} reads it through {them}, "
             f"{'which need' if len(through) > 1 else 'which needs'} more than {name}: give {give} to derive "
             f"{'them' if len(through) > 1 else 'it'}")
+
+
+def _partly_derived(d: str, facts: dict) -> bool:
+    """Whether the query narrows a derived dimension without deciding it, from some of what it
+    is derived from (the compute tier from a time budget alone: not the multi-GPU tiers)."""
+    f = facts.get(d)
+    return f is not None and bool(f.derived) and not f.values and bool(f.excluded)
 
 
 def _checked_by(kind: str, name: str, snap: dict) -> list[str]:
