@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from recipekg.cli.main import main
 from recipekg.plan.kbview import KBView
+from recipekg.render.numbers import count
 
 LLAMA7 = ("plan where model = llama-2-7b and hardware = h100 and gpus = 8 and seq-length = 4096 and recompute = none "
           "and tensor-parallel = 1 and pipeline-parallel = 1")
@@ -301,3 +302,18 @@ def test_a_budget_the_mfu_range_straddles_says_the_mfu_that_meets_it(run_plan, s
     assert at["feasibility"]["meets_time_budget"] is True and "mfu_for_time" not in at["feasibility"]
     late = run_plan("plan where params = 7B and hardware = h100 and gpus = 8 and time = 1 week")
     assert late["summary"][0].startswith("misses the time budget") and "mfu_for_time" not in late["feasibility"]
+
+
+def test_a_run_that_uses_less_than_half_its_budget_says_what_the_whole_budget_would_train(run_plan, snap):
+    """1B on 8 A100s for a week: the 20 compute-optimal tokens per parameter take at most 2.24
+    days; the answer says what the week would train at the same MFU (GPUs x budget x peak x
+    MFU / 6N), in the summary, the feasibility text and a note; a fine-tune says nothing of it."""
+    a = run_plan("plan where params = 1B and hardware = a100 and gpus = 8 and time = 1 week")
+    peak = KBView(snap).peak(snap["dimensions"]["hardware"]["values"]["a100"])
+    mfu = q(a, "mfu")
+    high = 8 * 168 * 3600 * peak * mfu["high"] / (6 * 1e9)
+    assert a["feasibility"]["meets_time_budget"] is True and "whole budget would train" in a["feasibility"]["text"]
+    (note,) = [n["text"] for n in a["notes"] if "whole budget" in n["text"]]
+    assert count(high) + " tokens" in note and any("whole 7 days budget" in line for line in a["summary"])
+    tight = run_plan("plan where params = 1B and hardware = a100 and gpus = 8 and time = 3 days")
+    assert not any("whole budget" in n["text"] for n in tight["notes"])

@@ -191,6 +191,8 @@ def _feasibility(ledger: Ledger, inputs, rules: list, timing) -> Feasibility:
                        + ("keeps to" if timing.budget_met else "may miss" if timing.mfu_for_time else "misses")
                        + f" the {show(budget, 'hours')} budget"
                        + (f" (met from an MFU of {timing.mfu_for_time.high:.2f})" if timing.mfu_for_time else "")
+                       + (f": the whole budget would train {show(timing.budget_tokens, 'tokens')} at the same MFU"
+                          if timing.budget_tokens else "")
                        + (f": {show(more, 'GPUs')} would meet it" if more is not None and not timing.budget_met
                           else ""))
     return out

@@ -195,4 +195,6 @@ def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
     return (f"time: {show(t.gpu_hours, 'GPU-hours')} on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'} "
             f"at MFU {mfu} → {show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}"
             + (f"; {show(t.gpus_needed, 'GPUs')} for the {show(inputs.time_budget, 'hours')} budget"
-               if t.gpus_needed is not None else ""))
+               if t.gpus_needed is not None else "")
+            + (f"; the whole {show(inputs.time_budget, 'hours')} budget would train {show(t.budget_tokens, 'tokens')}"
+               if t.budget_tokens is not None else ""))

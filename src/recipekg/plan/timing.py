@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.formula.expr import Q, solve
+from recipekg.formula.expr import Q, const_q, solve
 from recipekg.knowledge.terms import FACT
 from recipekg.plan.figures import rounded, round_up, show
 from recipekg.plan.inputs import Inputs
@@ -48,6 +48,7 @@ class Timing(Record):
     gpus_for_time: Q | None = None     # GPUs that would meet a time budget the plan's GPUs miss
     budget_met: bool | None = None     # whether the wall time keeps to the time budget (None: no budget)
     mfu_for_time: Q | None = None      # the MFU from which a budget the MFU range straddles is met
+    budget_tokens: Q | None = None     # the tokens a time budget the run uses less than half of would train
 
 
 class Peak(Record):
@@ -157,7 +158,42 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
     ledger.add("wall_time", wall, formula=wall_f, env=wenv)
     need, more, met = _against_budget(ledger, inputs, gpu_hours, wall, wall_f)
     enough = _mfu_for_time(ledger, inputs, gpu_f, env, wall) if met is False else None
-    return Timing(hw, mfu, gpu_hours, wall, need, gpus_for_time=more, budget_met=met, mfu_for_time=enough)
+    slack = _slack(ledger, inputs, sizes, gpu_f, env, wall) \
+        if met and inputs.gpus is not None and wall.high * 2 <= inputs.time_budget.high else None
+    return Timing(hw, mfu, gpu_hours, wall, need, gpus_for_time=more, budget_met=met, mfu_for_time=enough,
+                  budget_tokens=slack)
+
+
+def _slack(ledger: Ledger, inputs: Inputs, sizes: Sizes, gpu_f: KBFormula, env: dict, wall: Q) -> Q | None:
+    """A pretraining run that uses less than half its time budget: the tokens the whole budget
+    would train at the same MFU (the GPU-hours formula solved for the FLOPs the GPUs x the
+    budget give, then the FLOPs formula for the tokens at the plan's size), said beside the
+    plan, since the reference's compute-optimal ratio is a minimum and training a small model
+    longer is its standard practice (1B on 8 A100s for a week: 20B tokens take at most 2.24
+    days; the week trains about 60-190B)."""
+    kb, budget = ledger.kb, inputs.time_budget
+    if ledger.method not in (None, "pretrain"):
+        return None
+    allowed = Q.point(budget.high * inputs.gpus.value)
+    rest = {k: v for k, v in env.items() if not k.startswith("__") and k not in ("flops", "gpu_hours")}
+    flops = solve(gpu_f.parsed, "flops", {**rest, "gpu_hours": allowed})
+    per_token = "active_params" if inputs.active_params is not None else "params"
+    flops_f = kb.formula("flops", per_token, "tokens")
+    size = inputs.active_params if inputs.active_params is not None else sizes.params
+    tokens = solve(flops_f.parsed, "tokens", {**kb.constants_in(flops_f), per_token: size, "flops": flops}) \
+        if flops is not None else None
+    if tokens is None or not math.isfinite(tokens.high):
+        return None
+    over = kb.constant("c_inference_optimal_tokens_per_param")
+    practice = (f", as the reference calls standard practice for a model that will be deployed (over-training, "
+                f"{show(const_q(over), 'tokens/param')})" if over else "")
+    ledger.note(f"the run takes {show(wall, 'hours')} of the {show(budget, 'hours')} budget: the whole "
+                f"budget on {show(inputs.gpus, 'GPUs')} would train {show(tokens, 'tokens')} at the same MFU "
+                f"({show(Q.span(tokens.low / sizes.params.value, tokens.high / sizes.params.value), 'tokens/param')}; "
+                f"{gpu_f.data['expression']} and {flops_f.data['expression']}, solved for the FLOPs and the tokens); "
+                f"give tokens = {units.count(tokens.low)} (for example) to plan a longer run{practice}",
+                gpu_f.data, flops_f.data, *([over] if over else []))
+    return tokens
 
 
 def _mfu_for_time(ledger: Ledger, inputs: Inputs, gpu_f: KBFormula, env: dict, wall: Q) -> Q | None:

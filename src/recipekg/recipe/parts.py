@@ -294,7 +294,18 @@ def time(ctx, plan, snap: dict) -> list[dict]:
         return [_no_plan("training time", ctx, snap)]
     if not ctx.trains:
         return _quantity_items(plan, "time", False) or [_serving("training time", ctx, snap)]
-    return _quantity_items(plan, "time") + _ranked(ctx, "technique", "time", snap)
+    return _quantity_items(plan, "time") + _budget(plan) + _ranked(ctx, "technique", "time", snap)
+
+
+def _budget(plan: dict) -> list[dict]:
+    """The time budget's verdict, as plan gives it (kept to, with what the whole budget would
+    train; may be missed, from which MFU it is met; missed, with the GPUs that would meet it)."""
+    feas = plan.get("feasibility") or {}
+    if not isinstance(feas, dict) or not feas.get("text") or feas.get("time_budget") is None:
+        return []
+    wall = _quantity(plan, "wall_time")
+    return [item("time budget", feas["time_budget"], feas["text"], "plan's feasibility: the wall-clock time "
+                 "against the budget given", wall["sources"] if wall else [], unit="hours", **{"from": "plan"})]
 
 
 def cost(ctx, plan, snap: dict) -> list[dict]:
