@@ -127,6 +127,18 @@ def test_the_verdict_says_how_long_with_the_mfu_range(client, kb, q):
     assert "wall-clock" in verdict
 
 
+@pytest.mark.parametrize("q, head", [
+    ("plan where params = 3B and hardware = h100 and gpus = 8 and time = 5 days", "May miss the time budget"),
+    ("plan where params = 7B and hardware = h100 and gpus = 8 and time = 1 week", "Misses the time budget"),
+])
+def test_the_budget_line_says_may_miss_where_the_mfu_range_straddles_it(client, kb, q, head):
+    """The page's budget line agrees with the answer: 'may miss' with the MFU that meets it
+    when the published MFUs' range straddles the budget, 'misses' when every MFU misses it."""
+    (line,) = tree(page(client, q)).find("p", "budget-missed")
+    assert line["text"].startswith(head + ":") and line["text"].count("may miss") == ("May" in head)
+    assert ("mfu_for_time" in answer(kb, q)["feasibility"]) == ("May" in head)
+
+
 def test_an_inference_plan_says_how_fast_it_decodes_not_how_long_training_takes(client, kb):
     q = "plan where params = 70B and method = inference and hardware = h100 and precision = int4"
     verdict = tree(page(client, q)).find("div", "plan-verdict")[0]["text"]

@@ -88,7 +88,9 @@ def _budget(a: dict, feasibility: dict) -> dict | None:
     if not isinstance(feasibility, dict) or feasibility.get("meets_time_budget") is not False:
         return None
     more = feasibility.get("gpus_for_time")
-    return {"text": feasibility.get("text"), "gpus": more, "query": query_with(a, {"gpus": more}) if more else None}
+    head = "May miss the time budget" if feasibility.get("mfu_for_time") else "Misses the time budget"
+    return {"head": head, "text": feasibility.get("text"), "gpus": more,
+            "query": query_with(a, {"gpus": more}) if more else None}
 
 
 def query_with(a: dict, change: dict) -> str:
