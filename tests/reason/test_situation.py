@@ -442,3 +442,16 @@ def test_a_time_budget_without_gpus_is_read_through_the_tier_and_the_gpus_are_as
     assert "through tier" in why and "gpus = 8" in why and "no approach advice" not in why
     (given,) = kb.query("recommend approach where data = images and images = 2k and time < 12h and gpus = 1")
     assert "time" not in _unused(given)
+
+
+def test_a_property_that_ranks_a_choice_first_is_no_tie(kb):
+    """At 64K tokens with a tight inference budget one rule names Mamba, RWKV and a distilled
+    model; Mamba ranks first because its property fits the sequence length (its paper reaches a
+    million tokens), which that rule does not read: not a tie 'by id only'. Where the fit is
+    what the rule already reads (a long-context transformer and the Mamba hybrid at 32K), the
+    tie stays."""
+    (a,) = kb.query("recommend architecture where data = text and task = generation and seq-length = 64k "
+                    "and inference-budget = tight")
+    assert a["decision"]["pick"] == "mamba" and "tied_with" not in a["decision"]
+    (b,) = kb.query("recommend architecture where data = text and task = classification and seq-length = 32k")
+    assert b["decision"].get("tied_with") == ["mamba-hybrid"]

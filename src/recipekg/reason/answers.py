@@ -308,13 +308,18 @@ def _situated(result: dict) -> bool:
 
 def _tied(matching: list) -> list[str]:
     """The matches the advice does not separate from the first: the same score from the same
-    deciding rules, for and against (one rule naming two alternatives: "PatchTST, Informer");
-    their order is only the ids'. Rules that wait for a condition not given do not decide (the
+    deciding rules, for and against (one rule naming two alternatives: "PatchTST, Informer"),
+    and the same constraints their properties fit (Mamba, whose paper reaches a million tokens,
+    is not tied at 64K with a distilled model the same rule names); their order is only the ids'. Rules that wait for a condition not given do not decide (the
     answer asks for that condition instead)."""
     def rules(r: dict) -> tuple:
         return (tuple(sorted(x["rule"] for x in r["because"] if x["match"] in DECIDED)),
                 tuple(sorted(x["rule"] for x in r["against"] if x["match"] in DECIDED)))
 
+    def fits(r: dict) -> set[str]:  # what its properties fit that its deciding rules do not read (as fits_more)
+        read = {c["dimension"] for x in r["because"] if x["match"] in DECIDED for c in x["conditions"]}
+        return set(r.get("fits") or ()) - read
+
     first = matching[0]
-    mine = rules(first)
-    return [r["id"] for r in matching[1:] if r["score"] == first["score"] and rules(r) == mine]
+    mine, fit = rules(first), fits(first)
+    return [r["id"] for r in matching[1:] if r["score"] == first["score"] and rules(r) == mine and fits(r) == fit]
