@@ -501,3 +501,19 @@ def test_a_sentence_on_the_page_ends_with_one_full_stop(client, q):
     html = client.get("/?q=" + quote(q)).get_data(as_text=True)
     assert "..</" not in html and "..<a" not in html and ". ." not in html
     assert re.search(r"(Warning|Not used|Memory shortfall|Memory):</strong>", html), q
+
+
+def test_a_decode_rate_over_several_sequences_says_it_is_their_sum(client, kb):
+    """32 sequences decoded at once: the rate shown is their sum, and each one's is said (one
+    token per sequence per step: the inverse of a step's time), in the text and on the page."""
+    q = "plan where model = llama-3-8b and method = inference and hardware = h100 and seq-length = 8k and batch-size = 32"
+    a = answer(kb, q)
+    step = quantity(a, "decode_seconds_per_token")["value"]
+    assert quantity(a, "decode_tokens_per_second")["value"] == pytest.approx(32 / step, rel=1e-3)
+    line = next(x for x in a["summary"] if x.startswith("serving:"))
+    assert "in all" in line and "for each of 32 sequences at once" in line
+    verdict = tree(page(client, q)).find("div", "plan-verdict")[0]["text"]
+    assert "for each of 32 sequences at once" in verdict
+    assert numbers(verdict[verdict.index("in all"):])[0] == pytest.approx(1 / step, rel=5e-3)
+    single = answer(kb, "plan where model = llama-3-8b and method = inference and hardware = h100")
+    assert not any("in all" in x for x in single["summary"])

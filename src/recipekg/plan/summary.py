@@ -117,6 +117,22 @@ def _size_line(ledger: Ledger, inputs: Inputs, found: Findings) -> str:
             + (f" (from the {show(v['active_params'], 'active parameters', True)})" if "active_params" in v else ""))
 
 
+def _streams(v: dict) -> str:
+    """For a decode rate over several sequences at once, that it is their sum, and each one's
+    (the sequences a step serves: the rate times the time of a step).
+
+    >>> _streams({"decode_tokens_per_second": Q.point(2161.0), "decode_seconds_per_token": Q.point(0.01481)})
+    ' in all, 67.52 tokens/s for each of 32 sequences at once'
+    >>> _streams({"decode_tokens_per_second": Q.point(67.5), "decode_seconds_per_token": Q.point(0.01481)})
+    ''
+    """
+    rate, step = v.get("decode_tokens_per_second"), v.get("decode_seconds_per_token")
+    if rate is None or step is None or not step.value:
+        return ""
+    n = round(rate.value * step.value)
+    return f" in all, {show(Q.point(1 / step.value), 'tokens/s')} for each of {n:,} sequences at once" if n > 1 else ""
+
+
 def _memory_lines(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     kb, v, method = ledger.kb, ledger.values, found.method
     if method in ("pretrain", "full-fine-tune"):
@@ -126,8 +142,8 @@ def _memory_lines(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
                    + (", optimizer on the CPU" if "cpu_memory" in v else "") + ")" if "model_states" in v else "")]
     if method == "inference" and "kv_cache" in v:
         return [f"serving: weights {show(v['weights'], 'bytes')}, KV cache {show(v['kv_cache'], 'bytes')} per copy"
-                + (f"; decode at most {show(v['decode_tokens_per_second'], 'tokens/s')} (memory bandwidth, "
-                   f"{show(v['decode_seconds_per_token'], 'seconds')} per step at least)"
+                + (f"; decode at most {show(v['decode_tokens_per_second'], 'tokens/s')}{_streams(v)} (memory "
+                   f"bandwidth, {show(v['decode_seconds_per_token'], 'seconds')} per step at least)"
                    if "decode_tokens_per_second" in v else "")
                 + (f"; prefill at least {show(v['prefill_seconds'], 'seconds')} (compute)" if "prefill_seconds" in v
                    else "")]

@@ -49,7 +49,13 @@ def _time(by_name: dict, method: str | None = None) -> dict | None:
     """How long training takes; for ``method = inference``, how fast decoding can go."""
     decode = by_name.get("decode_tokens_per_second")
     if method == "inference":
-        return {"decode": quantity_value(decode)} if decode and decode.get("value") is not None else None
+        if not decode or decode.get("value") is None:
+            return None
+        step = by_name.get("decode_seconds_per_token") or {}
+        streams = round(decode["value"] * step["value"]) if step.get("value") else 1
+        each = quantity_value({"value": 1 / step["value"], "low": None, "high": None, "unit": decode["unit"]}) \
+            if streams > 1 else None  # (a rate over several sequences at once is their sum)
+        return {"decode": quantity_value(decode), "streams": streams, "each": each}
     hours, wall, mfu = by_name.get("gpu_hours"), by_name.get("wall_time"), by_name.get("mfu")
     if not hours:
         return None
