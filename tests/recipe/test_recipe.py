@@ -98,6 +98,20 @@ def test_settings_hold_only_where_their_conditions_do(kb):
     assert by["lora-rank"]["value"] == 64
 
 
+@pytest.mark.parametrize("text, value", [
+    ("recipe where data = images and images = 20k and hardware = rtx-3090 and gpus = 1", None),
+    ("recipe where data = text and task = generation and method = pretrain and params = 1B and hardware = a100 "
+     "and gpus = 8", 1.0),
+    ("recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1", 0.3),
+])
+def test_the_clipping_norm_of_transformer_runs_is_not_a_cnn_s(kb, text, value):
+    """PaLM's and LLaMA's max norm 1.0 holds for transformers (a CNN fine-tune gets none,
+    unsourced); QLoRA's own 0.3 wins in a QLoRA recipe."""
+    by = {it.get("hyperparameter"): it for _, it in _items(_recipe(text, kb)) if it.get("hyperparameter")}
+    clip = by["gradient-clip-norm"]
+    assert clip["value"] == value and (value is not None or clip.get("unsourced"))
+
+
 def test_a_setting_published_for_other_sizes_is_not_transplanted(kb):
     """LLaMA's 4M-token batch was published for 6.7B-65.2B: a 1B pretraining recipe gets the
     batch law's value (and Pythia's published ones beside it), not LLaMA's; a 13B one gets both."""
