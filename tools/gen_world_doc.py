@@ -88,7 +88,11 @@ def llm_section(rows: list[dict], results: list[dict]) -> list[str]:
            "and recomputation, with `grad-precision = fp32` (llm-analysis keeps fp32 gradients) and "
            "`headroom = 0` (it keeps none). Figures are per GPU, GB (= 1e9 bytes), plan / llm-analysis and the "
            "ratio; within 10% unless the row says why. For inference the times are plan's lower bounds "
-           "(`prefill_seconds`, `decode_seconds_per_token`) beside llm-analysis' estimates.", "",
+           "(`prefill_seconds`, `decode_seconds_per_token`) beside llm-analysis' estimates (the test asks "
+           "for plan's bound at or below theirs and within a factor of 2). Both count the prompt's attention "
+           "FLOPs; llm-analysis counts its two products over the whole square (4 · b · s² · h per layer), "
+           "plan the causal half (Kaplan et al.'s 2 · n_layer · n_ctx · d_attn per token), which keeps its "
+           "figure a lower bound.", "",
            "| configuration | weights | gradients + optimizer | activations | total | KV cache | prefill s | decode s/token |",
            "|---|---|---|---|---|---|---|---|"]
     for row, res in zip(rows, results):

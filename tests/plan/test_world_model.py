@@ -114,11 +114,25 @@ def test_prefill_and_decode_are_bounds_with_their_formulas(run_plan):
     a = run_plan("plan where model = llama-2-7b and method = inference and hardware = a100 and batch-size = 8 "
                  "and seq-length = 4096")
     n, peak, bw = q(a, "params")["value"], 312e12, 2.039e12
-    assert q(a, "prefill_seconds")["value"] == pytest.approx(max(2 * n * 4096 * 8 / peak, 2 * n / bw), rel=1e-6)
+    attention = 2 * 32 * 4096 * 4096  # Kaplan et al.'s 2 n_layer n_ctx d_attn per token (32 layers, hidden 4,096)
+    assert q(a, "prefill_seconds")["value"] == pytest.approx(
+        max((2 * n + attention) * 4096 * 8 / peak, 2 * n / bw), rel=1e-6)
     step = (q(a, "weights")["value"] + q(a, "kv_cache")["value"]) / bw
     assert q(a, "decode_seconds_per_token")["value"] == pytest.approx(step, rel=1e-6)
     assert q(a, "decode_tokens_per_second")["value"] == pytest.approx(8 / step, rel=1e-6)
     assert q(a, "prefill_seconds")["formula"]["id"] == "prefill-seconds"
+
+
+def test_the_prefill_bound_grows_with_the_square_of_a_long_prompt(run_plan):
+    """The attention's own FLOPs (2 per layer, prompt token and hidden unit, for each token)
+    come on top of 2N per token: at 128K tokens they outweigh the weights' for an 8B model."""
+    def prefill(tokens: str) -> float:
+        a = run_plan(f"plan where model = llama-3-8b and method = inference and hardware = h100 and seq-length = {tokens}")
+        return q(a, "prefill_seconds")["value"], q(a, "params")["value"]
+    (short, n), (long, _) = prefill("4k"), prefill("128k")
+    per_token = lambda s: 2 * n + 2 * 32 * s * 4096  # noqa: E731  (32 layers, hidden 4,096)
+    assert long / short == pytest.approx(per_token(128_000) * 128_000 / (per_token(4_000) * 4_000), rel=1e-6)
+    assert 2 * 32 * 128_000 * 4096 > 2 * n and long > 32 * short * 1.9
 
 
 # ------------------------------------------------------------------ fine-tuning
@@ -176,6 +190,25 @@ def test_the_tier_is_that_of_the_gpus_the_user_has(run_plan, snap):
     tier = snap["tiers"][a["tier"]["iri"]]
     gpus = [snap["conditions"][c] for c in tier["conditions"] if snap["conditions"][c]["dimension"] == "gpus"][0]
     assert (gpus["min"] or 0) <= 8 <= (gpus["max"] or float("inf"))
+
+
+@pytest.mark.parametrize("query, budget", [
+    ("plan where params = 1.3B and hardware = rtx-4090 and gpus = 1 and time < 1 week", 168.0),
+    ("plan where gpus = 16 and hardware = h100 and time <= 2 days", 48.0),
+    ("plan where params = 7B and hardware = h100 and time < 3 days", 72.0),
+])
+def test_a_time_budget_places_the_tier_by_the_time_the_user_has(run_plan, snap, query, budget):
+    """``time < 1 week`` is a week to spend: the tier reads the budget's end, never the
+    open end of the interval (which printed as "-inf h"), and says it is the user's budget."""
+    a = run_plan(query)
+    text = a["tier"]["text"]
+    assert "inf" not in text and "up to" in text, text
+    tier = snap["tiers"][a["tier"]["iri"]]
+    times = [snap["conditions"][c] for c in tier["conditions"] if snap["conditions"][c]["dimension"] == "time"]
+    if a["tier"]["exact"]:
+        assert all((t["min"] or 0) <= budget <= (t["max"] or float("inf")) for t in times)
+    else:  # the nearest tier, said to be nearest to the user's budget, not to what the run needs
+        assert "your time budget of" in text, text
 
 
 def test_energy_cost_and_emissions(run_plan):

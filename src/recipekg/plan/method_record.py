@@ -190,11 +190,12 @@ def _speed(ledger: Ledger, memo, best: dict, inputs: Inputs, weights: Q, kv: Q, 
         return
     f = memo.formula("prefill-seconds")
     active = inputs.active_params or memo.params
-    q, env = ledger.compute(f, {"active_params": active, "seq_length": memo.shape.seq_length, "micro_batch": sequences,
-                                "tensor_parallel": tp, "peak_flops": Q.point(peak), "bandwidth": bw,
-                                "weights": weights})
+    shape = memo.shape
+    q, env = ledger.compute(f, {"active_params": active, "seq_length": shape.seq_length, "micro_batch": sequences,
+                                "layers": shape.layers, "hidden": shape.hidden, "tensor_parallel": tp,
+                                "peak_flops": Q.point(peak), "bandwidth": bw, "weights": weights})
     ledger.add("prefill_seconds", q, formula=f, env=env, extra_sources=extra,
-               label=f"prefill (time to the first token) of {show(memo.shape.seq_length)}-token prompts, lower bound")
+               label=f"prefill (time to the first token) of {show(shape.seq_length)}-token prompts, lower bound")
 
 
 def _bandwidth(kb, inputs: Inputs) -> tuple[Q | None, dict | None]:

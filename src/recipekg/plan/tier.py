@@ -84,6 +84,11 @@ def _find_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> Tie
     if given_tier is not None and given_tier.derived is None and given_tier.values and len(given_tier.values) == 1:
         iri = next(iter(given_tier.values))
         return _tier_json(ledger, params, iri, True, "given in the query", "tier given in the query")
+    budget = set()  # the one-sided constraints read as what the user has: their end
+    for name, kind in (("time", "duration"), ("gpus", "count")):
+        if name in facts and (end := _budget_end(facts[name])) is not None:
+            facts[name] = point_facts(name, kind, end)
+            budget.add(name)
     if "time" not in facts and timing.wall is not None:
         facts["time"] = point_facts("time", "duration", timing.wall)
     if "gpus" not in facts and timing.gpus_needed is not None:
@@ -92,16 +97,37 @@ def _find_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> Tie
     if "gpus" in facts and "time" in facts and facts["gpus"].intervals and facts["time"].intervals \
             and len(facts["gpus"].intervals) == len(facts["time"].intervals) == 1:
         gpus_q, time_q = facts_q(facts["gpus"]), facts_q(facts["time"])
-        situation = f"{show(gpus_q, 'GPUs')} for {show(time_q, 'hours')}"
+        situation = f"{show(gpus_q, 'GPUs')} for {'up to ' * ('time' in budget)}{show(time_q, 'hours')}"
         for iri, tier in sorted(snap["tiers"].items(), key=lambda t: -_reach(snap, t[0])):
             if all(status(snap["conditions"][c], facts, snap) == HELD for c in tier["conditions"]):
                 return _tier_json(ledger, params, iri, True, "gpus and time", f"{situation}: the flowchart's tier")
         held = "gpus" if "gpus" in inputs.constraints else "time" if "time" in inputs.constraints else None
         if held is not None:  # what the user has decides the tier: the nearest one that holds it
-            return _tier_of_what_you_have(ledger, params, held, gpus_q, time_q, situation)
+            return _tier_of_what_you_have(ledger, params, held, gpus_q, time_q, situation,
+                                          given="time" in inputs.constraints)
     if timing.gpu_hours is None:
         return None
     return _tier_by_compute(ledger, params, timing, situation)
+
+
+def _budget_end(f: Facts) -> Q | None:
+    """The end of a one-sided constraint, as what the user has: ``time < 1 week`` is a week to
+    spend (not any time from none to a week), ``gpus >= 8`` eight GPUs or more, read as eight;
+    None for a value or a range with both ends.
+
+    >>> _budget_end(Facts("time", "duration", intervals=[(-math.inf, False, 168.0, False)])).value
+    168.0
+    >>> _budget_end(Facts("gpus", "count", intervals=[(8.0, True, 8.0, True)])) is None
+    True
+    """
+    if len(f.intervals) != 1:
+        return None
+    low, _, high, _ = f.intervals[0]
+    if not math.isfinite(low) and math.isfinite(high):
+        return Q.point(high)
+    if math.isfinite(low) and not math.isfinite(high):
+        return Q.point(low)
+    return None
 
 
 def _distance(q: Q, box: Interval) -> float:
@@ -115,9 +141,11 @@ def _distance(q: Q, box: Interval) -> float:
     return 0.0
 
 
-def _tier_of_what_you_have(ledger: Ledger, params: Q, held: str, gpus: Q, time: Q, situation: str) -> Tier:
+def _tier_of_what_you_have(ledger: Ledger, params: Q, held: str, gpus: Q, time: Q, situation: str,
+                           given: bool = False) -> Tier:
     """The tier the user's GPUs (or time budget) fall in, whichever of its other range is
-    nearest the plan's time (or GPUs); never a tier of more GPUs than the user has."""
+    nearest the plan's time (or GPUs); never a tier of more GPUs than the user has. ``given``:
+    the time is the user's (a budget), not the plan's."""
     snap = ledger.kb.snap
     other = "time" if held == "gpus" else "gpus"
     mine, theirs = (gpus, time) if held == "gpus" else (time, gpus)
@@ -126,9 +154,11 @@ def _tier_of_what_you_have(ledger: Ledger, params: Q, held: str, gpus: Q, time: 
     iri = ranked[0]
     inside = _distance(mine, _range(snap, iri, held)) == 0
     what = f"your {show(gpus, 'GPUs')}" if held == "gpus" else f"your time budget of {show(time, 'hours')}"
-    verb = ("fall in" if inside else "are nearest to") if held == "gpus" else ("falls in" if inside else "is nearest to")
+    one = held != "gpus" or gpus.value == 1  # "your 1 GPU falls in", "your 8 GPUs fall in"
+    verb = ("falls in" if inside else "is nearest to") if one else ("fall in" if inside else "are nearest to")
     out = _tier_json(ledger, params, iri, False, held, f"{situation} matches no tier of the flowchart; {what} {verb} the tier")
-    out["text"] += (f" (the run needs {show(time, 'hours')} on them)" if held == "gpus" else
+    out["text"] += (f" (with your time budget of {show(time, 'hours')})" if held == "gpus" and given else
+                    f" (the run needs {show(time, 'hours')} on them)" if held == "gpus" else
                     f" (the run needs {show(gpus, 'GPUs')} for it)")
     return out
 
