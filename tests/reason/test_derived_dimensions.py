@@ -138,6 +138,27 @@ def test_the_tensor_cores_precisions_are_derived_from_the_hardware(kb):
     assert "fp8" not in next(x["value"] for x in c["constraints"] if x["dimension"] == "tensor-precision")
 
 
+@pytest.mark.parametrize("gpus, over", [(2, True), (4, False)])
+def test_tensor_parallel_serving_says_when_the_weights_do_not_fit_all_the_gpus(kb, snap, gpus, over):
+    """``serving-load`` (the 16-bit weights against all the GPUs' memory, by the KB's formula)
+    puts a note on tensor parallelism when split over every GPU the weights still do not fit:
+    Llama 3 70B's 141 GB over two 48 GB L40S, not over four; the note is in the short text."""
+    from recipekg.render.answers import render_answers
+
+    (a,) = kb.query(f"recommend approach where method = inference and model = llama-3-70b and hardware = l40s "
+                    f"and gpus = {gpus}")
+    load = next(c for c in a["constraints"] if c["dimension"] == "serving-load")
+    assert set(load["derived_from"].split(" and ")) == {"method", "architecture", "hardware", "gpus"}
+    tp = next(r for r in a["results"] if r["id"] == "tensor-parallelism")
+    notes = [n["id"] for n in tp.get("notes", ())]
+    assert a["decision"]["pick"] == "tensor-parallelism"
+    assert ("tensor-parallelism-serving-weights-fit-all-gpus" in notes) is over, notes
+    text = render_answers([a], "text", False)
+    assert ("quantise them (8 or 4 bits) or add GPUs" in text) is over
+    (b,) = kb.query(f"recommend approach where method = lora and params = 70B and hardware = l40s and gpus = {gpus}")
+    assert "serving-load" not in {c["dimension"] for c in b["constraints"]}  # inference only (rkg:forMethod)
+
+
 def test_a_tight_serving_budget_brings_the_serving_techniques_on_any_hardware(kb):
     (a,) = kb.query("recommend technique where inference-budget = tight")
     first = [r["id"] for r in a["results"][:3]]

@@ -14,7 +14,7 @@ one rule that decides it most, with its sources' ids, and each group its first f
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
-from recipekg.render.situation import (entry_name, excluded_lines, memory_line, missed_text, near_lines, note_lines,
+from recipekg.render.situation import (entry_name, excluded_lines, missed_text, near_lines, note_lines,
                                       shortfall_line, unused_lines)
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 
@@ -74,8 +74,7 @@ def brief_results(results: list[dict], limit: int, reasons: bool) -> list[str]:
             sign = "+" if x in r["because"] else "−"
             out.append(f"    {sign} [{x['strength']}] {x['text']}{missed_text(x.get('near'))} "
                        f"[{', '.join(dict.fromkeys(s['id'] for s in x['sources']))}]")
-        if r.get("memory_saving"):
-            out.append(memory_line(r["memory_saving"], "    "))
+        out += note_lines(r, "    ")  # what its properties say the constraints go past, and its memory saving
     if len(results) > limit:
         rest = results[limit:]
         out.append(f"    … and {len(rest)} more: " + ", ".join(r["id"] for r in rest[:8]) + (", ..." if len(rest) > 8 else ""))
