@@ -159,6 +159,31 @@ def test_tensor_parallel_serving_says_when_the_weights_do_not_fit_all_the_gpus(k
     assert "serving-load" not in {c["dimension"] for c in b["constraints"]}  # inference only (rkg:forMethod)
 
 
+def test_the_kv_cache_served_at_once_is_reasoned_with_and_agrees_with_plan(kb):
+    """``kv-load`` (the 16-bit weights and the KV cache of batch-size sequences of seq-length
+    tokens against all the GPUs' memory) is derived through the model's shape, its key-value
+    heads included (the configuration's, else as many as heads): 64 sequences of 128K tokens on
+    one H100 are 13.6 times its memory, as plan counts them, and bring an 8-bit KV cache; the
+    sequence length and the batch are used, or said to need the GPUs."""
+    where = "method = inference and model = llama-3-8b and hardware = h100 and seq-length = 128k and batch-size = 64"
+    (a,) = kb.query(f"recommend technique where {where} and gpus = 1")
+    load = next(c for c in a["constraints"] if c["dimension"] == "kv-load")
+    (p,) = kb.query(f"plan where {where} and gpus = 1")
+    weights, kv = (next(x["value"] for x in p["quantities"] if x["name"] == n) for n in ("weights", "kv_cache"))
+    assert load["value"] == pytest.approx((weights + kv) / 80e9, rel=1e-3)
+    assert a["decision"]["pick"] == "kv-cache-quantization"
+    assert not {u["dimension"] for u in a["unused"]} & {"seq-length", "batch-size"}
+    (b,) = kb.query(f"recommend technique where {where}")  # no gpus: not derived, and said so
+    why = {u["dimension"]: u["why"] for u in b["unused"]}
+    assert "kv-load" in why["seq-length"] and "gpus" in why["seq-length"]
+    (c,) = kb.query("recommend technique where method = inference and params = 8B and hardware = h100 "
+                    "and seq-length = 128k and batch-size = 64 and gpus = 1 and kv-heads = 8")
+    (d,) = kb.query("recommend technique where method = inference and params = 8B and hardware = h100 "
+                    "and seq-length = 128k and batch-size = 64 and gpus = 1")
+    kv_c, kv_d = (next(x["value"] for x in e["constraints"] if x["dimension"] == "kv-load") for e in (c, d))
+    assert kv_d > 3 * kv_c  # without kv-heads every head keeps its own keys and values: a larger cache
+
+
 def test_a_tight_serving_budget_brings_the_serving_techniques_on_any_hardware(kb):
     (a,) = kb.query("recommend technique where inference-budget = tight")
     first = [r["id"] for r in a["results"][:3]]

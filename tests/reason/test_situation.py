@@ -338,12 +338,14 @@ def test_an_answer_no_rule_reaches_says_where_to_start(kb, snap):
 
 def test_where_to_start_skips_rules_whose_choices_are_all_ruled_out(kb, snap):
     """Serving a model trains nothing: the technique rules on symptoms name training fixes the
-    method rules out, so the answer asks for the task (serving a generative model: PagedAttention),
-    not for what goes wrong (Llama 2 7B, whose 16-bit weights fit the L40S: no serving rule decides)."""
+    method rules out, so the answer asks what serving advice waits for (the sequences served at
+    once, for the KV cache against the GPUs' memory; the task, for PagedAttention), not for what
+    goes wrong (Llama 2 7B, whose 16-bit weights fit the L40S: no serving rule decides)."""
     (a,) = kb.query("recommend technique where method = inference and model = llama-2-7b and hardware = l40s")
     asked = [q["dimension"] for q in a["ask"]]
-    assert all(r["group"] != "matches" for r in a["results"]) and asked == ["task"]
-    assert [r["id"] for r in a["results"]] == ["paged-attention"]
+    assert all(r["group"] != "matches" for r in a["results"]) and asked == ["kv-load", "task"]
+    assert "seq-length = " in a["ask"][0]["text"] and "batch-size = " in a["ask"][0]["text"]
+    assert [r["id"] for r in a["results"]] == ["kv-cache-quantization", "paged-attention"]
     ruled = {e["id"] for e in a["excluded"]}
     assert {"bf16-training", "gradient-clipping"} <= ruled
     # without the method, the same rules are a place to start

@@ -209,7 +209,7 @@ class Formula(Cited):
     output: str
     computes: str
     names: list[str]
-    tree: list[Any]
+    tree: list[Any] | str  # a right-hand side of one name (kv_heads = heads) is that name
     constants: list[str]
     applies_to: list[str]
     #: The training methods (IRIs) the formula is for (``rkg:forMethod``); empty: any.

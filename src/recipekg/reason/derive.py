@@ -238,17 +238,18 @@ def _figure(figure: str, by: str, env: dict, sources: list, facts: dict[str, Fac
 
     given = facts.get(figure)
     arch = facts.get("architecture")
-    configured = [snap["models"].get(v, {}).get(figure) for v in sorted(arch.values or ())] if arch else []
+    name = figure.replace("-", "_")  # the formulas' and the configurations' name (kv-heads: kv_heads)
+    configured = [snap["models"].get(v, {}).get(name) for v in sorted(arch.values or ())] if arch else []
     if _span(given) and not given.derived:
-        env[figure] = Q.span(given.intervals[0][0], given.intervals[-1][2])
+        env[name] = Q.span(given.intervals[0][0], given.intervals[-1][2])
         found = figure
     elif configured and all(configured):
-        env[figure] = Q.span(min(configured), max(configured))
+        env[name] = Q.span(min(configured), max(configured))
         found = "architecture"
     else:
         record = snap["formulas"][by]
         env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
-        env[figure] = evaluate(formula_of(record), env)
+        env[name] = evaluate(formula_of(record), env)
         return
     if found not in sources:
         sources.append(found)
