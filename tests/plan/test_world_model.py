@@ -211,6 +211,18 @@ def test_a_time_budget_places_the_tier_by_the_time_the_user_has(run_plan, snap, 
         assert "your time budget of" in text, text
 
 
+def test_a_layout_that_recomputes_every_layer_says_what_it_costs_in_time(run_plan, snap):
+    """Full recomputation runs each layer's forward pass again: the plan whose layout needs it
+    says so beside its time, with Chen et al.'s 30% (the KB's constant), and one without does not."""
+    full = run_plan("plan where params = 1.3B and hardware = rtx-4090 and gpus = 1")
+    assert full["fit"]["layout"]["recompute"] == "full"
+    note = next(n for n in full["notes"] if "recomputes every layer" in n["text"])
+    assert "30% more compute" in note["text"] and [s["id"] for s in note["sources"]] == ["chen2016ckpt"]
+    plain = run_plan("plan where params = 7B and hardware = h100 and gpus = 8")
+    assert plain["fit"]["layout"]["recompute"] != "full"
+    assert not any("recomputes every layer" in n["text"] for n in plain["notes"])
+
+
 def test_energy_cost_and_emissions(run_plan):
     a = run_plan("plan where params = 7B and hardware = h100 and gpus = 8 and price = 2.5 and carbon-intensity = 0.4")
     hours, energy = q(a, "gpu_hours"), q(a, "energy")

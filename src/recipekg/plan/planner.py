@@ -129,6 +129,7 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     else:
         timing = untimed(ledger, inputs.hardware) if ask else back.timing if back else train_time(ledger, inputs, sizes)
         energy_and_cost(ledger, inputs, timing)
+        _recomputation_note(ledger, fit, timing)
     tier = None if method.id == "inference" else compute_tier(ledger, inputs, sizes.params, timing)
     bw = bandwidth(ledger, inputs.hardware)
     unused = inputs.unused()
@@ -155,6 +156,19 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
         "tier": tier, "bandwidth": bw,
         "notes": ledger.notes, "warnings": ledger.warnings,
     }, unused
+
+
+def _recomputation_note(ledger: Ledger, fit, timing) -> None:
+    """When the layout that fits recomputes every layer, what that does to the time: the
+    GPU-hours count the model's training FLOPs, and full recomputation runs each layer's
+    forward pass again (Chen et al.'s extra running time, ``c_grad_ckpt_compute_change``)."""
+    layout = (fit.json.get("layout") or {}) if fit is not None else {}
+    if layout.get("recompute") != "full" or timing.gpu_hours is None:
+        return
+    c = ledger.kb.constant("c_grad_ckpt_compute_change")
+    ledger.note(f"the layout that fits recomputes every layer in the backward pass: about {c['value']:.0%} more "
+                f"compute than the model's training FLOPs the time counts, so at the same utilisation of the "
+                f"GPUs expect the run toward the long end of its range", c)
 
 
 def _recommendations(ledger: Ledger, inputs, sizes, memory, fit, method) -> list[Remedy]:
