@@ -309,6 +309,42 @@ def test_an_extension_adds_a_setting_to_a_bundled_choice_and_the_recipe_names_it
     (bundled,) = kb.query(text)
     assert next(it for _, it in _items(bundled) if it.get("hyperparameter") == "learning-rate").get("unsourced")
     assert merged.query(PRETRAIN)[0]["sections"] == kb.query(PRETRAIN)[0]["sections"]
+EXTENSION_RULE = """\
+@prefix rkg:  <https://w3id.org/recipekg/ns#> .
+@prefix kb:   <https://w3id.org/recipekg/id/> .
+@prefix rule: <https://w3id.org/recipekg/rule/> .
+@prefix paper: <https://w3id.org/recipekg/paper/> .
+@prefix sec:  <https://w3id.org/recipekg/section/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+
+rule:team-always-tabnet a rkg:Rule ; rdfs:label "Team: always TabNet" ;
+    rkg:text "Our team trains TabNet for everything." ;
+    rkg:recommends kb:tabnet ; rkg:strength rkg:strong ;
+    rkg:section sec:data-scale-thresholds--tabular ; prov:wasDerivedFrom paper:arik2019 .
+"""
+
+
+def test_a_recipe_item_an_extension_decides_is_marked_in_every_format(tmp_path, kb):
+    """An extension's rule that decides the recipe's architecture (found by a hostile-file
+    audit: the recipe named TabNet for a QLoRA fine-tune without a word of the extension):
+    the item carries the rule's origin, and the text (its line and the closing line), the
+    Markdown and the JSON say so."""
+    import recipekg
+    from recipekg.render.answers import render_answers
+
+    ext = tmp_path / "always.ttl"
+    ext.write_text(EXTENSION_RULE, encoding="utf-8")
+    (a,) = recipekg.load([ext]).query("recipe where method = qlora and params = 8B")
+    arch = next(it for _, it in _items(a) if it.get("from") == "recommend architecture")
+    assert arch["value"] == "tabnet" and arch["origin"]["file"] == str(ext) and arch["origin"]["line"] >= 1
+    text = render_answers([a], "text", False)
+    assert f"[extension {ext}, line" in text and "from extensions, not the KB" in text
+    assert "not the KB's" in render_answers([a], "markdown", False)
+    (bundled,) = kb.query("recipe where method = qlora and params = 8B")
+    assert not any(it.get("origin") for _, it in _items(bundled))
+
+
 def test_a_constraint_no_ranking_and_not_plan_reads_is_unused(kb):
     """``horizon`` (a time-series dimension) in a language-model recipe: every ranking says it
     is unused and plan does not read it, so the recipe lists it (plan's own answer has no

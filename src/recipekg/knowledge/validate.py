@@ -40,7 +40,7 @@ from recipekg.errors import KBError
 from recipekg.knowledge.extensions import extension_violations
 from recipekg.knowledge.rdfio import locate
 from recipekg.knowledge.rdfio import Lit, Triple, quiet_rdflib, read_turtle
-from recipekg.knowledge.terms import BASE, CITO, PROV, RDF, RDFS, RKG, SKOS, XSD
+from recipekg.knowledge.terms import BASE, CITO, OWL, PROV, RDF, RDFS, RKG, SKOS, XSD
 
 _NUMERIC = {XSD.double, XSD.decimal, XSD.integer, XSD.float, XSD.int, XSD.long}
 _NUMERIC_PROPS = {RKG.weight, RKG.rank, *BOUND_PROPERTIES, RKG.minValue, RKG.maxValue, RKG.low, RKG.high, RKG.memoryBytes,
@@ -89,6 +89,7 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     pending += _choice_properties(ix)
     pending += _formulas(ix)
     pending += _literals(triples, set(ix.instances(RKG.Constant)))
+    pending += _bounded(triples, ix)
     pending += _ranges(triples, ix)
     pending += _contradictions(triples, ix)
     if shapes is not None:
@@ -332,6 +333,26 @@ def _literals(triples: list[Triple], constants: set[str]):
         elif p in _NUMERIC_PROPS or (p == RKG.value and s in constants):
             shown = o.lexical if isinstance(o, Lit) else _short(o)
             yield (s, f"{_short(p)} must be a typed number (xsd:double), not {shown!r}")
+
+
+def _bounded(triples: list[Triple], ix: Index):
+    """Every number of a property the ontology bounds (``rkg:mfu rkg:minExclusive 0 ;
+    rkg:maxInclusive 1``: a share of the peak) within its bounds, the bounds read as a
+    condition's are (:data:`recipekg.knowledge.dimensions.BOUND_PROPERTIES`)."""
+    bounds: dict[str, list] = {}
+    for p in ix.instances(OWL.DatatypeProperty):
+        for prop, (side, inclusive) in BOUND_PROPERTIES.items():
+            if (limit := ix.number(p, prop)) is not None:
+                bounds.setdefault(p, []).append((side, inclusive, limit))
+    for s, p, o in triples:
+        if p not in bounds or not isinstance(o, Lit) or o.datatype not in _NUMERIC or _bad_number(o):
+            continue
+        v = float(o.lexical)
+        for side, inclusive, limit in bounds[p]:
+            inside = (v >= limit if inclusive else v > limit) if side == "min" else (v <= limit if inclusive else v < limit)
+            if not inside:
+                word = ("at least" if inclusive else "above") if side == "min" else ("at most" if inclusive else "below")
+                yield (s, f"{_short(p)} is {o.lexical}: it must be {word} {limit:g}")
 
 
 _INTEGER = {XSD.integer, XSD.int, XSD.long}

@@ -19,13 +19,21 @@ _DESCENT = "https://w3id.org/recipekg/id/gradient-descent"
 # ------------------------------------------------------------------ from the rankings
 
 def _pick_item(what: str, answer: dict, kind: str) -> dict:
-    """The pick of a ranking as an item: why is its strongest reason, with that reason's sources."""
+    """The pick of a ranking as an item: why is its strongest reason, with that reason's sources
+    (and where an extension gave it: :func:`_origin`)."""
     pick = answer["decision"]["pick"]
     result = next(r for r in answer["results"] if r["id"] == pick)
     reason = (result["because"] or [{}])[0]
     runner_ups = answer["decision"]["runner_ups"]
     return item(what, pick, result["label"], reason.get("text", ""), reason.get("sources", []),
-                **{"from": f"recommend {kind}", "runner_ups": runner_ups})
+                **{"from": f"recommend {kind}", "runner_ups": runner_ups}, **_origin(result, reason))
+
+
+def _origin(result: dict, reason: dict) -> dict:
+    """``{"origin": ...}`` when the reason an item gives, or the choice itself, is an
+    extension's (the item then says so, as every answer marks what an extension contributed)."""
+    found = reason.get("origin") or result.get("origin")
+    return {"origin": found} if found else {}
 
 
 def _no_pick(what: str, answer: dict, kind: str) -> dict:
@@ -44,7 +52,7 @@ def _ranked(ctx, kind: str, section: str, snap: dict) -> list[dict]:
             continue
         reason = r["because"][0] if r["because"] else {"text": "", "sources": []}
         out.append(item(r["label"], r["id"], r["label"], reason["text"], reason["sources"],
-                        **{"from": f"recommend {kind}"}))
+                        **{"from": f"recommend {kind}"}, **_origin(r, reason)))
     return out
 
 
@@ -345,5 +353,6 @@ def risks(ctx, plan, snap: dict) -> list[dict]:
         reason = first["because"][0] if first["because"] else {"text": "", "sources": []}
         out.append(item(node["label"], steps, ", then ".join(labels[s] for s in steps),
                         f"watch for {node['label'].lower()}: {reason['text']}",
-                        reason["sources"], **{"from": f"recommend fix where symptom = {node['id']}"}))
+                        reason["sources"], **{"from": f"recommend fix where symptom = {node['id']}"},
+                        **_origin(node, reason)))  # (the failure mode an extension adds, or its fix)
     return out

@@ -46,7 +46,7 @@ def _section_brief(items: list[dict]) -> list[str]:
     ['  Pre-norm, QK-norm [pre-norm, qk-norm]', '  max norm: 1']
     """
     plain = [it for it in items if it["what"].lower() == it["text"].lower() and not it.get("unsourced")
-             and not it.get("needs") and not it.get("alternatives")]
+             and not it.get("needs") and not it.get("alternatives") and not it.get("origin")]
     if len(plain) < 2:
         return [line for it in items for line in _item_brief(it)]
     ids = ", ".join(dict.fromkeys(s["id"] for it in plain for s in it["sources"]))
@@ -67,7 +67,8 @@ def _item_brief(it: dict) -> list[str]:
     n = len(it.get("alternatives") or ())
     also = f" ({n} more published value{'s' * (n > 1)}: --detail)" if n else ""
     what = "" if it["what"].lower() == it["text"].lower() else f"{it['what']}: "  # 'bf16 training: bf16 training'
-    return [f"  {what}{it['text']}{flag}{also}" + (f" [{ids}]" if ids else "")]
+    own = f"  [{origin_text(it)}, not the KB's]" if it.get("origin") else ""
+    return [f"  {what}{it['text']}{flag}{also}" + (f" [{ids}]" if ids else "") + own]
 
 
 def _context(c: dict) -> str:
@@ -96,7 +97,8 @@ def _item_text(it: dict) -> list[str]:
 
 
 def _items_md(items: list[dict]) -> list[str]:
-    rows = [(it["what"], it["text"] + (" *(unsourced)*" if it.get("unsourced") else ""), it.get("why") or "",
+    rows = [(it["what"], it["text"] + (" *(unsourced)*" if it.get("unsourced") else "")
+             + (f" *({origin_text(it)}, not the KB's)*" if it.get("origin") else ""), it.get("why") or "",
              sources_short(it["sources"])) for it in items]
     return table(["item", "value", "why", "sources"], rows, md=True)
 
