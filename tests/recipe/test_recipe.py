@@ -14,7 +14,7 @@ from recipekg.api import answer
 from recipekg.query.parser import parse
 from recipekg.recipe.sections import SECTIONS
 
-from support import REPO, subprocess_env
+from support import REPO, TURTLE_PREFIXES, subprocess_env
 
 PRETRAIN = ("recipe where data = text and task = generation and method = pretrain and params = 7B "
             "and hardware = h100 and gpus = 64")
@@ -309,15 +309,7 @@ def test_an_extension_adds_a_setting_to_a_bundled_choice_and_the_recipe_names_it
     (bundled,) = kb.query(text)
     assert next(it for _, it in _items(bundled) if it.get("hyperparameter") == "learning-rate").get("unsourced")
     assert merged.query(PRETRAIN)[0]["sections"] == kb.query(PRETRAIN)[0]["sections"]
-EXTENSION_RULE = """\
-@prefix rkg:  <https://w3id.org/recipekg/ns#> .
-@prefix kb:   <https://w3id.org/recipekg/id/> .
-@prefix rule: <https://w3id.org/recipekg/rule/> .
-@prefix paper: <https://w3id.org/recipekg/paper/> .
-@prefix sec:  <https://w3id.org/recipekg/section/> .
-@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix prov: <http://www.w3.org/ns/prov#> .
-
+EXTENSION_RULE = TURTLE_PREFIXES + """
 rule:team-always-tabnet a rkg:Rule ; rdfs:label "Team: always TabNet" ;
     rkg:text "Our team trains TabNet for everything." ;
     rkg:recommends kb:tabnet ; rkg:strength rkg:strong ;
