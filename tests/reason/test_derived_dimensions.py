@@ -139,7 +139,7 @@ def test_the_tensor_cores_precisions_are_derived_from_the_hardware(kb):
 
 
 @pytest.mark.parametrize("gpus, over", [(2, True), (4, False)])
-def test_tensor_parallel_serving_says_when_the_weights_do_not_fit_all_the_gpus(kb, snap, gpus, over):
+def test_tensor_parallel_serving_says_when_the_weights_do_not_fit_all_the_gpus(kb, gpus, over):
     """``serving-load`` (the 16-bit weights against all the GPUs' memory, by the KB's formula)
     puts a note on tensor parallelism when split over every GPU the weights still do not fit:
     Llama 3 70B's 141 GB over two 48 GB L40S, not over four; the note is in the short text."""

@@ -84,11 +84,9 @@ def _find_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> Tie
     if given_tier is not None and given_tier.derived is None and given_tier.values and len(given_tier.values) == 1:
         iri = next(iter(given_tier.values))
         return _tier_json(ledger, params, iri, True, "given in the query", "tier given in the query")
-    budget = {}  # the one-sided constraints read as what the user has: their end ("up to", "at least")
-    for name, kind in (("time", "duration"), ("gpus", "count")):
-        if name in facts and (end := _budget_end(facts[name])) is not None:
-            facts[name] = point_facts(name, kind, end[0])
-            budget[name] = end[1]
+    budget = "time" in facts and _budget_end(facts["time"])  # time < 1 week: what the user has is its end
+    if budget:
+        facts["time"] = point_facts("time", "duration", budget)
     if "time" not in facts and timing.wall is not None:
         facts["time"] = point_facts("time", "duration", timing.wall)
     if "gpus" not in facts and timing.gpus_needed is not None:
@@ -97,8 +95,7 @@ def _find_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> Tie
     if "gpus" in facts and "time" in facts and facts["gpus"].intervals and facts["time"].intervals \
             and len(facts["gpus"].intervals) == len(facts["time"].intervals) == 1:
         gpus_q, time_q = facts_q(facts["gpus"]), facts_q(facts["time"])
-        situation = (f"{budget.get('gpus', '')}{show(gpus_q, 'GPUs')} for "
-                     f"{budget.get('time', '')}{show(time_q, 'hours')}")
+        situation = f"{show(gpus_q, 'GPUs')} for {'up to ' * bool(budget)}{show(time_q, 'hours')}"
         for iri, tier in sorted(snap["tiers"].items(), key=lambda t: -_reach(snap, t[0])):
             if all(status(snap["conditions"][c], facts, snap) == HELD for c in tier["conditions"]):
                 return _tier_json(ledger, params, iri, True, "gpus and time", f"{situation}: the flowchart's tier")
@@ -111,27 +108,20 @@ def _find_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> Tie
     return _tier_by_compute(ledger, params, timing, situation)
 
 
-def _budget_end(f: Facts) -> tuple[Q, str] | None:
-    """The end of a one-sided constraint, as what the user has, and how to say it: ``time < 1
-    week`` is a week to spend (not any time from none to a week), ``gpus >= 8`` eight GPUs or
-    more, read as eight; None for a value or a range with both ends.
+def _budget_end(f: Facts) -> Q | None:
+    """The end of an upper bound, as what the user has: ``time < 1 week`` is a week to spend,
+    not any time from none to a week (plan takes no other bound on the time or the GPUs);
+    None for a value or a range.
 
-    >>> end = _budget_end(Facts("time", "duration", intervals=[(-math.inf, False, 168.0, False)]))
-    >>> end[0].value, end[1]
-    (168.0, 'up to ')
-    >>> _budget_end(Facts("gpus", "count", intervals=[(8.0, True, math.inf, False)]))[1]
-    'at least '
-    >>> _budget_end(Facts("gpus", "count", intervals=[(8.0, True, 8.0, True)])) is None
+    >>> _budget_end(Facts("time", "duration", intervals=[(-math.inf, False, 168.0, False)])).value
+    168.0
+    >>> _budget_end(Facts("time", "duration", intervals=[(24.0, True, 24.0, True)])) is None
     True
     """
     if len(f.intervals) != 1:
         return None
     low, _, high, _ = f.intervals[0]
-    if not math.isfinite(low) and math.isfinite(high):
-        return Q.point(high), "up to "
-    if math.isfinite(low) and not math.isfinite(high):
-        return Q.point(low), "at least "
-    return None
+    return Q.point(high) if not math.isfinite(low) and math.isfinite(high) else None
 
 
 def _distance(q: Q, box: Interval) -> float:

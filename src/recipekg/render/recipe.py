@@ -67,8 +67,7 @@ def _item_brief(it: dict) -> list[str]:
     n = len(it.get("alternatives") or ())
     also = f" ({n} more published value{'s' * (n > 1)}: --detail)" if n else ""
     what = "" if it["what"].lower() == it["text"].lower() else f"{it['what']}: "  # 'bf16 training: bf16 training'
-    own = f"  [{origin_text(it)}, not the KB's]" if it.get("origin") else ""
-    return [f"  {what}{it['text']}{flag}{also}" + (f" [{ids}]" if ids else "") + own]
+    return [f"  {what}{it['text']}{flag}{also}" + (f" [{ids}]" if ids else "") + _own(it, "  [{}]")]
 
 
 def _context(c: dict) -> str:
@@ -84,8 +83,7 @@ def _context(c: dict) -> str:
 
 def _item_text(it: dict) -> list[str]:
     flag = "  [unsourced]" if it.get("unsourced") else "  [give more]" if it.get("needs") else ""
-    own = f"  [{origin_text(it)}, not the KB's]" if it.get("origin") else ""
-    lines = [f"  {it['what']}: {it['text']}{flag}{own}"]
+    lines = [f"  {it['what']}: {it['text']}{flag}{_own(it, '  [{}]')}"]
     if it.get("why"):
         lines.append(f"      {it['why']}")
     if it.get("alternatives"):
@@ -96,9 +94,14 @@ def _item_text(it: dict) -> list[str]:
     return lines
 
 
+def _own(it: dict, form: str) -> str:
+    """Where an extension gave an item (its file and line), in ``form``; '' for the KB's own."""
+    return form.format(f"{origin_text(it)}, not the KB's") if it.get("origin") else ""
+
+
 def _items_md(items: list[dict]) -> list[str]:
     rows = [(it["what"], it["text"] + (" *(unsourced)*" if it.get("unsourced") else "")
-             + (f" *({origin_text(it)}, not the KB's)*" if it.get("origin") else ""), it.get("why") or "",
+             + _own(it, " *({})*"), it.get("why") or "",
              sources_short(it["sources"])) for it in items]
     return table(["item", "value", "why", "sources"], rows, md=True)
 
