@@ -30,8 +30,9 @@ def test_situation_case(kb, case):
     entries = a["results"]
     ids = ranked_ids(entries)
     excluded = {e["id"] for e in a["excluded"]}
-    if "runner_ups" in case:
-        assert a["decision"]["runner_ups"] == case["runner_ups"], a["decision"]
+    for field in ("runner_ups", "broader", "narrower"):
+        if field in case:
+            assert a["decision"].get(field, []) == case[field], a["decision"]
     if "pick" in case:
         assert a["decision"]["pick"] in case["pick"] or set(entry_ids(entries[0])) & set(case["pick"]), \
             (a["decision"], ids[:6])
@@ -149,6 +150,31 @@ def test_runner_ups_are_never_members_of_the_pick(kb):
             continue
         first = next(r for r in a["results"] if r["id"] == a["decision"]["pick"])
         assert not set(a["decision"]["runner_ups"]) & set(entry_ids(first)[1:])
+
+
+def test_runner_ups_are_no_family_of_the_pick_or_of_each_other(kb, snap):
+    """Runner-ups are real alternatives: no match that is the pick's family (``broader``) or
+    one of its kinds (``narrower``), nor a family or kind of a runner-up before it (CoAtNet, a
+    hybrid, after the hybrid); the pick's relatives that match are named as such, in rank order,
+    and some answers name each (a full fine-tune within fine-tuning; ConvNeXt, a kind of CNN)."""
+    def related(a: str, b: str) -> bool:
+        up = lambda x: set(snap["nodes"][iri[x]].get("ancestors", ()))  # noqa: E731
+        return iri[a] in up(b) or iri[b] in up(a)
+
+    seen = {"broader": 0, "narrower": 0}
+    for a in _statements(kb):
+        d = a["decision"] if a["statement"] == "recommend" else {}
+        if not d.get("pick"):
+            continue
+        iri = {r["id"]: r["iri"] for r in a["results"]}
+        named = [d["pick"], *d["runner_ups"]]
+        assert not any(related(x, y) for n, x in enumerate(named) for y in named[n + 1:]), (a["query"], d)
+        matching = [r["id"] for r in a["results"] if r["group"] == "matches" and r["score"] > 0]
+        for side in seen:
+            assert d.get(side, []) == [i for i in matching if i != d["pick"] and related(i, d["pick"])
+                                      and (iri[d["pick"]] in snap["nodes"][iri[i]]["ancestors"]) == (side == "narrower")][:3]
+            seen[side] += bool(d.get(side))
+    assert all(seen.values()), seen
 
 
 def _situated(result: dict) -> bool:

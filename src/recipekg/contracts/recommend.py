@@ -38,6 +38,12 @@ class Decision(TypedDict):
     #: The matches the advice does not separate from the pick (the same score from the same
     #: rules): the pick is first among them by id only.
     tied_with: NotRequired[list[str]]
+    #: Matches that are the family the pick is one of (``skos:broader``, at any depth), in rank
+    #: order: no alternative to it, so never runner-ups.
+    broader: NotRequired[list[str]]
+    #: Matches that are kinds of the pick (narrower choices that match too: ways to do it),
+    #: in rank order; never runner-ups.
+    narrower: NotRequired[list[str]]
 
 
 class MemorySaving(TypedDict):

@@ -74,6 +74,9 @@ class SummaryDecision(TypedDict):
     procedure: NotRequired[list[str]]
     #: The matches the advice does not separate from the pick.
     tied_with: NotRequired[list[SummaryChoice | None]]
+    #: The matches that are the pick's family, and its kinds that match (never runner-ups).
+    broader: NotRequired[list[SummaryChoice | None]]
+    narrower: NotRequired[list[SummaryChoice | None]]
 
 
 class SummaryResult(TypedDict):

@@ -261,13 +261,18 @@ def _step(result: dict) -> tuple[str, int] | None:
     return min(steps, key=lambda s: s[1]) if steps else None
 
 
-def decision(results: list, limit: int = 3, near: list | None = None) -> Decision:
+def decision(results: list, limit: int = 3, near: list | None = None, nodes: Mapping | None = None) -> Decision:
     """The recommended pick, its runner-ups and the choices the reference says to compare
     with it, from ranked results (the pick is the first choice that matches and scores).
     When the first-ranked match is a step of an ordered procedure, the pick is the procedure's
     first step that applies and ``procedure`` lists the steps that apply in step order (the
     results stay in score order), instead of counting them as runner-ups. The choice that would rank first
-    on the other side of a threshold near the user's value (``near``) stays a runner-up."""
+    on the other side of a threshold near the user's value (``near``) stays a runner-up.
+
+    With the snapshot's ``nodes`` (their ``ancestors``), runner-ups are real alternatives: a
+    match of the pick's family (``broader``: the family the pick is one of) or one of its
+    kinds (``narrower``: a narrower choice that matches too) is named as such, not as a
+    runner-up, and a runner-up's relatives do not follow it (:func:`relatives`)."""
     matching = [r for r in results if r["group"] == MATCHES and r["score"] > 0]
     step = _step(matching[0]) if matching else None
     numbered = [(n[1], r["id"]) for r in matching if step and (n := _step(r)) is not None and n[0] == step[0]]
@@ -278,18 +283,67 @@ def decision(results: list, limit: int = 3, near: list | None = None) -> Decisio
     # advice written for the user's case makes its alternatives the runner-ups, not the general
     # advice every run gets (listed below them all the same: clip gradients, whatever the run)
     situated = bool(matching) and _situated(matching[0])
+    kin = relatives(matching, pick, nodes) if nodes is not None else {}
     runner_ups = [r["id"] for r in matching[1:] if r["id"] not in compare and r["id"] not in steps
-                  and (not situated or _situated(r))][:limit]
+                  and r["id"] not in kin and (not situated or _situated(r))][:limit]
     ranked = {r["id"] for r in matching}
     for other in (n["other_side"]["pick"] for n in near or () if n.get("other_side")):
-        if other in ranked and other != pick and other not in runner_ups and other not in compare + steps:
+        if other in ranked and other != pick and other not in runner_ups and other not in compare + steps \
+                and kin.get(other) not in ("broader", "narrower"):
+            # it stands for its relatives among the runner-ups (CNN, not ConvNeXt and CNN)
+            runner_ups = [i for i in runner_ups if nodes is None or not _akin(i, other, matching, nodes)]
             runner_ups = runner_ups[:limit - 1] + [other]
     out: Decision = {"pick": pick, "runner_ups": runner_ups, "compare_with": compare}
+    for side in ("broader", "narrower"):
+        if named := [i for i, how in kin.items() if how == side][:limit]:
+            out[side] = named
     if steps and step is not None:
         out["procedure"] = {"id": step[0], "steps": steps}
     elif matching and (tied := _tied(matching)):
         out["tied_with"] = tied
     return out
+
+
+def relatives(matching: list, pick: str | None, nodes: Mapping) -> dict[str, str]:
+    """The matches that are no alternative to the pick or to a match ranked above them, in rank
+    order: ``"broader"`` (a family the pick is one of), ``"narrower"`` (one of the pick's kinds)
+    or ``"kin"`` (a family, or a kind, of an alternative ranked above it: a match related
+    neither to the pick nor to another alternative above it). The pick's siblings (LoRA and
+    full fine-tuning, kinds of one family) are alternatives.
+
+    >>> nodes = {"F": {"ancestors": []}, "L": {"ancestors": ["F"]}, "Q": {"ancestors": ["L", "F"]},
+    ...          "S": {"ancestors": []}}
+    >>> ranked = [{"id": i.lower(), "iri": i} for i in "LSFQ"]
+    >>> relatives(ranked, "l", nodes)
+    {'f': 'broader', 'q': 'narrower'}
+    >>> relatives([{"id": i.lower(), "iri": i} for i in "SFQ"], "s", nodes)
+    {'q': 'kin'}
+    >>> nodes["H"] = {"ancestors": ["F"]}
+    >>> relatives([{"id": i.lower(), "iri": i} for i in "LFH"], "l", nodes)
+    {'f': 'broader'}
+    """
+    def up(r: dict) -> set:
+        return set(nodes.get(r["iri"], {}).get("ancestors", ()))
+
+    out: dict[str, str] = {}
+    head = next((r for r in matching if r["id"] == pick), None)
+    above: list[dict] = [head] if head else []
+    for r in matching:
+        if r is head:
+            continue
+        if head and (head["iri"] in up(r) or r["iri"] in up(head)):
+            out[r["id"]] = "narrower" if head["iri"] in up(r) else "broader"
+        elif any(a["iri"] in up(r) or r["iri"] in up(a) for a in above[1:]):
+            out[r["id"]] = "kin"
+        else:  # an alternative: its own relatives below it are not others
+            above.append(r)
+    return out
+
+
+def _akin(a: str, b: str, matching: list, nodes: Mapping) -> bool:
+    """Whether matches ``a`` and ``b`` are one family (either an ancestor of the other)."""
+    iri = {r["id"]: r["iri"] for r in matching}
+    return iri[a] in nodes.get(iri[b], {}).get("ancestors", ()) or iri[b] in nodes.get(iri[a], {}).get("ancestors", ())
 
 
 def _situated(result: dict) -> bool:

@@ -60,13 +60,13 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     # ranking is its decision, from the matches
     rerank = lambda trial: group_families(  # noqa: E731
         rank(kind, trial, snap, native, lean=True, decisive=True, shown=0), snap)
-    decided = decision(results)  # over every entry, once: what ask and the boundaries start from
+    decided = decision(results, nodes=snap["nodes"])  # over every entry, once: what ask and the boundaries start from
     ask = questions(kind, facts, results, snap, rerank, ranked["results"], decided)
     near = boundaries(kind, facts, ranked, results, snap, rerank, decided)
     shown = dress(results[:top], facts, snap)
     short = shortfall(shown, facts, snap)
     answer: RecommendBody = {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
-              "constraints": constraints_json(facts), "decision": decision(shown, near=near), "ask": ask,
+              "constraints": constraints_json(facts), "decision": decision(shown, near=near, nodes=snap["nodes"]), "ask": ask,
               "results": shown, "excluded": ranked["excluded"],
               "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap, ranked["near"]),
               "near_boundary": near}

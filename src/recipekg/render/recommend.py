@@ -86,6 +86,11 @@ def _name(a: dict, choice_id: str) -> str:
     return f"{label} ({choice_id})" if label else choice_id
 
 
+#: The lines naming the matches related to the pick (``decision.broader`` and ``.narrower``).
+KIN_LINES = (("broader", "within: {}, the family the pick belongs to (it matches too)"),
+             ("narrower", "kinds of it: {}, narrower choices that match too"))
+
+
 def _decision(a: dict, md: bool) -> list[str]:
     d = a.get("decision") or {}
     if not d.get("pick"):
@@ -105,6 +110,9 @@ def _decision(a: dict, md: bool) -> list[str]:
         out.append("runner-ups: " + ", ".join(_name(a, i) for i in others))
     if d["compare_with"]:
         out.append("compare with: " + ", ".join(_name(a, i) for i in d["compare_with"]))
+    for side, head in KIN_LINES:  # the pick's family and its kinds that match: no alternatives to it
+        if d.get(side):
+            out.append(head.format(", ".join(_name(a, i) for i in d[side])))
     out += shortfall_line(a)
     return [line + ("  " if md else "") for line in out]
 

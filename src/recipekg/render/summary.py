@@ -114,8 +114,9 @@ def _recommend(a: dict) -> dict:
                         "compare_with": [_choice(a, i) for i in d.get("compare_with", ())]}}
     if d.get("procedure"):
         out["decision"]["procedure"] = d["procedure"]["steps"]
-    if d.get("tied_with"):
-        out["decision"]["tied_with"] = [_choice(a, i) for i in d["tied_with"]]
+    for side in ("tied_with", "broader", "narrower"):
+        if d.get(side):
+            out["decision"][side] = [_choice(a, i) for i in d[side]]
     results = []
     for r in a["results"][:RESULTS]:
         shown = [x for x in r["because"] if r["group"] != "matches" or x["match"] in ("full", "general", "near")]
