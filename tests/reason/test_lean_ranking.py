@@ -26,7 +26,7 @@ from recipekg.reason.situation import _derived_needs, _sources_of, near_reasons,
 def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
     """The constraints no advice used as they were found before the two passes: every
     evaluation read for what it uses and what it needs (the reference; ``near`` recomputed)."""
-    near = near_reasons(evaluated, facts)
+    near = near_reasons(evaluated, facts, snap["dimensions"])
     used: set[str] = set()
     needs: dict[str, set[str]] = {}
     for a in evaluated:

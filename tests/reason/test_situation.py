@@ -152,6 +152,20 @@ def test_runner_ups_are_never_members_of_the_pick(kb):
         assert not set(a["decision"]["runner_ups"]) & set(entry_ids(first)[1:])
 
 
+def test_a_capacity_share_is_never_missed_narrowly(kb, snap):
+    """A threshold on a demand against a capacity (``rkg:capacityShare``: the memory shares) is
+    whether it fits: no reason is near one, and some answers do derive such a share below its
+    threshold (the narrow-miss credit still goes to bands the reference draws)."""
+    capacity = {d for d, v in snap["dimensions"].items() if v.get("capacity")}
+    assert {"memory-load", "serving-memory", "kv-load"} <= capacity
+    derived = 0
+    for a in _statements(kb) + kb.query("recommend technique where model = mistral-7b and gpu = l4 and method = inference"):
+        for r in a.get("results", ()):
+            assert not any((x.get("near") or {}).get("dimension") in capacity for x in r["because"]), (a["query"], r["id"])
+        derived += any(c["dimension"] in capacity and c.get("derived_from") for c in a.get("constraints", ()))
+    assert derived
+
+
 def test_runner_ups_are_no_family_of_the_pick_or_of_each_other(kb, snap):
     """Runner-ups are real alternatives: no match that is the pick's family (``broader``) or
     one of its kinds (``narrower``), nor a family or kind of a runner-up before it (CoAtNet, a

@@ -39,6 +39,8 @@ def compile_dimensions(ix, nodes: dict) -> dict:
             "question": ix.text(d, RKG.question), "example": ix.text(d, SKOS.example),
             "min": ix.number(d, RKG.minValue), "max": ix.number(d, RKG.maxValue),
             "derived_via": ix.one(d, RKG.derivedVia), "plan_only": ix.text(d, RKG.planOnly) == "true",
+            # a demand against a capacity (rkg:capacityShare): a threshold on it is no band, never near
+            "capacity": ix.text(d, RKG.capacityShare) == "true",
             # the value a statement that gives none is read with, where a formula asks (rkg:defaultValue)
             "default": ix.one(d, RKG.defaultValue),
             # the dimensions its values are defined on (rkg:derivedFrom: a tier's gpus and time), by name

@@ -45,7 +45,7 @@ RKG = Namespace(BASE + "ns#", """
     ModelConfiguration layers hiddenSize attentionHeads kvHeads vocabSize ffnHidden ffnMatrices experts
     expertsPerToken contextLength activeParams nominalParams
     Dimension DimensionKind Categorical Count Duration Bytes Ratio dimensionKind valueClass
-    derivedVia derivedFrom derivedBy defaultValue minValue maxValue planOnly impliesValue
+    derivedVia derivedFrom derivedBy defaultValue minValue maxValue planOnly capacityShare impliesValue
     DataModality Task Goal Preference InferenceBudget Availability Precision Horizon RecomputeMode
     TrainingMethod OffloadTarget trainsWeights parallelLayout forMethod fixesHyperparameter fixedValue
     Rule Condition recommends advisesAgainst condition strength text section contradicts

@@ -116,7 +116,7 @@ def _rules(iri: str, via: str | None, facts: dict, snap: dict, backend: Backend)
     """Every rule naming ``iri``, with its evaluation, fired rules first and against before for
     among them; a rule near its threshold says so (``near``); ``via`` the family it is about."""
     named = backend.naming(iri, facts)
-    near = near_reasons(named, facts)
+    near = near_reasons(named, facts, snap["dimensions"])
     out: list[ExplainRule] = []
     for a in named:
         r: ExplainRule = {"side": a.side, "fires": a.ev["fires"], **reason_json(a.rule, a.view, a.ev, snap)}

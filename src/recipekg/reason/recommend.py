@@ -145,7 +145,7 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
                                        if kind in nodes.get(c, {}).get("kinds", ())))
         applied = _naming(backend, kind, families, facts, snap)
         evaluated = _about(backend, kind, families, facts, snap)
-    nearby = near_reasons(evaluated, facts)
+    nearby = near_reasons(evaluated, facts, snap["dimensions"])
     near = _near(evaluated, nearby)
     # few choices (no more than an answer shows): every result is made, each reason made whole
     # at once (what the scoring reads is there), as records would cost more than they save

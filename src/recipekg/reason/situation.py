@@ -54,19 +54,22 @@ def _near(value: float, threshold: float) -> bool:
     return value > 0 and threshold > 0 and threshold / NEAR_FACTOR <= value <= threshold * NEAR_FACTOR
 
 
-def near_reasons(evaluated: list, facts: dict) -> dict[tuple[str, str, str], Near]:
+def near_reasons(evaluated: list, facts: dict, dims: dict) -> dict[tuple[str, str, str], Near]:
     """``(rule, choice, side) → {"dimension", "value", "threshold"}`` for the rules for a
     choice that fail only by one numeric condition they miss narrowly, every other condition
     held (a comparison or a rule against a choice is never near); the one failing condition
     may name a derived value the query misses narrowly (``Facts.near``: a compute tier), and
-    the miss is then on the dimension it derives from (the time, the GPUs)."""
+    the miss is then on the dimension it derives from (the time, the GPUs). A condition on a
+    capacity share (``dims``' ``capacity``: memory against the GPUs' memory) is a physical
+    limit, not a band: missing it is never near (the weights at 60% of a GPU fit it)."""
     out: dict[tuple[str, str, str], Near] = {}
     for a in evaluated:
         if a.side != "for" or FAILED not in a.ev["statuses"] or a.view.get("role") == "comparison":
             continue  # near keeps an alternative in sight; it never counts against a choice
         statuses, conds = a.ev["statuses"], a.ev["conditions"]
         failed = [c for c, s in zip(conds, statuses) if s == FAILED]
-        if len(failed) != 1 or any(s not in (HELD, FAILED) for s in statuses):
+        if len(failed) != 1 or any(s not in (HELD, FAILED) for s in statuses) \
+                or dims.get(failed[0]["dimension"], {}).get("capacity"):
             continue
         f = facts.get(failed[0]["dimension"])
         hit = near_miss(failed[0], f.intervals) if f is not None and f.intervals else None
@@ -117,8 +120,8 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
 
     A rule uses a constraint when it applies and holds (or partly holds) on it, or when it is
     near its threshold on it; a rule the constraint merely rules out does not use it, and
-    what such rules need is the why (``near``: ``near_reasons(evaluated, facts)``, when known)."""
-    near = near_reasons(evaluated, facts) if near is None else near
+    what such rules need is the why (``near``: ``near_reasons(evaluated, facts, dims)``, when known)."""
+    near = near_reasons(evaluated, facts, snap["dimensions"]) if near is None else near
     used: set[str] = set()
     for v in verdicts:
         for dim in (v["dimension"], *v.get("when", ())):
