@@ -156,6 +156,15 @@ class Near(TypedDict):
     unit: NotRequired[ConstraintUnit]
 
 
+class Taken(TypedDict):
+    """What taking a choice means where the query gives no value: its own method."""
+
+    dimension: str
+    value: str
+    #: The values the rule reads that taking it derives (the frozen base's share of memory).
+    derived: list[Constraint]
+
+
 class ReasonMore(TypedDict, total=False):
     """What only some reasons carry."""
 
@@ -195,6 +204,9 @@ class RankedReason(Reason):
     specificity: list[int]
     near: NotRequired[Near]
     via: NotRequired[Via]
+    #: A rule against a choice that applies once the choice is taken (LoRA is method = lora),
+    #: not with the constraints as given: the value taken.
+    taken: NotRequired[Taken]
 
 
 class Range(TypedDict):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from recipekg.contracts.common import (Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp, Unused,
-                                       Via)
+from recipekg.contracts.common import (Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp, Taken,
+                                       Unused, Via)
 from recipekg.contracts.recommend import Group, MemorySaving, Shortfall
 
 
@@ -28,6 +28,8 @@ class ExplainRule(Reason):
     fires: bool
     near: NotRequired[Near]
     via: NotRequired[Via]
+    #: It fires once the choice is taken as its own method, not with the constraints as given.
+    taken: NotRequired[Taken]
 
 
 class Brief(TypedDict):

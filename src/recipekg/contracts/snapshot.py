@@ -129,6 +129,8 @@ class Dimension(TypedDict):
     #: takes a query's value or a named model's first.
     derived_through: list[list[str]]
     plan_only: bool
+    #: A demand against a capacity (rkg:capacityShare): a threshold on it is never near.
+    capacity: bool
     problem_fact: bool
     order: float | None
     value_class: str | None

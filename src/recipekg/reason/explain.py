@@ -32,6 +32,7 @@ from recipekg.reason.recommend import ranking
 from recipekg.reason.resolve import facts_of, resolve_choice
 from recipekg.reason.scoring import MATCHES
 from recipekg.reason.situation import near_reasons, unused
+from recipekg.reason.taking import taken_verdicts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -125,6 +126,11 @@ def _rules(iri: str, via: str | None, facts: dict, snap: dict, backend: Backend)
         if via:
             r["via"] = {"id": snap["nodes"][via]["id"], "label": snap["nodes"][via]["label"]}
         out.append(r)
+    fired = {r["rule"] for r in out if r["fires"] and r["side"] == "against"}
+    for a, _, taken in [] if via else taken_verdicts(iri, facts, snap, backend):  # (a family's is its own)
+        if a.rule not in fired:  # it applies once the choice is taken: it replaces the waiting one
+            out = [r for r in out if not (r["rule"] == a.rule and r["side"] == "against")]
+            out.append({"side": "against", "fires": True, **reason_json(a.rule, a.view, a.ev, snap), "taken": taken})
     out.sort(key=lambda r: (not r["fires"], r["side"] != "for", -r["contribution"], r["id"]))
     return out
 

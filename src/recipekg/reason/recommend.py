@@ -27,6 +27,7 @@ from recipekg.reason.conditions import FAILED, specificity, status
 from recipekg.reason.resolve import facts_of, resolve_kind
 from recipekg.reason.scoring import MATCHES, NEAR, near_contribution
 from recipekg.reason.situation import near_reasons, unused
+from recipekg.reason.taking import as_taken
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -151,6 +152,7 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     # at once (what the scoring reads is there), as records would cost more than they save
     few = shown is None or len({a.choice for a in applied}.union(a.choice for a in near)) <= max(shown, SHOWN)
     choices = _reasoned(applied, near, facts, snap, _whole_reason if few else reason_record, lean)
+    as_taken(choices, facts, snap, backend, _whole_reason if few else reason_record, lean)
     _inherit(choices, kind, snap, among)
     for iri in [c for c, e in choices.items() if among is not None and c not in among or _only_waiting_against(e)]:
         del choices[iri]
@@ -262,10 +264,12 @@ def _reasons(entry: dict, facts: dict, snap: dict, lean: bool) -> dict:
 def _reason(record: dict, facts: dict, snap: dict, lean: bool) -> Any:
     """The reason (a RankedReason) of a verdict the scoring read (:func:`reason_record`), with
     its contribution as scored (near a threshold, or measured against the most specific advice)."""
-    reason = _made_reason(record["applied"], facts, snap, lean, record.get("near"), record["contribution"])
+    reason = _made_reason(record["applied"], record.get("facts", facts), snap, lean, record.get("near"),
+                          record["contribution"])
     reason["contribution"] = record["contribution"]
-    if "via" in record:
-        reason["via"] = record["via"]
+    for key in ("via", "taken"):
+        if key in record:
+            reason[key] = record[key]
     return reason
 
 
@@ -291,14 +295,16 @@ def _near(evaluated: list, found: dict) -> dict:
 
 def _inherit(choices: dict, kind: str, snap: dict, among) -> None:
     """A rule against a family reaches its members: each choice of ``kind`` narrower than a
-    choice advised against gets that reason (``via`` the family), once."""
+    choice advised against gets that reason (``via`` the family), once; a rule against a
+    choice taken as its own method (``taken``: LoRA's 16-bit base) speaks of it alone."""
     narrower = snap["rule_index"].get("narrower", {})
     nodes = snap["nodes"]
     inherited: dict[str, list[dict]] = {}
     for iri, entry in choices.items():
         if not entry["against"]:
             continue  # (most choices: nothing against them to pass on)
-        against = [r for r in entry["against"] if r["match"] in ("full", "general", NEAR) and "via" not in r]
+        against = [r for r in entry["against"]
+                   if r["match"] in ("full", "general", NEAR) and "via" not in r and "taken" not in r]
         for member in narrower.get(iri, ()) if against else ():
             if kind in nodes[member]["kinds"] and (among is None or member in among):
                 inherited.setdefault(member, []).extend(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.situation import (excluded_lines, memory_line, missed_text, property_text, shortfall_line,
-                                      unused_lines)
+                                      taken_text, unused_lines)
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 
 
@@ -49,7 +49,8 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
         verdict = ("applies" if x["fires"] else "does not apply") + f", {x['match'] if 'near' not in x else 'near'}"
         side = "FOR" if x["side"] == "for" else "AGAINST"
         about = f" (about {x['via']['label']})" if x.get("via") else ""
-        out.append(f"{'- ' if md else ''}{side}{about} [{x['strength']}] {x['text']}  ({verdict})")
+        out.append(f"{'- ' if md else ''}{side}{about} [{x['strength']}] {x['text']}  ({verdict})"
+                   f"{taken_text(x.get('taken'))}")
         for cond in x["conditions"]:
             out.append(f"    {cond['status']:>9}: {cond['condition']}")
         where = f"from: {origin_text(x)}, not the reference" if x.get("origin") else f"section: {x['section']}"
@@ -85,7 +86,7 @@ def brief_rules(rules: list[dict]) -> list[str]:
             ids = ", ".join(dict.fromkeys(s["id"] for s in x["sources"]))
             near = ", near" if x.get("near") else ""
             out.append(f"{'FOR' if x['side'] == 'for' else 'AGAINST'}{about} [{x['strength']}{near}] {x['text']}"
-                       f"{missed_text(x.get('near'))} [{ids}]")
+                       f"{missed_text(x.get('near'))}{taken_text(x.get('taken'))} [{ids}]")
     idle = sum(not x["fires"] and not x.get("near") for x in rules)
     if idle:
         out.append(f"… {idle} more rule{'s' * (idle != 1)} that do{'es' * (idle == 1)} not apply here, each with "

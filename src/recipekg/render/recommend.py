@@ -14,7 +14,7 @@ one rule that decides it most, with its sources' ids, and each group its first f
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
-from recipekg.render.situation import (entry_name, excluded_lines, missed_text, near_lines, note_lines,
+from recipekg.render.situation import (entry_name, excluded_lines, missed_text, near_lines, note_lines, taken_text,
                                       shortfall_line, unused_lines)
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 
@@ -72,7 +72,7 @@ def brief_results(results: list[dict], limit: int, reasons: bool) -> list[str]:
         shown = _deciding(r)[:1] + _weighing(r)[:1] if reasons else []
         for x in shown:
             sign = "+" if x in r["because"] else "−"
-            out.append(f"    {sign} [{x['strength']}] {x['text']}{missed_text(x.get('near'))} "
+            out.append(f"    {sign} [{x['strength']}] {x['text']}{missed_text(x.get('near'))}{taken_text(x.get('taken'))} "
                        f"[{', '.join(dict.fromkeys(s['id'] for s in x['sources']))}]")
         out += note_lines(r, "    ")  # what its properties say the constraints go past, and its memory saving
     if len(results) > limit:
@@ -151,7 +151,7 @@ def _weighing(r: dict) -> list[dict]:
 
 
 def _row(r: dict) -> tuple:
-    reasons = _deciding(r)
+    reasons = _deciding(r) + _weighing(r)[:1]  # and what its score nets out, as the text's brief lines
     why = "<br>".join(_reason_md(x, r) for x in reasons)
     if r.get("waits_for"):
         why += f"<br>*waits for: {', '.join(r['waits_for'])}*"
@@ -195,7 +195,7 @@ def _hidden_origins(r: dict, shown: list[dict]) -> str:
 def reason_text(x: dict, sign: str) -> list[str]:
     step = f"step {x['step']}: " if x.get("procedure") else ""
     via = f"(about {x['via']['label']}) " if x.get("via") else ""
-    missed = missed_text(x.get("near"))
+    missed = missed_text(x.get("near")) + taken_text(x.get("taken"))
     lines = [f"    {sign} [{x['strength']}, {x['match']}] {via}{step}{x['text']}{missed}",
              f"      from: {origin_text(x)}, not the reference" if x.get("origin") else f"      section: {x['section']}",
              f"      sources: {sources_text(x['sources'])}", *caveat_line(x, "      ")]
@@ -211,4 +211,5 @@ def _reason_md(x: dict, r: dict) -> str:
     disputed = "".join(f" ⚠ disputed by *{origin_text(d) or d['section']}*" for d in x.get("disputed_by", []))
     caveat = f"<br>*caveat: {x['caveat']}*" if x.get("caveat") else ""
     where = f"{origin_text(x)}, not the reference" if x.get("origin") else x["section"]
-    return f"{sign}**{x['strength']}**, {x['match']}: {step}{x['text']} (*{where}*){disputed}{caveat}"
+    taken = f" *{taken_text(x['taken']).strip()}*" if x.get("taken") else ""
+    return f"{sign}**{x['strength']}**, {x['match']}: {step}{x['text']}{taken} (*{where}*){disputed}{caveat}"

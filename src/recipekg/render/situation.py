@@ -29,6 +29,20 @@ def value_text(v, unit: str | None = None) -> str:
     return value(v, unit) if isinstance(v, (int, float)) else str(v)
 
 
+def taken_text(taken: dict | None) -> str:
+    """`` (once taken: method = lora, so base-load = 108.3%; not a constraint you gave)`` for a
+    rule against a choice that applies with the choice taken as its own method, else "".
+
+    >>> taken_text({"dimension": "method", "value": "lora",
+    ...             "derived": [{"dimension": "base-load", "op": "=", "value": 1.083, "unit": "fraction"}]})
+    ' (once taken: method = lora, so base-load = 108.3%; not a constraint you gave)'
+    """
+    if not taken:
+        return ""
+    so = ", ".join(format_constraint(c) for c in taken.get("derived", ()))
+    return f" (once taken: {taken['dimension']} = {taken['value']}{', so ' + so if so else ''}; not a constraint you gave)"
+
+
 def missed_text(near: dict | None) -> str:
     """`` (missed narrowly: time 2 weeks against 1 week)`` for a rule near its threshold, else "".
 

@@ -26,6 +26,7 @@ from functools import lru_cache
 from markupsafe import Markup, escape
 
 from recipekg.render.numbers import value as number_text
+from recipekg.render.situation import taken_text
 from recipekg.render.sources import role_text
 from recipekg.web.flow import human
 
@@ -134,6 +135,8 @@ class Fragments:
                          if near.get("value") == near.get("threshold") else
                          f'<p class="near">Missed narrowly: {given}'
                          f' against the threshold {escape(number_text(near.get("threshold"), unit))}.</p>')
+        if x.get("taken"):
+            parts.append(f'<p class="taken">{escape(taken_text(x["taken"]).strip(" ()").capitalize())}.</p>')
         parts.append("\n    ")
         if x.get("conditions"):
             items = "".join(f'<li class="status-{escape(str(c.get("status", "")).replace(" ", "-"))}">'
