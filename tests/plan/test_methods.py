@@ -203,3 +203,36 @@ def test_a_named_gqa_model_caches_its_key_value_heads_only(run_plan):
                    " and kv-heads = 64")
     assert q(gqa, "kv_cache")["value"] == pytest.approx(327_680 * 1000)
     assert q(mha, "kv_cache")["value"] == pytest.approx(8 * q(gqa, "kv_cache")["value"])
+
+
+def test_fp8_weights_take_one_byte_and_serve_405b_on_one_node(run_plan):
+    """NVIDIA serves Llama 3.1 405B in FP8 on one 8-GPU node: 'from 16 to 8' bits per parameter
+    (its model card, kb:const fp8-weight-bits). fp8 is also offered as a fix of the 16-bit plan,
+    before int8 and int4; and its prefill bound reads the GPU's fp8 peak."""
+    fp8 = run_plan("plan where model = llama-3-1-405b and method = inference and hardware = h100 and gpus = 8 "
+                   "and precision = fp8")
+    bf16 = run_plan("plan where model = llama-3-1-405b and method = inference and hardware = h100 and gpus = 8")
+    assert fp8["fit"]["fits"] and not bf16["fit"]["fits"]
+    assert q(fp8, "weights")["value"] == pytest.approx(q(bf16, "weights")["value"] / 2)
+    assert q(fp8, "weights")["value"] == pytest.approx(405_853_388_800)
+    remedies = [r["id"] for r in bf16["recommendations"]]
+    assert remedies.index("fp8") < remedies.index("int8") < remedies.index("int4")
+    assert {r["id"]: r for r in bf16["recommendations"]}["fp8"]["enough"]
+    assert q(fp8, "prefill_seconds")["value"] == pytest.approx(q(bf16, "prefill_seconds")["value"] / 2, rel=0.01)
+    assert not any("no inference figure for precision = fp8" in n["text"] for n in fp8["notes"])
+    assert "fp8" not in [r["id"] for r in fp8["recommendations"]]  # (not leaner than itself; int8 neither)
+    assert "int8" not in [r["id"] for r in fp8["recommendations"]]
+
+
+def test_a_mixture_of_experts_decodes_at_its_active_share(run_plan, hardware_tsv):
+    """Mixtral 8x7B uses 13B of its 47B parameters per token (Jiang et al., abstract): the
+    decode bound reads at least those weights, not every expert's; a dense model reads all."""
+    moe = run_plan("plan where model = mixtral-8x7b and method = inference and hardware = h100 and gpus = 2")
+    dense = run_plan("plan where model = llama-3-8b and method = inference and hardware = h100")
+    active, params = q(moe, "active_params")["value"], q(moe, "params")["value"]
+    assert active < params / 3
+    assert q(moe, "weights_read")["value"] == pytest.approx(q(moe, "weights")["value"] * active / params)
+    bandwidth = float(hardware_tsv["h100-sxm"]["bandwidth_GBps"]) * 1e9
+    per_step = (q(moe, "weights_read")["value"] + q(moe, "kv_cache")["value"]) / (2 * bandwidth)
+    assert q(moe, "decode_seconds_per_token")["value"] == pytest.approx(per_step, rel=1e-3)
+    assert "weights_read" not in {x["name"] for x in dense["quantities"]}

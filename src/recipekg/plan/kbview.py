@@ -110,6 +110,10 @@ class KBView(SnapshotView):
         found = (constants[i] for i in self._index["constants_by_entity"].get(entity, ()))
         return sorted((c for c in found if quantity is None or c["quantity"] == quantity), key=lambda c: c["id"])
 
+    def constants_of_quantity(self, quantity: str) -> list[dict]:
+        """The constants of one quantity (``rkg:quantity``), by id."""
+        return sorted((c for c in self.snap["constants"].values() if c["quantity"] == quantity), key=lambda c: c["id"])
+
     def constant_by_id(self, constant_id: str) -> dict | None:
         """The constant with this id (None when the KB has none)."""
         iri = self._index["constant_ids"].get(constant_id)

@@ -175,6 +175,12 @@ def _speed(ledger: Ledger, memo, best: dict, inputs: Inputs, weights: Q, kv: Q, 
            source: dict | None) -> None:
     """The decode bound (tokens/s over every copy, seconds per step) and the prefill bound."""
     tp, extra = Q.point(best["tp"]), [source] if source else []
+    active = inputs.active_params or memo.params
+    if active.high < memo.params.low:  # a mixture of experts: a step reads at least the active share
+        f = memo.formula("weights-read-per-step")
+        weights, env = ledger.compute(f, {"weights": weights, "active_params": active, "params": memo.params})
+        ledger.add("weights_read", weights, formula=f, env=env,
+                   label="weights a decoding step reads at least (the active parameters')")
     f = memo.formula("decode-tokens-per-second")
     q, env = ledger.compute(f, {"micro_batch": sequences, "tensor_parallel": tp, "bandwidth": bw, "weights": weights,
                                 "kv_cache": kv, "data_parallel": Q.point(best["dp"])})
@@ -184,18 +190,23 @@ def _speed(ledger: Ledger, memo, best: dict, inputs: Inputs, weights: Q, kv: Q, 
     q, env = ledger.compute(f, {"tensor_parallel": tp, "bandwidth": bw, "weights": weights, "kv_cache": kv})
     ledger.add("decode_seconds_per_token", q, formula=f, env=env, extra_sources=extra,
                label="time per decoding step, lower bound (one token for each sequence)")
-    peak = inputs.peak_flops.value if inputs.peak_flops else ledger.kb.peak(inputs.hardware)
+    kb = ledger.kb
+    fp8 = inputs.precision is not None and kb.node_id(inputs.precision) == "fp8" and kb.fp8_peak(inputs.hardware)
+    # fp8 weights are served with fp8 matrix multiplies where the GPU has them (its fp8 peak): a
+    # lower bound on the time stays one at the higher peak
+    peak = inputs.peak_flops.value if inputs.peak_flops else kb.fp8_peak(inputs.hardware) if fp8 \
+        else kb.peak(inputs.hardware)
     if not peak:
         ledger.note("no peak FLOP/s for the GPU: give peak-flops = 989T for the prefill bound")
         return
     f = memo.formula("prefill-seconds")
-    active = inputs.active_params or memo.params
     shape = memo.shape
     q, env = ledger.compute(f, {"active_params": active, "seq_length": shape.seq_length, "micro_batch": sequences,
                                 "layers": shape.layers, "hidden": shape.hidden, "tensor_parallel": tp,
                                 "peak_flops": Q.point(peak), "bandwidth": bw, "weights": weights})
     ledger.add("prefill_seconds", q, formula=f, env=env, extra_sources=extra,
-               label=f"prefill (time to the first token) of {show(shape.seq_length)}-token prompts, lower bound")
+               label=f"prefill (time to the first token) of {show(shape.seq_length)}-token prompts, lower bound"
+                     + (", at the GPU's fp8 peak" if fp8 and not inputs.peak_flops else ""))
 
 
 def _bandwidth(kb, inputs: Inputs) -> tuple[Q | None, dict | None]:

@@ -41,10 +41,14 @@ LAYOUT_DEGREES = {"ddp": ("zero", 0), "fsdp": ("zero", 3), "tensor-parallelism":
                   "pipeline-parallelism": ("pp", True)}
 #: an adapter run's model states with ``offload = cpu`` on a sharded layout (FSDP's CPU offload)
 ADAPTER_OFFLOAD = "model-states-fsdp-offload"
-#: precision → the constant of its bits (or bytes) per weight at inference
-WEIGHT_BITS = {"int8": "c_int8_weight_bits", "int4": "c_int4_weight_bits"}
+#: the quantity of a precision's bits per weight at inference (the KB's constants of it, each
+#: ``rkg:appliesTo`` its precision: int8, int4, fp8)
+WEIGHT_BITS = "weight-bits"
+#: precision → the constant of its bytes per weight at inference, for the unquantized ones
 WEIGHT_BYTES = {"bf16": "c_weight_bytes_per_param_bf16", "fp16": "c_weight_bytes_per_param_bf16",
                 "fp32": "c_fp32_bytes_per_value"}
+#: the precisions a training run's time is read in (a peak of the hardware's for each: fp8's own)
+TRAINED_IN = (*WEIGHT_BYTES, "fp8")
 METHODS = ("pretrain", "full-fine-tune", "lora", "qlora", "inference")
 
 
@@ -173,25 +177,37 @@ def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | N
     """Bytes per weight at inference, by the plan's precision (bf16 when none is given)."""
     kb = ledger.kb
     pid = kb.node_id(inputs.precision) if inputs.precision else None
+    bits = kb.constants_for(inputs.precision, WEIGHT_BITS) if inputs.precision else []
     if mid != "inference":
-        if pid in WEIGHT_BITS:
+        if bits and pid not in TRAINED_IN:
             note(f"precision = {pid} is for weights at inference (method = inference); training here keeps "
                  f"16-bit weights", warn=True)
         return None, []
-    if pid in WEIGHT_BITS:
-        c = kb.constant(WEIGHT_BITS[pid])
-        q, _ = ledger.compute(kb.by_id("weight-bytes-from-bits"), {"weight_bits_per_param": const_q(c)})
-        return q, [c]
+    if bits:
+        q, _ = ledger.compute(kb.by_id("weight-bytes-from-bits"), {"weight_bits_per_param": const_q(bits[0])})
+        return q, [bits[0]]
     if pid not in WEIGHT_BYTES:
         half = kb.peak_precision(inputs.hardware) if inputs.hardware else None   # fp16 where no bf16 tensor cores
         half = half if half in WEIGHT_BYTES else "bf16"
+        *more, last = quantized_precisions(kb)
+        quantized = f"{', '.join(more)} or {last}" if more else last
         note(("precision not given" if pid is None else f"the KB has no inference figure for precision = {pid}")
              + f": weights in {half} (2 bytes each) assumed"
              + (f", as {kb.label(inputs.hardware)} has no bf16 tensor cores" if half != "bf16" else "")
-             + "; precision = int8 or int4 for quantized weights", kb.constant("c_weight_bytes_per_param_bf16"))
+             + f"; precision = {quantized} for quantized weights", kb.constant("c_weight_bytes_per_param_bf16"))
         pid = "bf16"
     c = kb.constant(WEIGHT_BYTES[pid])
     return const_q(c), [c]
+
+
+def quantized_precisions(kb) -> dict[str, float]:
+    """The precisions the KB gives a number of bits per weight at inference → those bits, most
+    bits first (fp8 8, int8 8, int4 4)."""
+    found = {}
+    for c in kb.constants_of_quantity(WEIGHT_BITS):
+        for entity in c["applies_to"]:
+            found[kb.node_id(entity)] = c["value"]
+    return {p: found[p] for p in sorted(found, key=lambda p: (-found[p], p))}
 
 
 def adapter_params(ledger: Ledger, method: Method, shape) -> Q | None:

@@ -8,7 +8,7 @@ tools/gen_quantities_doc.py``) are generated from it.
     >>> QUANTITIES["memory_per_gpu"].unit, QUANTITIES["memory_per_gpu"].step
     ('bytes', 'layout_record')
     >>> [q.name for q in in_section("time")]
-    ['decode_tokens_per_second', 'decode_seconds_per_token', 'prefill_seconds', 'mfu', 'gpu_hours', 'wall_time']
+    ['weights_read', 'decode_tokens_per_second', 'decode_seconds_per_token', 'prefill_seconds', 'mfu', 'gpu_hours', 'wall_time']
     >>> FIXED
     ('params', 'tokens', 'flops', 'memory', 'gpu_hours', 'wall_time')
 
@@ -127,6 +127,8 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     _Q("adapter_params", "parameters", "adapter parameters (LoRA, QLoRA)", "method_record", methods=ADAPTERS),
     _Q("cpu_memory", "bytes", "CPU memory of an offloaded run", "method_record", methods=TRAINING),
     # inference
+    _Q("weights_read", "bytes", "weights a decoding step reads at least (a mixture of experts' active share)",
+       "method_record", "time", methods=SERVING),
     _Q("decode_tokens_per_second", "tokens/s", "decode speed, upper bound", "method_record", "time", methods=SERVING),
     _Q("decode_seconds_per_token", "seconds", "time per decoding step, lower bound", "method_record", "time", methods=SERVING),
     _Q("prefill_seconds", "seconds", "prefill time, lower bound", "method_record", "time", methods=SERVING),

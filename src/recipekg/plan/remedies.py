@@ -33,7 +33,7 @@ from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.layout import describe
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.methods import Method, offloads_sharded, read_method, states_env
+from recipekg.plan.methods import Method, offloads_sharded, quantized_precisions, read_method, states_env
 from recipekg.plan.options import memory_options
 from recipekg.plan.shape import model_shape, optimizer_state_bytes
 from recipekg.reason.facts import Facts
@@ -142,8 +142,12 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
                                  + ("" if method.id == "full-fine-tune" else ", not for pretraining")))
     elif method.id == "inference":
         current = kb.node_id(inputs.precision) if inputs.precision else None
-        for pid in ("int8", "int4"):
-            if pid != current and not (current == "int4" and pid == "int8"):
+        precisions = quantized_precisions(kb)  # most bits first: only those leaner than the current
+        for pid, bits in precisions.items():
+            # (fp8 weights where the GPU has fp8 tensor cores, as the FP8 checkpoints are served)
+            if pid == "fp8" and inputs.hardware and not kb.fp8_peak(inputs.hardware):
+                continue
+            if bits < precisions.get(current, float("inf")):
                 quantized = with_name(kb, inputs, "precision", pid)
                 alternatives.append((pid, f"{pid} weights (precision = {pid})", quantized,
                                      read_method(Ledger(kb), quantized, "inference"), "quantized weights"))
@@ -165,7 +169,7 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
         enough = ok if not (rid in ("lora", "qlora") and method.id == "pretrain") else None
         change: dict[str, float | str | None] = (
             {"method": rid} if rid in ("lora", "qlora") else {"offload": "cpu"} if rid == "offload" else
-            {"precision": rid} if rid in ("int8", "int4") else {"optimizer": rid} if rid == "adam-8bit" else
+            {"precision": rid} if rid in quantized_precisions(kb) else {"optimizer": rid} if rid == "adam-8bit" else
             {"kv-precision": "fp8"})
         more: RemedyMore = {"change": change}
         if rid in ("lora", "qlora"):
