@@ -156,3 +156,39 @@ def test_an_invalid_extension_is_refused_before_it_changes_anything(tmp_path):
 def test_missing_extension_file(tmp_path):
     code, out = run("validate", str(tmp_path / "nope.ttl"))
     assert code == 2 and "no such file" in out
+
+
+def test_every_figure_of_hardware_and_models_is_bounded_as_plan_bounds_a_query():
+    """Each numeric property of a GPU, a model configuration or a published run is bounded by the
+    ontology (above 0, or at least 1 for a count) and so by the magnitudes plan computes with: a
+    query's limit and the KB's are one (recipekg.limits); a model figure that plan reads as a
+    whole number also by that number's range."""
+    from recipekg.knowledge.bounds import ontology_bounds
+    from recipekg.knowledge.compiler import Index
+    from recipekg.knowledge.rdfio import read_turtle
+    from recipekg.knowledge.resources import bundled_files
+    from recipekg.knowledge.terms import OWL, RDFS, RKG, XSD
+    from recipekg.limits import MAGNITUDES, WHOLE_NUMBERS
+
+    ix = Index([t for p in bundled_files() for t in read_turtle(p)])
+    bounds = ontology_bounds(ix)
+    figures = [p for p in ix.instances(OWL.DatatypeProperty) if ix.one(p, RDFS.range) == XSD.double
+               and (ix.one(p, RDFS.domain) in (RKG.Hardware, RKG.ModelConfiguration)
+                    or p in (RKG.params, RKG.tokens, RKG.flops, RKG.gpuHours, RKG.mfu))]
+    assert len(figures) >= 20
+    for p in figures:
+        ends = {(b.side, b.limit) for b in bounds.get(p, [])}
+        assert ("max", MAGNITUDES[1]) in ends and ("min", MAGNITUDES[0]) in ends, p
+    assert ("max", WHOLE_NUMBERS["layers"][1]) in {(b.side, b.limit) for b in bounds[RKG.layers]}
+
+
+def test_a_figure_out_of_bounds_is_refused_at_its_own_line_with_or_without_shacl(tmp_path):
+    path = write(tmp_path, """
+kb:team-gpu a rkg:Hardware ; rdfs:label "Team GPU" ;
+    rkg:memoryBytes 4.8e10 ;
+    rkg:bf16PeakFlopsPerSecond 1.0e41 ;
+    prov:wasDerivedFrom paper:grinsztajn2022 .
+""")
+    for shacl in ([], ["--no-shacl"]):
+        status, out = run("validate", *shacl, str(path))
+        assert status == 2 and f"{path}:{line_of(path, '1.0e41')}: rkg:bf16PeakFlopsPerSecond is 1.0e41" in out
