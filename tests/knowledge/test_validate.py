@@ -192,3 +192,30 @@ kb:team-gpu a rkg:Hardware ; rdfs:label "Team GPU" ;
     for shacl in ([], ["--no-shacl"]):
         status, out = run("validate", *shacl, str(path))
         assert status == 2 and f"{path}:{line_of(path, '1.0e41')}: rkg:bf16PeakFlopsPerSecond is 1.0e41" in out
+
+
+def test_a_500000_item_collection_is_refused_before_the_parse_at_its_line(tmp_path, monkeypatch):
+    """The budget: not one triple of the file is parsed, and the scan holds no more than the
+    file's bytes (it was 55 s and 1 GB, the refusal at line 1)."""
+    import tracemalloc
+
+    import recipekg.knowledge.validate as validation
+    from recipekg.errors import KBError
+    from recipekg.knowledge.prescan import check_blank_nodes
+    from recipekg.api import KnowledgeBase
+
+    path = write(tmp_path, '\nkb:listed a rkg:Technique ; rdfs:label "Listed" ;\n    prov:wasDerivedFrom paper:grinsztajn2022 ;\n'
+                           '    rdfs:seeAlso ( ' + "kb:lightgbm " * 500_000 + ") .\n")
+    parsed = []
+    real = validation.read_turtle
+    monkeypatch.setattr(validation, "read_turtle", lambda p: parsed.append(p) or real(p))
+    with pytest.raises(KBError) as caught:
+        KnowledgeBase.load([path], use_cache=False, shacl=False)
+    assert (caught.value.file, caught.value.line) == (str(path), line_of(path, "rdfs:seeAlso ("))
+    assert "RDF collection" in caught.value.message and path not in parsed
+    tracemalloc.start()
+    with pytest.raises(KBError):
+        check_blank_nodes(path)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 2 * path.stat().st_size

@@ -62,17 +62,21 @@ class Violation:
 
 def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation]:
     """All violations of the merged files, sorted by file and line."""
+    from recipekg.knowledge.prescan import check_blank_nodes
+
     per_file, found = [], []
+    bundled = _bundled_paths()
     for path in paths:
         try:
+            if os.path.abspath(path) not in bundled:
+                check_blank_nodes(path)  # before the parse: a huge RDF collection costs nothing
             per_file.append((path, read_turtle(path)))
         except KBError as exc:
-            found.append(Violation(exc.file or str(path), exc.line or 1,
-                                   f"column {exc.column}: {exc.message}"))
+            column = f"column {exc.column}: " if exc.column is not None else ""
+            found.append(Violation(exc.file or str(path), exc.line or 1, column + exc.message))
     if found:
         return sorted(found)
     triples = [t for _, ts in per_file for t in ts]
-    bundled = _bundled_paths()
     extensions = [(p, ts) for p, ts in per_file if os.path.abspath(p) not in bundled]
     where = {**_blank_lines(per_file), **locate(paths)}
     first = (str(paths[0]), 1) if paths else ("<none>", 1)
