@@ -219,3 +219,17 @@ def test_a_500000_item_collection_is_refused_before_the_parse_at_its_line(tmp_pa
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 2 * path.stat().st_size
+
+
+def test_a_paper_another_extension_already_has_is_refused_at_the_second_and_bundled_papers_are_unique(tmp_path):
+    from recipekg.knowledge.extensions import _same_papers
+    from recipekg.knowledge.rdfio import read_turtle
+    from recipekg.knowledge.resources import bundled_files
+
+    first = write(tmp_path, '\npaper:team-one a rkg:Paper ; rdfs:label "Team one" ; rkg:arxiv "2401.00001" .\n', "one.ttl")
+    second = write(tmp_path, '\npaper:team-two a rkg:Paper ; rdfs:label "Team two" ;\n'
+                             '    rkg:url "https://arxiv.org/pdf/2401.00001v3.pdf"^^xsd:anyURI .\n', "two.ttl")
+    status, out = run("validate", "--no-shacl", str(first), str(second))
+    assert status == 2 and f"{second}:{line_of(second, 'paper:team-two')}: paper:team-two has the arXiv id " \
+                           f"2401.00001 of paper paper:team-one" in out, out
+    assert list(_same_papers([], [t for p in bundled_files() for t in read_turtle(p)])) == []

@@ -51,6 +51,7 @@ def extension_violations(bundled: list[Triple], extension: list[Triple]) -> Iter
             yield (s, f"{shorten(s)} is a bundled node: an extension adds nodes of its own and "
                       f"cannot add '{shorten(p)}' to a bundled one")
     yield from _collisions(bundled, extension)
+    yield from _same_papers(bundled, extension)
 
 
 def _iri_problem(iri: str, declared: set[str], subject: bool = False) -> str | None:
@@ -120,3 +121,51 @@ def _collisions(bundled: list[Triple], extension: list[Triple]) -> Iterator[tupl
                     what = {"name": "the name", "symbol": "the constant symbol", "output": "the output",
                             "kind": "the kind name"}[space]
                     yield (s, f"{shorten(s)} takes {what} {name!r} of bundled {shorten(other)}: choose another name")
+
+
+#: Where a paper gives its arXiv id or DOI: as such, as a ``dcterms:identifier`` (``arXiv:...``,
+#: ``doi:...``) or as its URL (``https://arxiv.org/abs/...``, ``https://doi.org/...``).
+_ID_PROPS = (RKG.arxiv, RKG.doi, "http://purl.org/dc/terms/identifier", RKG.url)
+_ARXIV = re.compile(r"(?:arxiv:|https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/|(?:https?://(?:dx\.)?doi\.org/|doi:)?"
+                    r"10\.48550/arxiv\.)(?P<id>[^\s]+?)(?:v\d+)?(?:\.pdf)?$")
+_DOI = re.compile(r"(?:https?://(?:dx\.)?doi\.org/|doi:)?(?P<id>10\.\d{4,9}/\S+)$")
+
+
+def paper_key(p: str, value: str) -> str | None:
+    """What identifies the paper a value of ``p`` names, whatever its spelling: its arXiv id
+    (no version, no prefix) or its DOI (lowercase), or None.
+
+    >>> [paper_key(RKG.arxiv, v) for v in ("2001.08361", "arXiv:2001.08361v2", "https://arxiv.org/abs/2001.08361v1")]
+    ['arxiv:2001.08361', 'arxiv:2001.08361', 'arxiv:2001.08361']
+    >>> paper_key(RKG.doi, "10.48550/arXiv.2001.08361"), paper_key(RKG.doi, "https://doi.org/10.3115/V1/D14-1179")
+    ('arxiv:2001.08361', 'doi:10.3115/v1/d14-1179')
+    """
+    text = value.strip().lower()
+    if p == RKG.arxiv and not text.startswith(("arxiv:", "http")):
+        text = "arxiv:" + text
+    if m := _ARXIV.match(text):
+        return "arxiv:" + m["id"]
+    if m := _DOI.match(text):
+        return "doi:" + m["id"]
+    return None
+
+
+def _same_papers(bundled: list[Triple], extension: list[Triple]) -> Iterator[tuple[str, str]]:
+    """An extension paper whose arXiv id or DOI another paper (bundled, or earlier in the
+    extensions) has: the same evidence under a new id would count twice."""
+    seen: dict[str, str] = {}
+    for s, p, o in bundled:
+        if p in _ID_PROPS and isinstance(o, (Lit, str)) and (key := paper_key(p, _text(o))):
+            seen.setdefault(key, s)
+    for s, p, o in extension:
+        key = paper_key(p, _text(o)) if p in _ID_PROPS and isinstance(o, (Lit, str)) else None
+        other = seen.setdefault(key, s) if key else s
+        if other != s:
+            kind, _, name = key.partition(":")
+            yield (s, f"{shorten(s)} has the {'arXiv id' if kind == 'arxiv' else 'DOI'} {name} of paper "
+                      f"{shorten(other)}: the same paper under a new id would count as evidence twice; cite "
+                      f"{shorten(other)} instead")
+
+
+def _text(o) -> str:
+    return o.lexical if isinstance(o, Lit) else o
