@@ -233,3 +233,14 @@ def test_a_paper_another_extension_already_has_is_refused_at_the_second_and_bund
     assert status == 2 and f"{second}:{line_of(second, 'paper:team-two')}: paper:team-two has the arXiv id " \
                            f"2401.00001 of paper paper:team-one" in out, out
     assert list(_same_papers([], [t for p in bundled_files() for t in read_turtle(p)])) == []
+
+
+def test_one_alias_on_nodes_of_two_extensions_is_refused_at_the_second_naming_both(tmp_path):
+    body = '\nkb:{0} a rkg:Optimizer ; rdfs:label "{0}" ; skos:altLabel "team-opt" ; prov:wasDerivedFrom paper:grinsztajn2022 .\n'
+    skos = "@prefix skos: <http://www.w3.org/2004/02/skos/core#> .\n"
+    first = write(tmp_path, skos + body.format("opt-one"), "one.ttl")
+    second = write(tmp_path, skos + body.format("opt-two"), "two.ttl")
+    status, out = run("validate", "--no-shacl", str(first), str(second))
+    assert status == 2 and f"{second}:{line_of(second, 'kb:opt-two')}: kb:opt-two answers to the name 'team-opt' " \
+                           f"as kb:opt-one does (a choice)" in out, out
+    assert str(first) + ":" not in out

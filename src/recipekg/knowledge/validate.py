@@ -89,6 +89,7 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     pending += _provenance(ix)
     pending += _citations(ix, bundled=_bundled_subjects(where))
     pending += _labels(ix)
+    pending += _scoped_names(ix, where, paths)
     pending += _conditions(ix)
     pending += _choice_properties(ix)
     pending += _formulas(ix)
@@ -270,6 +271,16 @@ def _labels(ix: Index):
                 if other != s:
                     yield (s, f"{_short(s)} and {_short(other)} are both {_short(cls)} "
                               f"labelled {label!r}")
+
+
+def _scoped_names(ix: Index, where: dict, paths: list[Path]):
+    """No two nodes answer to one name where a query resolves it (:mod:`recipekg.knowledge.scopes`);
+    of a pair, the node described later (in the files' order) is reported."""
+    from recipekg.knowledge.scopes import ambiguous_names
+
+    files = {str(p): i for i, p in enumerate(paths)}
+    order = sorted(where, key=lambda s: (files.get(where[s][0], len(files)), where[s][1]))
+    yield from ambiguous_names(ix, order, frozenset(_bundled_subjects(where)))
 
 
 def _conditions(ix: Index):
