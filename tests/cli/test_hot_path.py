@@ -335,14 +335,16 @@ def test_fast_lane_recognises_only_what_it_answers():
         "answer": "respond_file", "path": "x.rkg", "fmt": "json", "extensions": [], "no_cache": False, "detail": False}
     assert fast_request(["vocab", "gpus"]) == {"answer": "respond_vocab", "dimension": "gpus", "fmt": "text",
                                                "extensions": [], "no_cache": False}
+    assert fast_request(["query", "-f", str(REPO)])["path"] == str(REPO)  # a directory: the project's error
+    assert fast_request(["query", TABULAR, "--kb", str(REPO)])["extensions"] == [str(REPO)]
     for args in (["query"], ["query", "-f", "-"], ["query", TABULAR, "-f", "x.rkg"], ["query", "-fx.rkg"],
-                 ["query", "-f", "x.rkg", "-f", "y.rkg"], ["query", "-f", str(REPO)], ["vocab", "a", "b"],
+                 ["query", "-f", "x.rkg", "-f", "y.rkg"], ["vocab", "a", "b"],
                  ["vocab", "--format", "yaml"], ["query", TABULAR, "--engine", "oxigraph"],
                  ["query", TABULAR, "--format", "yaml"], ["query", TABULAR, "--format"],
                  ["query", TABULAR, "--format", "json", "--format", "text"], ["query", TABULAR, TABULAR],
                  ["query", "--help"], ["query", "--", TABULAR], ["query", "-"], ["explain"],
                  ["explain", "--help"], ["plan", "where", "gpus", "=", "-1"], ["summary"],
-                 ["query", TABULAR, "--kb", str(REPO)], ["query", TABULAR, "--kb", "--format"], ["--version"],
+                 ["query", TABULAR, "--kb", "--format"], ["--version"],
                  ["query", TABULAR, "--no-cache", "--no-cache"], ["query", TABULAR, "-h"],
                  ["query", TABULAR, "--no-cache=1"], ["plan", "--format", "bibtex"], ["plan", "--detail=1"],
                  ["cite"], ["cite", TABULAR], ["cite", "--choice", "lightgbm"], ["cite", "--query", TABULAR, "x"],
