@@ -2,8 +2,8 @@
 
 They are not claims about training runs, so they live here rather than in the KB:
 
-    >>> MAX_QUERY_CHARS, MAX_STATEMENTS, SPARQL_MAX_RESULTS
-    (100000, 200, 10000)
+    >>> MAX_QUERY_CHARS, MAX_STATEMENTS, SPARQL_MAX_RESULTS, MAGNITUDES
+    (100000, 200, 10000, (1e-30, 1e+40))
     >>> extension_bytes_cap({"RECIPEKG_MAX_EXTENSION_MB": "64"}) == 64 << 20
     True
 """
@@ -33,6 +33,22 @@ ANSWER_WORKERS = 2
 #: KB; validating costs about 40 bytes of memory per byte of Turtle, so 2.5 GB at the cap).
 #: RECIPEKG_MAX_EXTENSION_MB raises it for a machine with the memory to spare.
 MAX_EXTENSION_MB = 64
+#: The magnitudes plan computes with, in base units (bytes, FLOP/s, parameters...), whether a
+#: query gives them (``gpu-memory = 1e308`` is refused at the query) or the KB does (a
+#: hardware or model figure outside them is refused at its file:line by ``recipekg validate``,
+#: for every property the ontology bounds below at 0 or more). A product-safety limit, not a
+#: claim about hardware or training runs: a few products of numbers in this span stay far
+#: inside floating point's range, so no quantity underflows to 0 or overflows to infinity.
+MAGNITUDES = (1e-30, 1e40)
+#: The whole numbers plan reads (counts of physical things and layout degrees): the range each
+#: must lie in, for a query's value (``layers = 32``) and for the KB's model figure that stands
+#: for it (``rkg:layers``, recipekg.knowledge.bounds). A product-safety limit too: wide
+#: enough for any run (the largest published clusters have about 10^5 GPUs), and it keeps
+#: every search bounded.
+WHOLE_NUMBERS = {"gpus": (1, 1e8), "zero": (0, 3), "tensor-parallel": (1, 1e6), "pipeline-parallel": (1, 1e6),
+                 "layers": (1, 1e6), "heads": (1, 1e6), "kv-heads": (1, 1e6), "hidden": (1, 1e9),
+                 "vocab": (1, 1e9), "seq-length": (1, 1e9), "micro-batch": (1, 1e9), "batch-size": (1, 1e9),
+                 "lora-rank": (1, 1e6)}
 
 
 def extension_bytes_cap(environ) -> int:

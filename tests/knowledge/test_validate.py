@@ -156,3 +156,91 @@ def test_an_invalid_extension_is_refused_before_it_changes_anything(tmp_path):
 def test_missing_extension_file(tmp_path):
     code, out = run("validate", str(tmp_path / "nope.ttl"))
     assert code == 2 and "no such file" in out
+
+
+def test_every_figure_of_hardware_and_models_is_bounded_as_plan_bounds_a_query():
+    """Each numeric property of a GPU, a model configuration or a published run is bounded by the
+    ontology (above 0, or at least 1 for a count) and so by the magnitudes plan computes with: a
+    query's limit and the KB's are one (recipekg.limits); a model figure that plan reads as a
+    whole number also by that number's range."""
+    from recipekg.knowledge.bounds import ontology_bounds
+    from recipekg.knowledge.compiler import Index
+    from recipekg.knowledge.rdfio import read_turtle
+    from recipekg.knowledge.resources import bundled_files
+    from recipekg.knowledge.terms import OWL, RDFS, RKG, XSD
+    from recipekg.limits import MAGNITUDES, WHOLE_NUMBERS
+
+    ix = Index([t for p in bundled_files() for t in read_turtle(p)])
+    bounds = ontology_bounds(ix)
+    figures = [p for p in ix.instances(OWL.DatatypeProperty) if ix.one(p, RDFS.range) == XSD.double
+               and (ix.one(p, RDFS.domain) in (RKG.Hardware, RKG.ModelConfiguration)
+                    or p in (RKG.params, RKG.tokens, RKG.flops, RKG.gpuHours, RKG.mfu))]
+    assert len(figures) >= 20
+    for p in figures:
+        ends = {(b.side, b.limit) for b in bounds.get(p, [])}
+        assert ("max", MAGNITUDES[1]) in ends and ("min", MAGNITUDES[0]) in ends, p
+    assert ("max", WHOLE_NUMBERS["layers"][1]) in {(b.side, b.limit) for b in bounds[RKG.layers]}
+
+
+def test_a_figure_out_of_bounds_is_refused_at_its_own_line_with_or_without_shacl(tmp_path):
+    path = write(tmp_path, """
+kb:team-gpu a rkg:Hardware ; rdfs:label "Team GPU" ;
+    rkg:memoryBytes 4.8e10 ;
+    rkg:bf16PeakFlopsPerSecond 1.0e41 ;
+    prov:wasDerivedFrom paper:grinsztajn2022 .
+""")
+    for shacl in ([], ["--no-shacl"]):
+        status, out = run("validate", *shacl, str(path))
+        assert status == 2 and f"{path}:{line_of(path, '1.0e41')}: rkg:bf16PeakFlopsPerSecond is 1.0e41" in out
+
+
+def test_a_500000_item_collection_is_refused_before_the_parse_at_its_line(tmp_path, monkeypatch):
+    """The budget: not one triple of the file is parsed, and the scan holds no more than the
+    file's bytes (it was 55 s and 1 GB, the refusal at line 1)."""
+    import tracemalloc
+
+    import recipekg.knowledge.validate as validation
+    from recipekg.errors import KBError
+    from recipekg.knowledge.prescan import check_blank_nodes
+    from recipekg.api import KnowledgeBase
+
+    path = write(tmp_path, '\nkb:listed a rkg:Technique ; rdfs:label "Listed" ;\n    prov:wasDerivedFrom paper:grinsztajn2022 ;\n'
+                           '    rdfs:seeAlso ( ' + "kb:lightgbm " * 500_000 + ") .\n")
+    parsed = []
+    real = validation.read_turtle
+    monkeypatch.setattr(validation, "read_turtle", lambda p: parsed.append(p) or real(p))
+    with pytest.raises(KBError) as caught:
+        KnowledgeBase.load([path], use_cache=False, shacl=False)
+    assert (caught.value.file, caught.value.line) == (str(path), line_of(path, "rdfs:seeAlso ("))
+    assert "RDF collection" in caught.value.message and path not in parsed
+    tracemalloc.start()
+    with pytest.raises(KBError):
+        check_blank_nodes(path)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 2 * path.stat().st_size
+
+
+def test_a_paper_another_extension_already_has_is_refused_at_the_second_and_bundled_papers_are_unique(tmp_path):
+    from recipekg.knowledge.extensions import _same_papers
+    from recipekg.knowledge.rdfio import read_turtle
+    from recipekg.knowledge.resources import bundled_files
+
+    first = write(tmp_path, '\npaper:team-one a rkg:Paper ; rdfs:label "Team one" ; rkg:arxiv "2401.00001" .\n', "one.ttl")
+    second = write(tmp_path, '\npaper:team-two a rkg:Paper ; rdfs:label "Team two" ;\n'
+                             '    rkg:url "https://arxiv.org/pdf/2401.00001v3.pdf"^^xsd:anyURI .\n', "two.ttl")
+    status, out = run("validate", "--no-shacl", str(first), str(second))
+    assert status == 2 and f"{second}:{line_of(second, 'paper:team-two')}: paper:team-two has the arXiv id " \
+                           f"2401.00001 of paper paper:team-one" in out, out
+    assert list(_same_papers([], [t for p in bundled_files() for t in read_turtle(p)])) == []
+
+
+def test_one_alias_on_nodes_of_two_extensions_is_refused_at_the_second_naming_both(tmp_path):
+    body = '\nkb:{0} a rkg:Optimizer ; rdfs:label "{0}" ; skos:altLabel "team-opt" ; prov:wasDerivedFrom paper:grinsztajn2022 .\n'
+    skos = "@prefix skos: <http://www.w3.org/2004/02/skos/core#> .\n"
+    first = write(tmp_path, skos + body.format("opt-one"), "one.ttl")
+    second = write(tmp_path, skos + body.format("opt-two"), "two.ttl")
+    status, out = run("validate", "--no-shacl", str(first), str(second))
+    assert status == 2 and f"{second}:{line_of(second, 'kb:opt-two')}: kb:opt-two answers to the name 'team-opt' " \
+                           f"as kb:opt-one does (a choice)" in out, out
+    assert str(first) + ":" not in out

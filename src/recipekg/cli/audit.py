@@ -19,7 +19,7 @@ from recipekg.cli.common import echo, report_format_option, user_errors
 
 
 @click.command()
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path(readable=False))
 @report_format_option
 @user_errors
 def audit(files, fmt):

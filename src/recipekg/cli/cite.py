@@ -26,7 +26,7 @@ from recipekg.cli.respond import respond_cite
 @click.option("--top", type=click.IntRange(min=1), help="With --query: only the first N results of each answer.")
 @click.option("--format", "fmt", type=click.Choice(CITE_FORMATS), default="text", show_default=True,
               help="Citation format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE (atomically).")
+@click.option("-o", "--output", type=click.Path(readable=False), help="Write to FILE (atomically).")
 @kb_option
 def cite(statement, choice, rule, paper, top, fmt, output, extensions):
     """The papers behind a query's answer, a choice, a rule or a paper, each paper once."""

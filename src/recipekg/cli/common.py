@@ -18,7 +18,7 @@ from recipekg.errors import RecipeKGError, UsageError
 from recipekg.render.errors import error_output
 
 kb_option = click.option("--kb", "extensions", multiple=True, metavar="FILE.ttl",
-                         type=click.Path(dir_okay=False),
+                         type=click.Path(readable=False),
                          help="Merge a Turtle extension file (validated first). Repeatable.")
 format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
                              show_default=True, help="Output format (summary: compact JSON for agents).")

@@ -19,7 +19,7 @@ from recipekg.contracts import DOCUMENTS
 
 @click.command()
 @click.argument("name", required=False, type=click.Choice(DOCUMENTS))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the schema to this file.")
+@click.option("-o", "--output", type=click.Path(readable=False), help="Write the schema to this file.")
 @user_errors
 def schema(name, output):
     """Print the JSON Schema (draft 2020-12) every JSON answer validates against; NAME: one

@@ -18,7 +18,7 @@ from recipekg.cli.common import echo, report_format_option, kb_option, load_kb, 
 
 
 @click.command()
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path(readable=False))
 @click.option("--no-shacl", is_flag=True, help="Skip the SHACL shapes (structural checks only).")
 def validate(files, no_shacl):
     """Validate the bundled KB merged with FILES; print `file:line: message`, exit 2 on any."""
@@ -73,7 +73,7 @@ def vocab(dimension, extensions, fmt, no_cache):
 @kb_option
 @click.option("--format", "fmt", type=click.Choice(names("graph")),
               default="turtle", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE (atomically).")
+@click.option("-o", "--output", type=click.Path(readable=False), help="Write to FILE (atomically).")
 @user_errors
 def export(extensions, fmt, output):
     """The merged ontology + KB (+ extensions) for any triple store."""

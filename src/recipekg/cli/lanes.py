@@ -27,7 +27,6 @@ This module imports nothing beyond the standard library (and the registry of out
 
 from __future__ import annotations
 
-import os
 
 from recipekg.render.formats import names
 
@@ -39,7 +38,8 @@ class Option:
 
     ``dest`` is the click parameter (and the keyword of the answering function); ``names``
     its spellings; ``kind`` what it takes: ``flag`` (nothing), ``text`` (any value),
-    ``file`` (``click.Path(dir_okay=False)``: not empty, not a directory), ``count``
+    ``file`` (``click.Path(readable=False)``, which checks nothing: a directory, a missing or unreadable file
+    is the project's error, in the command's format; the fast lane takes any path but ''), ``count``
     (``click.IntRange(min=1)``), ``choice`` (one of ``choices``). A ``repeatable`` option
     collects a list. ``needed``: the fast lane answers only calls that give it. ``dash``: click
     also reads ``-`` (stdin), which the fast lane leaves to it."""
@@ -63,7 +63,7 @@ class Option:
         if self.kind == CHOICE:
             return value in self.choices
         if self.kind == FILE:
-            return bool(value) and not os.path.isdir(value)
+            return bool(value)
         if self.kind == COUNT:
             return value.isascii() and value.isdigit() and value[0] != "0"
         return True

@@ -37,7 +37,7 @@ def _print(text: str, fmt: str, extensions, no_cache: bool, source: str | None =
 
 emit_option = click.option("--emit", type=click.Choice(EMIT_FORMATS), metavar="FORMAT",
                            help="Write the recipe's configuration for a trainer: " + ", ".join(EMIT_FORMATS) + ".")
-output_option = click.option("-o", "--output", type=click.Path(dir_okay=False), metavar="FILE",
+output_option = click.option("-o", "--output", type=click.Path(readable=False), metavar="FILE",
                              help="With --emit: the file to write the configuration to (default: stdout).")
 
 
@@ -47,7 +47,7 @@ def _terminal() -> bool:
 
 @click.command()
 @click.argument("statement", required=False, shell_complete=complete_statement)
-@click.option("-f", "--file", "path", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-f", "--file", "path", type=click.Path(readable=False, allow_dash=True),
               help="Read statements from FILE ('-' for stdin).")
 @kb_option
 @format_option

@@ -21,7 +21,7 @@ from recipekg.cli.common import echo, kb_option, load_kb, no_cache_option, state
 
 @click.command()
 @click.argument("statement", required=False, shell_complete=complete_statement)
-@click.option("-f", "--file", "path", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-f", "--file", "path", type=click.Path(readable=False, allow_dash=True),
               help="Read the statement from FILE ('-' for stdin).")
 @kb_option
 @no_cache_option

@@ -40,6 +40,7 @@ import itertools
 import math
 
 from recipekg.errors import FormulaError
+from recipekg.limits import MAGNITUDES
 from recipekg.record import Record
 
 #: Pure unit conversions: definitions, not claims of the reference, so they live here and not
@@ -53,10 +54,9 @@ if TYPE_CHECKING:  # typing is not imported when planning: annotations only
 
     Number = Union[int, float, "Q"]
 
-#: The magnitudes plan computes with, inputs and unknowns alike. Not a claim about training
-#: runs: a few products of numbers in this span stay far inside floating point's range, so no
-#: quantity underflows to 0 or overflows to infinity.
-SCALE = (1e-30, 1e40)
+#: The magnitudes plan computes with, inputs and unknowns alike: the product-safety limit of
+#: recipekg.limits, which validate applies to the KB's figures too.
+SCALE = MAGNITUDES
 
 __all__ = ["Q", "Formula", "parse_formula", "formula_of", "compose", "evaluate", "solve", "substitute",
            "unparse", "as_q", "const_q"]

@@ -3,6 +3,10 @@
 An extension file is checked against the bundled KB it is merged with. It may not
 
 - add or change a triple about a bundled node (a rule, a value, a choice, a dimension...);
+- state identity or equivalence with a bundled term (``owl:sameAs``, ``owl:equivalentClass``,
+  ``owl:equivalentProperty``, ``skos:exactMatch``), or give its own property a range, an
+  inverse or a superproperty that is a bundled term or an identity predicate: recipekg draws
+  no inference from them, but ``recipekg export`` carries them to reasoners that do;
 - mint an IRI outside the project's instance namespaces (``kb:``, ``rule:``, ``cond:``,
   ``dim:``, ``paper:``, ``section:``, ``formula:``, ``const:``, ``fact:``, ``citation:``),
   or an id that is not ``[a-z0-9-]`` (``kb:café``, ``kb:My_Node``);
@@ -29,8 +33,26 @@ import re
 from typing import Iterator
 
 from recipekg.knowledge.rdfio import Lit, Triple
-from recipekg.knowledge.terms import BASE, RDF, RDFS, RKG, SKOS, local_name, shorten
+from recipekg.knowledge.terms import BASE, OWL, RDF, RDFS, RKG, SKOS, local_name, shorten
 from recipekg.names import slug
+
+#: The predicates that state identity or equivalence: a reasoner carries every statement
+#: about one side over to the other (OWL 2 RDF-based semantics; SKOS's exactMatch is transitive
+#: and means the two are interchangeable).
+IDENTITY = {OWL.sameAs: "it makes the two one node", OWL.equivalentClass: "it makes the two classes one",
+            OWL.equivalentProperty: "it makes the two properties one",
+            SKOS.exactMatch: "it makes the two interchangeable"}
+#: What an extension may not say about a bundled term (or an identity predicate) as its object,
+#: though the subject is its own: identity, and the property semantics a reasoner applies to the
+#: objects of a property (a range types them, an inverse states the triple the other way round,
+#: a subproperty says what its superproperty says: sameAs, a symmetric property...).
+_SAYS_OF_OBJECT = {**IDENTITY, RDFS.range: "a range types every object of the property",
+                   OWL.inverseOf: "an inverse states each of its triples about the object",
+                   RDFS.subPropertyOf: "a subproperty says what its superproperty says"}
+#: What to write instead.
+_INSTEAD = {OWL.equivalentClass: "make your class narrower with rdfs:subClassOf instead",
+            OWL.sameAs: "relate your node to it with skos:broader or rdfs:seeAlso instead",
+            SKOS.exactMatch: "relate your node to it with skos:broader or rdfs:seeAlso instead"}
 
 #: The namespaces an extension mints its nodes in (those of the bundled KB).
 INSTANCE_SPACES = ("id", "rule", "cond", "dim", "paper", "section", "formula", "const", "fact", "citation")
@@ -42,6 +64,7 @@ def extension_violations(bundled: list[Triple], extension: list[Triple]) -> Iter
     own = set(bundled)
     subjects = {s for s, _, _ in bundled}
     declared = {s for s in subjects if s.startswith(str(RKG))}
+    named = subjects | {o for _, _, o in bundled if isinstance(o, str)}
     for s, p, o in extension:
         problem = (_iri_problem(s, declared, subject=True) or _iri_problem(p, declared)
                    or (isinstance(o, str) and not o.startswith("_:") and _iri_problem(o, declared)))
@@ -50,7 +73,12 @@ def extension_violations(bundled: list[Triple], extension: list[Triple]) -> Iter
         elif s in subjects and (s, p, o) not in own:
             yield (s, f"{shorten(s)} is a bundled node: an extension adds nodes of its own and "
                       f"cannot add '{shorten(p)}' to a bundled one")
+        elif p in _SAYS_OF_OBJECT and isinstance(o, str) and (o in named or o in IDENTITY):
+            instead = _INSTEAD.get(p, "drop it: an extension describes its own nodes, not what a property implies")
+            yield (s, f"'{shorten(s)} {shorten(p)} {shorten(o)}': {_SAYS_OF_OBJECT[p]}, so a reasoner reading "
+                      f"the export would change what {shorten(o)} means; {instead}")
     yield from _collisions(bundled, extension)
+    yield from _same_papers(bundled, extension)
 
 
 def _iri_problem(iri: str, declared: set[str], subject: bool = False) -> str | None:
@@ -120,3 +148,51 @@ def _collisions(bundled: list[Triple], extension: list[Triple]) -> Iterator[tupl
                     what = {"name": "the name", "symbol": "the constant symbol", "output": "the output",
                             "kind": "the kind name"}[space]
                     yield (s, f"{shorten(s)} takes {what} {name!r} of bundled {shorten(other)}: choose another name")
+
+
+#: Where a paper gives its arXiv id or DOI: as such, as a ``dcterms:identifier`` (``arXiv:...``,
+#: ``doi:...``) or as its URL (``https://arxiv.org/abs/...``, ``https://doi.org/...``).
+_ID_PROPS = (RKG.arxiv, RKG.doi, "http://purl.org/dc/terms/identifier", RKG.url)
+_ARXIV = re.compile(r"(?:arxiv:|https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/|(?:https?://(?:dx\.)?doi\.org/|doi:)?"
+                    r"10\.48550/arxiv\.)(?P<id>[^\s]+?)(?:v\d+)?(?:\.pdf)?$")
+_DOI = re.compile(r"(?:https?://(?:dx\.)?doi\.org/|doi:)?(?P<id>10\.\d{4,9}/\S+)$")
+
+
+def paper_key(p: str, value: str) -> str | None:
+    """What identifies the paper a value of ``p`` names, whatever its spelling: its arXiv id
+    (no version, no prefix) or its DOI (lowercase), or None.
+
+    >>> [paper_key(RKG.arxiv, v) for v in ("2001.08361", "arXiv:2001.08361v2", "https://arxiv.org/abs/2001.08361v1")]
+    ['arxiv:2001.08361', 'arxiv:2001.08361', 'arxiv:2001.08361']
+    >>> paper_key(RKG.doi, "10.48550/arXiv.2001.08361"), paper_key(RKG.doi, "https://doi.org/10.3115/V1/D14-1179")
+    ('arxiv:2001.08361', 'doi:10.3115/v1/d14-1179')
+    """
+    text = value.strip().lower()
+    if p == RKG.arxiv and not text.startswith(("arxiv:", "http")):
+        text = "arxiv:" + text
+    if m := _ARXIV.match(text):
+        return "arxiv:" + m["id"]
+    if m := _DOI.match(text):
+        return "doi:" + m["id"]
+    return None
+
+
+def _same_papers(bundled: list[Triple], extension: list[Triple]) -> Iterator[tuple[str, str]]:
+    """An extension paper whose arXiv id or DOI another paper (bundled, or earlier in the
+    extensions) has: the same evidence under a new id would count twice."""
+    seen: dict[str, str] = {}
+    for s, p, o in bundled:
+        if p in _ID_PROPS and isinstance(o, (Lit, str)) and (key := paper_key(p, _text(o))):
+            seen.setdefault(key, s)
+    for s, p, o in extension:
+        key = paper_key(p, _text(o)) if p in _ID_PROPS and isinstance(o, (Lit, str)) else None
+        other = seen.setdefault(key, s) if key else s
+        if other != s:
+            kind, _, name = key.partition(":")
+            yield (s, f"{shorten(s)} has the {'arXiv id' if kind == 'arxiv' else 'DOI'} {name} of paper "
+                      f"{shorten(other)}: the same paper under a new id would count as evidence twice; cite "
+                      f"{shorten(other)} instead")
+
+
+def _text(o) -> str:
+    return o.lexical if isinstance(o, Lit) else o

@@ -79,7 +79,8 @@ RDF = Namespace("http://www.w3.org/1999/02/22-rdf-syntax-ns#", "type first rest 
 RDFS = Namespace("http://www.w3.org/2000/01/rdf-schema#",
                  "label comment subClassOf subPropertyOf domain range Class")
 OWL = Namespace("http://www.w3.org/2002/07/owl#",
-                "Class ObjectProperty DatatypeProperty SymmetricProperty Ontology versionInfo")
+                "Class ObjectProperty DatatypeProperty SymmetricProperty Ontology versionInfo sameAs "
+                "equivalentClass equivalentProperty inverseOf")
 XSD = Namespace("http://www.w3.org/2001/XMLSchema#",
                 "double decimal integer string boolean anyURI gYear float int long")
 SKOS = Namespace("http://www.w3.org/2004/02/skos/core#",

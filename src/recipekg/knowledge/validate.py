@@ -62,17 +62,21 @@ class Violation:
 
 def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation]:
     """All violations of the merged files, sorted by file and line."""
+    from recipekg.knowledge.prescan import check_blank_nodes
+
     per_file, found = [], []
+    bundled = _bundled_paths()
     for path in paths:
         try:
+            if os.path.abspath(path) not in bundled:
+                check_blank_nodes(path)  # before the parse: a huge RDF collection costs nothing
             per_file.append((path, read_turtle(path)))
         except KBError as exc:
-            found.append(Violation(exc.file or str(path), exc.line or 1,
-                                   f"column {exc.column}: {exc.message}"))
+            column = f"column {exc.column}: " if exc.column is not None else ""
+            found.append(Violation(exc.file or str(path), exc.line or 1, column + exc.message))
     if found:
         return sorted(found)
     triples = [t for _, ts in per_file for t in ts]
-    bundled = _bundled_paths()
     extensions = [(p, ts) for p, ts in per_file if os.path.abspath(p) not in bundled]
     where = {**_blank_lines(per_file), **locate(paths)}
     first = (str(paths[0]), 1) if paths else ("<none>", 1)
@@ -85,11 +89,11 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     pending += _provenance(ix)
     pending += _citations(ix, bundled=_bundled_subjects(where))
     pending += _labels(ix)
+    pending += _scoped_names(ix, where, paths)
     pending += _conditions(ix)
     pending += _choice_properties(ix)
     pending += _formulas(ix)
     pending += _literals(triples, set(ix.instances(RKG.Constant)))
-    pending += _bounded(triples, ix)
     pending += _ranges(triples, ix)
     pending += _contradictions(triples, ix)
     if shapes is not None:
@@ -98,6 +102,7 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
         found = [Violation(*where.get(s, first), m) for s, m in pending]
     else:
         found = _at_extension(pending, extensions, where)
+    found += [_at_triple(t, m, extensions, where, first) for t, m in _bounded(triples, ix)]
     if extensions and not found:  # the guarantee: the bundled part of the merged KB is the bundled KB
         from recipekg.knowledge.isolation import check
 
@@ -130,6 +135,17 @@ def _at_extension(pending: list[tuple[str, str]], extensions: list, where: dict)
             place = where[s]
         out.append(Violation(*(place or default), m))
     return out
+
+
+def _at_triple(t: Triple, message: str, extensions: list, where: dict, first: tuple) -> Violation:
+    """A violation of one triple at its own line: in the extension that states it, else where
+    its subject is described."""
+    from recipekg.knowledge.isolation import triple_line
+
+    for path, triples in extensions:
+        if t in triples:
+            return Violation(str(path), triple_line(path, t), message)
+    return Violation(*where.get(t.s, first), message)
 
 
 _SHORT = re.compile(r"(?<![\w:/])([a-z]+):([\w][\w.-]*[\w]|[\w])")
@@ -257,6 +273,16 @@ def _labels(ix: Index):
                               f"labelled {label!r}")
 
 
+def _scoped_names(ix: Index, where: dict, paths: list[Path]):
+    """No two nodes answer to one name where a query resolves it (:mod:`recipekg.knowledge.scopes`);
+    of a pair, the node described later (in the files' order) is reported."""
+    from recipekg.knowledge.scopes import ambiguous_names
+
+    files = {str(p): i for i, p in enumerate(paths)}
+    order = sorted(where, key=lambda s: (files.get(where[s][0], len(files)), where[s][1]))
+    yield from ambiguous_names(ix, order, frozenset(_bundled_subjects(where)))
+
+
 def _conditions(ix: Index):
     dims = {d: ix.one(d, RKG.valueClass) for d in ix.instances(RKG.Dimension)}
     allowed = {d: set(ix.instances_of(c)) if c else set() for d, c in dims.items()}
@@ -337,22 +363,24 @@ def _literals(triples: list[Triple], constants: set[str]):
 
 def _bounded(triples: list[Triple], ix: Index):
     """Every number of a property the ontology bounds (``rkg:mfu rkg:minExclusive 0 ;
-    rkg:maxInclusive 1``: a share of the peak) within its bounds, the bounds read as a
-    condition's are (:data:`recipekg.knowledge.dimensions.BOUND_PROPERTIES`)."""
-    bounds: dict[str, list] = {}
-    for p in ix.instances(OWL.DatatypeProperty):
-        for prop, (side, inclusive) in BOUND_PROPERTIES.items():
-            if (limit := ix.number(p, prop)) is not None:
-                bounds.setdefault(p, []).append((side, inclusive, limit))
+    rkg:maxInclusive 1``: a share of the peak; a GPU's memory above 0) within its bounds, and a
+    positive magnitude within the limits a query's numbers meet (:mod:`recipekg.knowledge.bounds`)."""
+    from recipekg.knowledge.bounds import ontology_bounds, out_of_bounds
+
+    bounds = ontology_bounds(ix)
     for s, p, o in triples:
         if p not in bounds or not isinstance(o, Lit) or o.datatype not in _NUMERIC or _bad_number(o):
             continue
-        v = float(o.lexical)
-        for side, inclusive, limit in bounds[p]:
-            inside = (v >= limit if inclusive else v > limit) if side == "min" else (v <= limit if inclusive else v < limit)
-            if not inside:
-                word = ("at least" if inclusive else "above") if side == "min" else ("at most" if inclusive else "below")
-                yield (s, f"{_short(p)} is {o.lexical}: it must be {word} {limit:g}")
+        broken = out_of_bounds(float(o.lexical), bounds[p])
+        if broken is not None:
+            yield (Triple(s, p, o), f"{_short(p)} is {o.lexical}: it must be {broken.word()}; check the "
+                                    f"figure against its source{_unit(ix, p)}")
+
+
+def _unit(ix: Index, p: str) -> str:
+    """The unit a property's numbers are in, as its label says it (``memory (bytes)``)."""
+    label = ix.text(p, RDFS.label) or ""
+    return f" (in {label[label.index('(') + 1:-1]})" if label.endswith(")") and "(" in label else ""
 
 
 _INTEGER = {XSD.integer, XSD.int, XSD.long}

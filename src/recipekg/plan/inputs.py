@@ -18,6 +18,7 @@ import math
 from recipekg.errors import NothingToPlan, RangeError
 from recipekg.formula.expr import SCALE, Q
 from recipekg.record import Record
+from recipekg.limits import WHOLE_NUMBERS
 from recipekg.query.ast import Plan, Position
 from recipekg.reason.facts import Facts
 from recipekg.reason.resolve import facts_of, resolve_dimension
@@ -190,12 +191,9 @@ def _number(dim: str, stmt: Plan, constraints: dict, facts: dict, *, budget: boo
 
 
 #: The whole numbers plan reads (counts of physical things and layout degrees): the range each
-#: must lie in (the error gives the dimension's example, ``skos:example`` in the ontology). The
-#: ranges are wide enough for any run (the largest published clusters have about 10^5 GPUs) and
-#: keep every search bounded.
-BOUNDS = {"gpus": (1, 1e8), "zero": (0, 3), "tensor-parallel": (1, 1e6), "pipeline-parallel": (1, 1e6),
-          "layers": (1, 1e6), "heads": (1, 1e6), "kv-heads": (1, 1e6), "hidden": (1, 1e9), "vocab": (1, 1e9),
-          "seq-length": (1, 1e9), "micro-batch": (1, 1e9), "batch-size": (1, 1e9), "lora-rank": (1, 1e6)}
+#: must lie in (the error gives the dimension's example, ``skos:example`` in the ontology); the
+#: product-safety limit of recipekg.limits, which validate applies to the KB's model figures too.
+BOUNDS = WHOLE_NUMBERS
 
 
 def whole(dim: str, stmt: Plan, constraints: dict, facts: dict, snap: dict | None = None) -> int | None:

@@ -1,0 +1,88 @@
+"""The bounds every number of a property must lie in, read from the ontology and the limits.
+
+A property of ``ontology/`` may carry bounds as a condition does (``rkg:minExclusive``,
+``rkg:maxInclusive``, ...: :data:`recipekg.knowledge.dimensions.BOUND_PROPERTIES`): ``rkg:mfu``
+in (0, 1], a GPU's memory above 0, a model's layers at least 1. These are claims about the
+quantity. A property bounded below at 0 or more is a magnitude plan computes with, so its
+numbers must also lie within the product-safety limits of :mod:`recipekg.limits` that a
+query's numbers meet: :data:`~recipekg.limits.MAGNITUDES` for every one, and for a model
+figure that stands for a whole number plan reads (``rkg:layers`` for ``layers``) that
+number's range, :data:`~recipekg.limits.WHOLE_NUMBERS`.
+
+    >>> from recipekg.knowledge.terms import RKG
+    >>> b = Bound("min", False, 0.0, "")
+    >>> b.holds(0.0), b.holds(4.8e10), b.word()
+    (False, True, 'above 0')
+    >>> [str(x) for x in limits_of(RKG.layers, [b])]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['above 0', 'at least 1e-30 (the magnitudes plan computes with)', 'at most 1e+40 (the magnitudes plan computes with)',
+     'at least 1 (the layers plan computes with)', 'at most 1e+06 (the layers plan computes with)']
+"""
+
+from __future__ import annotations
+
+from recipekg.knowledge.dimensions import BOUND_PROPERTIES
+from recipekg.limits import MAGNITUDES, WHOLE_NUMBERS
+from recipekg.record import Record
+
+
+class Bound(Record):
+    """One end a property's numbers must lie within: ``side`` ``"min"`` or ``"max"``, the
+    end included or not, and why (empty for the ontology's own bounds)."""
+
+    side: str
+    inclusive: bool
+    limit: float
+    why: str
+
+    def holds(self, v: float) -> bool:
+        if self.side == "min":
+            return v >= self.limit if self.inclusive else v > self.limit
+        return v <= self.limit if self.inclusive else v < self.limit
+
+    def word(self) -> str:
+        which = {("min", True): "at least", ("min", False): "above", ("max", True): "at most",
+                 ("max", False): "below"}[self.side, self.inclusive]
+        return f"{which} {self.limit:g}" + (f" ({self.why})" if self.why else "")
+
+    def __str__(self) -> str:
+        return self.word()
+
+
+def ontology_bounds(ix) -> dict[str, list[Bound]]:
+    """Property → the bounds the ontology gives it, and the limits those imply."""
+    from recipekg.knowledge.terms import OWL
+
+    out: dict[str, list[Bound]] = {}
+    for p in ix.instances(OWL.DatatypeProperty):
+        own = [Bound(side, inclusive, limit, "") for prop, (side, inclusive) in BOUND_PROPERTIES.items()
+               if (limit := ix.number(p, prop)) is not None]
+        if own:
+            out[p] = limits_of(p, own)
+    return out
+
+
+def limits_of(prop: str, own: list[Bound]) -> list[Bound]:
+    """``own`` and, for a property bounded below at 0 or more, the product-safety limits."""
+    if not any(b.side == "min" and b.limit >= 0 for b in own):
+        return own
+    plan = "the magnitudes plan computes with"
+    out = own + [Bound("min", True, MAGNITUDES[0], plan), Bound("max", True, MAGNITUDES[1], plan)]
+    whole = _whole_number(prop)
+    if whole is not None:
+        least, most = WHOLE_NUMBERS[whole]
+        out += [Bound(side, True, end, f"the {whole} plan computes with") for side, end in (("min", least), ("max", most))]
+    return out
+
+
+def _whole_number(prop: str) -> str | None:
+    """The whole number of plan a model figure stands for (``rkg:layers`` → ``layers``)."""
+    from recipekg.knowledge.compiler import MODEL_FIGURES
+
+    name = next((k.replace("_", "-") for k, p in MODEL_FIGURES.items() if p == prop), None)
+    return name if name in WHOLE_NUMBERS else None
+
+
+def out_of_bounds(v: float, bounds: list[Bound]) -> Bound | None:
+    """The first of ``bounds`` that ``v`` breaks, or None."""
+    return next((b for b in bounds if not b.holds(v)), None)

@@ -1,0 +1,67 @@
+"""Every name a query resolves means one node where it is resolved.
+
+A query reaches a node by name in one of three scopes, each as the compiler indexes it: a
+**choice** (``explain adamw``: every node of a kind, ``rule_index.choices``), a **value of a
+dimension** (``data = tabular``: the dimension's value class, ``dimensions.*.values``) and a
+**dimension** (``rows``, ``n-samples``). A node answers to its id (``skos:notation``, else its
+local name) and its aliases (its label and each ``skos:altLabel``, as :func:`recipekg.names.slug`
+spells them; a dimension's alternative labels as written). Where two nodes of one scope answer
+to one name the index keeps one of them silently, so the KB may not hold such a pair: the
+bundled KB has none (``recipekg validate``), and an extension node that would make one is
+refused at its own line, naming the other node.
+
+    >>> from recipekg.knowledge.compiler import Index
+    >>> from recipekg.knowledge.rdfio import Triple, Lit
+    >>> from recipekg.knowledge.terms import KB, RDF, RDFS, RKG, SKOS
+    >>> s = lambda text: Lit(text, "xsd:string")
+    >>> ix = Index([Triple(RKG.Optimizer, RKG.kindName, s("optimizer")),
+    ...             Triple(KB.one, RDF.type, RKG.Optimizer), Triple(KB.one, RDFS.label, s("One")),
+    ...             Triple(KB.two, RDF.type, RKG.Optimizer), Triple(KB.two, RDFS.label, s("Two")),
+    ...             Triple(KB.one, SKOS.altLabel, s("Shared Opt")), Triple(KB.two, SKOS.altLabel, s("shared-opt"))])
+    >>> [m for _, m in ambiguous_names(ix, [KB.one, KB.two])]
+    ["kb:two answers to the name 'shared-opt' as kb:one does (a choice): a query would reach only one of them; give kb:two another name"]
+"""
+
+from __future__ import annotations
+
+from recipekg.knowledge.terms import RDFS, RKG, SKOS, local_name, shorten
+from recipekg.names import slug
+
+
+def ambiguous_names(ix, order: list[str], bundled: frozenset = frozenset()):
+    """``(node, message)`` for each node (in ``order``: the first of a pair keeps the name) that
+    answers to a name another node of one of its scopes answers to. A pair of an extension
+    node and a ``bundled`` one is left to :mod:`recipekg.knowledge.extensions`, which refuses
+    every bundled name whatever its scope."""
+    rank = {s: i for i, s in enumerate(order)}
+    said = set()
+    for scope, members in _scopes(ix):
+        taken: dict[str, str] = {}
+        for s in sorted(members, key=lambda s: (rank.get(s, len(rank)), s)):
+            for name in sorted(_names(ix, s, dimension=scope == "a dimension")):
+                other = taken.setdefault(name, s)
+                if other != s and (s in bundled or other not in bundled) and (s, other) not in said:
+                    said.add((s, other))
+                    yield (s, f"{shorten(s)} answers to the name {name!r} as {shorten(other)} does ({scope}): "
+                              f"a query would reach only one of them; give {shorten(s)} another name")
+
+
+def _scopes(ix):
+    """``(what, nodes)`` of each scope a name is resolved in."""
+    roots = [c for c in ix.spo if ix.text(c, RKG.kindName)]
+    yield "a choice", {i for root in roots for i in ix.instances_of(root)}
+    yield "a dimension", set(ix.instances(RKG.Dimension))
+    for d in ix.instances(RKG.Dimension):
+        value_class = ix.one(d, RKG.valueClass)
+        if value_class:
+            yield f"a value of {shorten(d)}", set(ix.instances_of(value_class))
+
+
+def _names(ix, s: str, dimension: bool) -> set[str]:
+    label = ix.text(s, RDFS.label)
+    if label is None:
+        return set()  # not a node the compiler names (validate reports the missing label)
+    own = ix.text(s, SKOS.notation) or local_name(s)
+    if dimension:
+        return {own, *ix.texts(s, SKOS.altLabel)}
+    return {own, slug(label), *(slug(a) for a in ix.texts(s, SKOS.altLabel))}
