@@ -62,10 +62,13 @@ def test_an_extensions_run_is_compiled_with_it(tmp_path, hardware):
     assert snap["plan_index"]["mfu_points"] is not None
 
 
-def test_a_run_whose_arithmetic_overflows_still_stops_every_plan(tmp_path):
+def test_a_run_whose_arithmetic_would_overflow_is_refused_at_its_line(tmp_path):
+    """A run of 1e200 parameters and tokens (its FLOPs overflow a float) never reaches a plan:
+    its figures lie beyond the magnitudes plan computes with, and the load refuses them at
+    their line (it used to be compiled, and then stopped every plan)."""
     ext = tmp_path / "huge.ttl"
     ext.write_text(RUN.format(name="huge", params="1.0e+200", tokens="1.0e+200", hardware="v100"), encoding="utf-8")
-    kb = recipekg.load([ext])
-    assert kb.snap["plan_index"]["mfu_points"] is None  # not compiled: each plan computes them, and fails
-    with pytest.raises(recipekg.RangeError, match="too large to plan with: Training FLOPs"):
-        kb.query("plan where params = 7B and gpus = 8 and hardware = h100")
+    with pytest.raises(recipekg.KBError, match=r"rkg:params is 1.0e\+200: it must be at most 1e\+40") as refused:
+        recipekg.load([ext])
+    assert refused.value.line == RUN.format(name="huge", params="1.0e+200", tokens="", hardware="").splitlines().index(
+        "    rkg:params 1.0e+200 ;") + 1
