@@ -33,6 +33,8 @@ def test_situation_case(kb, case):
     for field in ("runner_ups", "broader", "narrower"):
         if field in case:
             assert a["decision"].get(field, []) == case[field], a["decision"]
+    if "tied" in case:
+        assert set(a["decision"].get("tied_with", [])) | {a["decision"]["pick"]} >= set(case["tied"]), a["decision"]
     if "pick" in case:
         assert a["decision"]["pick"] in case["pick"] or set(entry_ids(entries[0])) & set(case["pick"]), \
             (a["decision"], ids[:6])

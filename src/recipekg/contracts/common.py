@@ -241,6 +241,8 @@ class Property(TypedDict):
     caveat: NotRequired[str]
     sources: list[Source]
     via: NotRequired[Via]
+    #: The extension file and line the property comes from (not the KB's).
+    origin: NotRequired[Origin]
 
 
 class Excluded(TypedDict):
@@ -255,6 +257,8 @@ class Excluded(TypedDict):
     because_of: list[Constraint]
     #: The other properties the constraints contradict.
     also: NotRequired[list[str]]
+    #: The extension whose property rules it out (not the KB's).
+    origin: NotRequired[Origin]
 
 
 class PropertyRef(TypedDict):

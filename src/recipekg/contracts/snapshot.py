@@ -376,6 +376,8 @@ class Snapshot(TypedDict):
     #: Choice properties (knowledge/properties.py), and their IRIs by choice and by the dimension they check.
     choice_properties: dict[str, Any]
     properties_by_choice: dict[str, list[str]]
+    #: kind name → the properties of every choice of that kind (rkg:propertyOfKind)
+    properties_by_kind: dict[str, list[str]]
     properties_by_dimension: dict[str, list[str]]
     superseded: dict[str, Any]
     triples: int

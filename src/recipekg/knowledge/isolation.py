@@ -42,6 +42,7 @@ DERIVED = ("rule_index", "plan_index")
 #: field)`` of a dict (new keys whose value is a new node) or a list (new items that are).
 GROWS = {("dimensions", "*", "values"), ("rules", "*", "contradicts"),
          ("properties_by_choice", "*"), ("properties_by_dimension", "*"),  # which properties a choice has
+         ("properties_by_kind", "*"),  # (and every choice of a kind)
          ("choice_properties", "*", "check", "values")}  # hardware that supports a precision (rkg:via)
 #: The fields an entry is found by, and the name space each belongs to.
 NAMED = {"id": "name", "aliases": "name", "symbol": "symbol", "output": "output", "computes": "output",

@@ -15,8 +15,10 @@ The tests turn a value into a check: ``at-most`` (a bound the constraint must no
 checks the dimension's values through one of their properties: "needs fp8 tensor cores" is
 the hardware whose ``rkg:supportsPrecision`` holds fp8, or that states no precision at all;
 "not for hardware with bf16 tensor cores" (``none-of``) is the hardware that states bf16.
-The snapshot holds them in three containers: ``choice_properties`` (iri → property),
-``properties_by_choice`` (choice → its own properties; the reasoner adds its ancestors') and
+The snapshot holds them in four containers: ``choice_properties`` (iri → property),
+``properties_by_choice`` (choice → its own properties; the reasoner adds its ancestors'),
+``properties_by_kind`` (kind → the properties of every choice of that kind, ``rkg:propertyOfKind``:
+read with a choice's own, never copied to each, so a KB of many choices reads no more) and
 ``properties_by_dimension`` (dimension → the properties that check it), so that an
 extension's property is an entry of its own and its choice's list grows by it
 (knowledge/isolation.py, ``GROWS``).
@@ -35,7 +37,7 @@ def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
     ``properties_by_choice`` and ``properties_by_dimension`` (the properties of each choice,
     and those that check each dimension)."""
     dims_by_iri = {d["iri"]: name for name, d in dimensions.items()}
-    props, by_choice, by_dimension = {}, {}, {}
+    props, by_choice, by_dimension, by_kind = {}, {}, {}, {}
     for p in ix.instances(RKG.ChoiceProperty):
         aspect = ix.one(p, RKG.aspect)
         aspect = aspect if isinstance(aspect, str) else None
@@ -43,22 +45,30 @@ def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
         test = TESTS.get(ix.one(aspect, RKG.test)) if aspect else None
         number, values = ix.number(p, RKG.value), ix.iris(p, RKG.value)
         of = ix.one(p, RKG.propertyOf)
+        kind = ix.text(ix.one(p, RKG.propertyOfKind), RKG.kindName) if ix.one(p, RKG.propertyOfKind) else None
         props[p] = {
             "id": local_name(p), "label": ix.text(p, RDFS.label), "of": of if isinstance(of, str) else None,
+            "of_kind": kind,
             "aspect": {"label": ix.text(aspect, RDFS.label) if aspect else None,
                        "unit": ix.text(aspect, RKG.unitLabel) if aspect else None},
             "test": test, "dimension": dim,
             "value": number if number is not None else [nodes.get(v, {}).get("id", local_name(v)) for v in values],
             "check": _check(ix, dim, test, number, values, ix.one(aspect, RKG.via) if aspect else None),
             "when": ix.iris(p, RKG.when), "strict": ix.text(p, RKG.strict) not in ("false", "0"),
-            "for_kinds": sorted(ix.text(k, RKG.kindName) for k in ix.iris(p, RKG.forKind) if ix.text(k, RKG.kindName)),
+            # (a property of every choice of a kind is checked where they rank as that kind: QK-norm,
+            # a fix and a technique, is no fix when it ranks as a technique)
+            "for_kinds": sorted({ix.text(k, RKG.kindName) for k in ix.iris(p, RKG.forKind) if ix.text(k, RKG.kindName)}
+                                | ({kind} if kind else set())),
             "text": ix.text(p, RKG.text), "caveat": ix.text(p, RDFS.comment), **sources_of(ix, p),
         }
         if props[p]["of"]:
             by_choice.setdefault(props[p]["of"], []).append(p)
+        if kind:  # a property of every choice of a kind: read with each one's own (not copied to each)
+            by_kind.setdefault(kind, []).append(p)
         if props[p]["check"]:
             by_dimension.setdefault(props[p]["check"]["dimension"], []).append(p)
-    return {"choice_properties": props, "properties_by_choice": by_choice, "properties_by_dimension": by_dimension}
+    return {"choice_properties": props, "properties_by_choice": by_choice, "properties_by_dimension": by_dimension,
+            "properties_by_kind": by_kind}
 
 
 def _check(ix, dim: str | None, test: str | None, number: float | None, values: list[str], via) -> dict | None:

@@ -60,7 +60,7 @@ RKG = Namespace(BASE + "ns#", """
     where roleName adviceGap nearestQuery nearestSection
     Hyperparameter sets valueNode recipeSection TrainingRegime trainedWith needsRegime asMethod
     LearningRateSchedule
-    ChoiceProperty PropertyAspect PropertyTest AtMost AtLeast OneOf NoneOf propertyOf aspect checks test via when
+    ChoiceProperty PropertyAspect PropertyTest AtMost AtLeast OneOf NoneOf propertyOf propertyOfKind aspect checks test via when
     problemFact differsFrom strict
     publishedTitle authorsComplete authorCount authorGroup booktitle journal volume number pages doi version accessed
 """)

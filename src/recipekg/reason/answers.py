@@ -299,7 +299,7 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
             out[side] = named
     if steps and step is not None:
         out["procedure"] = {"id": step[0], "steps": steps}
-    elif matching and (tied := _tied(matching)):
+    elif matching and (tied := _tied(matching, kin)):
         out["tied_with"] = tied
     return out
 
@@ -360,20 +360,26 @@ def _situated(result: dict) -> bool:
                for r in result["because"])
 
 
-def _tied(matching: list) -> list[str]:
-    """The matches the advice does not separate from the first: the same score from the same
-    deciding rules, for and against (one rule naming two alternatives: "PatchTST, Informer"),
-    and the same constraints their properties fit (Mamba, whose paper reaches a million tokens,
-    is not tied at 64K with a distilled model the same rule names); their order is only the ids'. Rules that wait for a condition not given do not decide (the
-    answer asks for that condition instead)."""
-    def rules(r: dict) -> tuple:
-        return (tuple(sorted(x["rule"] for x in r["because"] if x["match"] in DECIDED)),
-                tuple(sorted(x["rule"] for x in r["against"] if x["match"] in DECIDED)))
+def _tied(matching: list, kin: Mapping | None = None) -> list[str]:
+    """The matches the advice does not separate from the first: the same score, decided alike
+    (the same specificity and match, deciding rules of the same strengths, for and against:
+    one rule naming two alternatives, "PatchTST, Informer", or two rules of equal weight, long
+    audio's Mamba and speech recognition's Whisper), and the same constraints their properties
+    fit beyond what those rules read (Mamba, whose paper reaches a million tokens, is not tied
+    at 64K with a distilled model the same rule names); their order is only the ids'. Rules
+    that wait for a condition not given do not decide (the answer asks for that condition
+    instead); the pick's family and kinds (``kin``) are ordered by breadth, not tied."""
+    def weight(r: dict) -> tuple:  # (a checklist's earlier item comes first: its step orders it)
+        return (r["score"], tuple(r["specificity"]), r["match"],
+                tuple(sorted(x["strength"] for x in r["because"] if x["match"] in DECIDED)),
+                tuple(sorted(x["strength"] for x in r["against"] if x["match"] in DECIDED)),
+                min((x["step"] for x in r["because"] if x["match"] in DECIDED and x.get("step") is not None),
+                    default=None))
 
     def fits(r: dict) -> set[str]:  # what its properties fit that its deciding rules do not read (as fits_more)
         read = {c["dimension"] for x in r["because"] if x["match"] in DECIDED for c in x["conditions"]}
         return set(r.get("fits") or ()) - read
 
     first = matching[0]
-    mine, fit = rules(first), fits(first)
-    return [r["id"] for r in matching[1:] if r["score"] == first["score"] and rules(r) == mine and fits(r) == fit]
+    mine, fit = weight(first), fits(first)
+    return [r["id"] for r in matching[1:] if r["id"] not in (kin or {}) and weight(r) == mine and fits(r) == fit]

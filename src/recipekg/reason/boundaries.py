@@ -35,7 +35,8 @@ def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, 
     "literature"}]`` for ``results`` (family entries) ranked under ``facts``;
     ``rerank(trial_facts) -> entries`` ranks the choices again; ``decided``: ``decision(results)``
     when the caller has it."""
-    here = (decided or decision(results))["pick"]
+    decided = decided or decision(results)
+    here, tied = decided["pick"], set(decided.get("tied_with", ()))
     found: dict[tuple[str, float], dict] = {}
     entries = entries_by_choice(results)
     for r in ranked["results"]:
@@ -54,6 +55,8 @@ def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, 
         other, value = _other_side(dim, spot["value"], threshold, given, snap, rerank)
         labels = {e["id"]: e["label"] for e in results + other}
         there = decision(other)["pick"]
+        if there in tied:  # one of the picks the advice does not separate here: no change of pick
+            there = here
         speaks = sorted({t for r in spot["missed"] for t in r["for"]} - {here})
         if there == here and not speaks:
             continue  # the threshold does not decide the ranking

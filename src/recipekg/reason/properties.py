@@ -32,12 +32,17 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only (the query pa
 CONTRADICTS, FITS, NOTE = "contradicts", "fits", "note"
 
 
-def properties_of(iri: str, snap: dict) -> list[tuple[str, str | None]]:
-    """``(property IRI, via)`` for the choice's own properties and its ancestors' (``via``
-    names the ancestor a property comes from, None for the choice's own)."""
+def properties_of(iri: str, snap: dict, kind: str | None = None) -> list[tuple[str, str | None]]:
+    """``(property IRI, via)`` for the choice's own properties, those of every choice of its
+    kind (``kind``, else each of its kinds) and its ancestors' (``via`` names the ancestor a
+    property comes from, None for the choice's own and its kind's)."""
     by_choice = snap.get("properties_by_choice") or {}
+    by_kind = snap.get("properties_by_kind") or {}
+    node = snap["nodes"].get(iri, {})
+    kinds = [kind] if kind else node.get("kinds", ())
     out: list[tuple[str, str | None]] = [(p, None) for p in by_choice.get(iri, ())]
-    for ancestor in snap["nodes"].get(iri, {}).get("ancestors", ()):
+    out += [(p, None) for k in kinds for p in by_kind.get(k, ())]
+    for ancestor in node.get("ancestors", ()):
         out += [(p, ancestor) for p in by_choice.get(ancestor, ())]
     return out
 
@@ -48,7 +53,7 @@ def checks(iri: str, kind: str, facts: dict, snap: dict) -> list[dict]:
     property the constraints go past) or ``fits``."""
     props = snap.get("choice_properties") or {}
     out = []
-    for piri, via in properties_of(iri, snap):
+    for piri, via in properties_of(iri, snap, kind):
         prop = props.get(piri)
         if prop is None or prop["check"] is None or (prop["for_kinds"] and kind not in prop["for_kinds"]):
             continue
@@ -79,6 +84,8 @@ def property_json(piri: str, prop: dict, snap: dict, via: str | None = None) -> 
     if via:
         node = snap["nodes"].get(via, {})
         out["via"] = {"id": node.get("id", via), "label": node.get("label", via)}
+    if prop.get("origin"):  # an extension's property (on a bundled choice, or every choice of a kind)
+        out["origin"] = prop["origin"]
     return out
 
 
@@ -105,4 +112,6 @@ def excluded_json(iri: str, contradictions: list[dict], facts: dict, snap: dict)
                      "because_of": [shown_constraint(c) for c in given.constraints] if given else []}
     if len(contradictions) > 1:
         out["also"] = [c["property"]["id"] for c in contradictions[1:]]
+    if "origin" in prop:
+        out["origin"] = prop["origin"]
     return out

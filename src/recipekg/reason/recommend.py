@@ -327,9 +327,10 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
     verdicts: list[dict] = []
     out: list = []
     having = set(snap.get("properties_by_choice") or ())  # the choices with properties of their own
+    of_kind = bool((snap.get("properties_by_kind") or {}).get(kind))  # (and every choice of the kind)
     nodes = snap["nodes"]
     for iri in sorted(choices):
-        if iri not in having and having.isdisjoint(nodes.get(iri, {}).get("ancestors", ())):
+        if not of_kind and iri not in having and having.isdisjoint(nodes.get(iri, {}).get("ancestors", ())):
             choices[iri]["fits"], choices[iri]["notes"] = [], []  # nothing to check (checks() finds nothing)
             continue
         found = checks(iri, kind, facts, snap)

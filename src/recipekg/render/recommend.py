@@ -33,8 +33,9 @@ def render_recommend(a: dict, md: bool, detail: bool = True) -> str:
            *no_advice_lines(a["constraints"]), *unused_lines(a.get("unused"), md), ""]
     situation = near_lines(a.get("near_boundary"), md) + excluded_lines(a.get("excluded"), md)
     if not a["results"]:
-        return "\n".join(out + ["No rule of the KB applies to these constraints."] + situation * bool(situation)
-                         + _ask(a, md))
+        none = ("No pick: every choice the advice reaches is ruled out by these constraints (below)." if a.get("excluded")
+                else "No rule of the KB applies to these constraints.")
+        return "\n".join(out + [none] + situation * bool(situation) + _ask(a, md))
     out += _decision(a, md)
     if situation:
         out += [""] + situation
@@ -101,7 +102,7 @@ def _decision(a: dict, md: bool) -> list[str]:
     out = [f"pick: {bold}{_name(a, d['pick'])}{bold}"]
     if d.get("tied_with"):
         out[0] += (", tied with " + ", ".join(_name(a, i) for i in d["tied_with"]) +
-                   ": the same advice speaks for each, equally (first here by id only)")
+                   ": the advice speaks for each equally (the same score, strength and specificity; first here by id only)")
     if d.get("procedure"):
         steps = d["procedure"]["steps"]
         out.append(f"then, in order ({d['procedure']['id']}): " + " → ".join(_name(a, i) for i in steps[1:]))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from recipekg.render.constraints import format_constraint
 from recipekg.render.numbers import value
-from recipekg.render.sources import sources_short
+from recipekg.render.sources import origin_text, sources_short
 
 
 def entry_name(r: dict) -> str:
@@ -84,12 +84,22 @@ def property_text(p: dict) -> str:
 
 
 def excluded_lines(excluded: list[dict], md: bool) -> list[str]:
-    """One line per choice a property rules out: which, the constraint, why, the sources."""
-    out = []
+    """One line per property that rules choices out: which choices (those one property of a
+    whole kind rules out, every optimizer at inference, together), the constraint, why, the
+    sources."""
+    groups: dict[tuple, list[dict]] = {}
     for e in excluded or ():
+        key = (e["property"]["id"], e["why"], repr(e.get("because_of")), repr(e["property"].get("via")))
+        groups.setdefault(key, []).append(e)
+    out = []
+    for group in groups.values():
+        e = group[0]
         given = ", ".join(format_constraint(c) for c in e.get("because_of", ())) or "the constraints"
         via = f" (from {e['property']['via']['label']})" if e["property"].get("via") else ""
-        line = (f"ruled out: {e['label']} ({e['id']}) — {given} contradicts its {property_text(e['property'])}{via}: "
+        which = ", ".join(f"{x['label']} ({x['id']})" for x in group)
+        whose = "its" if len(group) == 1 else "a property each has,"
+        own = f" [{origin_text(e)}, not the KB's]" if e.get("origin") else ""
+        line = (f"ruled out: {which} — {given} contradicts {whose} {property_text(e['property'])}{via}{own}: "
                 f"{e['why']} [{sources_short(e['sources'])}]")
         out.append(("- " if md else "") + line)
     return out
