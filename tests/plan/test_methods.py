@@ -236,3 +236,22 @@ def test_a_mixture_of_experts_decodes_at_its_active_share(run_plan, hardware_tsv
     per_step = (q(moe, "weights_read")["value"] + q(moe, "kv_cache")["value"]) / (2 * bandwidth)
     assert q(moe, "decode_seconds_per_token")["value"] == pytest.approx(per_step, rel=1e-3)
     assert "weights_read" not in {x["name"] for x in dense["quantities"]}
+
+
+def test_the_gpus_a_time_budget_needs_are_capped_by_the_batch(run_plan):
+    """A global batch of B sequences keeps at most B / micro-batch data-parallel groups busy
+    (DeepSpeed: train_batch_size = micro-batch × accumulation × GPUs), each the layout's
+    tensor × pipeline GPUs: 7B on H100s in one hour would need thousands of GPUs, more than
+    the 3.86M-token batch spreads over, and the answer says the budget is out of reach; a week
+    needs 23-71 GPUs, within the cap, and says nothing of it."""
+    hour = run_plan("plan where params = 7B and hardware = h100 and gpus = 8 and time = 1h")
+    layout = hour["fit"]["layout"]
+    cap = q(hour, "gpus_batch_cap")["value"]
+    expected = q(hour, "batch_tokens")["value"] / (q(hour, "seq_length")["value"] * layout["micro_batch"])
+    assert cap == int(expected * layout["tensor_parallel"] * layout["pipeline_parallel"])
+    assert hour["feasibility"]["gpus_for_time"] > cap
+    assert any("out of reach as planned" in line for line in hour["summary"])
+    assert any("more than one global batch spreads over" in w["text"] for w in hour["warnings"])
+    week = run_plan("plan where params = 7B and hardware = h100 and gpus = 8 and time = 7 days")
+    assert week["feasibility"]["gpus_for_time"] <= q(week, "gpus_batch_cap")["value"]
+    assert not any("out of reach" in line for line in week["summary"])

@@ -500,3 +500,21 @@ def test_a_property_that_ranks_a_choice_first_is_no_tie(kb):
     assert a["decision"]["pick"] == "mamba" and "tied_with" not in a["decision"]
     (b,) = kb.query("recommend architecture where data = text and task = classification and seq-length = 32k")
     assert b["decision"].get("tied_with") == ["mamba-hybrid"]
+
+
+def test_weights_over_four_gpus_get_the_advice_that_splits_them(kb):
+    """The 4.0 of ``cond:serving-memory-over-four-gpus`` is the KB's own ratio of 16-bit to
+    4-bit weights (2 bytes against 4 bits), and the advice deciding 70B on an L4 is the one that
+    quantises and splits; 8B's 16-bit weights (67% of an L4) do not get it."""
+    snap = kb.snap
+    bf16 = next(c for c in snap["constants"].values() if c["symbol"] == "c_weight_bytes_per_param_bf16")["value"]
+    int4 = next(c for c in snap["constants"].values() if c["symbol"] == "c_int4_weight_bits")["value"]
+    cond = next(c for c in snap["conditions"].values() if c.get("label", "").startswith("serving-memory > 400%"))
+    assert cond["min"] == bf16 / (int4 / 8)
+    (a,) = kb.query("recommend technique where method = inference and model = llama-3-70b and hardware = l4")
+    first = a["results"][0]
+    assert first["id"] == "weight-quantization"
+    assert [x["id"] for x in first["because"] if x["match"] == "full"][0] == "serving-even-4bit-over-one-gpu"
+    (small,) = kb.query("recommend technique where method = inference and model = llama-3-8b and hardware = l4")
+    assert not any(x["id"] == "serving-even-4bit-over-one-gpu" for r in small["results"] for x in r["because"])
+

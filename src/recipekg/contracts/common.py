@@ -101,6 +101,15 @@ class NoAdvice(TypedDict):
     origin: NotRequired[Origin]
 
 
+class ImpliedOtherwise(TypedDict):
+    """A given constraint that implies another value of a dimension the query gives: its
+    dimension, its value(s) and the values it implies."""
+
+    dimension: str
+    value: list[str]
+    implies: list[str]
+
+
 class Constraint(TypedDict):
     """A constraint as the answer read it: the dimension, operator and value(s) (ids for
     names, numbers in the dimension's unit)."""
@@ -117,6 +126,9 @@ class Constraint(TypedDict):
     #: beside the count of its weights (what the formulas read).
     note: NotRequired[str]
     no_advice: NotRequired[list[NoAdvice]]
+    #: Another constraint implies a value of this dimension that none of these values agrees
+    #: with (task = forecasting is done on time series; data = tabular given): read as given.
+    implied_otherwise: NotRequired[list[ImpliedOtherwise]]
     #: What an extension added: its file and line (absent for the KB's own knowledge).
     origin: NotRequired[Origin]
 

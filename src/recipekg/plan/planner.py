@@ -64,7 +64,7 @@ from recipekg.plan.layout import search_layout
 from recipekg.plan.sizing import choose_strategy, follow_ratio, size
 from recipekg.plan.summary import Findings, summary
 from recipekg.plan.tier import compute_tier
-from recipekg.plan.timing import Timing, train_time
+from recipekg.plan.timing import Timing, batch_cap, train_time
 from recipekg.query.ast import Plan
 from recipekg.reason.answers import constraints_json
 
@@ -128,6 +128,7 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
         timing = Timing(inputs.hardware)
     else:
         timing = untimed(ledger, inputs.hardware) if ask else back.timing if back else train_time(ledger, inputs, sizes)
+        batch_cap(ledger, (fit.json.get("layout") if fit is not None else None), timing)
         energy_and_cost(ledger, inputs, timing)
         _recomputation_note(ledger, fit, timing)
     tier = None if method.id == "inference" else compute_tier(ledger, inputs, sizes.params, timing)

@@ -138,6 +138,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     _Q("wall_time", "hours", "wall-clock training time", "timing", "time", fixed=True, methods=TRAINING),
     _Q("gpus_needed", "GPUs", "GPUs needed for the time budget", "timing", methods=TRAINING),
     _Q("gpus_for_time", "GPUs", "GPUs that would meet the time budget", "timing", methods=TRAINING),
+    _Q("gpus_batch_cap", "GPUs", "the most GPUs one global batch spreads over", "timing", methods=TRAINING),
     _Q("mfu_for_time", "fraction of bf16 peak", "MFU that would meet the time budget", "timing",
        units=("fraction of fp8 peak",), methods=TRAINING),
     # energy and cost

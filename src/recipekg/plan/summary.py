@@ -56,7 +56,11 @@ def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
         lines.append(f"{'may miss' if enough else 'misses'} the time budget: {show(t.wall, 'hours')} on "
                      f"{show(inputs.gpus or Q.point(1), 'GPUs')} against {show(inputs.time_budget, 'hours')}{enough}"
                      + (f"; {show(more, 'GPUs')} would meet it (feasibility.gpus_for_time, at the same MFU)"
-                        if more is not None else ""))
+                        if more is not None else "")
+                     + (f", more than the {show(cap, 'GPUs')} one batch of {show(ledger.values['batch_tokens'], 'tokens')} "
+                        f"spreads over: out of reach as planned"
+                        if more is not None and (cap := ledger.values.get("gpus_batch_cap")) is not None
+                        and more.low > cap.high else ""))
     fit = found.fit.json if found.fit else None
     if fit:
         hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"

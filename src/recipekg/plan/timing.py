@@ -322,3 +322,28 @@ def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q,
     ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs is within the time budget of "
                 f"{show(budget, 'hours')}", wall_f.data)
     return None, None, True
+
+
+def batch_cap(ledger: Ledger, layout: dict | None, timing: Timing) -> None:
+    """When more GPUs would meet the time budget, the most GPUs one global batch spreads over
+    (``formula:gpus-one-batch-spreads-over``: its sequences at the layout's micro-batch, each
+    data-parallel group the layout's tensor × pipeline GPUs), and a warning when the GPUs the
+    budget needs are more: 7B on H100s in an hour would take 3,839-11,924 GPUs, where a
+    3.86M-token batch of 2,048-token sequences keeps 1,885 busy."""
+    more, v = timing.gpus_for_time, ledger.values
+    if more is None or not layout or v.get("batch_tokens") is None or v.get("seq_length") is None:
+        return
+    f = ledger.kb.by_id("gpus-one-batch-spreads-over")
+    cap, env = ledger.compute(f, {"batch_tokens": v["batch_tokens"], "seq_length": v["seq_length"],
+                                  "micro_batch": Q.point(layout["micro_batch"]),
+                                  "tensor_parallel": Q.point(layout["tensor_parallel"]),
+                                  "pipeline_parallel": Q.point(layout["pipeline_parallel"])})
+    cap = Q.span(math.floor(cap.low), math.floor(cap.high), math.floor(cap.value))
+    ledger.add("gpus_batch_cap", cap, formula=f, env=env, label="the most GPUs one global batch spreads over")
+    if more.low > cap.high:
+        ledger.note(f"the {show(more, 'GPUs')} that would meet the time budget are more than one global batch spreads "
+                    f"over: {show(v['batch_tokens'], 'tokens')} in sequences of {v['seq_length'].value:,.0f} tokens keep at "
+                    f"most {show(cap, 'GPUs')} busy at this layout's micro-batch and model parallelism "
+                    f"({f.data['expression']}); past them the budget needs a larger batch (more tokens past its "
+                    f"critical size) or more tensor or pipeline parallelism (a lower MFU), so it is out of reach as "
+                    f"planned", f.data, warn=True)

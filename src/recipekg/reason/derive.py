@@ -71,12 +71,35 @@ def _implied(facts: dict[str, Facts], snap: dict) -> None:
         targets = {dim_of(w) for v in f.values for w in nodes.get(v, {}).get("implies", ())}
         for target in sorted(targets):
             sets = [{w for w in nodes.get(v, {}).get("implies", ()) if dim_of(w) == target} for v in sorted(f.values)]
-            if target and target not in facts and all(sets):
+            if target and target in facts and all(sets):
+                _contradicted(facts[target], name, f, set().union(*sets), nodes)
+            elif target and target not in facts and all(sets):
                 values = set().union(*sets)
                 dim = snap["dimensions"][target]
                 ids = sorted(nodes[w]["id"] for w in values)
                 shown = constraint_json(dim, "=", ids[0]) if len(ids) == 1 else constraint_json(dim, "in", ids)
                 facts[target] = Facts(target, dim["kind"], values=values, derived=name, constraints=[shown])
+
+
+def _contradicted(given: Facts, by: str, source: Facts, implied: set[str], nodes: dict) -> None:
+    """Mark ``given``'s constraints where none of its values agrees with what ``source`` (of
+    dimension ``by``) implies there (the same value, a broader or a narrower one): ``task =
+    forecasting`` is done on time series, and ``data = tabular`` says otherwise. The answer
+    reads the value as given and says so (``implied_otherwise``); nothing is dropped."""
+    if given.derived or not given.values:
+        return
+
+    def agrees(v: str) -> bool:
+        up = set(nodes.get(v, {}).get("ancestors", ()))
+        return any(v == w or w in up or v in nodes.get(w, {}).get("ancestors", ()) for w in implied)
+
+    if any(agrees(v) for v in given.values):
+        return
+    said = {"dimension": by, "value": sorted(nodes[v]["id"] for v in source.values if v in nodes),
+            "implies": sorted(nodes[w]["id"] for w in implied)}
+    for c in given.constraints:  # (once: a trial re-derives the same constraints)
+        if said not in c.setdefault("implied_otherwise", []):
+            c["implied_otherwise"].append(said)
 
 
 def _from_model(facts: dict[str, Facts], snap: dict) -> None:

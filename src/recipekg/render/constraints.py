@@ -65,6 +65,23 @@ def constraint_line(constraints: list[dict]) -> str:
 OTHERS_ALONE = "What follows comes from the other constraints alone."
 
 
+def implied_lines(constraints: list[dict]) -> list[str]:
+    """One line per given constraint another one says otherwise about.
+
+    >>> implied_lines([{"dimension": "data", "op": "=", "value": "tabular", "implied_otherwise": [
+    ...     {"dimension": "task", "value": ["forecasting"], "implies": ["time-series"]}]}])
+    ['note: task = forecasting implies data = time-series, which data = tabular does not agree with: the answer reads data = tabular as you gave it']
+    """
+    out = []
+    for c in constraints:
+        for other in c.get("implied_otherwise", ()):
+            implies = " or ".join(other["implies"])
+            out.append(f"note: {other['dimension']} = {', '.join(other['value'])} implies {c['dimension']} = {implies}, "
+                       f"which {format_constraint(c)} does not agree with: the answer reads {format_constraint(c)} "
+                       f"as you gave it")
+    return out
+
+
 def no_advice_lines(constraints: list[dict]) -> list[str]:
     """One line per value of the constraints that the reference gives no advice for, then
     where its nearest advice is: a statement to ask for it, never answered in its place.
@@ -74,7 +91,7 @@ def no_advice_lines(constraints: list[dict]) -> list[str]:
     ...      "nearest_query": "recommend architecture where data = images", "nearest_section": "vision"}]}])
     ['no advice: task = segmentation — The reference has no advice for it. What follows comes from the other constraints alone.', '  nearest advice it has (a different question, not this answer): recommend architecture where data = images (section vision)']
     """
-    out = []
+    out = implied_lines(constraints)
     for c in constraints:
         for gap in c.get("no_advice", ()):
             own = f" (extension {gap['origin']['file']}, line {gap['origin']['line']})" if gap.get("origin") else ""
