@@ -252,6 +252,23 @@ def test_the_gpus_a_time_budget_needs_are_capped_by_the_batch(run_plan):
     assert hour["feasibility"]["gpus_for_time"] > cap
     assert any("out of reach as planned" in line for line in hour["summary"])
     assert any("more than one global batch spreads over" in w["text"] for w in hour["warnings"])
+    assert "out of reach as planned" in hour["feasibility"]["text"]
     week = run_plan("plan where params = 7B and hardware = h100 and gpus = 8 and time = 7 days")
     assert week["feasibility"]["gpus_for_time"] <= q(week, "gpus_batch_cap")["value"]
     assert not any("out of reach" in line for line in week["summary"])
+
+
+def test_fp8_weights_on_a_gpu_without_fp8_say_so_and_fp8_is_not_offered_there(run_plan):
+    """T4 has no fp8 tensor cores: plan counts fp8 weights at a byte but warns, and neither the
+    note on a missing precision nor the fixes offer fp8 there; at inference no note speaks of
+    what FP8 *training* keeps in memory."""
+    t4 = run_plan("plan where model = mistral-7b and method = inference and hardware = t4 and precision = fp8")
+    assert any("has no fp8 tensor cores" in w["text"] for w in t4["warnings"])
+    bare = run_plan("plan where model = mistral-7b and method = inference and hardware = t4 and batch-size = 8 "
+                    "and seq-length = 4k")
+    notes = " ".join(n["text"] for n in bare["notes"])
+    assert "precision = int8 or int4 for quantized weights" in notes and "fp8, int8" not in notes
+    assert "fp8" not in [r["id"] for r in bare["recommendations"]]
+    h100 = run_plan("plan where model = llama-3-1-405b and method = inference and hardware = h100 and gpus = 8 "
+                    "and precision = fp8")
+    assert not any("FP8 training keeps in memory" in n["text"] for n in h100["notes"] + h100["warnings"])

@@ -95,8 +95,8 @@ def _precision(ledger: Ledger, precision: str | None, parts: dict) -> bool:
     if pid == "fp16":
         ledger.note("precision = fp16: a 16-bit format like bf16, so the breakdown's bf16 byte counts are "
                     "used (an assumption: the KB has no separate fp16 figure)", kb.constant(WEIGHTS))
-    elif pid in ("int8", "int4"):
-        return False                    # weights at inference (plan/methods.py says so for training)
+    elif pid in ("int8", "int4") or ledger.method == "inference":
+        return False                    # weights at inference (plan/methods.py gives their bytes, and says so for training)
     elif pid != "bf16":
         technique = kb.iri(f"{pid}-training")
         traffic = kb.constants_for(technique, "memory-traffic") if technique else []

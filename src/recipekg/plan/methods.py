@@ -185,11 +185,16 @@ def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | N
         return None, []
     if bits:
         q, _ = ledger.compute(kb.by_id("weight-bytes-from-bits"), {"weight_bits_per_param": const_q(bits[0])})
+        if pid == "fp8" and inputs.hardware and not kb.fp8_peak(inputs.hardware):
+            note(f"precision = fp8: {kb.label(inputs.hardware)} has no fp8 tensor cores in the KB (its datasheet "
+                 f"gives no fp8 rate): the weights are counted at one byte, but nothing here says how it serves "
+                 f"them, and the prefill bound reads its 16-bit peak", kb.snap["nodes"][inputs.hardware], warn=True)
         return q, [bits[0]]
     if pid not in WEIGHT_BYTES:
         half = kb.peak_precision(inputs.hardware) if inputs.hardware else None   # fp16 where no bf16 tensor cores
         half = half if half in WEIGHT_BYTES else "bf16"
-        *more, last = quantized_precisions(kb)
+        *more, last = [p for p in quantized_precisions(kb)  # (fp8 where the GPU has fp8 tensor cores)
+                       if p != "fp8" or not inputs.hardware or kb.fp8_peak(inputs.hardware)]
         quantized = f"{', '.join(more)} or {last}" if more else last
         note(("precision not given" if pid is None else f"the KB has no inference figure for precision = {pid}")
              + f": weights in {half} (2 bytes each) assumed"

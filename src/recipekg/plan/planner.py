@@ -159,6 +159,15 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     }, unused
 
 
+def _reach(ledger: Ledger, more: Q) -> str:
+    """``: N GPUs would meet it``, or that they are more than one batch spreads over."""
+    cap = ledger.values.get("gpus_batch_cap")
+    if cap is not None and more.low > cap.high:
+        return (f": out of reach as planned, the {show(more, 'GPUs')} it would take being more than the "
+                f"{show(cap, 'GPUs')} one batch spreads over (gpus_batch_cap)")
+    return f": {show(more, 'GPUs')} would meet it"
+
+
 def _recomputation_note(ledger: Ledger, fit, timing) -> None:
     """When the layout that fits recomputes every layer, what that does to the time: the
     GPU-hours count the model's training FLOPs, and full recomputation runs each layer's
@@ -208,8 +217,7 @@ def _feasibility(ledger: Ledger, inputs, rules: list, timing) -> Feasibility:
                        + (f" (met from an MFU of {timing.mfu_for_time.high:.2f})" if timing.mfu_for_time else "")
                        + (f": the whole budget would train {show(timing.budget_tokens, 'tokens')} at the same MFU"
                           if timing.budget_tokens else "")
-                       + (f": {show(more, 'GPUs')} would meet it" if more is not None and not timing.budget_met
-                          else ""))
+                       + (_reach(ledger, more) if more is not None and not timing.budget_met else ""))
     return out
 
 

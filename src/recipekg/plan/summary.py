@@ -55,12 +55,7 @@ def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
                   f"runs {_mfu_text(t.mfu)}, median {t.mfu.value:.2f})" if t.mfu_for_time and t.mfu else "")
         lines.append(f"{'may miss' if enough else 'misses'} the time budget: {show(t.wall, 'hours')} on "
                      f"{show(inputs.gpus or Q.point(1), 'GPUs')} against {show(inputs.time_budget, 'hours')}{enough}"
-                     + (f"; {show(more, 'GPUs')} would meet it (feasibility.gpus_for_time, at the same MFU)"
-                        if more is not None else "")
-                     + (f", more than the {show(cap, 'GPUs')} one batch of {show(ledger.values['batch_tokens'], 'tokens')} "
-                        f"spreads over: out of reach as planned"
-                        if more is not None and (cap := ledger.values.get("gpus_batch_cap")) is not None
-                        and more.low > cap.high else ""))
+                     + _more_gpus(ledger, more))
     fit = found.fit.json if found.fit else None
     if fit:
         hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"
@@ -179,6 +174,19 @@ def _to_make_it_fit(recs: list[dict]) -> str:
             + ("; for fine-tuning, QLoRA's 4-bit base is far smaller" if any(
                 r.get("applies_to") == "fine-tuning" and r.get("enough") is None and r.get("verdict") == "fits"
                 for r in recs) else ""))
+
+
+def _more_gpus(ledger: Ledger, more: Q | None) -> str:
+    """What more GPUs would do for a missed time budget: the count that would meet it, or, when
+    that is more than one batch spreads over (``gpus_batch_cap``), that the budget is out of reach."""
+    if more is None:
+        return ""
+    cap = ledger.values.get("gpus_batch_cap")
+    if cap is not None and more.low > cap.high:
+        return (f"; out of reach as planned: at the same MFU it would take {show(more, 'GPUs')}, more than the "
+                f"{show(cap, 'GPUs')} one batch of {show(ledger.values['batch_tokens'], 'tokens')} spreads over "
+                f"(feasibility.gpus_for_time, gpus_batch_cap)")
+    return f"; {show(more, 'GPUs')} would meet it (feasibility.gpus_for_time, at the same MFU)"
 
 
 def change_text(r: dict) -> str:

@@ -31,7 +31,7 @@ from recipekg.render import numbers as units
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
-    from recipekg.contracts.plan import Backwards, QuantityMore
+    from recipekg.contracts.plan import Backwards, Layout, QuantityMore
 
 
 class Timing(Record):
@@ -324,7 +324,7 @@ def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q,
     return None, None, True
 
 
-def batch_cap(ledger: Ledger, layout: dict | None, timing: Timing) -> None:
+def batch_cap(ledger: Ledger, layout: Layout | None, timing: Timing) -> None:
     """When more GPUs would meet the time budget, the most GPUs one global batch spreads over
     (``formula:gpus-one-batch-spreads-over``: its sequences at the layout's micro-batch, each
     data-parallel group the layout's tensor × pipeline GPUs), and a warning when the GPUs the
@@ -341,7 +341,7 @@ def batch_cap(ledger: Ledger, layout: dict | None, timing: Timing) -> None:
     cap = Q.span(math.floor(cap.low), math.floor(cap.high), math.floor(cap.value))
     ledger.add("gpus_batch_cap", cap, formula=f, env=env, label="the most GPUs one global batch spreads over")
     if more.low > cap.high:
-        ledger.note(f"the {show(more, 'GPUs')} that would meet the time budget are more than one global batch spreads "
+        ledger.note(f"the {show(more, 'GPUs')} the time budget would take are more than one global batch spreads "
                     f"over: {show(v['batch_tokens'], 'tokens')} in sequences of {v['seq_length'].value:,.0f} tokens keep at "
                     f"most {show(cap, 'GPUs')} busy at this layout's micro-batch and model parallelism "
                     f"({f.data['expression']}); past them the budget needs a larger batch (more tokens past its "
