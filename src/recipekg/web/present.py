@@ -26,6 +26,7 @@ def answer_view(a: dict) -> dict:
             "properties": [dict(p, shown=property_text(p)) for p in a.get("properties", [])],
             "unused": [{"shown": unused_shown(u), "why": u["why"], "answered_by": u.get("answered_by", [])}
                        for u in a.get("unused") or []]}
+    _said_once(view["excluded"])
     if a["statement"] == "recommend" and a["results"]:
         fired = lambda reasons: [x for x in reasons if x["match"] != "near"]  # noqa: E731  (near rules did not fire)
         view["flow"] = flow(a["constraints"], constraints,
@@ -130,3 +131,22 @@ def _fixed(q: str, exc, suggestion: str) -> str | None:
         return None
     rows[line - 1] = text[:column - 1] + suggestion + text[column - 1 + length:]
     return "\n".join(rows)
+
+
+def _said_once(excluded: list[dict]) -> None:
+    """Mark each ruled-out choice whose reason an earlier one already gives (one property of a
+    whole kind: every optimizer at inference) with that choice's label (``same_as``), so the
+    page says the reason once.
+
+    >>> ex = [{"label": "AdamW", "why": "w", "property": {"id": "p"}}, {"label": "Lion", "why": "w", "property": {"id": "p"}}]
+    >>> _said_once(ex); [e.get("same_as") for e in ex]
+    [None, 'AdamW']
+    """
+    first: dict[tuple, str] = {}
+    for e in excluded:
+        key = (e["property"]["id"], e["why"], repr(e.get("because_of")), repr(e["property"].get("via")))
+        if key in first:
+            e["same_as"] = first[key]
+        else:
+            first[key] = e["label"]
+
