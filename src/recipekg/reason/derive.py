@@ -338,7 +338,9 @@ def _from_conditions(name: str, dim: dict, facts: dict[str, Facts], snap: dict) 
             failed.add(iri)
             if (miss := _narrowly(conds, statuses, facts)) is not None:
                 near[iri] = miss
-    derived = " and ".join(dim["derived_from"])
+    # what it is derived from here: the dimensions of its definition the query gives (a tier
+    # the GPUs alone rule out is from the GPUs, not "from gpus and time" with no time given)
+    derived = " and ".join(d for d in dim["derived_from"] if d in facts) or " and ".join(dim["derived_from"])
     if held:
         shown = (constraint_json(dim, "=", _ids(held, snap)[0]) if len(held) == 1 else
                  constraint_json(dim, "all of", _ids(held, snap)))
