@@ -22,7 +22,7 @@ from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.layout_record import part, record_headroom, record_per_gpu
-from recipekg.plan.methods import ADAPTER_OFFLOAD, adapter_env, describe_method, kv_cache
+from recipekg.plan.methods import ADAPTER_OFFLOAD, adapter_env, describe_method, kv_cache, servable
 from recipekg.plan.shape import optimizer_state_bytes
 from recipekg.knowledge.terms import RKG
 
@@ -191,7 +191,8 @@ def _speed(ledger: Ledger, memo, best: dict, inputs: Inputs, weights: Q, kv: Q, 
     ledger.add("decode_seconds_per_token", q, formula=f, env=env, extra_sources=extra,
                label="time per decoding step, lower bound (one token for each sequence)")
     kb = ledger.kb
-    fp8 = inputs.precision is not None and kb.node_id(inputs.precision) == "fp8" and kb.fp8_peak(inputs.hardware)
+    fp8 = inputs.precision is not None and kb.node_id(inputs.precision) == "fp8" and inputs.hardware is not None \
+        and servable(kb, "fp8", inputs.hardware)
     # fp8 weights are served with fp8 matrix multiplies where the GPU has them (its fp8 peak): a
     # lower bound on the time stays one at the higher peak
     peak = inputs.peak_flops.value if inputs.peak_flops else kb.fp8_peak(inputs.hardware) if fp8 \

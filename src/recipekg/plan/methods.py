@@ -185,7 +185,7 @@ def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | N
         return None, []
     if bits:
         q, _ = ledger.compute(kb.by_id("weight-bytes-from-bits"), {"weight_bits_per_param": const_q(bits[0])})
-        if pid == "fp8" and inputs.hardware and not kb.fp8_peak(inputs.hardware):
+        if not servable(kb, pid, inputs.hardware):
             note(f"precision = fp8: {kb.label(inputs.hardware)} has no fp8 tensor cores in the KB (its datasheet "
                  f"gives no fp8 rate): the weights are counted at one byte, but nothing here says how it serves "
                  f"them, and the prefill bound reads its 16-bit peak", kb.snap["nodes"][inputs.hardware], warn=True)
@@ -193,8 +193,7 @@ def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | N
     if pid not in WEIGHT_BYTES:
         half = kb.peak_precision(inputs.hardware) if inputs.hardware else None   # fp16 where no bf16 tensor cores
         half = half if half in WEIGHT_BYTES else "bf16"
-        *more, last = [p for p in quantized_precisions(kb)  # (fp8 where the GPU has fp8 tensor cores)
-                       if p != "fp8" or not inputs.hardware or kb.fp8_peak(inputs.hardware)]
+        *more, last = [p for p in quantized_precisions(kb) if servable(kb, p, inputs.hardware)]
         quantized = f"{', '.join(more)} or {last}" if more else last
         note(("precision not given" if pid is None else f"the KB has no inference figure for precision = {pid}")
              + f": weights in {half} (2 bytes each) assumed"
@@ -203,6 +202,12 @@ def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | N
         pid = "bf16"
     c = kb.constant(WEIGHT_BYTES[pid])
     return const_q(c), [c]
+
+
+def servable(kb, pid: str | None, hardware: str | None) -> bool:
+    """Whether the hardware computes in precision ``pid`` as the KB knows it: fp8 on a GPU with an
+    fp8 peak (its FP8 checkpoints are served so), any other precision anywhere; True without a GPU."""
+    return pid != "fp8" or not hardware or bool(kb.fp8_peak(hardware))
 
 
 def quantized_precisions(kb) -> dict[str, float]:

@@ -33,7 +33,8 @@ from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.layout import describe
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.methods import Method, offloads_sharded, quantized_precisions, read_method, states_env
+from recipekg.plan.methods import (Method, offloads_sharded, quantized_precisions, read_method, servable,
+                                   states_env)
 from recipekg.plan.options import memory_options
 from recipekg.plan.shape import model_shape, optimizer_state_bytes
 from recipekg.reason.facts import Facts
@@ -144,10 +145,7 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
         current = kb.node_id(inputs.precision) if inputs.precision else None
         precisions = quantized_precisions(kb)  # most bits first: only those leaner than the current
         for pid, bits in precisions.items():
-            # (fp8 weights where the GPU has fp8 tensor cores, as the FP8 checkpoints are served)
-            if pid == "fp8" and inputs.hardware and not kb.fp8_peak(inputs.hardware):
-                continue
-            if bits < precisions.get(current, float("inf")):
+            if servable(kb, pid, inputs.hardware) and bits < precisions.get(current, float("inf")):
                 quantized = with_name(kb, inputs, "precision", pid)
                 alternatives.append((pid, f"{pid} weights (precision = {pid})", quantized,
                                      read_method(Ledger(kb), quantized, "inference"), "quantized weights"))

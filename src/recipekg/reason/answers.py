@@ -291,7 +291,8 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
         if other in ranked and other != pick and other not in runner_ups and other not in compare + steps \
                 and kin.get(other) not in ("broader", "narrower"):
             # it stands for its relatives among the runner-ups (CNN, not ConvNeXt and CNN)
-            runner_ups = [i for i in runner_ups if nodes is None or not _akin(i, other, matching, nodes)]
+            iri = {r["id"]: r["iri"] for r in matching}
+            runner_ups = [i for i in runner_ups if nodes is None or not _akin(iri[i], iri[other], nodes)]
             runner_ups = runner_ups[:limit - 1] + [other]
     out: Decision = {"pick": pick, "runner_ups": runner_ups, "compare_with": compare}
     for side in ("broader", "narrower"):
@@ -322,28 +323,24 @@ def relatives(matching: list, pick: str | None, nodes: Mapping) -> dict[str, str
     >>> relatives([{"id": i.lower(), "iri": i} for i in "LFH"], "l", nodes)
     {'f': 'broader'}
     """
-    def up(r: dict) -> set:
-        return set(nodes.get(r["iri"], {}).get("ancestors", ()))
-
     out: dict[str, str] = {}
     head = next((r for r in matching if r["id"] == pick), None)
     above: list[dict] = [head] if head else []
     for r in matching:
         if r is head:
             continue
-        if head and (head["iri"] in up(r) or r["iri"] in up(head)):
-            out[r["id"]] = "narrower" if head["iri"] in up(r) else "broader"
-        elif any(a["iri"] in up(r) or r["iri"] in up(a) for a in above[1:]):
+        if head and _akin(head["iri"], r["iri"], nodes):
+            out[r["id"]] = "narrower" if head["iri"] in nodes.get(r["iri"], {}).get("ancestors", ()) else "broader"
+        elif any(_akin(a["iri"], r["iri"], nodes) for a in above[1:]):
             out[r["id"]] = "kin"
         else:  # an alternative: its own relatives below it are not others
             above.append(r)
     return out
 
 
-def _akin(a: str, b: str, matching: list, nodes: Mapping) -> bool:
-    """Whether matches ``a`` and ``b`` are one family (either an ancestor of the other)."""
-    iri = {r["id"]: r["iri"] for r in matching}
-    return iri[a] in nodes.get(iri[b], {}).get("ancestors", ()) or iri[b] in nodes.get(iri[a], {}).get("ancestors", ())
+def _akin(a: str, b: str, nodes: Mapping) -> bool:
+    """Whether choices ``a`` and ``b`` (IRIs) are one family: either an ancestor of the other."""
+    return a in nodes.get(b, {}).get("ancestors", ()) or b in nodes.get(a, {}).get("ancestors", ())
 
 
 def _situated(result: dict) -> bool:

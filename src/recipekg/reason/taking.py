@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from recipekg.reason.facts import Facts
 
-#: The dimension a choice is taken on, and the property aspect that says what a choice is there.
+#: The dimension a choice is taken on (what its ``rkg:methodFor`` property checks).
 METHOD = "method"
 
 

@@ -83,14 +83,19 @@ def property_text(p: dict) -> str:
     return f"{p['aspect']}: {shown}" + (f" {p['unit']}" if p.get("unit") and not isinstance(v, list) else "")
 
 
+def same_reason(e: dict) -> tuple:
+    """What makes two ruled-out choices' reasons one: the property, its text, the constraint it
+    contradicts and the family it comes from (a property of a whole kind rules out each the same)."""
+    return e["property"]["id"], e["why"], repr(e.get("because_of")), repr(e["property"].get("via"))
+
+
 def excluded_lines(excluded: list[dict], md: bool) -> list[str]:
     """One line per property that rules choices out: which choices (those one property of a
     whole kind rules out, every optimizer at inference, together), the constraint, why, the
     sources."""
     groups: dict[tuple, list[dict]] = {}
     for e in excluded or ():
-        key = (e["property"]["id"], e["why"], repr(e.get("because_of")), repr(e["property"].get("via")))
-        groups.setdefault(key, []).append(e)
+        groups.setdefault(same_reason(e), []).append(e)
     out = []
     for group in groups.values():
         e = group[0]

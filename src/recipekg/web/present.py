@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from recipekg.render.constraints import constraint_label
 from recipekg.render.plan import quantity_value, table_note, render_plan
-from recipekg.render.situation import entry_name, property_text, unused_shown, value_text
+from recipekg.render.situation import entry_name, property_text, same_reason, unused_shown, value_text
 from recipekg.web.flow import flow
 from recipekg.web.planview import plan_view
 
@@ -144,7 +144,7 @@ def _said_once(excluded: list[dict]) -> None:
     """
     first: dict[tuple, str] = {}
     for e in excluded:
-        key = (e["property"]["id"], e["why"], repr(e.get("because_of")), repr(e["property"].get("via")))
+        key = same_reason(e)
         if key in first:
             e["same_as"] = first[key]
         else:
