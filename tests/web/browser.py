@@ -50,9 +50,11 @@ def page_ready(driver, timeout: float = 20) -> None:
     """Wait until the page has loaded and, on a page with the query box, its word list
     (``/api/vocab``, fetched by the box's completion) has come: nothing the page fetches
     changes it after that, so an interaction meets the page as a user would see it."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, timeout).until(lambda d: d.execute_script(
+    # a script run while the page navigates is "aborted by navigation": asked again, not failed
+    WebDriverWait(driver, timeout, ignored_exceptions=(WebDriverException,)).until(lambda d: d.execute_script(
         "return document.readyState === 'complete' && (!document.getElementById('q-complete')"
         " || performance.getEntriesByType('resource').some(e => e.name.endsWith('/api/vocab') && e.responseEnd > 0))"))
 
@@ -71,6 +73,21 @@ def follow(driver, link, timeout: float = 20) -> None:
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
 
+    from selenium.common.exceptions import WebDriverException
+
     click(driver, link, timeout)
-    WebDriverWait(driver, timeout).until(EC.staleness_of(link))
+    WebDriverWait(driver, timeout, ignored_exceptions=(WebDriverException,)).until(EC.staleness_of(link))
+    page_ready(driver, timeout)
+
+
+def submit(driver, box, timeout: float = 20) -> None:
+    """Press Enter in the query ``box`` and wait until its page has gone and the answer's page
+    is ready (a look at the page while it navigates is aborted, so it is asked again)."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    box.send_keys(Keys.ENTER)
+    WebDriverWait(driver, timeout, ignored_exceptions=(WebDriverException,)).until(EC.staleness_of(box))
     page_ready(driver, timeout)
