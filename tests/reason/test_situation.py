@@ -193,6 +193,65 @@ def test_runner_ups_are_no_family_of_the_pick_or_of_each_other(kb, snap):
     assert all(seen.values()), seen
 
 
+def test_runner_ups_are_of_the_pick_s_section_and_the_others_are_alongside(kb, snap):
+    """For a kind whose choices are parts of one run (``rkg:bySection``: approaches, techniques),
+    runner-ups and ties are of the pick's recipe section; each other section's best match is named
+    alongside, once, in rank order, and is that section's first match (no part of a combination
+    ranked above it, no relative of the pick). A kind of alternatives (a fix) keeps every section
+    among its runner-ups. Some answers name a section alongside (train from scratch, with the
+    Chinchilla budget and five-way parallelism beside it)."""
+    sections, sectioned = snap["recipe_sections"], set(snap["sectioned_kinds"])
+    assert {"approach", "technique"} <= sectioned and "fix" not in sectioned
+    seen = 0
+    extra = kb.query("recommend approach where gpus = 256 and time = 2 months and params = 70B")
+    for a in _statements(kb) + extra:
+        d = a["decision"] if a["statement"] == "recommend" else {}
+        if not d.get("pick"):
+            continue
+        iri = {r["id"]: r["iri"] for r in a["results"]}
+        section = lambda i: sections.get(iri[i]) or a["kind"]  # noqa: E731
+        if a["kind"] not in sectioned:
+            assert "alongside" not in d
+            continue
+        assert all(section(i) == section(d["pick"]) for i in d["runner_ups"] + d.get("tied_with", [])), (a["query"], d)
+        names = [e["section"] for e in d.get("alongside", ())]
+        assert len(names) == len(set(names)) and section(d["pick"]) not in names
+        for e in d.get("alongside", ()):
+            assert section(e["pick"]) == e["section"] and all(section(i) == e["section"] for i in e.get("tied_with", ()))
+            first = next(r for r in a["results"] if r["group"] == "matches" and r["score"] > 0 and section(r["id"]) == e["section"]
+                         and not set(snap["nodes"][r["iri"]].get("part_of", ())) & set(iri.values()))
+            assert e["pick"] == first["id"], (a["query"], e)
+        seen += bool(names)
+    assert seen
+    (a,) = extra
+    assert a["decision"]["pick"] == "train-from-scratch" and a["decision"]["runner_ups"] == []
+    assert [e["pick"] for e in a["decision"]["alongside"]] == ["chinchilla-optimal-training", "five-way-parallelism"]
+
+
+def test_a_combination_ranks_before_its_parts_and_they_are_no_alternatives(kb, snap):
+    """Five-way parallelism combines tensor, pipeline, data, expert and context parallelism
+    (``rkg:combines``): a part that matches no better than its combination is one
+    recommendation with it, never a runner-up, a tie or another section's pick, wherever a
+    tie-break ranks it (DDP's properties fit ``method = pretrain``, which puts it first among
+    equals); as the pick, its parts that match are named as its parts; ranked alone, the
+    combination comes before its parts among equals."""
+    combined = {i: n["part_of"] for i, n in snap["nodes"].items() if n.get("part_of")}
+    assert len(combined) >= 5
+    (alone,) = kb.query("recommend approach where tier = massive-cluster-months")
+    order = [r["iri"] for r in alone["results"]]
+    for part, wholes in combined.items():
+        assert all(order.index(w) < order.index(part) for w in wholes)
+    (a,) = kb.query("recommend approach where tier = massive-cluster-months and method = pretrain")
+    assert [r["id"] for r in a["results"]].index("ddp") < [r["id"] for r in a["results"]].index("five-way-parallelism")
+    d = a["decision"]
+    assert [e["pick"] for e in d["alongside"]] == ["five-way-parallelism"]
+    named = d["runner_ups"] + d.get("tied_with", []) + [e["pick"] for e in d.get("alongside", ())]
+    assert not {r["id"] for r in a["results"] if r["iri"] in combined} & set(named), d
+    (b,) = kb.query("recommend approach where tier = massive-cluster-months and method = full-fine-tune")
+    assert b["decision"]["pick"] == "five-way-parallelism" and not b["decision"]["runner_ups"]
+    assert set(b["decision"]["parts"]) == {snap["nodes"][i]["id"] for i in combined}
+
+
 def _situated(result: dict) -> bool:
     """Advice for the user's case speaks for ``result`` (read from its reasons as the JSON
     shows them: a held condition naming the user's value or bounding their number, or a near miss)."""

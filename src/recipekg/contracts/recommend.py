@@ -27,6 +27,16 @@ class Procedure(TypedDict):
     steps: list[str]
 
 
+class Alongside(TypedDict):
+    """The best match of a recipe section other than the pick's (``rkg:recipeSection``; a
+    choice without one is in its kind's own): another part of the run, not an alternative."""
+
+    section: str
+    pick: str
+    #: The section's matches the advice does not separate from its pick (as ``tied_with``).
+    tied_with: NotRequired[list[str]]
+
+
 class Decision(TypedDict):
     """The recommended pick (null when no choice matches and scores), its runner-ups and the
     choices the reference says to compare with it."""
@@ -44,6 +54,12 @@ class Decision(TypedDict):
     #: Matches that are kinds of the pick (narrower choices that match too: ways to do it),
     #: in rank order; never runner-ups.
     narrower: NotRequired[list[str]]
+    #: Matches that are parts of the pick (a combination: ``rkg:combines``), in rank order;
+    #: never runner-ups.
+    parts: NotRequired[list[str]]
+    #: The best match of each other recipe section, in rank order: runner-ups and ties are the
+    #: pick's section's (train from scratch; alongside it, five-way parallelism).
+    alongside: NotRequired[list[Alongside]]
 
 
 class MemorySaving(TypedDict):

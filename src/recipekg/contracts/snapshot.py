@@ -60,6 +60,8 @@ class Node(Cited):
     fixed_by: list[str]
     no_advice: NotRequired[NoAdviceGap]
     superseded_by: NotRequired[list[str]]
+    #: The combined choices this one is a part of (rkg:combines on them), sorted.
+    part_of: NotRequired[list[str]]
 
 
 class Rule(Cited):
@@ -371,6 +373,8 @@ class Snapshot(TypedDict):
     method_layouts: dict[str, list[str]]
     fixed_by: dict[str, dict[str, float]]
     recipe_sections: dict[str, str]
+    #: The kinds whose choices are parts of one run, laid out by recipe section (rkg:bySection).
+    sectioned_kinds: list[str]
     failure_modes: dict[str, list[str]]
     choice_conditions: dict[str, list[str]]
     #: Choice properties (knowledge/properties.py), and their IRIs by choice and by the dimension they check.

@@ -77,6 +77,16 @@ class SummaryDecision(TypedDict):
     #: The matches that are the pick's family, and its kinds that match (never runner-ups).
     broader: NotRequired[list[SummaryChoice | None]]
     narrower: NotRequired[list[SummaryChoice | None]]
+    #: The parts of the pick (a combination) that match too (never runner-ups).
+    parts: NotRequired[list[SummaryChoice | None]]
+    #: The best match of each other recipe section: other parts of the run.
+    alongside: NotRequired[list[SummaryAlongside]]
+
+
+class SummaryAlongside(TypedDict):
+    section: str
+    pick: SummaryChoice | None
+    tied_with: NotRequired[list[SummaryChoice | None]]
 
 
 class SummaryResult(TypedDict):

@@ -15,6 +15,8 @@
 - ``fixed_by``: named value → {hyperparameter: value} it fixes by its definition
   (``rkg:fixesHyperparameter``/``rkg:fixedValue``: a constant schedule's final ratio, 1);
 - ``recipe_sections``: choice → the recipe section it is shown in (``rkg:recipeSection``);
+- ``sectioned_kinds``: the kinds whose choices are parts of one run, by section (``rkg:bySection``
+  on the kind's class): an answer's runner-ups are the pick's section's (reason/answers.py);
 - ``failure_modes``: failure mode → the conditions under which it can occur (none: always);
 - ``choice_conditions``: choice → the conditions under which a recipe shows it.
 
@@ -59,6 +61,8 @@ def compile_recipe(ix) -> dict:
                          if (h := ix.one(s, RKG.fixesHyperparameter)) in registry and ix.number(s, RKG.fixedValue) is not None},
             "recipe_sections": {s: ix.text(s, RKG.recipeSection) for s in sorted(ix.spo)
                                 if ix.text(s, RKG.recipeSection) and s not in registry},
+            "sectioned_kinds": sorted(ix.text(c, RKG.kindName) for c in ix.spo
+                                      if ix.text(c, RKG.kindName) and ix.text(c, RKG.bySection) in ("true", "1")),
             "failure_modes": {f: ix.iris(f, RKG.condition) for f in sorted(ix.instances(RKG.FailureMode))},
             "choice_conditions": {s: ix.iris(s, RKG.condition) for s in sorted(ix.spo) if ix.iris(s, RKG.condition)
                                   and not {RKG.Rule, RKG.Condition, RKG.Constant, RKG.FailureMode,

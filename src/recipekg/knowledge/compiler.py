@@ -338,6 +338,12 @@ def _nodes(ix: Index, kinds: dict) -> dict:
                                      "nearest_section": section}
     for s, node in nodes.items():
         node["ancestors"] = sorted(_closure(s, nodes))
+        for part in ix.iris(s, RKG.combines):  # (on the parts: what orders and names them)
+            if part in nodes:
+                nodes[part].setdefault("part_of", []).append(s)
+    for node in nodes.values():
+        if "part_of" in node:
+            node["part_of"].sort()
     return nodes
 
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only (the query pa
 
     from recipekg.contracts.common import (Choice, Constraint, DisputedBy, Reason, ReasonMore, Role,
                                            Source)
-    from recipekg.contracts.recommend import Decision, Result
+    from recipekg.contracts.recommend import Alongside, Decision, Result
 
 
 def constraints_json(facts: dict) -> list[Constraint]:
@@ -155,7 +155,7 @@ def scored(iri: str, entry: dict, snap: dict, ranks: dict[str, int]) -> dict:
         if r["match"] in ("full", "general") and (strength is None or (ranks.get(r["strength"]) or 0) > strength):
             strength = ranks.get(r["strength"]) or 0
     score = tally(because, entry["against"], snap["scoring"].get("default_support"))
-    score.update(id=node["id"], match=best_match(because), depth=len(node.get("ancestors", ())),
+    score.update(id=node["id"], match=best_match(because), depth=len(node.get("ancestors", ())) + ("part_of" in node),
                  strength=0 if strength is None else strength, because=because, fits_more=_fits_more(entry), node=node)
     return score
 
@@ -261,7 +261,8 @@ def _step(result: dict) -> tuple[str, int] | None:
     return min(steps, key=lambda s: s[1]) if steps else None
 
 
-def decision(results: list, limit: int = 3, near: list | None = None, nodes: Mapping | None = None) -> Decision:
+def decision(results: list, limit: int = 3, near: list | None = None, nodes: Mapping | None = None,
+             sections: Mapping | None = None, kind: str | None = None) -> Decision:
     """The recommended pick, its runner-ups and the choices the reference says to compare
     with it, from ranked results (the pick is the first choice that matches and scores).
     When the first-ranked match is a step of an ordered procedure, the pick is the procedure's
@@ -269,21 +270,32 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
     results stay in score order), instead of counting them as runner-ups. The choice that would rank first
     on the other side of a threshold near the user's value (``near``) stays a runner-up.
 
-    With the snapshot's ``nodes`` (their ``ancestors``), runner-ups are real alternatives: a
-    match of the pick's family (``broader``: the family the pick is one of) or one of its
-    kinds (``narrower``: a narrower choice that matches too) is named as such, not as a
-    runner-up, and a runner-up's relatives do not follow it (:func:`relatives`)."""
+    With the snapshot's ``nodes`` (their ``ancestors`` and ``part_of``), runner-ups are real
+    alternatives: a match of the pick's family (``broader``: the family the pick is one of) or
+    one of its kinds (``narrower``: a narrower choice that matches too) is named as such, not as a
+    runner-up, a runner-up's relatives do not follow it (:func:`relatives`), and a part of a
+    combination that matches as well is neither (:func:`_folded`; the pick's are its ``parts``). With the recipe ``sections`` choices are shown in
+    (``rkg:recipeSection``; a choice without one is in ``kind``'s own), runner-ups and ties are
+    the pick's section's: the best matches of another section are no alternative to the pick
+    but another part of the run (``alongside``: train from scratch, and with it five-way
+    parallelism and Chinchilla's token budget)."""
     matching = [r for r in results if r["group"] == MATCHES and r["score"] > 0]
+    folded = _folded(matching, nodes) if nodes is not None else {}
+    matching = [r for r in matching if r["id"] not in folded]
     step = _step(matching[0]) if matching else None
     numbered = [(n[1], r["id"]) for r in matching if step and (n := _step(r)) is not None and n[0] == step[0]]
     steps = [i for _, i in sorted(numbered, key=lambda x: x[0])]
     pick = steps[0] if steps else matching[0]["id"] if matching else None
     comparing = {id(r) for r in results for x in r["because"] if x["match"] == "full" and x.get("role") == "comparison"}
     compare = [r["id"] for r in results if id(r) in comparing and r["id"] != pick] if comparing else []
+    kin = relatives(matching, pick, nodes) if nodes is not None else {}
+    section = (lambda r: sections.get(r["iri"]) or kind) if sections is not None else (lambda r: None)
+    mine = next((section(r) for r in matching if r["id"] == pick), None)
+    elsewhere = [r for r in matching if section(r) != mine and r["id"] not in kin and r["id"] not in steps]
+    matching = [r for r in matching if section(r) == mine]
     # advice written for the user's case makes its alternatives the runner-ups, not the general
     # advice every run gets (listed below them all the same: clip gradients, whatever the run)
     situated = bool(matching) and _situated(matching[0])
-    kin = relatives(matching, pick, nodes) if nodes is not None else {}
     runner_ups = [r["id"] for r in matching[1:] if r["id"] not in compare and r["id"] not in steps
                   and r["id"] not in kin and (not situated or _situated(r))][:limit]
     ranked = {r["id"] for r in matching}
@@ -298,19 +310,56 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
     for side in ("broader", "narrower"):
         if named := [i for i, how in kin.items() if how == side][:limit]:
             out[side] = named
+    whole = next((r["iri"] for r in matching if r["id"] == pick), None)
+    if parts := [i for i, wholes in folded.items() if whole in wholes]:
+        out["parts"] = parts
     if steps and step is not None:
         out["procedure"] = {"id": step[0], "steps": steps}
     elif matching and (tied := _tied(matching, kin)):
         out["tied_with"] = tied
+    if also := _alongside(elsewhere, section, kin):
+        out["alongside"] = also
+    return out
+
+
+def _folded(matching: list, nodes: Mapping) -> dict[str, list[str]]:
+    """The matches that are parts of a combination that matches too and scores no less (five-way
+    parallelism and the data parallelism it combines: ``part_of``), each with those combinations
+    (IRIs): one recommendation, wherever a tie-break put the part (its properties may fit more of
+    the query than the combination's), so never the pick, a runner-up or another section's pick.
+
+    >>> nodes = {"W": {}, "P": {"part_of": ["W"]}, "Q": {"part_of": ["W"]}}
+    >>> _folded([{"id": "p", "iri": "P", "score": 0.9}, {"id": "w", "iri": "W", "score": 0.9},
+    ...          {"id": "q", "iri": "Q", "score": 0.95}], nodes)
+    {'p': ['W']}
+    """
+    score = {r["iri"]: r["score"] for r in matching}
+    out = {}
+    for r in matching:
+        if wholes := [w for w in nodes.get(r["iri"], {}).get("part_of", ()) if score.get(w, -1.0) >= r["score"]]:
+            out[r["id"]] = wholes
+    return out
+
+
+def _alongside(matching: list, section, kin: Mapping) -> list[Alongside]:
+    """The best match of each section but the pick's, in rank order, with the matches the
+    advice does not separate from it (as :func:`_tied`)."""
+    out: list[Alongside] = []
+    for name in dict.fromkeys(section(r) for r in matching):
+        mine = [r for r in matching if section(r) == name]
+        entry: Alongside = {"section": name, "pick": mine[0]["id"]}
+        if tied := _tied(mine, kin):
+            entry["tied_with"] = tied
+        out.append(entry)
     return out
 
 
 def relatives(matching: list, pick: str | None, nodes: Mapping) -> dict[str, str]:
     """The matches that are no alternative to the pick or to a match ranked above them, in rank
     order: ``"broader"`` (a family the pick is one of), ``"narrower"`` (one of the pick's kinds)
-    or ``"kin"`` (a family, or a kind, of an alternative ranked above it: a match related
-    neither to the pick nor to another alternative above it). The pick's siblings (LoRA and
-    full fine-tuning, kinds of one family) are alternatives.
+    or ``"kin"`` (a family, or a kind, of an alternative ranked above it: a match related neither
+    to the pick nor to another alternative above it). The pick's siblings (LoRA and full
+    fine-tuning, kinds of one family) are alternatives.
 
     >>> nodes = {"F": {"ancestors": []}, "L": {"ancestors": ["F"]}, "Q": {"ancestors": ["L", "F"]},
     ...          "S": {"ancestors": []}}

@@ -66,8 +66,10 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     near = boundaries(kind, facts, ranked, results, snap, rerank, decided)
     shown = dress(results[:top], facts, snap)
     short = shortfall(shown, facts, snap)
+    sections = snap["recipe_sections"] if kind in snap["sectioned_kinds"] else None  # (parts of one run)
     answer: RecommendBody = {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
-              "constraints": constraints_json(facts), "decision": decision(shown, near=near, nodes=snap["nodes"]), "ask": ask,
+              "constraints": constraints_json(facts),
+              "decision": decision(shown, near=near, nodes=snap["nodes"], sections=sections, kind=kind), "ask": ask,
               "results": shown, "excluded": ranked["excluded"],
               "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap, ranked["near"]),
               "near_boundary": near}

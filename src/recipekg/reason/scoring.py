@@ -263,7 +263,8 @@ def rank_key(result: dict) -> tuple:
     rules do not already use (``fits_more``), how it is decided (a rule that applies, general
     advice, a rule near its threshold), the strongest rule deciding for it, support, the earlier item of a checklist ("FP8 training,
     the biggest single win" first), the broader choice (a family before its members, as the
-    reference names it: "GNN (GCN, GAT, GraphSAGE)"), then the id, so the order is
+    reference names it: "GNN (GCN, GAT, GraphSAGE)"; a combination before its parts, rkg:combines),
+    then the id, so the order is
     deterministic. (Steps of an ordered procedure are then put in their order: answers.py.)"""
     first_step = None
     for r in result["because"]:

@@ -89,7 +89,14 @@ def _name(a: dict, choice_id: str) -> str:
 
 #: The lines naming the matches related to the pick (``decision.broader`` and ``.narrower``).
 KIN_LINES = (("broader", "within: {}, the family the pick belongs to (it matches too)"),
-             ("narrower", "kinds of it: {}, narrower choices that match too"))
+             ("narrower", "kinds of it: {}, narrower choices that match too"),
+             ("parts", "combining: {}, the parts of it that match too"))
+
+
+def alongside_text(a: dict, entry: dict) -> str:
+    """One section's best match beside the pick: "parallelism — Five-way parallelism (...)"."""
+    tied = ", tied with " + ", ".join(_name(a, i) for i in entry["tied_with"]) if entry.get("tied_with") else ""
+    return f"{entry['section']} — {_name(a, entry['pick'])}{tied}"
 
 
 def _decision(a: dict, md: bool) -> list[str]:
@@ -114,6 +121,8 @@ def _decision(a: dict, md: bool) -> list[str]:
     for side, head in KIN_LINES:  # the pick's family and its kinds that match: no alternatives to it
         if d.get(side):
             out.append(head.format(", ".join(_name(a, i) for i in d[side])))
+    if d.get("alongside"):  # the best of the other sections: other parts of the run, not alternatives
+        out.append("alongside, for other parts of the run: " + "; ".join(alongside_text(a, e) for e in d["alongside"]))
     out += shortfall_line(a)
     return [line + ("  " if md else "") for line in out]
 

@@ -114,9 +114,13 @@ def _recommend(a: dict) -> dict:
                         "compare_with": [_choice(a, i) for i in d.get("compare_with", ())]}}
     if d.get("procedure"):
         out["decision"]["procedure"] = d["procedure"]["steps"]
-    for side in ("tied_with", "broader", "narrower"):
+    for side in ("tied_with", "broader", "narrower", "parts"):
         if d.get(side):
             out["decision"][side] = [_choice(a, i) for i in d[side]]
+    if d.get("alongside"):
+        out["decision"]["alongside"] = [{"section": e["section"], "pick": _choice(a, e["pick"]),
+                                         **({"tied_with": [_choice(a, i) for i in e["tied_with"]]}
+                                            if e.get("tied_with") else {})} for e in d["alongside"]]
     results = []
     for r in a["results"][:RESULTS]:
         shown = [x for x in r["because"] if r["group"] != "matches" or x["match"] in ("full", "general", "near")]
