@@ -577,3 +577,21 @@ def test_weights_over_four_gpus_get_the_advice_that_splits_them(kb):
     (small,) = kb.query("recommend technique where method = inference and model = llama-3-8b and hardware = l4")
     assert not any(x["id"] == "serving-even-4bit-over-one-gpu" for r in small["results"] for x in r["because"])
 
+
+
+def test_an_answer_without_a_pick_points_to_the_kind_whose_advice_decides(kb):
+    """When nothing of the kind asked decides, nor would with more given (every choice ruled
+    out, or none reached), the answer names each other kind whose advice for these constraints
+    decides, by advice written for them: its statement, run as given, picks what it says. An
+    answer with a pick, or with choices waiting for more, names none."""
+    (a,) = kb.query("recommend approach where method = inference and model = llama-3-70b and hardware = h100 and gpus = 1")
+    assert a["decision"]["pick"] is None and a["excluded"]
+    assert [(e["kind"], e["pick"]) for e in a["elsewhere"]] == [("technique", "weight-quantization")]
+    for e in a["elsewhere"]:
+        (there,) = kb.query(e["query"])
+        assert there["decision"]["pick"] == e["pick"] and e["label"] == next(r["label"] for r in there["results"] if r["id"] == e["pick"])
+    for b in _statements(kb):
+        if b["statement"] == "recommend" and (b["decision"]["pick"] or any(r["group"] == "would apply" for r in b["results"])):
+            assert "elsewhere" not in b, b["query"]
+    (c,) = kb.query("recommend architecture where data = tabular")
+    assert c["decision"]["pick"] is None and "elsewhere" not in c  # (its choices wait for the rows)

@@ -37,6 +37,16 @@ class Alongside(TypedDict):
     tied_with: NotRequired[list[str]]
 
 
+class Elsewhere(TypedDict):
+    """Another kind of choice whose advice for these constraints decides, when this answer has
+    no pick (reason/elsewhere.py): the kind, its pick and the statement that asks it."""
+
+    kind: str
+    pick: str
+    label: str
+    query: str
+
+
 class Decision(TypedDict):
     """The recommended pick (null when no choice matches and scores), its runner-ups and the
     choices the reference says to compare with it."""
@@ -202,6 +212,8 @@ class RecommendBody(TypedDict):
     near_boundary: list[NearBoundary]
     #: When more results rank than an answer shows without ``top`` (reason/recommend.py ``SHOWN``).
     more: NotRequired[More]
+    #: With no pick: the other kinds whose advice for these constraints decides.
+    elsewhere: NotRequired[list[Elsewhere]]
     #: The memory shortfall and what closes it (a memory saving advised for a run over the GPUs' memory).
     shortfall: NotRequired[Shortfall]
 

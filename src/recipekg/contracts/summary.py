@@ -124,6 +124,14 @@ class RecommendSummary(SummaryCommon):
     near_boundary: NotRequired[list[str]]
     #: The memory shortfall (a run over all the GPUs' memory) and what closes it.
     shortfall: NotRequired[str]
+    #: With no pick: the other kinds whose advice for these constraints decides.
+    elsewhere: NotRequired[list[SummaryElsewhere]]
+
+
+class SummaryElsewhere(TypedDict):
+    kind: str
+    query: str
+    pick: SummaryChoice
 
 
 class ExplainExcluded(TypedDict):

@@ -295,9 +295,9 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
     matching = [r for r in matching if section(r) == mine]
     # advice written for the user's case makes its alternatives the runner-ups, not the general
     # advice every run gets (listed below them all the same: clip gradients, whatever the run)
-    situated = bool(matching) and _situated(matching[0])
+    for_case = bool(matching) and situated(matching[0])
     runner_ups = [r["id"] for r in matching[1:] if r["id"] not in compare and r["id"] not in steps
-                  and r["id"] not in kin and (not situated or _situated(r))][:limit]
+                  and r["id"] not in kin and (not for_case or situated(r))][:limit]
     ranked = {r["id"] for r in matching}
     for other in (n["other_side"]["pick"] for n in near or () if n.get("other_side")):
         if other in ranked and other != pick and other not in runner_ups and other not in compare + steps \
@@ -392,14 +392,14 @@ def _akin(a: str, b: str, nodes: Mapping) -> bool:
     return a in nodes.get(b, {}).get("ancestors", ()) or b in nodes.get(a, {}).get("ancestors", ())
 
 
-def _situated(result: dict) -> bool:
+def situated(result: dict) -> bool:
     """Whether advice written for the user's case speaks for a result: a reason for it that
     applies holding on one of the user's constraints (naming their value, or bounding one of
     their numbers: its specificity), or one that misses their number narrowly. General advice
     (no conditions) and a rule for a broader case than theirs hold on none.
 
     >>> held = {"match": "full", "specificity": [0, 1, 1]}
-    >>> _situated({"because": [held]}), _situated({"because": [{**held, "specificity": [0, 1, 0]}]})
+    >>> situated({"because": [held]}), situated({"because": [{**held, "specificity": [0, 1, 0]}]})
     (True, False)
     """
     return any(r["match"] == NEAR or r["match"] == "full" and (r["specificity"][0] or r["specificity"][2])

@@ -174,7 +174,7 @@ def unused_entries(kind: str, name: str, facts: dict, needs: set[str] | None, sn
                      f"{underived.split(f'depends on {name} reads it', 1)[1]}")
     out: list = []
     for c in f.constraints:
-        asks = [_statement(k, name, c) for k in elsewhere] or [_whole_statement(k, facts) for k in through]
+        asks = [_statement(k, name, c) for k in elsewhere] or [whole_statement(k, facts) for k in through]
         why = (f"no {kind} advice depends on {format_constraint({'dimension': name, 'op': '=', **c})}; "
                f"the KB's advice for it is about other choices: {'; '.join(asks)}" if asks
                else underived or _why(kind, name, needs, _checked_by(kind, name, snap), snap))
@@ -248,7 +248,7 @@ def _through_derived(kind: str, name: str, facts: dict, snap: dict) -> list[str]
     return sorted(kinds)
 
 
-def _whole_statement(kind: str, facts: dict) -> str:
+def whole_statement(kind: str, facts: dict) -> str:
     """The query's own constraints asked of ``kind`` (what a derived fact needs is all there)."""
     return f"recommend {kind} where " + " and ".join(
         format_constraint({"dimension": n, "op": "=", **c}) for n, f in facts.items() if not f.derived for c in f.constraints)

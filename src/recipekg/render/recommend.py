@@ -35,7 +35,7 @@ def render_recommend(a: dict, md: bool, detail: bool = True) -> str:
     if not a["results"]:
         none = ("No pick: every choice the advice reaches is ruled out by these constraints (below)." if a.get("excluded")
                 else "No rule of the KB applies to these constraints.")
-        return "\n".join(out + [none] + situation * bool(situation) + _ask(a, md))
+        return "\n".join(out + [none] + elsewhere_lines(a) + situation * bool(situation) + _ask(a, md))
     out += _decision(a, md)
     if situation:
         out += [""] + situation
@@ -93,6 +93,12 @@ KIN_LINES = (("broader", "within: {}, the family the pick belongs to (it matches
              ("parts", "combining: {}, the parts of it that match too"))
 
 
+def elsewhere_lines(a: dict) -> list[str]:
+    """The other kinds whose advice decides for these constraints, when this answer has no pick."""
+    return [f"the advice for these constraints is {e['kind']} advice: {e['query']} (pick: {e['label']})"
+            for e in a.get("elsewhere", ())]
+
+
 def alongside_text(a: dict, entry: dict) -> str:
     """One section's best match beside the pick: "parallelism — Five-way parallelism (...)"."""
     tied = ", tied with " + ", ".join(_name(a, i) for i in entry["tied_with"]) if entry.get("tied_with") else ""
@@ -103,8 +109,10 @@ def _decision(a: dict, md: bool) -> list[str]:
     d = a.get("decision") or {}
     if not d.get("pick"):
         if any(r["group"] == "matches" for r in a["results"]):
-            return ["no pick: the reference advises against every choice these constraints decide"]
-        return ["no pick: no rule decides with these constraints alone" + (" (see below)" if a.get("ask") else "")]
+            out = ["no pick: the reference advises against every choice these constraints decide"]
+        else:
+            out = ["no pick: no rule decides with these constraints alone" + (" (see below)" if a.get("ask") else "")]
+        return out + elsewhere_lines(a)
     bold = "**" if md else ""
     out = [f"pick: {bold}{_name(a, d['pick'])}{bold}"]
     if d.get("tied_with"):

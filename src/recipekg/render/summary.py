@@ -121,6 +121,9 @@ def _recommend(a: dict) -> dict:
         out["decision"]["alongside"] = [{"section": e["section"], "pick": _choice(a, e["pick"]),
                                          **({"tied_with": [_choice(a, i) for i in e["tied_with"]]}
                                             if e.get("tied_with") else {})} for e in d["alongside"]]
+    if a.get("elsewhere"):
+        out["elsewhere"] = [{"kind": e["kind"], "query": e["query"], "pick": {"id": e["pick"], "label": e["label"]}}
+                            for e in a["elsewhere"]]
     results = []
     for r in a["results"][:RESULTS]:
         shown = [x for x in r["because"] if r["group"] != "matches" or x["match"] in ("full", "general", "near")]
