@@ -146,6 +146,11 @@ class QuantityMore(TypedDict, total=False):
     parts_sum: PartsSum
     rows: list[TableRow]
     published: list[PublishedRun]
+    #: The GPUs (hardware ids) the MFU's published points were measured on.
+    measured_on: list[str]
+    #: Whether those GPUs have the plan's GPU's dense 16-bit peak (else the points of other
+    #: GPUs stand in: the KB has too few on the plan's).
+    same_peak: bool
     hardware: str | None
     table: TableFigure
     per_gpu_parts: list[PerGpuPart]
