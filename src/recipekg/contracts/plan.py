@@ -146,6 +146,11 @@ class QuantityMore(TypedDict, total=False):
     parts_sum: PartsSum
     rows: list[TableRow]
     published: list[PublishedRun]
+    #: The GPUs (hardware ids) the MFU's published points were measured on.
+    measured_on: list[str]
+    #: Whether those GPUs have the plan's GPU's dense 16-bit peak (else the points of other
+    #: GPUs stand in: the KB has too few on the plan's).
+    same_peak: bool
     hardware: str | None
     table: TableFigure
     per_gpu_parts: list[PerGpuPart]
@@ -229,13 +234,31 @@ class Over(TypedDict):
     factor_high: NotRequired[float | None]
 
 
+class PlacementLayout(TypedDict):
+    """A placement's layout: its ZeRO stage over every GPU as data parallel, no tensor or
+    pipeline parallelism, at the least recomputation that fits (else the leanest)."""
+
+    zero: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    data_parallel: int
+    recompute: Literal["none", "selective", "full"]
+
+
 class Placement(TypedDict):
-    """The reference's rule of thumb for one placement: replicated on every GPU, or sharded with FSDP."""
+    """One placement: a whole copy on every GPU (``replicated``, ZeRO stage 0) or every state
+    sharded with FSDP (``sharded``, ZeRO stage 3). Counted by the memory model the verdict comes
+    from (``formula`` memory-per-gpu-detailed, with its ``layout``) for a run training every
+    weight with its states on the GPUs, the reference's rule-of-thumb figure beside it (``rule_of_thumb_need_per_gpu``); for an
+    offloaded run or adapters, the reference's rule of thumb alone (``formula``
+    fsdp-memory-per-gpu for the sharded one)."""
 
     verdict: Verdict
     over: Over | None
     need_per_gpu: Range | None
     formula: NotRequired[str]
+    layout: NotRequired[PlacementLayout]
+    rule_of_thumb_need_per_gpu: NotRequired[Range | None]
     text: str
 
 
@@ -270,8 +293,9 @@ class StageMemory(TypedDict):
 
 
 class Fit(TypedDict):
-    """Whether the run fits the GPUs' memory: the layout search's verdict, with the rule of
-    thumb's (``replicated``, ``sharded``, ``rule_of_thumb``) beside it."""
+    """Whether the run fits the GPUs' memory: the layout search's verdict, with two placements
+    by the same memory model (``replicated``, ``sharded``: the rule of thumb's for an offloaded
+    run or adapters) and the rule of thumb's own verdict (``rule_of_thumb``) beside it."""
 
     hardware: Hardware | None
     gpus: float | None

@@ -16,10 +16,15 @@ replicated on every GPU or sharded with FSDP; and the hardware's rules on model 
     []
 
 Verdicts compare whole ranges: ``fits`` when even the high end of the need is within the low
-end of the memory, ``may fit`` when only the low end is, else ``does not fit``. The reference's
-rule of thumb gives the ``replicated`` and ``sharded`` verdicts (kept in ``rule_of_thumb``);
-the answer's own verdict, ``fits`` and ``layout`` come from the layout search
-(:mod:`recipekg.plan.layout`) over the detailed memory model.
+end of the memory, ``may fit`` when only the low end is, else ``does not fit``. The answer's
+own verdict, ``fits`` and ``layout`` come from the layout search (:mod:`recipekg.plan.layout`)
+over the detailed memory model, and so do the ``replicated`` and ``sharded`` placements beside
+it (:mod:`recipekg.plan.placements`: a whole copy, or every state sharded, on every GPU at the
+least recomputation that fits), so that neither contradicts it. The reference's rule of thumb
+counts 4-8 bytes of activations per parameter on every GPU whatever the model's shape: its
+figures stay in each placement (``rule_of_thumb_need_per_gpu``) and its own verdict in
+``rule_of_thumb``; for a run of another layout (optimizer offload, adapters on a frozen base)
+the placements are the rule of thumb's, labelled so.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from recipekg.plan.kbview import KBFormula, KBView
 from recipekg.plan.layout import search_layout
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import ACTIVATIONS, ADAM_STATES, GRADIENTS, WEIGHTS, Memory
+from recipekg.plan.placements import placement_json
 from recipekg.record import Record
 from recipekg.reason.answers import reason_json
 from recipekg.reason.scoring import evaluate_rule
@@ -130,12 +136,31 @@ def _detailed(ledger: Ledger, inputs: Inputs, params: Q, fit: dict, method=None)
                     fit[key]["text"] += f" (the reference's rule of thumb for training every weight, not {method.id})"
     fit.update(verdict="fits" if found["fits"] else "does not fit", fits=found["fits"], text=found["text"],
                layout=found["layout"] if found["fits"] else None, need_per_gpu=found["memory_per_gpu"])
+    _placements(ledger, inputs, fit, found.get("placements"))
     for key in ("bounding_stage", "stages"):
         if key in found:
             fit[key] = found[key]
     if not found["fits"]:
         fit["leanest_layout"] = found["layout"]
         fit["gpus_needed"] = found.get("gpus_needed")
+
+
+def _placements(ledger: Ledger, inputs: Inputs, fit: dict, found: dict | None) -> None:
+    """The replicated and sharded placements counted by the memory model the verdict comes from
+    (:mod:`recipekg.plan.placements`), so that neither contradicts it; the rule of thumb's
+    figure for each stays beside it."""
+    if not found:
+        return
+    kb, cap = ledger.kb, inputs.gpu_memory
+    device = kb.label(inputs.hardware) if inputs.hardware else "GPU"
+    thumbs = {"replicated": (fit["replicated"] or {}).get("need_per_gpu"),
+              "sharded": (fit.get("sharded") or {}).get("need_per_gpu")}
+    for name, layout in found.items():
+        if layout is None:
+            continue
+        thumb = thumbs[name]
+        fit[name] = placement_json(name, layout, cap, device, inputs.gpus or Q.point(1),
+                                   Q.span(thumb["low"], thumb["high"], thumb["value"]) if thumb else None, verdict)
 
 
 def _fit_text(best: dict, how: str, cap: Q) -> str:

@@ -85,6 +85,9 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | No
         out["bounding_stage"] = best["stage"]["bound"]
     if best["pp"] > 1 and not memo.inference:
         out["stages"] = stages_json(best, ledger.kb.q("c_last_stage_microbatches"))
+    if not memo.inference:
+        from recipekg.plan.placements import placements
+        out["placements"] = placements(memo, gpus, cap)
     if not fits:
         need = _gpus_needed(memo, inputs, gpus, cap)
         out["gpus_needed"] = need

@@ -64,6 +64,7 @@ from recipekg.plan.layout import search_layout
 from recipekg.plan.sizing import choose_strategy, follow_ratio, size
 from recipekg.plan.summary import Findings, summary
 from recipekg.plan.tier import compute_tier
+from recipekg.plan.placements import placement_facts
 from recipekg.plan.timing import Timing, batch_cap, train_time
 from recipekg.query.ast import Plan
 from recipekg.reason.answers import constraints_json
@@ -131,7 +132,8 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
         batch_cap(ledger, (fit.json.get("layout") if fit is not None else None), timing)
         energy_and_cost(ledger, inputs, timing)
         _recomputation_note(ledger, fit, timing)
-    tier = None if method.id == "inference" else compute_tier(ledger, inputs, sizes.params, timing)
+    tier = None if method.id == "inference" else compute_tier(
+        ledger, inputs, sizes.params, timing, placement_facts(inputs.facts, fit.json if fit else None, inputs.gpu_memory))
     bw = bandwidth(ledger, inputs.hardware)
     unused = inputs.unused()
     if unused:

@@ -213,7 +213,9 @@ def _mfu_text(mfu: Q) -> str:
 def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
     if t.gpu_hours is None:
         return "time: " + ledger.entry("gpu_hours")["derivation"]
-    mfu = _mfu_text(t.mfu)
+    entry = ledger.entry("mfu") or {}
+    mfu = _mfu_text(t.mfu) + (f" (published runs on other GPUs: too few on {ledger.kb.node_id(t.hardware)})"
+                              if entry.get("same_peak") is False and t.hardware else "")
     if t.backwards:
         peak = t.backwards["peak"]
         return (f"time: {show(inputs.gpus, 'GPUs')} × {show(t.wall, 'hours')} = {show(t.gpu_hours, 'GPU-hours')} "

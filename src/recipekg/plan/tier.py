@@ -40,12 +40,13 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only (the query pa
     from recipekg.contracts.plan import HardwareRule, Tier
 
 
-def compute_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> Tier | None:
+def compute_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing, facts: dict | None = None) -> Tier | None:
     """The answer's ``tier`` (None when the KB has no tiers or the plan has no time), with a
-    warning for each choice its advice names that the plan's figures rule out."""
+    warning for each choice its advice names that the plan's figures rule out (``facts``: the
+    plan's, with the memory shares its fit counted; else the query's)."""
     tier = _find_tier(ledger, inputs, params, timing)
     if tier is not None:
-        _ruled_out(ledger, tier, inputs.facts)
+        _ruled_out(ledger, tier, facts if facts is not None else inputs.facts)
     return tier
 
 

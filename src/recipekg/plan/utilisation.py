@@ -120,7 +120,8 @@ def evidence(ledger: Ledger, hw: str | None, params: Q | None, exclude: tuple = 
 
 def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict], implied: list[float]) -> Q:
     """The MFU range and its point, recorded as the ``mfu`` quantity with where each figure
-    comes from; the reference's own assumption (the MFU its GPU-hours table implies, on its
+    comes from, naming the GPUs its points were measured on (and saying so when they are not
+    the plan's); the reference's own assumption (the MFU its GPU-hours table implies, on its
     GPU) joins the range on that GPU and is shown beside it on others."""
     kb = ledger.kb
     found = evidence(ledger, hw, params)
@@ -130,30 +131,76 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict]
     values = [p["mfu"] for p in found] + own
     mfu = Q.span(min(values), max(values), median(totals or values))
     same = all(p["peak"] == kb.peak(hw) for p in found) if hw else False
-    where = (f"GPUs of {kb.label(hw)}'s dense 16-bit peak" if same else "the GPUs the KB has published runs for")
+    on = measured_on(ledger, hw, found)
     reference = (f"; the reference's own assumption, from its {kb.label(table_hw)} GPU-hours table: "
                  + ", ".join(f"{show(Q.point(f['params']))} → {v:.3f}" for f, v in zip(rows, implied))
                  + ("" if own else " (shown, not in the range: another GPU)")) if rows else ""
+    size = (f" within a factor of {kb.q('c_mfu_size_window').value:g} of {show(params, 'parameters')}"
+            if params is not None else " of every size")
+    runs = (f"published runs{size} on {on['text']}, and the steady MFUs stated there" if totals else
+            f"the steady MFUs stated for published runs on {on['text']} (none there gives its total GPU-hours)")
     ledger.add("mfu", mfu, "fraction of bf16 peak",
-               label=f"MFU of published runs on {where}" + (", and the reference's own from its GPU-hours table"
-                                                                if own else ""),
+               label=f"MFU of published runs on {on['short']}" + (", and the reference's own from its GPU-hours table"
+                                                                   if own else ""),
                extra_sources=[p["item"] for p in found] + rows[:1],
-               derivation=((f"published runs within a factor of {kb.q('c_mfu_size_window').value:g} of "
-                            f"{show(params, 'parameters')}" if params is not None else "published runs of every size")
-                           + f" on {where}, and the steady MFUs stated there: "
+               derivation=(f"{runs}: "
                            + ", ".join(f"{p['label']} {p['mfu']:.3f} ({_how(p)})" for p in found) + reference
-                           + f"; the median of the total-GPU-hours runs {mfu.value:.3f}, range {mfu.low:.3f}–{mfu.high:.3f}"),
+                           + f"; the median of the {'total-GPU-hours runs' if totals else 'MFUs'} {mfu.value:.3f}, "
+                             f"range {mfu.low:.3f}–{mfu.high:.3f}"),
                rows=[{"fact": f["id"], "params": f["params"], "flops": f["flops"], "gpu_hours": f["gpu_hours"],
                       "mfu": rounded(v)} for f, v in zip(rows, implied)],
-               published=[_published(p) for p in found])
+               published=[_published(p) for p in found], measured_on=on["hardware"], same_peak=same)
     if not same and hw is not None:
-        ledger.note(f"the KB has no published run on a GPU of {kb.label(hw)}'s peak: the range of the runs it has on "
-                    f"other GPUs is assumed; give mfu = 40% (for example) to plan with your own",
-                    *[p["item"] for p in found[:1]])
-    ledger.note("the MFU is a range: what published runs of a similar size paid for in total GPU-hours (restarts, "
-                "evaluation and idle time included) beside the steady MFU papers state; give mfu = 45% (for example) "
-                "to plan with your own", kb.constant("c_mfu_size_window"))
+        ledger.note(f"{on['why']}: the range of the runs on {on['others']} is assumed; give mfu = 40% (for example) "
+                    f"to plan with your own", *[p["item"] for p in found[:1]])
+    if totals:
+        ledger.note("the MFU is a range: what published runs of a similar size paid for in total GPU-hours (restarts, "
+                    "evaluation and idle time included) beside the steady MFU papers state; give mfu = 45% (for "
+                    "example) to plan with your own", kb.constant("c_mfu_size_window"))
+    else:
+        ledger.note("the MFU is a range of steady MFUs papers state, of runs of every size: no run on these GPUs "
+                    "gives its total GPU-hours (restarts, evaluation and idle time included), so the time is the "
+                    "short end of what such a run takes; give mfu = 45% (for example) to plan with your own",
+                    kb.constant("c_mfu_size_window"))
     return mfu
+
+
+def measured_on(ledger: Ledger, hw: str | None, found: list[dict]) -> dict:
+    """Which GPUs the MFU points were measured on, in words: ``text`` (for the derivation),
+    ``short`` (for the label), ``hardware`` (their ids), and when they are not GPUs of ``hw``'s
+    peak, ``why`` and ``others`` (for the note saying so)::
+
+        >>> from recipekg.plan.kbview import KBView
+        >>> ledger = Ledger(KBView(snap))
+        >>> v100 = snap["dimensions"]["hardware"]["values"]["v100"]
+        >>> measured_on(ledger, v100, evidence(ledger, v100, Q.point(175e9)))["text"]
+        'NVIDIA V100 SXM2 32GB'
+        >>> tpu = snap["dimensions"]["hardware"]["values"]["tpu-v4"]
+        >>> on = measured_on(ledger, tpu, evidence(ledger, tpu, Q.point(175e9)))
+        >>> on["why"], on["short"]                        # doctest: +NORMALIZE_WHITESPACE
+        ("the KB has one published run on a GPU of Google Cloud TPU v4 (per chip)'s peak (PaLM 540B), too few for a
+          range", 'other GPUs (NVIDIA A100 80GB SXM, NVIDIA H100 SXM, Google Cloud TPU v4 (per chip), NVIDIA V100
+          SXM2 32GB)')
+    """
+    kb = ledger.kb
+    ids = sorted({p["hardware"] for p in found})
+    hardware = kb.snap["dimensions"]["hardware"]["values"]
+    labels = ", ".join(kb.label(hardware.get(i, i)) for i in ids)
+    out = {"hardware": ids, "text": f"the GPUs the KB has published runs for ({labels})", "short": labels}
+    if hw is None:
+        return out
+    peak = kb.peak(hw)
+    if found and all(p["peak"] == peak for p in found):
+        if ids == [kb.node_id(hw)]:
+            return {**out, "text": kb.label(hw), "short": kb.label(hw)}
+        return {**out, "text": f"GPUs of {kb.label(hw)}'s dense 16-bit peak ({labels})",
+                "short": f"GPUs of {kb.label(hw)}'s dense 16-bit peak"}
+    own = [p for p in found if p["peak"] == peak]
+    others = ", ".join(kb.label(hardware.get(i, i)) for i in ids if not any(p["hardware"] == i for p in own)) or labels
+    why = (f"the KB has no published run on a GPU of {kb.label(hw)}'s peak" if not own else
+           f"the KB has one published run on a GPU of {kb.label(hw)}'s peak ({own[0]['label']}), too few for a range")
+    return {**out, "text": f"other GPUs ({labels}; {why})", "short": f"other GPUs ({labels})", "why": why,
+            "others": f"other GPUs ({others})" + (", that run's with them" if own else "")}
 
 
 def _published(p: dict) -> PublishedRun:
