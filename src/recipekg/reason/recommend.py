@@ -83,7 +83,8 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
         # nothing of this kind decides, nor would with more given: the advice may be another kind's
         from recipekg.reason.elsewhere import elsewhere
 
-        if found := elsewhere(kind, facts, snap, native):
+        if found := elsewhere(kind, facts, snap, lambda other: rank(other, facts, snap, native, lean=True,
+                                                                   decisive=True, shown=0)):
             answer["elsewhere"] = found
     return answer
 
