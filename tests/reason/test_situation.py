@@ -579,19 +579,30 @@ def test_weights_over_four_gpus_get_the_advice_that_splits_them(kb):
 
 
 
-def test_an_answer_without_a_pick_points_to_the_kind_whose_advice_decides(kb):
-    """When nothing of the kind asked decides, nor would with more given (every choice ruled
-    out, or none reached), the answer names each other kind whose advice for these constraints
-    decides, by advice written for them: its statement, run as given, picks what it says. An
-    answer with a pick, or with choices waiting for more, names none."""
+def test_an_answer_without_advice_points_to_the_kind_whose_advice_decides(kb):
+    """When the kind asked has no advice for the constraints (nothing for, against or waiting:
+    every choice ruled out, or none reached), the answer names each other kind whose advice for
+    them decides: against a choice the user made (the approach that is their method), else its
+    pick by advice for their case, not a memory saving that leaves the run over the GPUs'
+    memory; its statement, run as given, says the same. An answer with advice of its own names
+    none."""
     (a,) = kb.query("recommend approach where method = inference and model = llama-3-70b and hardware = h100 and gpus = 1")
-    assert a["decision"]["pick"] is None and a["excluded"]
-    assert [(e["kind"], e["pick"]) for e in a["elsewhere"]] == [("technique", "weight-quantization")]
-    for e in a["elsewhere"]:
+    assert a["decision"]["pick"] is None and a["excluded"] and not a["results"]
+    assert [(e["kind"], e["verdict"], e["choice"]) for e in a["elsewhere"]] == [("technique", "for", "weight-quantization")]
+    (oom,) = kb.query("recommend fix where symptom = out-of-memory and hardware = rtx-4090 and params = 7B and gpus = 1")
+    # (8-bit Adam and gradient checkpointing, the optimizer's and the technique's picks, leave 7B
+    # over one 24 GB GPU's memory: their answers say "not enough alone")
+    assert [(e["kind"], e["choice"]) for e in oom["elsewhere"]] == [("approach", "qlora")]
+    (lora,) = kb.query("recommend architecture where params = 13B and hardware = t4 and gpus = 1 and method = lora")
+    assert ("approach", "against", "lora") in [(e["kind"], e["verdict"], e["choice"]) for e in lora["elsewhere"]]
+    for e in a["elsewhere"] + oom["elsewhere"] + lora["elsewhere"]:
         (there,) = kb.query(e["query"])
-        assert there["decision"]["pick"] == e["pick"] and e["label"] == next(r["label"] for r in there["results"] if r["id"] == e["pick"])
+        if e["verdict"] == "for":
+            assert there["decision"]["pick"] == e["choice"]
+        else:
+            assert next(r for r in there["results"] if r["id"] == e["choice"])["score"] < 0
+    (big,) = kb.query("recommend approach where gpus = 1 and hardware = rtx-4090 and params = 70B")
+    assert big["results"] and "elsewhere" not in big  # (its own advice weighs against every choice)
     for b in _statements(kb):
-        if b["statement"] == "recommend" and (b["decision"]["pick"] or any(r["group"] == "would apply" for r in b["results"])):
+        if b["statement"] == "recommend" and b["results"]:
             assert "elsewhere" not in b, b["query"]
-    (c,) = kb.query("recommend architecture where data = tabular")
-    assert c["decision"]["pick"] is None and "elsewhere" not in c  # (its choices wait for the rows)

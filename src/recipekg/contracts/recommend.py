@@ -39,10 +39,13 @@ class Alongside(TypedDict):
 
 class Elsewhere(TypedDict):
     """Another kind of choice whose advice for these constraints decides, when this answer has
-    no pick (reason/elsewhere.py): the kind, its pick and the statement that asks it."""
+    no advice of its own (reason/elsewhere.py): the kind, the statement that asks it, and the
+    choice its advice is ``for`` (its pick) or ``against`` (one the user made: their method's
+    approach, their optimizer)."""
 
     kind: str
-    pick: str
+    verdict: Literal["for", "against"]
+    choice: str
     label: str
     query: str
 
@@ -212,7 +215,7 @@ class RecommendBody(TypedDict):
     near_boundary: list[NearBoundary]
     #: When more results rank than an answer shows without ``top`` (reason/recommend.py ``SHOWN``).
     more: NotRequired[More]
-    #: With no pick: the other kinds whose advice for these constraints decides.
+    #: With no advice of this kind: the other kinds whose advice for these constraints decides.
     elsewhere: NotRequired[list[Elsewhere]]
     #: The memory shortfall and what closes it (a memory saving advised for a run over the GPUs' memory).
     shortfall: NotRequired[Shortfall]

@@ -131,7 +131,8 @@ class RecommendSummary(SummaryCommon):
 class SummaryElsewhere(TypedDict):
     kind: str
     query: str
-    pick: SummaryChoice
+    verdict: str
+    choice: SummaryChoice
 
 
 class ExplainExcluded(TypedDict):

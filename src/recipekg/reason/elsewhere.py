@@ -1,13 +1,15 @@
-"""Where the advice is when a ``recommend`` answer has no pick: the other kinds of choice whose
-advice, written for these constraints, decides (Llama 3 70B served on one H100 asks the
-approaches in vain, every one ruled out; the techniques quantise its weights).
+"""Where the advice is when a ``recommend`` answer has none of its own: the other kinds of
+choice whose advice, written for these constraints, decides (Llama 3 70B served on one H100
+asks the approaches in vain, every one ruled out; the techniques quantise its weights), or
+weighs against what the user chose (a 13B LoRA on one T4 asked for an architecture: the
+approach advice is against LoRA, whose 16-bit base does not fit).
 
     >>> from recipekg.reason.recommend import rank
     >>> from recipekg.reason.resolve import facts_of
     >>> facts = facts_of(parse("recommend approach where method = inference and model = llama-3-70b "
     ...                        "and hardware = h100 and gpus = 1")[0].constraints, snap)
-    >>> [(e["kind"], e["pick"]) for e in elsewhere("approach", facts, snap, lambda k: rank(k, facts, snap, lean=True))]
-    [('technique', 'weight-quantization')]
+    >>> [(e["kind"], e["verdict"], e["choice"]) for e in elsewhere("approach", facts, snap, lambda k: rank(k, facts, snap, lean=True))]
+    [('technique', 'for', 'weight-quantization')]
 """
 
 from __future__ import annotations
@@ -20,22 +22,42 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only (the query pa
 
 
 def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], list[dict]]) -> list[Elsewhere]:
-    """Each other kind whose ranking under ``facts`` (``rank_kind(other)``: its ranked results)
-    has a pick decided by advice for the user's case (a rule holding on one of their
-    constraints, or missing their number narrowly: general advice every run gets is no answer
-    to them), in kind order: the kind, its pick and the statement that asks it
+    """For each other kind, ranked under ``facts`` (``rank_kind(other)``: its ranked results),
+    in kind order: advice for the user's case against a choice they made (``"against"``: the
+    approach that is their method, their optimizer), else its pick when advice for the user's
+    case decides it (``"for"``: a rule holding on one of their constraints, or missing their
+    number narrowly; general advice every run gets is no answer to them, nor a memory saving
+    that leaves the run over the GPUs' memory), each with the statement that asks that kind
     (:func:`recipekg.reason.situation.whole_statement`)."""
     from recipekg.reason.answers import decision, situated
     from recipekg.reason.families import group_families
+    from recipekg.reason.shortfall import saving_note
     from recipekg.reason.situation import whole_statement
 
+    chosen = _chosen(facts, snap)
     out: list[Elsewhere] = []
     for other in sorted(snap["kinds"]):
         if other == kind:
             continue
         results = group_families(rank_kind(other), snap)
+        against = next((r for r in results if r["group"] == "matches" and r["score"] < 0 and r["iri"] in chosen
+                        and any(x["match"] == "full" for x in r["against"])), None)
         pick = decision(results, nodes=snap["nodes"])["pick"]
         first = next((r for r in results if r["id"] == pick), None)
-        if first is not None and situated(first):
-            out.append({"kind": other, "pick": pick, "label": first["label"], "query": whole_statement(other, facts)})
+        if against is not None:
+            found, verdict = against, "against"
+        elif first is not None and situated(first) and (saving_note(first["iri"], facts, snap) or {}).get("enough") is not False:
+            found, verdict = first, "for"
+        else:
+            continue
+        out.append({"kind": other, "verdict": verdict, "choice": found["id"], "label": found["label"],
+                    "query": whole_statement(other, facts)})
     return out
+
+
+def _chosen(facts: dict, snap: dict) -> set[str]:
+    """The choices the user made: the values they gave (an optimizer, an architecture) and the
+    approaches that are the training method they gave (``rkg:asMethod``)."""
+    given = {v for f in facts.values() if not f.derived for v in f.values or ()}
+    methods = snap["training_methods"]
+    return given | {a for a, m in methods.items() if m in given}

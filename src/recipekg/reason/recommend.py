@@ -79,8 +79,7 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
                                   f"statement for all of them"}
     if short:
         answer["shortfall"] = short
-    if answer["decision"]["pick"] is None and all(r["group"] != "would apply" for r in results):
-        # nothing of this kind decides, nor would with more given: the advice may be another kind's
+    if not results:  # no advice of this kind, for, against or waiting: it may be another kind's
         from recipekg.reason.elsewhere import elsewhere
 
         if found := elsewhere(kind, facts, snap, lambda other: rank(other, facts, snap, native, lean=True,

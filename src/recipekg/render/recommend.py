@@ -34,7 +34,7 @@ def render_recommend(a: dict, md: bool, detail: bool = True) -> str:
     situation = near_lines(a.get("near_boundary"), md) + excluded_lines(a.get("excluded"), md)
     if not a["results"]:
         none = ("No pick: every choice the advice reaches is ruled out by these constraints (below)." if a.get("excluded")
-                else "No rule of the KB applies to these constraints.")
+                else f"No {a['kind']} rule of the KB applies to these constraints.")
         return "\n".join(out + [none] + elsewhere_lines(a) + situation * bool(situation) + _ask(a, md))
     out += _decision(a, md)
     if situation:
@@ -94,9 +94,10 @@ KIN_LINES = (("broader", "within: {}, the family the pick belongs to (it matches
 
 
 def elsewhere_lines(a: dict) -> list[str]:
-    """The other kinds whose advice decides for these constraints, when this answer has no pick."""
-    return [f"the advice for these constraints is {e['kind']} advice: {e['query']} (pick: {e['label']})"
-            for e in a.get("elsewhere", ())]
+    """The other kinds whose advice decides for these constraints, when this answer has none."""
+    return [f"the {e['kind']} advice for these constraints " +
+            (f"is against {e['label']}, which you chose" if e["verdict"] == "against" else f"picks {e['label']}") +
+            f": {e['query']}" for e in a.get("elsewhere", ())]
 
 
 def alongside_text(a: dict, entry: dict) -> str:

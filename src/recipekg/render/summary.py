@@ -122,8 +122,8 @@ def _recommend(a: dict) -> dict:
                                          **({"tied_with": [_choice(a, i) for i in e["tied_with"]]}
                                             if e.get("tied_with") else {})} for e in d["alongside"]]
     if a.get("elsewhere"):
-        out["elsewhere"] = [{"kind": e["kind"], "query": e["query"], "pick": {"id": e["pick"], "label": e["label"]}}
-                            for e in a["elsewhere"]]
+        out["elsewhere"] = [{"kind": e["kind"], "query": e["query"], "verdict": e["verdict"],
+                             "choice": {"id": e["choice"], "label": e["label"]}} for e in a["elsewhere"]]
     results = []
     for r in a["results"][:RESULTS]:
         shown = [x for x in r["because"] if r["group"] != "matches" or x["match"] in ("full", "general", "near")]
