@@ -77,6 +77,10 @@ class Inputs(Record):
         new = {"params": params, "params_from": how}
         return Inputs(**{f: new[f] if f in new else getattr(self, f) for f in self.fields})
 
+    def with_gpus(self, gpus: Q) -> "Inputs":
+        """The same inputs on ``gpus`` GPUs (the fewest a time budget needs, no count given)."""
+        return Inputs(**{f: gpus if f == "gpus" else getattr(self, f) for f in self.fields})
+
     def given_text(self, dim: str) -> str:
         """How the query gave ``dim``, as a derivation."""
         if dim == "params" and self.params_from:

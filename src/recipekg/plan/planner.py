@@ -118,12 +118,13 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
         repetition(ledger, inputs, sizes)
         beyond(ledger, inputs, sizes, method.id)
     memory = training_memory(ledger, inputs, sizes.params)
-    fit = check_fit(ledger, inputs, sizes.params, memory, method)
+    placed = inputs if ask or serves or back else _on_budget_gpus(ledger, inputs, sizes)
+    fit = check_fit(ledger, placed, sizes.params, memory, method)
     if fit is None and not method.trains_all:
-        search_layout(ledger, inputs, sizes.params, method)
+        search_layout(ledger, placed, sizes.params, method)
     if not (ask or serves):
         sizes = method_flops(ledger, inputs, sizes, method.id)   # the method's own count, once the adapters are
-    recommendations = _recommendations(ledger, inputs, sizes, memory, fit, method)
+    recommendations = _recommendations(ledger, placed, sizes, memory, fit, method)
     rules = feasibility(kb, inputs, sizes.params)
     if serves:
         timing = Timing(inputs.hardware)
@@ -196,6 +197,22 @@ def _recommendations(ledger: Ledger, inputs, sizes, memory, fit, method) -> list
     return []
 
 
+def _on_budget_gpus(ledger: Ledger, inputs, sizes) -> "Inputs":
+    """The inputs the fit is checked on: with a time budget and no GPU count, the fewest GPUs
+    the budget needs (the low end of the range the time step computes, found here on a ledger
+    of its own: the answer records it once, in its place), not one GPU; the inputs as given
+    otherwise."""
+    if inputs.gpus is not None or inputs.time_budget is None:
+        return inputs
+    probe = train_time(Ledger(ledger.kb, ledger.where), inputs, sizes)
+    if probe.gpus_needed is None or not math.isfinite(probe.gpus_needed.low) or probe.gpus_needed.low < 2:
+        return inputs
+    fewest = Q.point(probe.gpus_needed.low)
+    ledger.note(f"no gpus given: the fit is checked on {show(fewest, 'GPUs')}, the fewest the "
+                f"{show(inputs.time_budget, 'hours')} budget needs (the time step's range: the MFU's)")
+    return inputs.with_gpus(fewest)
+
+
 def _feasibility(ledger: Ledger, inputs, rules: list, timing) -> Feasibility:
     """The answer's ``feasibility``: the hardware's rules on model size, and the time budget
     (whether the plan keeps to it, and ``gpus_for_time``: the GPUs that would)."""
@@ -211,6 +228,9 @@ def _feasibility(ledger: Ledger, inputs, rules: list, timing) -> Feasibility:
     if budget is not None and timing.wall is not None and timing.backwards:
         out["text"] = (f"the compute is planned backwards from the budget: the run takes all of its "
                        f"{show(budget, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}")
+    elif budget is not None and timing.gpus_needed is not None and inputs.gpus is None:
+        out["text"] = (f"{show(timing.gpus_needed, 'GPUs')} keep to the {show(budget, 'hours')} budget "
+                       f"(no gpus given: the count is the budget's, at the MFU range)")
     elif budget is not None and timing.wall is not None:
         gpus = inputs.gpus or Q.point(1)
         out["text"] = (f"{show(timing.wall, 'hours')} on {show(gpus, 'GPUs')} "

@@ -61,7 +61,9 @@ def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
         hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"
         where = f"of {hw} ({show(inputs.gpu_memory, 'bytes')} each)" if fit.get("hardware") else \
             f"of {show(inputs.gpu_memory, 'bytes')}"
-        lines.append(f"on {show(inputs.gpus or Q.point(1), 'GPUs')} {where}: {fit['text']}")
+        on = inputs.gpus or Q.point(fit["gpus"])  # (no count given: the GPUs the fit was checked on, a budget's)
+        lines.append(f"on {show(on, 'GPUs')} {where}{' (the fewest the time budget needs)' * (inputs.gpus is None and fit['gpus'] > 1)}: "
+                     f"{fit['text']}")
     if fit and not fit["fits"] and found.recommendations:
         lines.append(_to_make_it_fit(found.recommendations))
     if found.asks_tokens:
@@ -222,9 +224,11 @@ def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
                 f"on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'}"
                 f"{'' if peak in ('bf16', 'given') else ' (' + peak + ' peak)'} at MFU {mfu} → "
                 f"{show(ledger.values['flops'], 'FLOPs')}")
+    ends = [f"{show(t.gpus_needed, 'GPUs')} for the {show(inputs.time_budget, 'hours')} budget"] \
+        if t.gpus_needed is not None else []
+    if not (ends and inputs.gpus is None):  # (with the budget's GPUs, one GPU's years say nothing)
+        ends.insert(0, f"{show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}")
     return (f"time: {show(t.gpu_hours, 'GPU-hours')} on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'} "
-            f"at MFU {mfu} → {show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}"
-            + (f"; {show(t.gpus_needed, 'GPUs')} for the {show(inputs.time_budget, 'hours')} budget"
-               if t.gpus_needed is not None else "")
+            f"at MFU {mfu} → " + "; ".join(ends)
             + (f"; the whole {show(inputs.time_budget, 'hours')} budget would train {show(t.budget_tokens, 'tokens')}"
                if t.budget_tokens is not None else ""))
