@@ -70,6 +70,9 @@ class Decision(TypedDict):
     #: Matches that are parts of the pick (a combination: ``rkg:combines``), in rank order;
     #: never runner-ups.
     parts: NotRequired[list[str]]
+    #: Matches that are combinations the pick is a part of (``rkg:combines``): FSDP picked, as
+    #: the data parallelism of five-way parallelism; never runner-ups.
+    part_of: NotRequired[list[str]]
     #: The best match of each other recipe section, in rank order: runner-ups and ties are the
     #: pick's section's (train from scratch; alongside it, five-way parallelism).
     alongside: NotRequired[list[Alongside]]

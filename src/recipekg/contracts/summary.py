@@ -79,6 +79,8 @@ class SummaryDecision(TypedDict):
     narrower: NotRequired[list[SummaryChoice | None]]
     #: The parts of the pick (a combination) that match too (never runner-ups).
     parts: NotRequired[list[SummaryChoice | None]]
+    #: The combinations the pick is a part of that match too (never runner-ups).
+    part_of: NotRequired[list[SummaryChoice | None]]
     #: The best match of each other recipe section: other parts of the run.
     alongside: NotRequired[list[SummaryAlongside]]
 

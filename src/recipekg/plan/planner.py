@@ -54,7 +54,7 @@ from recipekg.plan.energy import energy_and_cost
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.finetune import ask_tokens, method_flops, needs_tokens, serving_unused, unsized, untimed
 from recipekg.plan.fit import check_fit, feasibility
-from recipekg.plan.inputs import USED, read_inputs
+from recipekg.plan.inputs import USED, Inputs, read_inputs
 from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.memory import training_memory
@@ -197,7 +197,7 @@ def _recommendations(ledger: Ledger, inputs, sizes, memory, fit, method) -> list
     return []
 
 
-def _on_budget_gpus(ledger: Ledger, inputs, sizes) -> "Inputs":
+def _on_budget_gpus(ledger: Ledger, inputs: Inputs, sizes) -> Inputs:
     """The inputs the fit is checked on: with a time budget and no GPU count, the fewest GPUs
     the budget needs (the low end of the range the time step computes, found here on a ledger
     of its own: the answer records it once, in its place), not one GPU; the inputs as given

@@ -289,6 +289,9 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
     comparing = {id(r) for r in results for x in r["because"] if x["match"] == "full" and x.get("role") == "comparison"}
     compare = [r["id"] for r in results if id(r) in comparing and r["id"] != pick] if comparing else []
     kin = relatives(matching, pick, nodes) if nodes is not None else {}
+    head = next((r for r in matching if r["id"] == pick), None)
+    wholes = [r["id"] for r in matching if head is not None and r["iri"] in (nodes or {}).get(head["iri"], {}).get("part_of", ())]
+    kin.update((w, "whole") for w in wholes)  # (the pick, a part that outscores its combination: within it)
     section = (lambda r: sections.get(r["iri"]) or kind) if sections is not None else (lambda r: None)
     mine = next((section(r) for r in matching if r["id"] == pick), None)
     elsewhere = [r for r in matching if section(r) != mine and r["id"] not in kin and r["id"] not in steps]
@@ -311,8 +314,10 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
         if named := [i for i, how in kin.items() if how == side][:limit]:
             out[side] = named
     whole = next((r["iri"] for r in matching if r["id"] == pick), None)
-    if parts := [i for i, wholes in folded.items() if whole in wholes]:
+    if parts := [i for i, of in folded.items() if whole in of]:
         out["parts"] = parts
+    if wholes:
+        out["part_of"] = wholes
     if steps and step is not None:
         out["procedure"] = {"id": step[0], "steps": steps}
     elif matching and (tied := _tied(matching, kin)):

@@ -90,7 +90,8 @@ def _name(a: dict, choice_id: str) -> str:
 #: The lines naming the matches related to the pick (``decision.broader`` and ``.narrower``).
 KIN_LINES = (("broader", "within: {}, the family the pick belongs to (it matches too)"),
              ("narrower", "kinds of it: {}, narrower choices that match too"),
-             ("parts", "combining: {}, the parts of it that match too"))
+             ("parts", "combining: {}, the parts of it that match too"),
+             ("part_of", "part of: {}, a combination of it and others that matches too"))
 
 
 def elsewhere_lines(a: dict) -> list[str]:

@@ -114,7 +114,7 @@ def _recommend(a: dict) -> dict:
                         "compare_with": [_choice(a, i) for i in d.get("compare_with", ())]}}
     if d.get("procedure"):
         out["decision"]["procedure"] = d["procedure"]["steps"]
-    for side in ("tied_with", "broader", "narrower", "parts"):
+    for side in ("tied_with", "broader", "narrower", "parts", "part_of"):
         if d.get(side):
             out["decision"][side] = [_choice(a, i) for i in d[side]]
     if d.get("alongside"):
