@@ -73,6 +73,8 @@ class Decision(TypedDict):
     #: Matches that are combinations the pick is a part of (``rkg:combines``): FSDP picked, as
     #: the data parallelism of five-way parallelism; never runner-ups.
     part_of: NotRequired[list[str]]
+    #: The pick's recipe section, for a kind whose choices are parts of one run (rkg:bySection).
+    section: NotRequired[str]
     #: The best match of each other recipe section, in rank order: runner-ups and ties are the
     #: pick's section's (train from scratch; alongside it, five-way parallelism).
     alongside: NotRequired[list[Alongside]]

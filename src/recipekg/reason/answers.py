@@ -322,6 +322,8 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
         out["procedure"] = {"id": step[0], "steps": steps}
     elif matching and (tied := _tied(matching, kin)):
         out["tied_with"] = tied
+    if sections is not None and mine is not None:
+        out["section"] = mine
     if also := _alongside(elsewhere, section, kin):
         out["alongside"] = also
     return out

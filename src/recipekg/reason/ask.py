@@ -42,7 +42,11 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     ``decision(results)`` when the caller has it."""
     if not results:
         return _where_to_start(kind, facts, snap)
-    pick = (decided or decision(results))["pick"]
+    sections = snap["recipe_sections"] if kind in snap["sectioned_kinds"] else None
+    picks = (_section_picks(decision(results, nodes=snap["nodes"], sections=sections, kind=kind)) if sections
+             else {}) or {None: (decided or decision(results))["pick"]}
+    pick = next(iter(picks.values()))
+    sections = sections if pick is not None else None  # (with no pick, whatever a value would pick is news)
     given = {n: f for n, f in facts.items() if not f.derived}
     first = {i for r in results[:LOOK_AT] for i in (r["iri"], *(m["iri"] for m in r.get("members", ())))}
     looked_at = results[:LOOK_AT] + [r for r in members or () if r["iri"] in first]
@@ -52,13 +56,19 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     undecided = pick is None and all(r["group"] != MATCHES for r in results)
     found = []
     for dim, conds in _open_dimensions(looked_at, given, facts, snap, undecided).items():
-        changed, named = False, [pick] if pick else []
+        changed, named = False, []
         for value in _trial_values(conds, snap):
-            d = decision(rerank(derive({**given, dim: value}, snap)))
-            if d["pick"] is None or d["pick"] == pick or _within(pick, d["pick"], snap):
+            d = decision(rerank(derive({**given, dim: value}, snap)), nodes=snap["nodes"] if sections else None,
+                         sections=sections, kind=kind)
+            # the first section (the pick's, those alongside it, then one the value opens) whose pick it changes
+            there = _section_picks(d) if sections else {None: d["pick"]}
+            section = next((x for x, p in picks.items() if there.get(x) not in (None, p)),
+                           next((x for x in there if x not in picks), None)) if sections else None
+            was, now = picks.get(section), there.get(section)
+            if now is None or now == was or _within(was, now, snap):
                 continue  # the pick stays, or a family the pick is one of would: nothing to decide
             changed = True
-            named += [i for i in [d["pick"], *d["compare_with"]] if i not in named]
+            named += [i for i in [was, now, *d["compare_with"]] if i and i not in named]
         if changed:
             found.append(_question(snap["dimensions"][dim], named, snap, facts))
     asked = {q["dimension"]: set(q["would_change"]) for q in found}
@@ -67,6 +77,13 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     if not found and undecided:  # no one value decides (a rule waiting for two): where to start
         return _where_to_start(kind, facts, snap)
     return found[:MAX_QUESTIONS]
+
+
+def _section_picks(d: Decision) -> dict:
+    """Section → its pick, the pick's section first, then those alongside it in rank order."""
+    out = {d.get("section"): d["pick"]} if d["pick"] else {}
+    out.update((e["section"], e["pick"]) for e in d.get("alongside", ()))
+    return out
 
 
 def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:
