@@ -274,8 +274,9 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
     alternatives: a match of the pick's family (``broader``: the family the pick is one of) or
     one of its kinds (``narrower``: a narrower choice that matches too) is named as such, not as a
     runner-up, a runner-up's relatives do not follow it (:func:`relatives`), and a part of a
-    combination that matches as well is neither (:func:`_folded`; the pick's are its ``parts``). With the recipe ``sections`` choices are shown in
-    (``rkg:recipeSection``; a choice without one is in ``kind``'s own), runner-ups and ties are
+    combination that matches as well is neither (:func:`_folded`; the pick's are its ``parts``;
+    a combination the pick outscores is what it is ``part_of``). With the recipe ``sections``
+    choices are shown in (``rkg:recipeSection``; a choice without one is in ``kind``'s own), runner-ups and ties are
     the pick's section's: the best matches of another section are no alternative to the pick
     but another part of the run (``alongside``: train from scratch, and with it five-way
     parallelism and Chinchilla's token budget)."""
@@ -289,9 +290,10 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
     comparing = {id(r) for r in results for x in r["because"] if x["match"] == "full" and x.get("role") == "comparison"}
     compare = [r["id"] for r in results if id(r) in comparing and r["id"] != pick] if comparing else []
     kin = relatives(matching, pick, nodes) if nodes is not None else {}
-    head = next((r for r in matching if r["id"] == pick), None)
-    wholes = [r["id"] for r in matching if head is not None and r["iri"] in (nodes or {}).get(head["iri"], {}).get("part_of", ())]
-    kin.update((w, "whole") for w in wholes)  # (the pick, a part that outscores its combination: within it)
+    head = next((r["iri"] for r in matching if r["id"] == pick), None)
+    of = (nodes or {}).get(head, {}).get("part_of", ())  # (the pick, a part that outscores its combination)
+    wholes = [r["id"] for r in matching if r["iri"] in of]
+    kin.update((w, "whole") for w in wholes)
     section = (lambda r: sections.get(r["iri"]) or kind) if sections is not None else (lambda r: None)
     mine = next((section(r) for r in matching if r["id"] == pick), None)
     elsewhere = [r for r in matching if section(r) != mine and r["id"] not in kin and r["id"] not in steps]
@@ -313,8 +315,7 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
     for side in ("broader", "narrower"):
         if named := [i for i, how in kin.items() if how == side][:limit]:
             out[side] = named
-    whole = next((r["iri"] for r in matching if r["id"] == pick), None)
-    if parts := [i for i, of in folded.items() if whole in of]:
+    if parts := [i for i, combined in folded.items() if head in combined]:
         out["parts"] = parts
     if wholes:
         out["part_of"] = wholes
