@@ -53,7 +53,7 @@ def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
                        "unit": ix.text(aspect, RKG.unitLabel) if aspect else None},
             "test": test, "dimension": dim,
             "value": number if number is not None else [nodes.get(v, {}).get("id", local_name(v)) for v in values],
-            "check": _check(ix, dim, test, number, values, ix.one(aspect, RKG.via) if aspect else None),
+            "check": _check(ix, dim, test, number, values, ix.one(aspect, RKG.via) if aspect else None, nodes),
             "when": ix.iris(p, RKG.when), "strict": ix.text(p, RKG.strict) not in ("false", "0"),
             # (a property of every choice of a kind is checked where they rank as that kind: QK-norm,
             # a fix and a technique, is no fix when it ranks as a technique)
@@ -71,10 +71,14 @@ def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
             "properties_by_kind": by_kind}
 
 
-def _check(ix, dim: str | None, test: str | None, number: float | None, values: list[str], via) -> dict | None:
+def _check(ix, dim: str | None, test: str | None, number: float | None, values: list[str], via,
+           nodes: dict | None = None) -> dict | None:
     """The condition a property's test evaluates (None when the property is incomplete: an
     aspect without a dimension or test, a bound without a number; such a property is never
-    checked and ``recipekg validate`` reports it)."""
+    checked and ``recipekg validate`` reports it). A ``one-of`` check also holds the values'
+    members (what is ``skos:broader`` them), so that a constraint broader than a member is not
+    ruled out: expert parallelism is for mixtures of experts, and a decoder-only model may be
+    one (Mixtral), where a dense named model (Llama 3 70B) is not."""
     if dim is None or test is None:
         return None
     cond = {"dimension": dim, "values": [], "min": None, "min_inclusive": False, "max": None, "max_inclusive": False}
@@ -93,6 +97,9 @@ def _check(ix, dim: str | None, test: str | None, number: float | None, values: 
         values = sorted(s for s in members if unstated and not ix.all(s, via) or wanted & set(ix.iris(s, via)))
         if not values:
             return None
+    if test == "one-of" and nodes:
+        wanted = set(values)
+        values = values + sorted(s for s, n in nodes.items() if s not in wanted and wanted & set(n.get("ancestors", ())))
     cond["values"] = values
     return cond
 
