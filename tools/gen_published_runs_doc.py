@@ -50,7 +50,8 @@ does not fit 80 GB at TP 8 — `test_a_changed_layout_changes_the_verdict` check
 
 These runs (those whose sources the KB holds) are also the evidence of plan's MFU range
 (`kb/runs.ttl`): a plan is compared with the runs within a factor of 10 of its size on GPUs of the
-same dense 16-bit peak, by the MFU their total GPU-hours imply. A run's own hours are therefore
+same compute (the same dense 16-bit peak, or a GPU the KB states has the same compute: the H200
+and the H100), by the MFU their total GPU-hours imply. A run's own hours are therefore
 inside the range of its own plan by construction; the checks that are not circular are in
 [docs/plan-against-the-world.md](plan-against-the-world.md): each run left out of the evidence in
 turn, and runs the KB never saw.

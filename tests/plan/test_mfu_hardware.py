@@ -62,3 +62,48 @@ def test_a_gpu_with_too_few_runs_says_it_falls_back(run_plan, hardware, why):
     assert why in note and "NVIDIA A100 80GB SXM" in note
     assert f"published runs on other GPUs: too few on {hardware}" in next(s for s in a["summary"] if "time:" in s)
     assert "other GPUs (" in mfu["derivation"] and "other GPUs (" in mfu["label"]
+
+
+def test_an_h200_plan_takes_the_h100s_runs(run_plan, snap):
+    """The H200 has the H100's compute (the reference's hardware table), though the KB gives
+    their dense peaks as 989 and 989.5 TFLOPS: its plan takes the MFUs published on H100s
+    (it used to fall back to every GPU's runs, 0.14-0.56), with the H200's own peak."""
+    h200 = q(run_plan("plan where params = 7B and hardware = h200 and gpus = 8"), "mfu")
+    h100 = q(run_plan("plan where params = 7B and hardware = h100 and gpus = 8"), "mfu")
+    assert h200["measured_on"] == ["h100"] and h200["same_peak"] is True
+    assert (h200["low"], h200["value"], h200["high"]) == (h100["low"], h100["value"], h100["high"])
+    assert "GPUs of NVIDIA H200 SXM's compute (NVIDIA H100 SXM)" in h200["derivation"]
+    a = run_plan("plan where params = 7B and hardware = h200 and gpus = 8")
+    assert not any("other GPUs" in n["text"] for n in a["notes"] + a["warnings"])
+    assert "too few on" not in next(s for s in a["summary"] if "time:" in s)
+    peaks = {h: snap["hardware"][snap["dimensions"]["hardware"]["values"][h]] for h in ("h100", "h200")}
+    assert len({p[next(k for k in p if k.endswith("#bf16PeakFlopsPerSecond"))] for p in peaks.values()}) == 2
+
+
+SAME_COMPUTE = """@prefix rkg: <https://w3id.org/recipekg/ns#> .
+@prefix kb: <https://w3id.org/recipekg/id/> .
+@prefix paper: <https://w3id.org/recipekg/paper/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+
+kb:h100-lowpower a rkg:Hardware ;
+    rdfs:label "H100 SXM at a lower power cap" ;
+    skos:notation "h100-lowpower" ;
+    rkg:memoryBytes 8.0e10 ;
+    rkg:bf16PeakFlopsPerSecond 9.8e14 ;
+    rkg:sameComputeAs kb:h100 ;
+    prov:wasDerivedFrom paper:nvidia-h100 .
+"""
+
+
+def test_an_extensions_gpu_may_name_a_bundled_one_it_shares_compute_with(tmp_path):
+    """The statement is kept where it is made (the extension's GPU), so the bundled H100's
+    entry is unchanged (isolation accepts it) while the new GPU's plans take the H100's runs."""
+    import recipekg
+
+    ext = tmp_path / "gpu.ttl"
+    ext.write_text(SAME_COMPUTE, encoding="utf-8")
+    kb = recipekg.load([ext])
+    (a,) = kb.query("plan where params = 7B and hardware = h100-lowpower and gpus = 8")
+    assert q(a, "mfu")["measured_on"] == ["h100"] and q(a, "mfu")["same_peak"] is True

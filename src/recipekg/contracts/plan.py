@@ -148,8 +148,9 @@ class QuantityMore(TypedDict, total=False):
     published: list[PublishedRun]
     #: The GPUs (hardware ids) the MFU's published points were measured on.
     measured_on: list[str]
-    #: Whether those GPUs have the plan's GPU's dense 16-bit peak (else the points of other
-    #: GPUs stand in: the KB has too few on the plan's).
+    #: Whether those GPUs have the plan's GPU's compute: its dense 16-bit peak, or the compute
+    #: the KB states it shares (``rkg:sameComputeAs``: the H200's is the H100's); else the
+    #: points of other GPUs stand in (the KB has too few on the plan's).
     same_peak: bool
     hardware: str | None
     table: TableFigure

@@ -190,6 +190,19 @@ class KBView(SnapshotView):
         figures = self.snap["hardware"].get(hardware, {})
         return figures.get(RKG.bf16PeakFlopsPerSecond) or figures.get(RKG.fp16PeakFlopsPerSecond)
 
+    def same_compute(self, hardware: str) -> set[str]:
+        """The ids of the hardware with ``hardware``'s compute: itself, the parts it states it
+        has the compute of (``rkg:sameComputeAs``) and the parts that state they have its.
+
+        >>> view = KBView(snap)
+        >>> sorted(view.same_compute(snap["dimensions"]["hardware"]["values"]["h200"]))
+        ['h100', 'h200']
+        """
+        table = self.snap["hardware"]
+        own = set(table.get(hardware, {}).get(RKG.sameComputeAs) or ())
+        return {self.node_id(h) for h, figures in table.items()
+                if h == hardware or h in own or hardware in (figures.get(RKG.sameComputeAs) or ())}
+
     def fp8_peak(self, hardware: str | None) -> float | None:
         """The hardware's dense fp8 peak in FLOP/s (None when the KB has no such figure)."""
         return self.snap["hardware"].get(hardware, {}).get(RKG.fp8PeakFlopsPerSecond)

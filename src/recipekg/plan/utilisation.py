@@ -1,5 +1,5 @@
 """The MFU a plan's time assumes when the query gives none: the range published runs of a
-similar size reached on GPUs of the same dense 16-bit peak, the MFU their total GPU-hours
+similar size reached on GPUs of the same compute (dense 16-bit peak), the MFU their total GPU-hours
 imply (what the run paid for, restarts and overheads included: ``kb/runs.ttl``) with the
 steady-state MFUs papers state (``kb/mfu.ttl``) beside them; the point is the median of the
 total-hours MFUs. Every figure says where it comes from::
@@ -95,17 +95,31 @@ def _point(kb, f: dict, mfu: float, basis: str, **more) -> dict:
             "hardware": kb.node_id(f["hardware"]), "peak": kb.peak(f["hardware"]), "item": f, **more}
 
 
+def kin(ledger: Ledger, hw: str):
+    """Whether an MFU point was measured on a GPU of ``hw``'s compute: one of the same dense
+    16-bit peak, or one the KB states has the same compute (``rkg:sameComputeAs``: the H200
+    and the H100, whose peaks the KB gives as 989 and 989.5 TFLOPS)::
+
+        >>> from recipekg.plan.kbview import KBView
+        >>> ledger = Ledger(KBView(snap))
+        >>> h200 = snap["dimensions"]["hardware"]["values"]["h200"]
+        >>> sorted({p["hardware"] for p in points(ledger) if kin(ledger, h200)(p)})
+        ['h100']
+    """
+    peak, ids = ledger.kb.peak(hw), ledger.kb.same_compute(hw)
+    return lambda p: (peak is not None and p["peak"] == peak) or p["hardware"] in ids
+
+
 def evidence(ledger: Ledger, hw: str | None, params: Q | None, exclude: tuple = ()) -> list[dict]:
-    """The points a plan of ``params`` on ``hw`` is compared with, on GPUs of the same dense
-    16-bit peak (else on any): the runs' total-hours MFUs within the KB's size window (else at
-    the nearest sizes below and above), and the steady MFUs papers state on those GPUs, of any
-    size (the high end: what a tuned run reached there)."""
-    kb = ledger.kb
+    """The points a plan of ``params`` on ``hw`` is compared with, on GPUs of its compute (the
+    same dense 16-bit peak, or stated the same: :func:`kin`; else on any): the runs'
+    total-hours MFUs within the KB's size window (else at the nearest sizes below and above),
+    and the steady MFUs papers state on those GPUs, of any size (the high end: what a tuned
+    run reached there)."""
     every = points(ledger, exclude)
-    peak = kb.peak(hw) if hw else None
-    same = [p for p in every if peak and p["peak"] == peak]
+    same = list(filter(kin(ledger, hw), every)) if hw else []
     pool = same if len(same) >= 2 else every  # one run on a GPU is no range: every GPU's runs then
-    window = kb.q("c_mfu_size_window").value
+    window = ledger.kb.q("c_mfu_size_window").value
     runs = [p for p in pool if p["basis"] == "total GPU-hours"]
     if params is None:          # planning backwards: the size is not known yet, every run counts
         return pool
@@ -127,10 +141,11 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict]
     found = evidence(ledger, hw, params)
     totals = [p["mfu"] for p in found if p["basis"] == "total GPU-hours"]
     table_hw = rows[0]["hardware"] if rows else None
-    own = implied if implied and table_hw is not None and kb.peak(table_hw) == (kb.peak(hw) if hw else None) else []
+    own = (implied if implied and table_hw is not None and hw is not None
+           and kin(ledger, hw)({"peak": kb.peak(table_hw), "hardware": kb.node_id(table_hw)}) else [])
     values = [p["mfu"] for p in found] + own
     mfu = Q.span(min(values), max(values), median(totals or values))
-    same = all(p["peak"] == kb.peak(hw) for p in found) if hw else False
+    same = all(map(kin(ledger, hw), found)) if hw else False
     on = measured_on(ledger, hw, found)
     reference = (f"; the reference's own assumption, from its {kb.label(table_hw)} GPU-hours table: "
                  + ", ".join(f"{show(Q.point(f['params']))} → {v:.3f}" for f, v in zip(rows, implied))
@@ -189,16 +204,20 @@ def measured_on(ledger: Ledger, hw: str | None, found: list[dict]) -> dict:
     out = {"hardware": ids, "text": f"the GPUs the KB has published runs for ({labels})", "short": labels}
     if hw is None:
         return out
-    peak = kb.peak(hw)
-    if found and all(p["peak"] == peak for p in found):
+    peak, of_hw = kb.peak(hw), kin(ledger, hw)
+    # a GPU the KB states has another's compute: "compute" (the peaks may differ by rounding)
+    what = "dense 16-bit peak" if len(kb.same_compute(hw)) == 1 else "compute"
+    if found and all(map(of_hw, found)):
         if ids == [kb.node_id(hw)]:
             return {**out, "text": kb.label(hw), "short": kb.label(hw)}
-        return {**out, "text": f"GPUs of {kb.label(hw)}'s dense 16-bit peak ({labels})",
-                "short": f"GPUs of {kb.label(hw)}'s dense 16-bit peak"}
-    own = [p for p in found if p["peak"] == peak]
+        what = "dense 16-bit peak" if all(p["peak"] == peak for p in found) else "compute"
+        return {**out, "text": f"GPUs of {kb.label(hw)}'s {what} ({labels})",
+                "short": f"GPUs of {kb.label(hw)}'s {what}"}
+    own = list(filter(of_hw, found))
+    what = what.removeprefix("dense 16-bit ")
     others = ", ".join(kb.label(hardware.get(i, i)) for i in ids if not any(p["hardware"] == i for p in own)) or labels
-    why = (f"the KB has no published run on a GPU of {kb.label(hw)}'s peak" if not own else
-           f"the KB has one published run on a GPU of {kb.label(hw)}'s peak ({own[0]['label']}), too few for a range")
+    why = (f"the KB has no published run on a GPU of {kb.label(hw)}'s {what}" if not own else
+           f"the KB has one published run on a GPU of {kb.label(hw)}'s {what} ({own[0]['label']}), too few for a range")
     return {**out, "text": f"other GPUs ({labels}; {why})", "short": f"other GPUs ({labels})", "why": why,
             "others": f"other GPUs ({others})" + (", that run's with them" if own else "")}
 
