@@ -148,6 +148,9 @@ class DisputedBy(TypedDict):
     id: str
     text: str
     section: str
+    #: Whether the disputing rule is the reference's (its section is one of the reference's),
+    #: not knowledge beyond it from a primary source ("Beyond the reference > ...").
+    of_reference: bool
     #: What an extension added: its file and line (absent for the KB's own knowledge).
     origin: NotRequired[Origin]
 

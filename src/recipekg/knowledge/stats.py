@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from recipekg.knowledge.terms import local_name
+from recipekg.knowledge.view import of_reference
 
 
 def stats(snap: dict, triple_count: int | None = None) -> dict:
@@ -39,16 +40,6 @@ def stats(snap: dict, triple_count: int | None = None) -> dict:
         "uncovered_sections": [snap["sections"][s]["path"] for s in ordered if not per_section[s]],
         "superseded": superseded(snap),
     }
-
-
-def of_reference(section: str, sections: dict) -> bool:
-    """Whether a section is one of the reference's (its parts lead to kb:reference), not one
-    the KB keeps for knowledge beyond it ("Beyond the reference")."""
-    seen = set()
-    while section in sections and section not in seen:
-        seen.add(section)
-        section = sections[section]["parent"]
-    return section == "https://w3id.org/recipekg/id/reference"
 
 
 def superseded(snap: dict) -> list[dict]:

@@ -23,6 +23,23 @@ if TYPE_CHECKING:  # the snapshot's types, for the type checker only (the query 
     from recipekg.contracts.snapshot import Condition, Constant, Dimension, Fact, Formula, Node, Paper, Rule, Snapshot
 
 
+def of_reference(section: str, sections) -> bool:
+    """Whether a section is one of the reference's (its parts lead to kb:reference), not one
+    the KB keeps for knowledge beyond it ("Beyond the reference").
+
+    >>> sections = snap["sections"]
+    >>> of_reference(SnapshotView(snap).rule(SnapshotView(snap).rules_of("tier")[0])["section"], sections)
+    True
+    >>> of_reference("https://w3id.org/recipekg/section/beyond-reference--fine-tuning", sections)
+    False
+    """
+    seen = set()
+    while section in sections and section not in seen:
+        seen.add(section)
+        section = sections[section]["parent"]
+    return section == "https://w3id.org/recipekg/id/reference"
+
+
 class SnapshotView:
     """Look-ups into one snapshot (a plain object: cheap to make per answer)."""
 

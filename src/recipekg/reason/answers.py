@@ -93,9 +93,12 @@ def _ordered(rule: dict, snap: dict) -> bool:
 
 
 def disputed_json(iri: str, snap: dict) -> DisputedBy:
+    from recipekg.knowledge.view import of_reference
+
     other = snap["rules"][iri]
     return {"rule": iri, "id": other["id"], "text": other["text"],
-            "section": snap["sections"][other["section"]]["path"], **origin_json(other)}
+            "section": snap["sections"][other["section"]]["path"],
+            "of_reference": of_reference(other["section"], snap["sections"]), **origin_json(other)}
 
 
 def source_json(pid: str, snap: dict, role: Role, where: str | None = None) -> Source:

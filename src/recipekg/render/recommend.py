@@ -220,7 +220,8 @@ def reason_text(x: dict, sign: str) -> list[str]:
              f"      from: {origin_text(x)}, not the reference" if x.get("origin") else f"      section: {x['section']}",
              f"      sources: {sources_text(x['sources'])}", *caveat_line(x, "      ")]
     for d in x.get("disputed_by", []):  # an extension's rule never speaks as the reference
-        who = f"the {origin_text(d)} disagrees" if d.get("origin") else f"the reference disagrees ({d['section']})"
+        who = (f"the {origin_text(d)} disagrees" if d.get("origin") else f"the reference disagrees ({d['section']})"
+               if d.get("of_reference", True) else f"a source beyond the reference disagrees ({d['section']})")
         lines.append(f"      ! {who}: {d['text']}")
     return lines
 

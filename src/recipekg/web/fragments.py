@@ -181,7 +181,8 @@ class Fragments:
             o = d["origin"]
             return (f'\n    <p class="disputed">The extension {_text(o, "file")}, line {_text(o, "line")} disagrees: '
                     f'{_text(d, "text")} — {see}</p>\n    \n    ')
-        return f'\n    <p class="disputed">The reference disagrees ({_text(d, "section")}): {_text(d, "text")} — {see}</p>\n    '
+        who = "The reference disagrees" if d.get("of_reference", True) else "A source beyond the reference disagrees"
+        return f'\n    <p class="disputed">{who} ({_text(d, "section")}): {_text(d, "text")} — {see}</p>\n    '
 
     def flow_svg(self, f: dict, title: str) -> Markup:
         """The flow picture (:func:`recipekg.web.flow.flow`) as SVG, its boxes linked to

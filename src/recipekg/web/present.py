@@ -7,6 +7,7 @@ constraint labels, the flow picture, plan quantities in readable units.
 
 from __future__ import annotations
 
+from recipekg.knowledge.view import of_reference
 from recipekg.render.constraints import constraint_label
 from recipekg.render.plan import quantity_value, table_note, render_plan
 from recipekg.render.situation import entry_name, property_text, same_reason, unused_shown, value_text
@@ -59,7 +60,8 @@ def claim_details(kind: str, iri: str, c: dict, snap: dict) -> dict:
     if kind == "rule":
         out["conditions"] = [snap["conditions"][x]["label"] for x in c["conditions"] if x in snap["conditions"]]
         out["strength"] = (snap["strengths"].get(c["strength"]) or {}).get("label")
-        out["disputes"] = [snap["rules"][x] for x in c["contradicts"] if x in snap["rules"]]
+        out["disputes"] = [{**snap["rules"][x], "of_reference": of_reference(snap["rules"][x]["section"], snap["sections"])}
+                           for x in c["contradicts"] if x in snap["rules"]]
         if c.get("procedure"):
             out["procedure"] = {"label": (snap["procedures"].get(c["procedure"]) or {}).get("label"),
                                 "step": int(c["step"]) if c.get("step") is not None else None}
