@@ -142,3 +142,28 @@ def test_stats_lists_the_superseded(kb):
     assert {r["claim"] for r in revised} == {"effective-data", "repeated-data-guidance",
                                              "repeated-data-effectiveness", "repeated-data-up-to-four-epochs"}
     assert all(r["superseded_by"] == "data-constrained-effective-data" for r in revised)
+
+
+@pytest.mark.parametrize("params, nearest", [("175B", {"recipe-opt-175b"}), ("9B", {"recipe-llama2-7b", "recipe-pythia-12b"})])
+def test_the_law_is_shown_beside_the_published_recipes_nearest_in_size(kb, params, nearest):
+    """DeepSeek's law sets a higher learning rate than the published recipes (3.2× OPT-175B's):
+    a plan of a size without a recipe of its own names the recipes nearest in size, in its first
+    lines and in a note citing each, with how far the law is from them."""
+    (a,) = kb.query(f"plan where params = {params} and hardware = a100 and gpus = 64")
+    facts = {f["id"]: f for f in kb.snap["facts"].values() if f["id"] in nearest}
+    assert set(facts) == nearest
+    line = next(s for s in a["summary"] if s.startswith("hyperparameters:"))
+    assert "published recipes nearest in size" in line
+    note = next(n for n in a["notes"] if "nearest in size set the peak learning rate" in n["text"])
+    lr = next(q for q in a["quantities"] if q["name"] == "learning_rate")["value"]
+    for f in facts.values():
+        name = f["label"].removeprefix("Published recipe: ")
+        assert name in line and name in note["text"]
+        assert f"the law gives {lr / f['learning_rate']:.1f}× that" in note["text"]
+    assert {p for f in facts.values() for p in f["sources"]} <= {s["id"] for s in note["sources"]}
+
+
+def test_a_named_model_with_its_own_recipe_shows_that_instead(kb):
+    (a,) = kb.query("plan where model = llama-2-7b and hardware = a100 and gpus = 1024 and tokens = 2T")
+    line = next(s for s in a["summary"] if s.startswith("hyperparameters:"))
+    assert "Llama 2 7B's own" in line and "nearest in size" not in line

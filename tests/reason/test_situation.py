@@ -612,3 +612,21 @@ def test_an_answer_without_advice_points_to_the_kind_whose_advice_decides(kb):
     for b in _statements(kb):
         if b["statement"] == "recommend" and b["results"]:
             assert "elsewhere" not in b, b["query"]
+
+
+@pytest.mark.parametrize("query, threshold", [
+    ("recommend architecture where data = time-series and variables = multivariate and horizon = long "
+     "and samples = 100k", 1e5),
+    ("recommend architecture where data = images and images = 1M and pretrained = no", 1e6),
+])
+def test_a_value_at_an_exclusive_lower_bound_looks_above_it(kb, snap, query, threshold):
+    """At exactly 100k sequences the rules 'over 100K' narrowly miss: the other side is above
+    the threshold, where they hold (it used to look below, and said 'below 100k it still
+    would')."""
+    (a,) = kb.query(query)
+    entry = next(n for n in a["near_boundary"] if n["threshold"] == threshold)
+    assert entry["side"] == "at" and entry["other_side"]["value"] > threshold
+    assert f"above {entry['text'].split(' is at ')[1].split(',')[0]}" in entry["text"]
+    rules = [r for r in snap["rules"].values() if r["id"] in entry["rules"]]
+    bounds = [snap["conditions"][c] for r in rules for c in r["conditions"] if snap["conditions"][c]["dimension"] == "samples"]
+    assert any(c["min"] == threshold for c in bounds)   # a rule there needs more than the threshold

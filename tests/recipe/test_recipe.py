@@ -487,3 +487,27 @@ def test_a_recipe_that_does_not_fit_says_what_would_and_following_it_fits(kb):
     fixed = _recipe(f"recipe where {where} and offload = cpu", kb)
     memory = next(s for s in fixed["sections"] if s["name"] == "memory")["items"]
     assert memory[0]["value"] is True and not any(it["what"] == "to make it fit" for it in memory)
+
+
+@pytest.mark.parametrize("query", [
+    "recipe where model = mistral-7b and method = qlora and hardware = a10g and gpus = 1 and tokens = 5M",
+    "recipe where model = llama-3-8b and method = lora and hardware = a100 and gpus = 1",
+])
+def test_a_quantity_plan_could_not_compute_is_said_not_dropped(kb, query):
+    """The A10G has no verified peak in the KB, so plan cannot time the run: the recipe's time
+    section says so with what to give, instead of leaving the section out (audit 4/24); a
+    fine-tune without its tokens says which figures wait for them, each reason once."""
+    (a,) = kb.query(query)
+    shown = {q for s in a["sections"] for i in s["items"] for q in [i.get("quantity")] if q}
+    said = {i["why"] for s in a["sections"] for i in s["items"] if i["value"] is None}
+    from recipekg.plan.quantities import QUANTITIES
+
+    for q in a["plan"]["quantities"]:
+        if q["value"] is None and q.get("missing") and QUANTITIES[q["name"]].section and q["name"] != "cost":
+            assert q["missing"] in said, q["name"]   # (no cost: the recipe says no price is sourced)
+    time = next(s for s in a["sections"] if s["name"] == "time")
+    assert time["items"] and all(i["value"] is None or i.get("sources") for i in time["items"])
+    for s in a["sections"]:  # one reason is said once in a section, naming every figure it stops
+        whys = [i["why"] for i in s["items"] if i["value"] is None and i.get("quantity")]
+        assert len(whys) == len(set(whys)), s["name"]
+    assert shown

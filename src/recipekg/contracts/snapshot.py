@@ -327,6 +327,9 @@ class PlanIndex(TypedDict):
     broken_formula: str | None
     facts_by_type: dict[str, list[str]]
     fact_ids: dict[str, str]
+    #: The published pretraining recipes (facts with a size, a peak learning rate and a batch),
+    #: by size: ``[params, IRI]`` pairs, smallest first (what a plan's hyperparameters are set beside).
+    recipes_by_params: list[list[Any]]
     #: None when they cannot be computed (each plan then computes them, and fails, itself).
     mfu_points: list[MfuPoint] | None
 

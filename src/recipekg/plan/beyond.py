@@ -182,11 +182,24 @@ def hyperparameters(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
         ledger.note(f"{inputs.model['label']} was itself trained at peak learning rate {show(Q.point(own['learning_rate']))} "
                     f"with {show(Q.point(own['batch_tokens']), 'tokens')} per batch (its published recipe); the laws "
                     "above are the estimate for a model without one", own)
+    elif near := kb.recipes_near(sizes.params.value):
+        lr = ledger.values["learning_rate"].value
+        ledger.note("the published pretraining recipes nearest in size set the peak learning rate at "
+                    + "; ".join(f"{_recipe_name(f)}: {show(Q.point(f['learning_rate']))} "
+                                f"(the law gives {lr / f['learning_rate']:.1f}× that), "
+                                f"{show(Q.point(f['batch_tokens']), 'tokens')} per batch" for f in near)
+                    + "; the law, fitted on DeepSeek's own runs, sets a higher rate than every other published recipe the KB holds "
+                      "(docs/research/hyperparameters.md)", *near)
     if inputs.active_params is not None:
         moe = kb.fact("moe-no-sourced-law")
         ledger.note("a mixture of experts: the learning-rate and batch laws were fitted on dense models; they are "
                     "applied here to the FLOPs of the active parameters, which no source in the KB checks",
                     *([moe] if moe else []), warn=True)
+
+
+def _recipe_name(fact: dict) -> str:
+    """A published recipe's run, from its label ("Published recipe: OPT-175B" → "OPT-175B")."""
+    return fact["label"].removeprefix("Published recipe: ")
 
 
 def _own_recipe(kb: KBView, model: dict | None) -> dict | None:
@@ -217,8 +230,12 @@ def beyond_lines(v: dict, kb: KBView | None = None, model: dict | None = None) -
                      f"{v['total_flops_saved'].value:.0%} less lifetime compute (Sardana et al.)")
     if "learning_rate" in v:
         own = _own_recipe(kb, model) if kb is not None else None
+        near = kb.recipes_near(v["params"].value) if kb is not None and not own and "params" in v else []
         lines.append(f"hyperparameters: peak learning rate {show(v['learning_rate'])}, batch "
                      f"{show(v['batch_tokens'], 'tokens')} (DeepSeek LLM's laws against the compute)"
                      + (f"; {model['label']}'s own: {show(Q.point(own['learning_rate']))}, "
-                        f"{show(Q.point(own['batch_tokens']), 'tokens')}" if own and model else ""))
+                        f"{show(Q.point(own['batch_tokens']), 'tokens')}" if own and model else "")
+                     + ("; published recipes nearest in size: " + ", ".join(
+                         f"{_recipe_name(f)} {show(Q.point(f['learning_rate']))} with "
+                         f"{show(Q.point(f['batch_tokens']), 'tokens')}" for f in near) if near else ""))
     return lines

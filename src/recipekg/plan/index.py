@@ -67,9 +67,11 @@ def _look_ups(snap: dict) -> PlanIndex:
             if t in INDEXED_TYPES:
                 by_type.setdefault(t, []).append(iri)
         fact_ids.setdefault(f["id"], iri)
+    recipes = sorted([f["params"], iri] for iri, f in snap["facts"].items()
+                     if f.get("params") and f.get("learning_rate") and f.get("batch_tokens"))
     return {"constants_by_symbol": by_symbol, "constants_by_entity": by_entity, "constant_ids": constant_ids,
             "formulas_by_output": by_output, "formula_ids": formula_ids, "broken_formula": broken,
-            "facts_by_type": by_type, "fact_ids": fact_ids, "mfu_points": None}
+            "facts_by_type": by_type, "fact_ids": fact_ids, "recipes_by_params": recipes, "mfu_points": None}
 
 
 def _mfu_points(snap: dict) -> list[dict] | None:

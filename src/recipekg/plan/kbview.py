@@ -124,6 +124,22 @@ class KBView(SnapshotView):
         facts = self.snap["facts"]
         return [facts[i] for i in self._index["facts_by_type"].get(fact_type, ())]
 
+    def recipes_near(self, params: float) -> list[dict]:
+        """The published pretraining recipes nearest in size to ``params``: those at the nearest
+        size at or below it and at the nearest at or above it (facts with a size, a peak learning
+        rate and a batch: ``plan_index["recipes_by_params"]``).
+
+        >>> [f["id"] for f in KBView(snap).recipes_near(175e9)]
+        ['recipe-opt-175b']
+        >>> [f["id"] for f in KBView(snap).recipes_near(9e9)]
+        ['recipe-llama2-7b', 'recipe-pythia-12b']
+        """
+        table = self._index.get("recipes_by_params") or []
+        below = max((p for p, _ in table if p <= params), default=None)
+        above = min((p for p, _ in table if p >= params), default=None)
+        facts = self.snap["facts"]
+        return [facts[i] for p, i in table if p in (below, above)]
+
     # ------------------------------------------------------------------ formulas
     def formula(self, output: str, *names: str) -> KBFormula:
         """The formula computing ``output`` whose expression reads all of ``names``."""

@@ -52,7 +52,7 @@ def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, 
     for (dim, threshold), spot in sorted(found.items()):
         if dim not in given:
             continue
-        other, value = _other_side(dim, spot["value"], threshold, given, snap, rerank)
+        other, value = _other_side(dim, spot, threshold, given, snap, rerank)
         labels = {e["id"]: e["label"] for e in results + other}
         there = decision(other)["pick"]
         if there in tied:  # one of the picks the advice does not separate here: no change of pick
@@ -90,10 +90,14 @@ def _note(found: dict, dim: str, value: float, threshold: float, reason: dict, c
 STEP = 1.1
 
 
-def _other_side(dim: str, value: float, threshold: float, given: dict, snap: dict, rerank) -> tuple[list, float]:
-    """The ranking with ``dim`` just on the other side of ``threshold`` (a tenth past it)."""
-    f = given[dim]
-    below = value < threshold or value == threshold and not _below(f, threshold)
+def _other_side(dim: str, spot: dict, threshold: float, given: dict, snap: dict, rerank) -> tuple[list, float]:
+    """The ranking with ``dim`` just on the other side of ``threshold`` (a tenth past it). A
+    value at the threshold is on the side its own interval holds, and the other side is where
+    the rules it narrowly misses there would hold (above an exclusive lower bound: 100k
+    sequences misses "over 100K" above, not below)."""
+    f, value = given[dim], spot["value"]
+    at = _missed_side(dim, spot, threshold, snap) if value == threshold else None
+    below = value < threshold or value == threshold and (at == "above" if at else not _below(f, threshold))
     other = threshold * STEP if below else threshold / STEP
     rounded = float(f"{other:.3g}")
     if (rounded - threshold) * (other - threshold) > 0:
@@ -101,6 +105,20 @@ def _other_side(dim: str, value: float, threshold: float, given: dict, snap: dic
     trial = dict(given)
     trial[dim] = Facts(dim, f.kind, intervals=[(other, True, other, True)])
     return rerank(derive(trial, snap)), other
+
+
+def _missed_side(dim: str, spot: dict, threshold: float, snap: dict) -> Position | None:
+    """Where the rules a value at ``threshold`` narrowly misses would hold: "above" when one of
+    them needs ``dim`` past the threshold (its lower bound), "below" when one needs it under
+    (its upper bound), None when none says (the rules it meets there decide)."""
+    for r in spot["missed"]:
+        for c in (snap["conditions"].get(i) for i in snap["rules"][r["rule"]]["conditions"]):
+            if c and c["dimension"] == dim and not c["values"]:
+                if c["min"] == threshold:
+                    return "above"
+                if c["max"] == threshold:
+                    return "below"
+    return None
 
 
 def _below(f: Facts, threshold: float) -> bool:

@@ -146,14 +146,31 @@ def _quantity(plan: dict | None, name: str) -> dict | None:
 def _quantity_items(plan: dict | None, section: str, trains: bool = True) -> list[dict]:
     """The items of plan's quantities that the registry lists in ``section``
     (:mod:`recipekg.plan.quantities`), in its order; without a training run's figures when
-    the method trains nothing (``trains`` false: inference)."""
+    the method trains nothing (``trains`` false: inference). A quantity plan could not compute
+    is an item too, "not computed" with what it needs (``missing``: the GPU has no peak in
+    the KB, no GPU-hours to price), never left out without a word."""
     out = []
-    for name in (q.name for q in in_section(section) if trains or not q.training):
+    for known in (q for q in in_section(section) if trains or not q.training):
+        name = known.name
         q = _quantity(plan, name)
         if q is not None:
             out.append(item(q["label"], q["value"], quantity_text(q), q["derivation"], q["sources"],
                             quantity=name, unit=q["unit"], **{"from": "plan"}))
+        elif (gap := _missing(plan, name)) is not None:
+            label = known.label if gap["label"] == name else gap["label"]
+            last = out[-1] if out else None
+            if last is not None and last["value"] is None and last["why"] == gap["missing"]:  # one reason, said once
+                last["what"] += f"; {label}"
+                continue
+            out.append(item(label, None, f"not computed: {gap['missing']}", gap["missing"], [],
+                            quantity=name, unit=gap.get("unit"), **{"from": "plan"}))
     return out
+
+
+def _missing(plan: dict | None, name: str) -> dict | None:
+    """Plan's quantity ``name`` when it could not be computed (with why: ``missing``)."""
+    return next((q for q in plan["quantities"] if q["name"] == name and q["value"] is None and q.get("missing")),
+                None) if plan is not None else None
 
 
 def quantity_text(q: dict) -> str:
@@ -322,7 +339,8 @@ def cost(ctx, plan, snap: dict) -> list[dict]:
     if not ctx.trains:  # plan's energy and cost are a training run's
         return [_serving("training energy and cost", ctx, snap)]
     items = _quantity_items(plan, "cost")
-    if not any(i["quantity"] == "cost" for i in items):
+    if not any(i["quantity"] == "cost" and i["value"] is not None for i in items):  # no price is sourced
+        items = [i for i in items if i["quantity"] != "cost"]
         items.append(unsourced("cost", "the KB holds no price per GPU-hour: give price = 2.5 (USD per GPU-hour)"))
     return items
 
