@@ -1,0 +1,36 @@
+"""Running out of memory is a memory problem: ``symptom = out-of-memory`` implies
+``prefer = low-memory`` (``rkg:impliesValue``), shown as derived from the symptom. The fix kind
+has no rule for it (the reference's failure table does not list it), so its answer points to the
+kinds whose memory advice decides (audit 3/23, 4/17: it used to say only "No fix rule applies",
+or point to AdamW)."""
+
+from __future__ import annotations
+
+import pytest
+
+MEMORY_SAVINGS = {"gradient-checkpointing", "quantized-optimizer-states", "adam-8bit", "qlora", "lora", "fsdp",
+                  "adafactor", "gradient-accumulation"}
+
+
+def _implied(answer: dict) -> dict | None:
+    return next((c for c in answer["constraints"] if c["dimension"] == "prefer"), None)
+
+
+@pytest.mark.parametrize("situation", [
+    "hardware = rtx-4090 and params = 7B",
+    "model = llama-3-8b and method = lora and seq-length = 32k and hardware = a100 and gpus = 1",
+])
+def test_an_out_of_memory_fix_points_to_memory_savings(kb, situation):
+    (fix,) = kb.query(f"recommend fix where symptom = out-of-memory and {situation}")
+    prefer = _implied(fix)
+    assert prefer and prefer["value"] == "low-memory" and prefer.get("derived_from") == "symptom"
+    assert fix["elsewhere"], "the answer points to the kinds whose advice decides"
+    assert all(e["verdict"] == "for" and e["choice"] in MEMORY_SAVINGS | {"adam-8bit"} for e in fix["elsewhere"]), \
+        fix["elsewhere"]
+    (technique,) = kb.query(f"recommend technique where symptom = out-of-memory and {situation}")
+    assert technique["decision"]["pick"] in MEMORY_SAVINGS
+
+
+def test_a_given_preference_is_kept(kb):
+    (a,) = kb.query("recommend technique where symptom = out-of-memory and prefer = stability")
+    assert _implied(a)["value"] == "stability" and not _implied(a).get("derived_from")
