@@ -82,13 +82,30 @@ def test_savings_together_can_close_what_neither_closes_alone(kb):
 @pytest.mark.parametrize("query", [
     "recommend technique where prefer = low-memory",                   # no memory-load at all
     "recommend optimizer where params = 70B and hardware = a100-80gb",  # no GPU count: no memory-load
-    "recommend optimizer where params = 1B and gpus = 1 and hardware = a100-80gb",  # it fits
     "recommend technique where params = 70B and gpus = 1 and hardware = a100-80gb and method = qlora",
 ])
 def test_no_note_without_a_memory_load_over_the_gpus_memory(kb, query):
     (a,) = kb.query(query)
     assert "shortfall" not in a
     assert not [r["id"] for r in a["results"] if "memory_saving" in r]
+
+
+@pytest.mark.parametrize("query", [
+    "recommend optimizer where params = 1B and gpus = 1 and hardware = a100-80gb and prefer = low-memory",
+    "recommend technique where method = pretrain and params = 13B and hardware = a100 and gpus = 16 and prefer = low-memory",
+])
+def test_a_saving_the_run_does_not_need_to_fit_says_so(kb, query):
+    """A memory saving advised for ``prefer = low-memory`` on a run that fits (memory-load under
+    100%) says it is not needed to fit, with what it saves; no shortfall (audit 4/12: it read
+    "Short on memory" at 18-20% memory-load)."""
+    (a,) = kb.query(query)
+    assert "shortfall" not in a
+    noted = [r for r in a["results"] if "memory_saving" in r]
+    assert noted and noted[0]["id"] == a["decision"]["pick"]
+    for r in noted:
+        m = r["memory_saving"]
+        assert m["text"].startswith("not needed to fit") and m["enough"] is True
+        assert m["memory_load"]["high"] <= 1 and m["memory_load_after"]["high"] <= m["memory_load"]["high"]
 
 
 def test_explain_says_what_recommend_says(kb):

@@ -159,8 +159,11 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
     # few choices (no more than an answer shows): every result is made, each reason made whole
     # at once (what the scoring reads is there), as records would cost more than they save
     few = shown is None or len({a.choice for a in applied}.union(a.choice for a in near)) <= max(shown, SHOWN)
-    choices = _reasoned(applied, near, facts, snap, _whole_reason if few else reason_record, lean)
-    as_taken(choices, facts, snap, backend, _whole_reason if few else reason_record, lean)
+    make = _whole_reason if few else reason_record
+    choices = _reasoned(applied, near, facts, snap, make, lean)
+    as_taken(choices, facts, snap, backend, make, lean)
+    if decisive and among is None:  # a choice only waiting rules reach, ranked by a rule against it once taken
+        choices.update(_taken_only(kind, choices, facts, snap, backend, make, lean))
     _inherit(choices, kind, snap, among)
     for iri in [c for c, e in choices.items() if among is not None and c not in among or _only_waiting_against(e)]:
         del choices[iri]
@@ -383,6 +386,22 @@ def _most(applied: list, facts: dict, snap: dict) -> int:
     return max((len(uses(a.ev["conditions"], a.ev["statuses"], facts))
                 for a in applied if a.ev["match"] == "full" and a.view.get("role") is None
                 and a.ev["contribution"] > floor), default=0)
+
+
+def _taken_only(kind: str, choices: dict, facts: dict, snap: dict, backend: Backend, make, lean: bool) -> dict:
+    """For a decisive ranking: the choices of ``kind`` that are one method (LoRA), which only rules
+    waiting for an ungiven dimension reach (so the decisive ranking leaves them out), but which
+    a rule against them ranks in the first group once their method is taken (LoRA's 16-bit base
+    over the GPUs' memory): their entries as the full ranking makes them, so both rank alike."""
+    from recipekg.reason.taking import METHOD, own_method
+
+    if METHOD in facts:
+        return {}
+    left = tuple(c for c in snap["rule_index"].get("by_kind", {}).get(kind, ())
+                 if c not in choices and own_method(c, snap) is not None)
+    found = _reasoned(_naming(backend, kind, left, facts, snap), {}, facts, snap, make, lean) if left else {}
+    as_taken(found, facts, snap, backend, make, lean)
+    return {c: e for c, e in found.items() if any(r.get("taken") for r in e["against"])}
 
 
 def _naming(backend: Backend, kind: str, among: tuple[str, ...], facts: dict, snap: dict) -> list:

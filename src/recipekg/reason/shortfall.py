@@ -100,6 +100,15 @@ def load_of(facts: dict) -> Q | None:
     return Q.span(f.intervals[0][0], f.intervals[-1][2])
 
 
+def fitting_load(facts: dict) -> Q | None:
+    """The memory-load the query gives or implies, when all of it is within 100% (the run fits
+    the GPUs' memory by the rule of thumb)."""
+    f = facts.get("memory-load")
+    if f is None or not f.intervals or f.intervals[-1][2] > 1:
+        return None
+    return Q.span(f.intervals[0][0], f.intervals[-1][2])
+
+
 def _after(kb: KBView, load: Q, saved: Q) -> tuple[Q, KBFormula]:
     f = kb.formula(AFTER, LOAD, SAVED)
     return evaluate(f.parsed, {**kb.constants_in(f), LOAD: load, SAVED: saved}), f
@@ -126,21 +135,28 @@ VERDICT = {True: "enough alone", False: "not enough alone",
 
 
 def saving_note(iri: str, facts: dict, snap: dict) -> MemorySaving | None:
-    """The note on a memory-saving choice when the run is over the GPUs' memory (None when it
-    is not, or the memory-load is not known, or the choice saves nothing the KB quantifies)."""
+    """The note on a memory-saving choice when the memory-load is known: what it leaves when the
+    run is over the GPUs' memory, or that the run fits without it (advised for another reason,
+    as ``prefer = low-memory``); None when the load is not known or the choice saves nothing
+    the KB quantifies."""
     load = load_of(facts)
-    if load is None:
+    fits = fitting_load(facts) if load is None else None
+    if load is None and fits is None:
         return None
     kb = view(snap)
     found = saved_per_param(kb, iri)
     if found is None:
         return None
     saved, f, used = found
-    after, af = _after(kb, load, saved)
+    after, af = _after(kb, load or fits, saved)
     enough = _enough(after)
     total = kb.q("c_training_bytes_per_param")
     text = (f"saves {show(saved, 'bytes/param')} of the rule of thumb's {show(total)}: leaves memory-load at "
             f"about {share(after)} ({VERDICT[enough]})")
+    if load is None:
+        load, text = fits, (f"not needed to fit: the run's memory-load is about {share(fits)} without it (the rule "
+                            f"of thumb's {show(total, 'bytes/param')}); it saves {show(saved, 'bytes/param')}, to "
+                            f"about {share(after)}")
     return {"saved_bytes_per_param": _range(saved), "memory_load": _range(load), "memory_load_after": _range(after),
             "enough": enough, "text": text, "formulas": [f.id, af.id],
             "sources": kb.sources(f.data, *used, af.data)}
