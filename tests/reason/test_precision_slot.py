@@ -55,3 +55,19 @@ def test_fp8_keeps_fp8_and_fp16_still_moves_to_bf16(kb):
     assert {"bf16-training", "fp8-training"} <= set(excluded)
     (fp16,) = kb.query(f"recommend technique where {SITUATION} and precision = fp16")
     assert fp16["decision"]["pick"] == "bf16-training"
+
+
+def test_nans_in_fp16_without_bf16_get_a_dynamic_loss_scale(kb):
+    """On a V100 (no bf16 tensor cores) the reference's 'switch to bf16' is ruled out; the fix
+    beyond its table is the dynamic loss scale of fp16 mixed precision (Micikevicius et al.,
+    Section 3.2: skip the overflowing step), said as not curing a forward-pass overflow. It is
+    no fix for a run in bf16 (audit 4/15)."""
+    (v100,) = kb.query("recommend fix where symptom = nan and precision = fp16 and hardware = v100")
+    assert v100["decision"]["pick"] in ("fp16-mixed-precision", "reorder-normalization")
+    ids = [r["id"] for r in v100["results"] if r["group"] == "matches"]
+    assert {"fp16-mixed-precision", "reorder-normalization"} <= set(ids)
+    rule = next(b for r in v100["results"] if r["id"] == "fp16-mixed-precision" for b in r["because"])
+    assert "skips that step's weight update" in rule["text"] and "does not cure an overflow in the forward pass" in rule["text"]
+    assert [s["where"] for s in rule["sources"] if s["id"] == "micikevicius2017"] == ["Section 3.2"]
+    (bf16,) = kb.query("recommend fix where symptom = nan and precision = bf16")
+    assert "fp16-mixed-precision" in {e["id"] for e in bf16["excluded"]} and bf16["decision"]["pick"] is None

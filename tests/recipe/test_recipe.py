@@ -511,3 +511,21 @@ def test_a_quantity_plan_could_not_compute_is_said_not_dropped(kb, query):
         whys = [i["why"] for i in s["items"] if i["value"] is None and i.get("quantity")]
         assert len(whys) == len(set(whys)), s["name"]
     assert shown
+
+
+def test_a_large_decoders_lora_takes_the_nearest_published_setting(kb):
+    """LoRA of a 70B decoder with FSDP on 8 H100s: PEFT's documented run of exactly that (rank 8,
+    alpha 16, every linear layer, 1e-4, cosine) wins over LoRA's GPT-3 setting (rank 4 on W_q and
+    W_v, kept as an alternative: audit 4/25); a 7B LoRA keeps the LoRA paper's."""
+    def settings(query):
+        (a,) = kb.query(query)
+        items = {i["what"]: i for s in a["sections"] for i in s["items"]}
+        return items
+    big = settings("recipe where model = llama-3-70b and method = lora and hardware = h100 and gpus = 8 and tokens = 50M")
+    assert big["LoRA rank"]["value"] == 8 and big["LoRA alpha"]["value"] == 16
+    assert "every linear layer" in big["LoRA target layers"]["text"]
+    assert big["peak learning rate"]["value"] == 1e-4
+    for what in ("LoRA rank", "LoRA target layers", "peak learning rate"):
+        assert [s["id"] for s in big[what]["sources"]] == ["peft-fsdp-docs"]
+    small = settings("recipe where model = llama-2-7b and method = lora and hardware = a100 and gpus = 1 and tokens = 20M")
+    assert "query and value" in small["LoRA target layers"]["text"]

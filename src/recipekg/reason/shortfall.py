@@ -139,24 +139,23 @@ def saving_note(iri: str, facts: dict, snap: dict) -> MemorySaving | None:
     run is over the GPUs' memory, or that the run fits without it (advised for another reason,
     as ``prefer = low-memory``); None when the load is not known or the choice saves nothing
     the KB quantifies."""
-    load = load_of(facts)
-    fits = fitting_load(facts) if load is None else None
-    if load is None and fits is None:
+    over = load_of(facts)
+    load = over if over is not None else fitting_load(facts)
+    if load is None:
         return None
     kb = view(snap)
     found = saved_per_param(kb, iri)
     if found is None:
         return None
     saved, f, used = found
-    after, af = _after(kb, load or fits, saved)
+    after, af = _after(kb, load, saved)
     enough = _enough(after)
     total = kb.q("c_training_bytes_per_param")
     text = (f"saves {show(saved, 'bytes/param')} of the rule of thumb's {show(total)}: leaves memory-load at "
             f"about {share(after)} ({VERDICT[enough]})")
-    if load is None:
-        load, text = fits, (f"not needed to fit: the run's memory-load is about {share(fits)} without it (the rule "
-                            f"of thumb's {show(total, 'bytes/param')}); it saves {show(saved, 'bytes/param')}, to "
-                            f"about {share(after)}")
+    if over is None:
+        text = (f"not needed to fit: the run's memory-load is about {share(load)} without it (the rule of thumb's "
+                f"{show(total, 'bytes/param')}); it saves {show(saved, 'bytes/param')}, to about {share(after)}")
     return {"saved_bytes_per_param": _range(saved), "memory_load": _range(load), "memory_load_after": _range(after),
             "enough": enough, "text": text, "formulas": [f.id, af.id],
             "sources": kb.sources(f.data, *used, af.data)}
