@@ -86,7 +86,23 @@ def index_rules(snap: dict) -> dict:
                                         for cats, boxes in groups.items()]
                                   for dim, groups in dims.items()}
     return {"kinds": kinds, "by_target": {t: sorted(rs) for t, rs in sorted(by_target.items())},
-            "choices": _choice_names(nodes), "by_dimension": _by_dimension(snap), **_by_choice(nodes)}
+            "choices": _choice_names(nodes), "by_dimension": _by_dimension(snap), **_by_choice(nodes),
+            "of_method": _of_method(snap)}
+
+
+def _of_method(snap: dict) -> dict[str, list[str]]:
+    """Each kind's choices that a property ties to training methods (``rkg:methodFor``, one-of,
+    always checked): those that may be one method, taken as the user would take it
+    (:mod:`recipekg.reason.taking`), which a decisive ranking looks up without reading every
+    property or node of the kind."""
+    props, nodes = snap.get("choice_properties") or {}, snap["nodes"]
+    out: dict[str, set[str]] = defaultdict(set)
+    for p in props.values():
+        check = p.get("check")
+        if check and check["dimension"] == "method" and p["test"] == "one-of" and not p["when"] and p["of"] in nodes:
+            for kind in nodes[p["of"]]["kinds"]:
+                out[kind].add(p["of"])
+    return {k: sorted(v) for k, v in sorted(out.items())}
 
 
 def _choice_names(nodes: dict) -> dict[str, str]:

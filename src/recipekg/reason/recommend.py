@@ -397,12 +397,8 @@ def _taken_only(kind: str, choices: dict, facts: dict, snap: dict, backend: Back
 
     if METHOD in facts:
         return {}
-    props = snap.get("choice_properties") or {}  # the choices with a method property (an index: not the whole kind)
-    of_method = dict.fromkeys(props[p]["of"] for p in (snap.get("properties_by_dimension") or {}).get(METHOD, ())
-                              if p in props and props[p]["of"])
-    nodes = snap["nodes"]
-    left = tuple(c for c in of_method if c not in choices and kind in nodes.get(c, {}).get("kinds", ())
-                 and own_method(c, snap) is not None)
+    of_method = snap["rule_index"].get("of_method", {}).get(kind, ())  # (the index: not every choice of the kind)
+    left = tuple(c for c in of_method if c not in choices and own_method(c, snap) is not None)
     found = _reasoned(_naming(backend, kind, left, facts, snap), {}, facts, snap, make, lean) if left else {}
     as_taken(found, facts, snap, backend, make, lean)
     return {c: e for c, e in found.items() if any(r.get("taken") for r in e["against"])}
