@@ -27,7 +27,7 @@ from recipekg.reason.conditions import FAILED, specificity, status
 from recipekg.reason.resolve import facts_of, resolve_kind
 from recipekg.reason.scoring import MATCHES, NEAR, near_contribution
 from recipekg.reason.situation import near_reasons, unused
-from recipekg.reason.taking import as_taken
+from recipekg.reason.taking import METHOD, as_taken, own_method
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -393,8 +393,6 @@ def _taken_only(kind: str, choices: dict, facts: dict, snap: dict, backend: Back
     waiting for an ungiven dimension reach (so the decisive ranking leaves them out), but which
     a rule against them ranks in the first group once their method is taken (LoRA's 16-bit base
     over the GPUs' memory): their entries as the full ranking makes them, so both rank alike."""
-    from recipekg.reason.taking import METHOD, own_method
-
     if METHOD in facts:
         return {}
     of_method = snap["rule_index"].get("of_method", {}).get(kind, ())  # (the index: not every choice of the kind)
