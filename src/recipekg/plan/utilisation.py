@@ -205,16 +205,15 @@ def measured_on(ledger: Ledger, hw: str | None, found: list[dict]) -> dict:
     if hw is None:
         return out
     peak, of_hw = kb.peak(hw), kin(ledger, hw)
-    # a GPU the KB states has another's compute: "compute" (the peaks may differ by rounding)
-    what = "dense 16-bit peak" if len(kb.same_compute(hw)) == 1 else "compute"
     if found and all(map(of_hw, found)):
         if ids == [kb.node_id(hw)]:
             return {**out, "text": kb.label(hw), "short": kb.label(hw)}
+        # runs on a GPU the KB states has this one's compute (the peaks may differ by rounding)
         what = "dense 16-bit peak" if all(p["peak"] == peak for p in found) else "compute"
         return {**out, "text": f"GPUs of {kb.label(hw)}'s {what} ({labels})",
                 "short": f"GPUs of {kb.label(hw)}'s {what}"}
     own = list(filter(of_hw, found))
-    what = what.removeprefix("dense 16-bit ")
+    what = "peak" if len(kb.same_compute(hw)) == 1 else "compute"
     others = ", ".join(kb.label(hardware.get(i, i)) for i in ids if not any(p["hardware"] == i for p in own)) or labels
     why = (f"the KB has no published run on a GPU of {kb.label(hw)}'s {what}" if not own else
            f"the KB has one published run on a GPU of {kb.label(hw)}'s {what} ({own[0]['label']}), too few for a range")

@@ -92,21 +92,25 @@ def saved_per_param(kb: KBView, iri: str, overrides: dict[str, Q] | None = None
     return evaluate(f.parsed, env), f, used
 
 
-def load_of(facts: dict) -> Q | None:
-    """The memory-load the query gives or implies, when some of it is over 100%."""
+def _load(facts: dict) -> Q | None:
+    """The memory-load the query gives or implies, when it is known and finite."""
     f = facts.get("memory-load")
-    if f is None or not f.intervals or f.intervals[-1][2] <= 1 or not math.isfinite(f.intervals[-1][2]):
+    if f is None or not f.intervals or not math.isfinite(f.intervals[-1][2]):
         return None
     return Q.span(f.intervals[0][0], f.intervals[-1][2])
+
+
+def load_of(facts: dict) -> Q | None:
+    """The memory-load the query gives or implies, when some of it is over 100%."""
+    load = _load(facts)
+    return load if load is not None and load.high > 1 else None
 
 
 def fitting_load(facts: dict) -> Q | None:
     """The memory-load the query gives or implies, when all of it is within 100% (the run fits
     the GPUs' memory by the rule of thumb)."""
-    f = facts.get("memory-load")
-    if f is None or not f.intervals or f.intervals[-1][2] > 1:
-        return None
-    return Q.span(f.intervals[0][0], f.intervals[-1][2])
+    load = _load(facts)
+    return load if load is not None and load.high <= 1 else None
 
 
 def _after(kb: KBView, load: Q, saved: Q) -> tuple[Q, KBFormula]:
