@@ -34,3 +34,13 @@ def test_an_out_of_memory_fix_points_to_memory_savings(kb, situation):
 def test_a_given_preference_is_kept(kb):
     (a,) = kb.query("recommend technique where symptom = out-of-memory and prefer = stability")
     assert _implied(a)["value"] == "stability" and not _implied(a).get("derived_from")
+
+
+@pytest.mark.parametrize("method", ["qlora", "lora"])
+def test_the_fix_never_points_to_the_method_the_run_already_uses(kb, method):
+    """A run already in QLoRA that runs out of memory is not told "the approach advice picks
+    QLoRA": a pick that is the user's own choice is no advice to them (the review of session 12)."""
+    (fix,) = kb.query(f"recommend fix where symptom = out-of-memory and method = {method} "
+                      "and model = llama-3-70b and hardware = a100 and gpus = 1")
+    assert fix["elsewhere"], "the other kinds' memory advice still answers"
+    assert all(e["choice"] != method for e in fix["elsewhere"] if e["verdict"] == "for"), fix["elsewhere"]

@@ -27,7 +27,8 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
     approach that is their method, their optimizer), else its pick when advice for the user's
     case decides it (``"for"``: a rule holding on one of their constraints, or missing their
     number narrowly; general advice every run gets is no answer to them, nor a memory saving
-    that leaves the run over the GPUs' memory), each with the statement that asks that kind
+    that leaves the run over the GPUs' memory, nor a pick that is already their own choice:
+    QLoRA is no advice to a QLoRA run), each with the statement that asks that kind
     (:func:`recipekg.reason.situation.whole_statement`)."""
     from recipekg.reason.answers import decision, situated
     from recipekg.reason.families import group_families
@@ -46,7 +47,8 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
         first = next((r for r in results if r["id"] == pick), None)
         if against is not None:
             found, verdict = against, "against"
-        elif first is not None and situated(first) and (saving_note(first["iri"], facts, snap) or {}).get("enough") is not False:
+        elif (first is not None and first["iri"] not in chosen and situated(first)
+              and (saving_note(first["iri"], facts, snap) or {}).get("enough") is not False):
             found, verdict = first, "for"
         else:
             continue
