@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict
 
 from recipekg.contracts.common import (Ask, Choice, Constraint, ConstraintUnit, Excluded, Match, Origin, Property,
-                                       RankedReason, Range, Source, Stamp, Unused)
+                                       RankedReason, Range, Source, Stamp, Unused, Via)
 
 #: ``matches``: some rule decides for or against the choice; ``would apply``: every rule
 #: for it waits for a dimension the query did not give.
@@ -123,6 +123,19 @@ class Shortfall(TypedDict):
     closes: list[ShortfallFix]
 
 
+class OpenCondition(TypedDict):
+    """What a ranked choice is for that the constraints leave open: it applies only if this
+    holds (expert parallelism, for a model of unnamed architecture: mixtures of experts only)."""
+
+    property: Property
+    #: The dimension the property checks.
+    dimension: str
+    #: Whether the query gives that dimension (as a value that does not say) or not at all.
+    given: bool
+    #: The part of a combination the property is of (five-way parallelism's expert parallelism).
+    part: NotRequired[Via]
+
+
 class Member(TypedDict):
     """A member of a family entry that the same rules rank."""
 
@@ -157,6 +170,8 @@ class Result(TypedDict):
     notes: NotRequired[list[Property]]
     #: A memory saving checked against a memory-load over 100%.
     memory_saving: NotRequired[MemorySaving]
+    #: What it is for that the constraints leave open: it applies only if these hold (entries shown).
+    applies_if: NotRequired[list[OpenCondition]]
     #: The dimensions its partly matching rules wait for.
     waits_for: NotRequired[list[str]]
     members: NotRequired[list[Member]]

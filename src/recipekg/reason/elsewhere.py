@@ -31,11 +31,12 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
     QLoRA is no advice to a QLoRA run), each with the statement that asks that kind
     (:func:`recipekg.reason.situation.whole_statement`)."""
     from recipekg.reason.answers import decision, situated
+    from recipekg.reason.facts import chosen as chosen_by_user
     from recipekg.reason.families import group_families
     from recipekg.reason.shortfall import saving_note
     from recipekg.reason.situation import whole_statement
 
-    chosen = _chosen(facts, snap)
+    chosen = chosen_by_user(facts, snap)
     out: list[Elsewhere] = []
     for other in sorted(snap["kinds"]):
         if other == kind:
@@ -56,10 +57,3 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
                     "query": whole_statement(other, facts)})
     return out
 
-
-def _chosen(facts: dict, snap: dict) -> set[str]:
-    """The choices the user made: the values they gave (an optimizer, an architecture) and the
-    approaches that are the training method they gave (``rkg:asMethod``)."""
-    given = {v for f in facts.values() if not f.derived for v in f.values or ()}
-    methods = snap["training_methods"]
-    return given | {a for a, m in methods.items() if m in given}

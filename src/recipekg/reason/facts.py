@@ -219,3 +219,12 @@ def derived_formula(dim: dict, facts: dict[str, Facts], snap: dict) -> dict | No
         if record is not None and for_method(record, facts, snap):
             return record
     return None
+
+
+def chosen(facts: dict[str, Facts], snap: dict) -> set[str]:
+    """The choices the user made: the values they gave (an optimizer, an architecture) and the
+    approaches that are the training method they gave (``rkg:asMethod``): advice for one of
+    them is no news to them, and what it applies to is theirs to know."""
+    given = {v for f in facts.values() if not f.derived for v in f.values or ()}
+    methods = snap["training_methods"]
+    return given | {a for a, m in methods.items() if m in given}

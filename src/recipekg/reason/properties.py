@@ -23,11 +23,12 @@ value, the others when the constraint rules their check out.
 from __future__ import annotations
 
 from recipekg.reason.answers import shown_constraint, sources_json
-from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, status
+from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
     from recipekg.contracts.common import Excluded, Property, PropertyRef
+    from recipekg.contracts.recommend import OpenCondition
 
 CONTRADICTS, FITS, NOTE = "contradicts", "fits", "note"
 
@@ -69,6 +70,47 @@ def checks(iri: str, kind: str, facts: dict, snap: dict) -> list[dict]:
             out.append({"property": property_json(piri, prop, snap, via), "verdict": verdict,
                         "dimension": prop["check"]["dimension"],
                         "when": [snap["conditions"][c]["dimension"] for c in prop["when"] if c in snap["conditions"]]})
+    return out
+
+
+def open_conditions(iri: str, kind: str, facts: dict, snap: dict) -> list[OpenCondition]:
+    """The properties saying what ``iri`` is for (a strict ``one-of`` test naming one value: the
+    architecture, data, task, method or precision it applies to) that the constraints leave
+    open: their dimension not given, or given as a value that does not say (``architecture =
+    decoder`` for expert parallelism, which is for mixtures of experts, and some decoders are).
+    A choice ranked on other advice applies only if they hold, which the answer says beside it
+    (``applies_if``). A choice the user made (their optimizer, the approach that is their
+    method) needs no such line: what it applies to is theirs to know; nor does a property
+    naming several values (every training method), which says little when open, nor one
+    restating the method a choice is (QLoRA is the qlora method).
+
+    >>> from recipekg.reason.resolve import facts_of
+    >>> ep = snap["rule_index"]["choices"]["expert-parallelism"]
+    >>> facts = facts_of(parse("recommend x where params = 176B and gpus = 384")[0].constraints, snap)
+    >>> [(c["property"]["id"], c["given"]) for c in open_conditions(ep, "approach", facts, snap)]
+    [('expert-parallel-for-moe', False)]
+    >>> facts = facts_of(parse("recommend x where model = llama-3-70b")[0].constraints, snap)
+    >>> open_conditions(ep, "approach", facts, snap)
+    []
+    """
+    from recipekg.reason.facts import chosen
+
+    props = snap.get("choice_properties") or {}
+    out: list[OpenCondition] = []
+    if iri in chosen(facts, snap):
+        return out
+    for piri, via in properties_of(iri, snap, kind):
+        prop = props.get(piri)
+        if (prop is None or prop["check"] is None or not prop["strict"] or prop["test"] != "one-of"
+                or len(prop["value"]) != 1 or (prop["for_kinds"] and kind not in prop["for_kinds"])):
+            continue
+        if any(status(snap["conditions"][c], facts, snap) != HELD for c in prop["when"] if c in snap["conditions"]):
+            continue
+        if snap["training_methods"].get(iri) in prop["check"]["values"]:
+            continue  # (what the choice is: QLoRA is the qlora method)
+        dim = prop["check"]["dimension"]
+        if (dim not in facts or facts[dim].intervals != []) and status(prop["check"], facts, snap) in (NOT_GIVEN, PARTLY):
+            out.append({"property": property_json(piri, prop, snap, via), "dimension": dim, "given": dim in facts})
     return out
 
 

@@ -33,7 +33,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
     from typing import Any
 
-    from recipekg.contracts.recommend import RecommendBody
+    from recipekg.contracts.recommend import OpenCondition, RecommendBody
 
 
 #: The results an answer shows when the statement gives no ``top``: the rest is counted (``more``).
@@ -64,7 +64,7 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     decided = decision(results, nodes=snap["nodes"])  # over every entry, once: what ask and the boundaries start from
     ask = questions(kind, facts, results, snap, rerank, ranked["results"], decided)
     near = boundaries(kind, facts, ranked, results, snap, rerank, decided)
-    shown = dress(results[:top], facts, snap)
+    shown = dress(results[:top], facts, snap, kind, parts_of(results, snap))
     short = shortfall(shown, facts, snap)
     sections = snap["recipe_sections"] if kind in snap["sectioned_kinds"] else None  # (parts of one run)
     answer: RecommendBody = {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
@@ -88,16 +88,21 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     return answer
 
 
-def dress(entries: list, facts: dict, snap: dict) -> list:
+def dress(entries: list, facts: dict, snap: dict, kind: str | None = None, parts: dict | None = None) -> list:
     """``entries`` of a lean ranking as an answer shows them: each entry's and member's papers,
     and its reasons' sources and disputes (the disputing rules that could apply here), in the
-    places the ranking kept for them (:func:`recipekg.reason.answers.reason_json`)."""
+    places the ranking kept for them (:func:`recipekg.reason.answers.reason_json`); what each
+    applies to that the constraints leave open (``applies_if``, for a ``kind``'s answer), and
+    what its ranked parts (``parts``: combination → its parts ranked) apply to: five-way
+    parallelism's expert parallelism is for mixtures of experts."""
     from recipekg.reason.shortfall import saving_note  # here, not at the top: plan ranks without it
 
     for entry in entries:
         fill_waits(entry, snap, facts)
         if note := saving_note(entry["iri"], facts, snap):
             entry["memory_saving"] = note
+        if kind and (unsaid := _applies_if(entry, kind, facts, snap, parts or {})):
+            entry["applies_if"] = unsaid
         for holder in (entry, *entry.get("members", ())):
             if holder.get("papers", ()) is None:
                 holder["papers"] = choice_json(holder["iri"], snap)["papers"]
@@ -110,6 +115,32 @@ def dress(entries: list, facts: dict, snap: dict) -> list:
                 reason["disputed_by"] = [disputed_json(d, snap) for d in reason["disputed_by"]
                                          if could_apply(d, facts, snap)]
     return entries
+
+
+def _applies_if(entry: dict, kind: str, facts: dict, snap: dict, parts: dict) -> list[OpenCondition]:
+    """What a matching entry (and its ranked parts) is for that the constraints leave open
+    (:func:`recipekg.reason.properties.open_conditions`); none for an entry advised against or
+    waiting, whose use is not advised here."""
+    from recipekg.reason.properties import open_conditions  # here, not at the top: plan ranks without it
+
+    if entry["group"] != MATCHES or entry["score"] <= 0:
+        return []
+    out = open_conditions(entry["iri"], kind, facts, snap)
+    for part in parts.get(entry["iri"], ()):
+        node = snap["nodes"][part]
+        for c in open_conditions(part, kind, facts, snap):
+            c["part"] = {"id": node["id"], "label": node["label"]}
+            out.append(c)
+    return out
+
+
+def parts_of(results: list[dict], snap: dict) -> dict[str, list[str]]:
+    """Each combination among ``results``' nodes (``part_of``) → its parts ranked there."""
+    out: dict[str, list[str]] = {}
+    for r in results:
+        for combination in snap["nodes"][r["iri"]].get("part_of", ()):
+            out.setdefault(combination, []).append(r["iri"])
+    return out
 
 
 def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,

@@ -124,11 +124,21 @@ def near_lines(near: list[dict], md: bool) -> list[str]:
 def note_lines(r: dict, indent: str) -> list[str]:
     """The properties of a result (and its members) the constraints go past, as notes."""
     out = [f"{indent}note: {p['text']} [{sources_short(p['sources'])}]" for p in r.get("notes", ())]
+    out += [f"{indent}{open_text(c)}" for c in r.get("applies_if", ())]
     if r.get("memory_saving"):
         out.append(memory_line(r["memory_saving"], indent))
     for m in r.get("members", ()):
         out += [f"{indent}note on {m['label']}: {p['text']} [{sources_short(p['sources'])}]" for p in m.get("notes", ())]
     return out
+
+
+def open_text(c: dict) -> str:
+    """``applies only if: Expert parallelism is for mixture-of-experts models (architecture: not
+    given) [fedus2022]``: what a choice (or a part of a combination) is for that the constraints
+    leave open (``applies_if``)."""
+    said = "does not say" if c["given"] else "not given"
+    part = f"its part {c['part']['label']} " if c.get("part") else ""
+    return f"{part}applies only if: {c['property']['label']} ({c['dimension']}: {said}) [{sources_short(c['property']['sources'])}]"
 
 
 def memory_line(m: dict, indent: str = "") -> str:
