@@ -156,3 +156,19 @@ def test_which_choices_save_memory_is_kb_data(kb, snap):
     answer = recommend(stmt, other)
     assert "memory_saving" not in _by_id(answer)["adafactor"]
     assert "memory_saving" in _by_id(answer)["adam-8bit"]
+
+
+def test_a_saving_advised_because_one_sequence_does_not_fit_is_never_called_unneeded(kb):
+    """Full recomputation for 32k-token sequences of a 7B model on 256 H100s: one sequence's
+    activations are 188% of a GPU. The rule of thumb's memory-load (0.6%) counts no activations
+    by sequence length, so the answer does not say the saving is "not needed to fit" (audit 5/11)."""
+    (a,) = kb.query("recommend technique where method = pretrain and params = 7B and hardware = h100 and gpus = 256 "
+                    "and seq-length = 32k and precision = bf16")
+    pick = next(r for r in a["results"] if r["id"] == a["decision"]["pick"])
+    assert pick["id"] == "gradient-checkpointing"
+    assert any(c["dimension"] == "sequence-activations" and c["status"] == "held"
+               for r in pick["because"] for c in r["conditions"])
+    assert "memory_saving" not in pick
+    (e,) = kb.query("explain gradient-checkpointing where method = pretrain and params = 7B and hardware = h100 "
+                    "and gpus = 256 and seq-length = 32k and precision = bf16")
+    assert "memory_saving" not in e, "explain says what recommend says"

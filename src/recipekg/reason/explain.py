@@ -97,7 +97,7 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
         out["member_of"] = {"id": entry["id"], "label": entry["label"], "rank": entry["rank"]}
     if change.get("why"):
         out["no_change_because"] = change["why"]
-    if note := saving_note(iri, facts, snap):
+    if note := saving_note(iri, facts, snap, entry.get("because", ())):
         out["memory_saving"] = note
         short = shortfall([{"id": node["id"], "label": node["label"], "iri": iri, "memory_saving": note}], facts, snap)
         if short:

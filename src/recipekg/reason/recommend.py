@@ -99,7 +99,7 @@ def dress(entries: list, facts: dict, snap: dict, kind: str | None = None, parts
 
     for entry in entries:
         fill_waits(entry, snap, facts)
-        if note := saving_note(entry["iri"], facts, snap):
+        if note := saving_note(entry["iri"], facts, snap, entry["because"]):
             entry["memory_saving"] = note
         if kind and (unsaid := _applies_if(entry, kind, facts, snap, parts or {})):
             entry["applies_if"] = unsaid

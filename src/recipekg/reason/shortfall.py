@@ -113,6 +113,16 @@ def fitting_load(facts: dict) -> Q | None:
     return load if load is not None and load.high <= 1 else None
 
 
+def _over_elsewhere(because, snap: dict) -> bool:
+    """Whether one of the reasons ``because`` holds on a memory share other than the rule of
+    thumb's memory-load (one 32k sequence's activations over a GPU): the rule of thumb, which
+    counts no activations by sequence length, then cannot say the run fits without the choice
+    (audit 5/11)."""
+    dims = snap["dimensions"]
+    return any(c["status"] == "held" and c["dimension"] != "memory-load" and dims.get(c["dimension"], {}).get("capacity")
+               for r in because for c in r.get("conditions", ()))
+
+
 def _after(kb: KBView, load: Q, saved: Q) -> tuple[Q, KBFormula]:
     f = kb.formula(AFTER, LOAD, SAVED)
     return evaluate(f.parsed, {**kb.constants_in(f), LOAD: load, SAVED: saved}), f
@@ -138,14 +148,15 @@ VERDICT = {True: "enough alone", False: "not enough alone",
            None: "enough alone at the low end of the estimate only"}
 
 
-def saving_note(iri: str, facts: dict, snap: dict) -> MemorySaving | None:
+def saving_note(iri: str, facts: dict, snap: dict, because=()) -> MemorySaving | None:
     """The note on a memory-saving choice when the memory-load is known: what it leaves when the
     run is over the GPUs' memory, or that the run fits without it (advised for another reason,
     as ``prefer = low-memory``); None when the load is not known or the choice saves nothing
-    the KB quantifies."""
+    the KB quantifies, or when the run fits by the rule of thumb but a rule advising the choice
+    (``because``: its reasons) holds on another memory share (:func:`_over_elsewhere`)."""
     over = load_of(facts)
     load = over if over is not None else fitting_load(facts)
-    if load is None:
+    if load is None or over is None and _over_elsewhere(because, snap):
         return None
     kb = view(snap)
     found = saved_per_param(kb, iri)
