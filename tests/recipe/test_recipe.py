@@ -529,3 +529,16 @@ def test_a_large_decoders_lora_takes_the_nearest_published_setting(kb):
         assert [s["id"] for s in big[what]["sources"]] == ["peft-fsdp-docs"]
     small = settings("recipe where model = llama-2-7b and method = lora and hardware = a100 and gpus = 1 and tokens = 20M")
     assert "query and value" in small["LoRA target layers"]["text"]
+
+
+def test_a_recipe_without_an_architecture_takes_its_methods_regime(kb):
+    """``params = 1B and method = pretrain``, no architecture: pretraining computes gradients
+    (``kb:method-pretrain rkg:trainedWith kb:gradient-descent``), so the gradient-descent
+    hyperparameters are there, the batch from plan's law and the rest marked unsourced, not
+    left out (audit 5/24: only the learning rate was shown, and "unsourced (1): cost")."""
+    (r,) = kb.query("recipe where params = 1B and method = pretrain and hardware = h100 and gpus = 8 and tokens = 20B")
+    items = {i.get("hyperparameter"): i for s in r["sections"] for i in s["items"] if i.get("hyperparameter")}
+    assert items["batch-tokens"]["from"] == "plan" and items["batch-tokens"]["value"] > 0
+    assert items["learning-rate"]["from"] == "plan"
+    for group in ("warmup-steps", "lr-schedule", "weight-decay", "gradient-clip-norm"):
+        assert group in items, f"{group} is given or marked unsourced, never left out"

@@ -55,6 +55,8 @@ class Context:
         trained = self.gradient_descent or not self.regimes  # a loop of steps, or not known not to be
         self.method: str | None
         self.method, self.method_from = _method(facts, rankings["approach"], snap) if trained else (None, "none")
+        if not self.regimes and self.method:  # (no architecture known: the method's regime, if it has one)
+            self.regimes = regimes_of(self.method, snap)
         given = facts.get("optimizer")
         one = given is not None and given.values is not None and len(given.values) == 1
         self.optimizer_from = "given" if one else "ranking"
