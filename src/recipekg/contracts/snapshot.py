@@ -286,6 +286,7 @@ class ModelShape(Cited):
     ffn_matrices: float
     vocab: float | None
     seq_length: float | None
+    attention_window: float | None
     experts: float | None
     experts_per_token: float | None
     caveat: str | None

@@ -43,7 +43,7 @@ RKG = Namespace(BASE + "ns#", """
     fp16PeakFlopsPerSecond fp8PeakFlopsPerSecond interconnectBytesPerSecond interconnectKind
     powerWatts memoryKind supportsPrecision sameComputeAs ComputeTier
     ModelConfiguration layers hiddenSize attentionHeads kvHeads vocabSize ffnHidden ffnMatrices experts
-    expertsPerToken contextLength activeParams nominalParams
+    expertsPerToken contextLength attentionWindow activeParams nominalParams
     Dimension DimensionKind Categorical Count Duration Bytes Ratio dimensionKind valueClass
     derivedVia derivedFrom derivedBy defaultValue minValue maxValue planOnly capacityShare impliesValue
     DataModality Task Goal Preference InferenceBudget Availability Precision Horizon RecomputeMode

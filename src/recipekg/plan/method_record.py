@@ -22,7 +22,7 @@ from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.layout_record import part, record_headroom, record_per_gpu
-from recipekg.plan.methods import ADAPTER_OFFLOAD, adapter_env, describe_method, kv_cache, servable
+from recipekg.plan.methods import ADAPTER_OFFLOAD, adapter_env, attention_window, describe_method, kv_cache, servable
 from recipekg.plan.shape import optimizer_state_bytes
 from recipekg.knowledge.terms import RKG
 
@@ -203,6 +203,7 @@ def _speed(ledger: Ledger, memo, best: dict, inputs: Inputs, weights: Q, kv: Q, 
     f = memo.formula("prefill-seconds")
     shape = memo.shape
     q, env = ledger.compute(f, {"active_params": active, "seq_length": shape.seq_length, "micro_batch": sequences,
+                                "attention_window": attention_window(ledger, shape),
                                 "layers": shape.layers, "hidden": shape.hidden, "tensor_parallel": tp,
                                 "peak_flops": Q.point(peak), "bandwidth": bw, "weights": weights})
     ledger.add("prefill_seconds", q, formula=f, env=env, extra_sources=extra,

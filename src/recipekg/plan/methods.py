@@ -247,12 +247,22 @@ def kv_heads(shape) -> Q:
     return got if isinstance(got, Q) else Q.point(float(got))
 
 
+def attention_window(ledger: Ledger, shape) -> Q:
+    """The tokens each position attends to: a sliding window (given, or the configuration's:
+    Mistral 7B's 4,096), else the whole sequence (``formula:attention-window-whole-sequence``)."""
+    window = getattr(shape, "window", None)
+    if window is None:
+        window = ledger.compute(ledger.kb.by_id("attention-window-whole-sequence"), {"seq_length": shape.seq_length})[0]
+    return window
+
+
 def kv_cache(ledger: Ledger, shape, kv_bytes: Q, sequences: Q | None = None) -> tuple[Q, dict]:
     """The KV cache of ``sequences`` (the shape's micro-batch when not given) at ``kv_bytes``
     per value, and the names it was computed from."""
     f = ledger.kb.by_id("kv-cache")
     return ledger.compute(f, {"layers": shape.layers, "kv_heads": kv_heads(shape), "hidden": shape.hidden,
                               "heads": shape.heads, "seq_length": shape.seq_length, "kv_bytes_per_value": kv_bytes,
+                              "attention_window": attention_window(ledger, shape),
                               "micro_batch": sequences if sequences is not None else shape.micro_batch})
 
 

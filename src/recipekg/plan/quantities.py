@@ -91,6 +91,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     _Q("kv_heads", "heads", "key-value heads", "shape"),
     _Q("vocab", "tokens", "vocabulary size", "shape"),
     _Q("seq_length", "tokens", "sequence length", "shape"),
+    _Q("attention_window", "tokens", "sliding attention window", "shape"),
     _Q("ffn_hidden", "hidden units", "MLP width (intermediate size)", "shape"),
     # memory: the reference's rule of thumb
     _Q("memory", "bytes", "training memory (the reference's rule of thumb)", "memory", fixed=True, methods=ALL_WEIGHTS),

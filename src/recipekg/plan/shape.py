@@ -57,6 +57,7 @@ class Shape(Record):
     gated: bool = False                 # a gated (SwiGLU) MLP: three matrices
     served: Q | None = None             # at inference: the sequences served at once (batch-size)
     mlp_matrices: Q | None = None       # the MLP's weight matrices: 2 (plain), 3 (gated)
+    window: Q | None = None             # a sliding attention window (given, or the configuration's)
 
     def heads_divisible_by(self, tp: int) -> bool:
         """Whether ``tp`` GPUs can split the heads (any degree, for a shape from the rule of thumb)."""
@@ -66,7 +67,7 @@ class Shape(Record):
 
 #: The shape's dimensions, and the model configuration's key for each.
 SHAPE = {"layers": "layers", "hidden": "hidden", "heads": "heads", "kv-heads": "kv_heads", "vocab": "vocab",
-         "seq-length": "seq_length"}
+         "seq-length": "seq_length", "attention-window": "attention_window"}
 
 
 def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
@@ -103,7 +104,7 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
     ffn, gated, matrices = _mlp(ledger, inputs.model, hidden)
     return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys(),
                  kv_heads=kv_heads, vocab=got.get("vocab"), ffn_hidden=ffn, gated=gated, served=served,
-                 mlp_matrices=matrices)
+                 mlp_matrices=matrices, window=got.get("attention-window"))
 
 
 def _published_near(ledger: Ledger, params: Q) -> None:
