@@ -78,6 +78,9 @@ class Decision(TypedDict):
     #: The best match of each other recipe section, in rank order: runner-ups and ties are the
     #: pick's section's (train from scratch; alongside it, five-way parallelism).
     alongside: NotRequired[list[Alongside]]
+    #: Choices the user made (their optimizer, the approach that is their method) that advice
+    #: for their case weighs against, in rank order: pretraining 13B on 8 GPUs for a week.
+    against_yours: NotRequired[list[str]]
 
 
 class MemorySaving(TypedDict):

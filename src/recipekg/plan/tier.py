@@ -208,7 +208,7 @@ def _tier_json(ledger: Ledger, params: Q, iri: str, exact: bool, basis: str, tex
     """The tier with the advice of its rules; notes where the plan's size is off the tier's."""
     kb = ledger.kb
     node = kb.snap["nodes"][iri]
-    advice = _advice(kb, iri)
+    advice = _advice(kb, iri, params)
     for c in kb.constants_for(iri):
         if c["quantity"] == "max-params-from-scratch" and params.low > c["value"]:
             ledger.note(f"the flowchart puts pretraining of up to {units.count(c['value'])} parameters in the tier "
@@ -222,10 +222,13 @@ def _tier_json(ledger: Ledger, params: Q, iri: str, exact: bool, basis: str, tex
             "section": advice[0]["section"] if advice else None, "advice": advice}
 
 
-def _advice(kb: KBView, iri: str) -> list[HardwareRule]:
-    """The rules that fire for this tier, strongest first."""
+def _advice(kb: KBView, iri: str, params: Q | None = None) -> list[HardwareRule]:
+    """The rules that fire for this tier and the plan's model size (``params``: a rule for a
+    size the plan's is not, "up to 3B from scratch" for 7B, does not), strongest first."""
     snap = kb.snap
     tier_facts = {"tier": Facts("tier", "categorical", values={iri})}
+    if params is not None and math.isfinite(params.high) and params.low > 0:
+        tier_facts["params"] = Facts("params", "count", intervals=[(params.low, True, params.high, True)])
     advice: list[HardwareRule] = []
     for rid in snap["rule_index"]["by_dimension"].get("tier", ()):
         rule = snap["rules"][rid]

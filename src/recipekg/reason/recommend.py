@@ -73,6 +73,8 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
               "results": shown, "excluded": ranked["excluded"],
               "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap, ranked["near"]),
               "near_boundary": near}
+    if against := against_yours(results, facts, snap):
+        answer["decision"]["against_yours"] = against
     if stmt.top is None and entries > SHOWN:
         answer["more"] = {"shown": SHOWN, "of": entries,
                           "text": f"the first {SHOWN} of {entries} results; add top {entries} to the "
@@ -115,6 +117,17 @@ def dress(entries: list, facts: dict, snap: dict, kind: str | None = None, parts
                 reason["disputed_by"] = [disputed_json(d, snap) for d in reason["disputed_by"]
                                          if could_apply(d, facts, snap)]
     return entries
+
+
+def against_yours(results: list[dict], facts: dict, snap: dict) -> list[str]:
+    """The ids of the choices the user made (:func:`recipekg.reason.facts.chosen`) that a rule
+    for their case weighs against (a match with a negative score and a fully matching reason
+    against it): what the answer says first, beside its pick."""
+    from recipekg.reason.facts import chosen
+
+    mine = chosen(facts, snap)
+    return [r["id"] for r in results if r["group"] == MATCHES and r["score"] < 0 and r["iri"] in mine
+            and any(x["match"] == "full" for x in r["against"])]
 
 
 def _applies_if(entry: dict, kind: str, facts: dict, snap: dict, parts: dict) -> list[OpenCondition]:

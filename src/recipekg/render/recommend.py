@@ -101,6 +101,20 @@ def elsewhere_lines(a: dict) -> list[str]:
             f": {e['query']}" for e in a.get("elsewhere", ())]
 
 
+def against_yours_lines(a: dict) -> list[str]:
+    """A choice the user made that the advice for their case weighs against, with the strongest
+    such reason (``decision.against_yours``)."""
+    out = []
+    for choice in (a.get("decision") or {}).get("against_yours", ()):
+        r = next((x for x in a["results"] if x["id"] == choice), None)
+        if r is None:
+            continue
+        why = next((x for x in r["against"] if x["match"] == "full"), None)
+        text = f" — {why['text']} [{', '.join(dict.fromkeys(s['id'] for s in why['sources']))}]" if why else ""
+        out.append(f"against your choice: {_name(a, choice)}{text}")
+    return out
+
+
 def alongside_text(a: dict, entry: dict) -> str:
     """One section's best match beside the pick: "parallelism — Five-way parallelism (...)"."""
     tied = ", tied with " + ", ".join(_name(a, i) for i in entry["tied_with"]) if entry.get("tied_with") else ""
@@ -114,7 +128,7 @@ def _decision(a: dict, md: bool) -> list[str]:
             out = ["no pick: the reference advises against every choice these constraints decide"]
         else:
             out = ["no pick: no rule decides with these constraints alone" + (" (see below)" if a.get("ask") else "")]
-        return out + elsewhere_lines(a)
+        return out + against_yours_lines(a) + elsewhere_lines(a)
     bold = "**" if md else ""
     out = [f"pick: {bold}{_name(a, d['pick'])}{bold}"]
     if d.get("tied_with"):
@@ -133,6 +147,7 @@ def _decision(a: dict, md: bool) -> list[str]:
             out.append(head.format(", ".join(_name(a, i) for i in d[side])))
     if d.get("alongside"):  # the best of the other sections: other parts of the run, not alternatives
         out.append("alongside, for other parts of the run: " + "; ".join(alongside_text(a, e) for e in d["alongside"]))
+    out += against_yours_lines(a)
     out += shortfall_line(a)
     return [line + ("  " if md else "") for line in out]
 
