@@ -126,6 +126,20 @@ class Shortfall(TypedDict):
     closes: list[ShortfallFix]
 
 
+class OutOfScope(TypedDict):
+    """A failure mode given whose entry the reference writes for other runs (``rkg:condition``)
+    than the user's constraints describe: a loss spike of a LoRA fine-tune, where the
+    reference's table is about large-scale pretraining."""
+
+    dimension: str
+    value: str
+    label: str
+    #: The condition of the entry (``method = pretrain``).
+    condition: str
+    #: The user's constraints that contradict it.
+    because_of: list[Constraint]
+
+
 class OpenCondition(TypedDict):
     """What a ranked choice is for that the constraints leave open: it applies only if this
     holds (expert parallelism, for a model of unnamed architecture: mixtures of experts only)."""
@@ -242,6 +256,8 @@ class RecommendBody(TypedDict):
     elsewhere: NotRequired[list[Elsewhere]]
     #: The memory shortfall and what closes it (a memory saving advised for a run over the GPUs' memory).
     shortfall: NotRequired[Shortfall]
+    #: Failure modes given whose KB entry is about other runs than the constraints describe.
+    out_of_scope: NotRequired[list[OutOfScope]]
 
 
 class RecommendAnswer(RecommendBody, Stamp):

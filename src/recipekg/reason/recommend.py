@@ -46,6 +46,7 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     from recipekg.reason.ask import LOOK_AT, questions  # here, not at the top: plan ranks without them
     from recipekg.reason.boundaries import boundaries
     from recipekg.reason.families import group_families
+    from recipekg.reason.scope import out_of_scope
     from recipekg.reason.shortfall import shortfall
 
     kind = resolve_kind(stmt.kind, snap)
@@ -81,6 +82,8 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
                                   f"statement for all of them"}
     if short:
         answer["shortfall"] = short
+    if scope := out_of_scope(facts, snap):
+        answer["out_of_scope"] = scope
     if not results:  # no advice of this kind, for, against or waiting: it may be another kind's
         from recipekg.reason.elsewhere import elsewhere
 

@@ -13,7 +13,7 @@ one rule that decides it most, with its sources' ids, and each group its first f
 
 from __future__ import annotations
 
-from recipekg.render.constraints import constraint_line, no_advice_lines
+from recipekg.render.constraints import constraint_line, format_constraint, no_advice_lines
 from recipekg.render.situation import (entry_name, excluded_lines, missed_text, near_lines, note_lines, taken_text,
                                       shortfall_line, unused_lines)
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
@@ -30,7 +30,8 @@ MORE = "more: --detail (every rule with its section, sources and caveats), --for
 def render_recommend(a: dict, md: bool, detail: bool = True) -> str:
     head = f"recommend {a['kind']} — {a['query']}"
     out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
-           *no_advice_lines(a["constraints"]), *unused_lines(a.get("unused"), md), ""]
+           *no_advice_lines(a["constraints"]), *scope_lines(a.get("out_of_scope"), md),
+           *unused_lines(a.get("unused"), md), ""]
     situation = near_lines(a.get("near_boundary"), md) + excluded_lines(a.get("excluded"), md)
     if not a["results"]:
         none = ("No pick: every choice the advice reaches is ruled out by these constraints (below)." if a.get("excluded")
@@ -99,6 +100,17 @@ def elsewhere_lines(a: dict) -> list[str]:
     return [f"the {e['kind']} advice for these constraints " +
             (f"is against {e['label']}, which you chose" if e["verdict"] == "against" else f"picks {e['label']}") +
             f": {e['query']}" for e in a.get("elsewhere", ())]
+
+
+def scope_lines(scope: list[dict] | None, md: bool) -> list[str]:
+    """A failure mode given whose entry is about other runs (``out_of_scope``), one line each."""
+    out = []
+    for s in scope or ():
+        given = " and ".join(format_constraint(c) for c in s["because_of"])
+        out.append(("- " if md else "") + f"outside its entry: {s['dimension']} = {s['value']} is the reference's "
+                   f"'{s['label']}', an entry about runs with {s['condition']}; {given} is not one: its advice is for "
+                   f"runs unlike yours")
+    return out
 
 
 def against_yours_lines(a: dict) -> list[str]:
