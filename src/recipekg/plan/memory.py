@@ -8,7 +8,7 @@ states and activations.
     >>> inputs = read_inputs(parse("plan where params = 1B and optimizer = adam-8bit")[0], snap)
     >>> mem = training_memory(ledger, inputs, Q.point(1e9))
     >>> show(mem.total, "bytes"), show(mem.per_param("optimizer_states"), "bytes/param")
-    ('15.2–17.2 GB', '5.2 bytes/param')
+    ('12–17.2 GB', '2–5.2 bytes/param')
     >>> [p["name"] for p in ledger.entry("memory")["parts"]]
     ['memory_weights', 'memory_gradients', 'memory_optimizer_states', 'memory_activations']
 """
@@ -126,7 +126,7 @@ def _optimizer(ledger: Ledger, optimizer: str | None, parts: dict) -> bool:
     per_param, _ = ledger.compute(f, {"optimizer_state_multiple": const_q(multiple)})
     used = [multiple, *(kb.constant(n) for n in sorted(f.parsed.names) if n in kb.by_symbol)]
     parts["optimizer_states"] = (per_param, used)
-    ledger.note(f"optimizer = {node['id']}: optimizer states at {units.grouped(multiple['value'])} × params "
+    ledger.note(f"optimizer = {node['id']}: optimizer states at {show(const_q(multiple))} × params "
                 f"(the optimizer table's memory multiple) × "
                 f"{units.grouped(kb.q('c_fp32_bytes_per_value').value)} bytes per state value (fp32, as "
                 f"in the breakdown's Adam line) = {show(per_param, 'bytes/param')}; an assumption about "

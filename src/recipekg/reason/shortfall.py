@@ -13,10 +13,10 @@ adapters on a 4-bit base for fine-tuning, offloading::
     >>> facts = facts_of(parse("recommend x where params = 70B and gpus = 1 and hardware = a100-80gb")[0].constraints, snap)
     >>> note = saving_note(snap["rule_index"]["choices"]["adam-8bit"], facts, snap)
     >>> note["enough"], note["text"]
-    (False, "saves 2.8 bytes/param of the rule of thumb's 18–20: leaves memory-load at about 1330–1505% (not enough alone)")
+    (False, "saves 2.8–6 bytes/param of the rule of thumb's 18–20: leaves memory-load at about 1050–1505% (not enough alone)")
     >>> facts = facts_of(parse("recommend x where params = 4.2B and gpus = 1 and hardware = a100-80gb")[0].constraints, snap)
     >>> saving_note(snap["rule_index"]["choices"]["adam-8bit"], facts, snap)["text"]
-    "saves 2.8 bytes/param of the rule of thumb's 18–20: leaves memory-load at about 79.8–90.3% (enough alone)"
+    "saves 2.8–6 bytes/param of the rule of thumb's 18–20: leaves memory-load at about 63–90.3% (enough alone)"
     >>> facts = facts_of(parse("recommend x where params = 70B and hardware = a100-80gb")[0].constraints, snap)
     >>> saving_note(snap["rule_index"]["choices"]["adam-8bit"], facts, snap) is None   # no GPU count: no memory-load
     True
