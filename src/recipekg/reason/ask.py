@@ -24,6 +24,7 @@ from recipekg.reason.derive import derive
 from recipekg.reason.answers import decision
 from recipekg.reason.facts import Facts, asked_for, derived_formula
 from recipekg.reason.scoring import MATCHES
+from recipekg.reason.taking import same_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -67,6 +68,8 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
             was, now = picks.get(section), there.get(section)
             if now is None or now == was or _within(was, now, snap):
                 continue  # the pick stays, or a family the pick is one of would: nothing to decide
+            if sections and section != next(iter(picks)) and not same_run(pick, now, snap):
+                continue  # another part of a run the pick is not (a pretraining strategy beside a fine-tune)
             changed = True
             named += [i for i in [was, now, *d["compare_with"]] if i and i not in named]
         if changed:

@@ -27,7 +27,7 @@ from recipekg.reason.conditions import FAILED, specificity, status
 from recipekg.reason.resolve import facts_of, resolve_kind
 from recipekg.reason.scoring import MATCHES, NEAR, near_contribution
 from recipekg.reason.situation import near_reasons, unused
-from recipekg.reason.taking import METHOD, as_taken, own_method
+from recipekg.reason.taking import METHOD, as_taken, own_method, same_run
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -74,6 +74,11 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
               "results": shown, "excluded": ranked["excluded"],
               "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap, ranked["near"]),
               "near_boundary": near}
+    if also := answer["decision"].get("alongside"):  # the other parts of the pick's own run only
+        if kept := [e for e in also if same_run(answer["decision"]["pick"], e["pick"], snap)]:
+            answer["decision"]["alongside"] = kept
+        else:
+            del answer["decision"]["alongside"]
     if against := against_yours(results, facts, snap):
         answer["decision"]["against_yours"] = against
     if stmt.top is None and entries > SHOWN:

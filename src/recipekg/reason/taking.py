@@ -34,15 +34,31 @@ def own_method(iri: str, snap: dict) -> str | None:
     >>> own_method(snap["rule_index"]["choices"]["fine-tune-pretrained"], snap) is None
     True
     """
-    methods = _methods(iri, snap)
+    methods = methods_of(iri, snap)
     if not methods:
         return None
     for narrower in snap["rule_index"].get("narrower", {}).get(iri, ()):
-        methods -= _methods(narrower, snap)
+        methods -= methods_of(narrower, snap)
     return next(iter(methods)) if len(methods) == 1 else None
 
 
-def _methods(iri: str, snap: dict) -> set[str]:
+def same_run(pick: str | None, other: str, snap: dict) -> bool:
+    """Whether choice ``other`` (by id: another section's pick) can be part of the same run as
+    ``pick``: not when the training methods each is for (``rkg:methodFor``) have none in common
+    (inference-optimal training, a pretraining strategy, beside fine-tuning a pretrained model:
+    audit 5/16 was asked for the inference budget to settle on it).
+
+    >>> same_run("fine-tune-pretrained", "inference-optimal-training", snap), same_run("fsdp", "chinchilla-optimal-training", snap)
+    (False, True)
+    """
+    choices = snap["rule_index"]["choices"]
+    ours, theirs = (methods_of(choices[i], snap) if i in choices else set() for i in (pick, other))
+    return not ours or not theirs or not ours.isdisjoint(theirs)
+
+
+def methods_of(iri: str, snap: dict) -> set[str]:
+    """The training methods (value IRIs) choice ``iri``'s own ``rkg:methodFor`` properties name
+    (unconditional ones); empty when it has none."""
     props = snap.get("choice_properties") or {}
     out: set[str] = set()
     for piri in (snap.get("properties_by_choice") or {}).get(iri, ()):
