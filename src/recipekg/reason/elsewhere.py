@@ -42,8 +42,7 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
         if other == kind:
             continue
         results = group_families(rank_kind(other), snap)
-        against = next((r for r in results if r["group"] == "matches" and r["score"] < 0 and r["iri"] in chosen
-                        and any(x["match"] == "full" for x in r["against"])), None)
+        against = next(iter(against_yours(results, facts, snap)), None)
         pick = decision(results, nodes=snap["nodes"])["pick"]
         first = next((r for r in results if r["id"] == pick), None)
         if against is not None:
@@ -57,3 +56,14 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
                     "query": whole_statement(other, facts)})
     return out
 
+
+def against_yours(results: list[dict], facts: dict, snap: dict) -> list[dict]:
+    """The results that are choices the user made (:func:`recipekg.reason.facts.chosen`) and
+    that a rule for their case weighs against (a match with a negative score and a fully
+    matching reason against it): what an answer says beside its pick, and what another kind's
+    answer points to (:func:`elsewhere`'s ``"against"``)."""
+    from recipekg.reason.facts import chosen
+
+    mine = chosen(facts, snap)
+    return [r for r in results if r["group"] == "matches" and r["score"] < 0 and r["iri"] in mine
+            and any(x["match"] == "full" for x in r["against"])]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from recipekg.reason.answers import shown_constraint, sources_json
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, status
+from recipekg.reason.scoring import MATCHES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -156,4 +157,28 @@ def excluded_json(iri: str, contradictions: list[dict], facts: dict, snap: dict)
         out["also"] = [c["property"]["id"] for c in contradictions[1:]]
     if "origin" in prop:
         out["origin"] = prop["origin"]
+    return out
+
+
+def applies_if(entry: dict, kind: str, facts: dict, snap: dict, parts: dict) -> list[OpenCondition]:
+    """What a matching entry (and its ranked parts) is for that the constraints leave open
+    (:func:`open_conditions`); none for an entry advised against or
+    waiting, whose use is not advised here."""
+    if entry["group"] != MATCHES or entry["score"] <= 0:
+        return []
+    out = open_conditions(entry["iri"], kind, facts, snap)
+    for part in parts.get(entry["iri"], ()):
+        node = snap["nodes"][part]
+        for c in open_conditions(part, kind, facts, snap):
+            c["part"] = {"id": node["id"], "label": node["label"]}
+            out.append(c)
+    return out
+
+
+def parts_of(results: list[dict], snap: dict) -> dict[str, list[str]]:
+    """Each combination among ``results``' nodes (``part_of``) → its parts ranked there."""
+    out: dict[str, list[str]] = {}
+    for r in results:
+        for combination in snap["nodes"][r["iri"]].get("part_of", ()):
+            out.setdefault(combination, []).append(r["iri"])
     return out

@@ -33,7 +33,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
     from typing import Any
 
-    from recipekg.contracts.recommend import OpenCondition, RecommendBody
+    from recipekg.contracts.recommend import RecommendBody
 
 
 #: The results an answer shows when the statement gives no ``top``: the rest is counted (``more``).
@@ -45,6 +45,8 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     results (:data:`SHOWN` when the statement gives none; ``more`` then says how many more)."""
     from recipekg.reason.ask import LOOK_AT, questions  # here, not at the top: plan ranks without them
     from recipekg.reason.boundaries import boundaries
+    from recipekg.reason.elsewhere import against_yours
+    from recipekg.reason.properties import parts_of
     from recipekg.reason.families import group_families
     from recipekg.reason.scope import out_of_scope
     from recipekg.reason.shortfall import shortfall
@@ -79,7 +81,7 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
             answer["decision"]["alongside"] = kept
         else:
             del answer["decision"]["alongside"]
-    if against := against_yours(results, facts, snap):
+    if against := [r["id"] for r in against_yours(results, facts, snap)]:
         answer["decision"]["against_yours"] = against
     if stmt.top is None and entries > SHOWN:
         answer["more"] = {"shown": SHOWN, "of": entries,
@@ -105,13 +107,14 @@ def dress(entries: list, facts: dict, snap: dict, kind: str | None = None, parts
     applies to that the constraints leave open (``applies_if``, for a ``kind``'s answer), and
     what its ranked parts (``parts``: combination → its parts ranked) apply to: five-way
     parallelism's expert parallelism is for mixtures of experts."""
-    from recipekg.reason.shortfall import saving_note  # here, not at the top: plan ranks without it
+    from recipekg.reason.properties import applies_if  # here, not at the top: plan ranks without them
+    from recipekg.reason.shortfall import saving_note
 
     for entry in entries:
         fill_waits(entry, snap, facts)
         if note := saving_note(entry["iri"], facts, snap, entry["because"]):
             entry["memory_saving"] = note
-        if kind and (unsaid := _applies_if(entry, kind, facts, snap, parts or {})):
+        if kind and (unsaid := applies_if(entry, kind, facts, snap, parts or {})):
             entry["applies_if"] = unsaid
         for holder in (entry, *entry.get("members", ())):
             if holder.get("papers", ()) is None:
@@ -125,43 +128,6 @@ def dress(entries: list, facts: dict, snap: dict, kind: str | None = None, parts
                 reason["disputed_by"] = [disputed_json(d, snap) for d in reason["disputed_by"]
                                          if could_apply(d, facts, snap)]
     return entries
-
-
-def against_yours(results: list[dict], facts: dict, snap: dict) -> list[str]:
-    """The ids of the choices the user made (:func:`recipekg.reason.facts.chosen`) that a rule
-    for their case weighs against (a match with a negative score and a fully matching reason
-    against it): what the answer says first, beside its pick."""
-    from recipekg.reason.facts import chosen
-
-    mine = chosen(facts, snap)
-    return [r["id"] for r in results if r["group"] == MATCHES and r["score"] < 0 and r["iri"] in mine
-            and any(x["match"] == "full" for x in r["against"])]
-
-
-def _applies_if(entry: dict, kind: str, facts: dict, snap: dict, parts: dict) -> list[OpenCondition]:
-    """What a matching entry (and its ranked parts) is for that the constraints leave open
-    (:func:`recipekg.reason.properties.open_conditions`); none for an entry advised against or
-    waiting, whose use is not advised here."""
-    from recipekg.reason.properties import open_conditions  # here, not at the top: plan ranks without it
-
-    if entry["group"] != MATCHES or entry["score"] <= 0:
-        return []
-    out = open_conditions(entry["iri"], kind, facts, snap)
-    for part in parts.get(entry["iri"], ()):
-        node = snap["nodes"][part]
-        for c in open_conditions(part, kind, facts, snap):
-            c["part"] = {"id": node["id"], "label": node["label"]}
-            out.append(c)
-    return out
-
-
-def parts_of(results: list[dict], snap: dict) -> dict[str, list[str]]:
-    """Each combination among ``results``' nodes (``part_of``) → its parts ranked there."""
-    out: dict[str, list[str]] = {}
-    for r in results:
-        for combination in snap["nodes"][r["iri"]].get("part_of", ()):
-            out.setdefault(combination, []).append(r["iri"])
-    return out
 
 
 def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
