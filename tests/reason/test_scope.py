@@ -38,3 +38,41 @@ def test_the_text_says_it_under_the_constraints(kb):
     text = render_answers(kb.query("recommend fix where symptom = loss-spike and method = lora"), "text", detail=False)
     assert ("outside its entry: symptom = loss-spike is the reference's 'Loss spike', an entry about runs with "
             "method = pretrain; method = lora is not one") in text
+
+
+EXTENSION = """@prefix rkg: <https://w3id.org/recipekg/ns#> .
+@prefix kb: <https://w3id.org/recipekg/id/> .
+@prefix cond: <https://w3id.org/recipekg/cond/> .
+@prefix paper: <https://w3id.org/recipekg/paper/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+@prefix dcterms: <http://purl.org/dc/terms/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+
+kb:ext-grad-explosion a rkg:FailureMode ;
+    rdfs:label "Gradient explosion in RNNs" ;
+    skos:notation "rnn-grad-explosion" ;
+    rkg:symptom "Gradients blow up." ;
+    rkg:condition cond:recipe-method-pretrain ;
+    rkg:fixedBy kb:gradient-clipping ;
+    prov:wasDerivedFrom paper:expaper2020 .
+
+paper:expaper2020 a rkg:Paper ; rdfs:label "A paper" ; dcterms:title "A paper" ; rkg:key "expaper2020" ;
+    dcterms:issued "2020"^^xsd:gYear ; rkg:url "https://example.org/p"^^xsd:anyURI .
+"""
+
+
+def test_an_extensions_entry_is_marked_as_its_own(tmp_path):
+    """An extension's failure mode outside its condition is the extension's entry, with its
+    file and line, never "the reference's"."""
+    import recipekg
+    from recipekg.render.answers import render_answers
+
+    path = tmp_path / "team.ttl"
+    path.write_text(EXTENSION, encoding="utf-8")
+    answers = recipekg.load(extensions=[path]).query("recommend fix where symptom = rnn-grad-explosion and method = lora")
+    (s,) = answers[0]["out_of_scope"]
+    assert s["origin"]["file"].endswith("team.ttl") and s["origin"]["line"] == 11
+    text = render_answers(answers, "text", detail=False)
+    assert "is 'Gradient explosion in RNNs' [extension" in text and "the reference's 'Gradient" not in text

@@ -138,6 +138,8 @@ class OutOfScope(TypedDict):
     condition: str
     #: The user's constraints that contradict it.
     because_of: list[Constraint]
+    #: The extension file and line the failure mode comes from (not the reference's).
+    origin: NotRequired[Origin]
 
 
 class OpenCondition(TypedDict):

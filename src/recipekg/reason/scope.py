@@ -38,7 +38,10 @@ def out_of_scope(facts: dict, snap: dict) -> list[OutOfScope]:
                 if cond is None or status(cond, facts, snap) != FAILED:
                     continue
                 node, against = snap["nodes"][value], facts[cond["dimension"]]
-                out.append({"dimension": name, "value": node["id"], "label": node["label"],
-                            "condition": cond["label"],
-                            "because_of": [shown_constraint(x) for x in against.constraints]})
+                entry: OutOfScope = {"dimension": name, "value": node["id"], "label": node["label"],
+                                     "condition": cond["label"],
+                                     "because_of": [shown_constraint(x) for x in against.constraints]}
+                if node.get("origin"):  # an extension's failure mode: its entry, not the reference's
+                    entry["origin"] = node["origin"]
+                out.append(entry)
     return out

@@ -107,9 +107,10 @@ def scope_lines(scope: list[dict] | None, md: bool) -> list[str]:
     out = []
     for s in scope or ():
         given = " and ".join(format_constraint(c) for c in s["because_of"])
-        out.append(("- " if md else "") + f"outside its entry: {s['dimension']} = {s['value']} is the reference's "
-                   f"'{s['label']}', an entry about runs with {s['condition']}; {given} is not one: its advice is for "
-                   f"runs unlike yours")
+        entry = (f"'{s['label']}' [{origin_text(s)}, not the KB's]" if s.get("origin") else
+                 f"the reference's '{s['label']}'")
+        out.append(("- " if md else "") + f"outside its entry: {s['dimension']} = {s['value']} is {entry}, an entry "
+                   f"about runs with {s['condition']}; {given} is not one: its advice is for runs unlike yours")
     return out
 
 
