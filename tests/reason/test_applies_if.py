@@ -48,3 +48,39 @@ def test_the_text_says_it_beside_the_entry(kb):
     five_way = text.split("(five-way-parallelism)  score")[1].split("\n 5.")[0]
     assert "its part Expert parallelism applies only if: Expert parallelism is for mixture-of-experts models " \
            "(architecture: not given) [fedus2022" in five_way
+
+
+EXTENSION = """@prefix rkg: <https://w3id.org/recipekg/ns#> .
+@prefix kb: <https://w3id.org/recipekg/id/> .
+@prefix fact: <https://w3id.org/recipekg/fact/> .
+@prefix paper: <https://w3id.org/recipekg/paper/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix prov: <http://www.w3.org/ns/prov#> .
+@prefix dcterms: <http://purl.org/dc/terms/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+
+fact:ext-lion-for-transformers a rkg:ChoiceProperty ;
+    rdfs:label "Our team runs Lion on transformers only" ;
+    rkg:propertyOf kb:lion ; rkg:aspect rkg:architectureFor ; rkg:value kb:transformer ;
+    rkg:text "We have only tried Lion on transformers." ;
+    prov:wasDerivedFrom paper:teamnote2024 .
+
+paper:teamnote2024 a rkg:Paper ; rdfs:label "Team note" ; dcterms:title "Team note" ; rkg:key "teamnote2024" ;
+    dcterms:issued "2024"^^xsd:gYear ; rkg:url "https://example.org/note"^^xsd:anyURI .
+"""
+
+
+def test_an_extensions_condition_is_marked_as_its_own(kb, tmp_path):
+    """An extension's property that a shown choice applies only if: marked with its file and line
+    in JSON and text; the bundled answer has no such line."""
+    import recipekg
+    from recipekg.render.answers import render_answers
+
+    path = tmp_path / "team.ttl"
+    path.write_text(EXTENSION, encoding="utf-8")
+    answers = recipekg.load(extensions=[path]).query("recommend optimizer where prefer = low-memory")
+    (c,) = _entry(answers[0], "lion")["applies_if"]
+    assert c["property"]["origin"]["line"] == 10 and c["dimension"] == "architecture"
+    assert "applies only if: Our team runs Lion on transformers only [extension" in render_answers(answers, "text")
+    (bundled,) = kb.query("recommend optimizer where prefer = low-memory")
+    assert not _entry(bundled, "lion").get("applies_if")

@@ -138,7 +138,8 @@ def open_text(c: dict) -> str:
     leave open (``applies_if``)."""
     said = "does not say" if c["given"] else "not given"
     part = f"its part {c['part']['label']} " if c.get("part") else ""
-    return f"{part}applies only if: {c['property']['label']} ({c['dimension']}: {said}) [{sources_short(c['property']['sources'])}]"
+    own = f" [{origin_text(c['property'])}, not the KB's]" if c["property"].get("origin") else ""
+    return f"{part}applies only if: {c['property']['label']}{own} ({c['dimension']}: {said}) [{sources_short(c['property']['sources'])}]"
 
 
 def memory_line(m: dict, indent: str = "") -> str:
