@@ -48,3 +48,13 @@ def test_the_text_says_it_after_the_pick(kb):
     lines = text.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("pick: "))
     assert lines[at + 1].startswith("against your choice: Train from scratch (train-from-scratch) — Four to eight GPUs")
+
+
+def test_it_is_said_even_when_the_entry_is_not_shown(kb):
+    """``top 1`` shows only the pick: the line still names the user's choice the advice is
+    against, and where to read why (the review of session 13 found it dropped)."""
+    from recipekg.render.answers import render_answers
+
+    text = render_answers(kb.query("recommend approach where params = 13B and method = pretrain and hardware = a100 "
+                                   "and gpus = 8 and time = 1 week top 1"), "text", detail=False)
+    assert "against your choice: train-from-scratch — not among the results shown: explain train-from-scratch" in text

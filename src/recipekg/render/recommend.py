@@ -120,10 +120,9 @@ def against_yours_lines(a: dict) -> list[str]:
     out = []
     for choice in (a.get("decision") or {}).get("against_yours", ()):
         r = next((x for x in a["results"] if x["id"] == choice), None)
-        if r is None:
-            continue
-        why = next((x for x in r["against"] if x["match"] == "full"), None)
-        text = f" — {why['text']} [{', '.join(dict.fromkeys(s['id'] for s in why['sources']))}]" if why else ""
+        why = next((x for x in r["against"] if x["match"] == "full"), None) if r is not None else None
+        text = (f" — {why['text']} [{', '.join(dict.fromkeys(s['id'] for s in why['sources']))}]" if why else
+                f" — not among the results shown: explain {choice} for the advice against it")
         out.append(f"against your choice: {_name(a, choice)}{text}")
     return out
 
