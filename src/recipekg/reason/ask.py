@@ -23,7 +23,7 @@ from recipekg.reason.conditions import FAILED, NOT_GIVEN, status
 from recipekg.reason.derive import derive
 from recipekg.reason.answers import decision
 from recipekg.reason.facts import Facts, asked_for, derived_formula
-from recipekg.reason.scoring import MATCHES
+from recipekg.reason.scoring import MATCHES, evidence
 from recipekg.reason.taking import same_run
 
 TYPE_CHECKING = False
@@ -166,19 +166,59 @@ def _open_dimensions(results: list[dict], given: dict, facts: dict, snap: dict,
     memory load): its trials give it directly, as a user may, and its question asks for
     what it is derived from that the query did not give."""
     out: dict[str, list[dict]] = {}
+    weights = {s["label"]: s["weight"] for s in snap["strengths"].values()}
     for r in results:
-        for reason in r["because"] + r["against"]:
-            rule = snap["rules"].get(reason["rule"], {})
-            by_label = {cond["label"]: cond for cond in map(snap["conditions"].get, rule.get("conditions", ())) if cond}
-            for c in reason["conditions"]:
-                dim = snap["dimensions"].get(c["dimension"] or "")
-                if c["status"] != NOT_GIVEN or dim is None or dim["name"] in given or \
-                        _derived(dim) and not (undecided or _partly_given(dim, given)):
-                    continue
-                cond = by_label.get(c["condition"])
-                if cond is not None and cond not in out.setdefault(dim["name"], []):
-                    out[dim["name"]].append(cond)
+        held = _holding(r, weights, snap)
+        for side in ("because", "against"):
+            for reason in r[side]:
+                if reason["match"] != "full" and \
+                        weights[reason["strength"]] <= held.get(_claim(side, reason, snap), -1):
+                    continue  # its claim already holds here, as strong (an OR split's other rule): nothing to ask
+                _waiting(reason, given, facts, snap, undecided, out)
     return out
+
+
+def _holding(result: dict, weights: dict[str, float], snap: dict) -> dict:
+    """Each claim that already holds for ``result`` (:func:`_claim`) → the strongest weight of
+    its fully matching reasons. A rule waiting for a dimension that makes the same claim, no
+    stronger, restates one of them (the reference's OR split in two rules: one section, the
+    same choices advised), so the dimension it waits for decides nothing the answer does not
+    already hold (the scoring counts a section's strongest rule only). A rule of the section
+    naming fewer choices (LARS of "LAMB or LARS") says more: it is no restatement."""
+    out: dict = {}
+    for side in ("because", "against"):
+        for x in result[side]:
+            if x["match"] == "full":
+                key = _claim(side, x, snap)
+                out[key] = max(out.get(key, -1.0), weights[x["strength"]])
+    return out
+
+
+def _claim(side: str, reason: dict, snap: dict) -> tuple:
+    """What a reason claims: its side, its evidence (:func:`recipekg.reason.scoring.evidence`:
+    a section of the reference, an extension's sources) and the choices its rule names there.
+
+    >>> rule = "https://w3id.org/recipekg/rule/serving-generation-paged-attention"
+    >>> _claim("because", {"rule": rule, "section": "S"}, snap)
+    ('because', 'S', ('https://w3id.org/recipekg/id/paged-attention',))
+    """
+    rule = snap["rules"].get(reason["rule"], {})
+    return side, evidence(reason), tuple(sorted(rule.get("recommends" if side == "because" else "against", ())))
+
+
+def _waiting(reason: dict, given: dict, facts: dict, snap: dict, undecided: bool, out: dict) -> None:
+    """Add to ``out`` (dimension → conditions) the conditions ``reason`` waits for that
+    :func:`_open_dimensions` asks about."""
+    rule = snap["rules"].get(reason["rule"], {})
+    by_label = {cond["label"]: cond for cond in map(snap["conditions"].get, rule.get("conditions", ())) if cond}
+    for c in reason["conditions"]:
+        dim = snap["dimensions"].get(c["dimension"] or "")
+        if c["status"] != NOT_GIVEN or dim is None or dim["name"] in given or \
+                _derived(dim) and not (undecided or _partly_given(dim, given)):
+            continue
+        cond = by_label.get(c["condition"])
+        if cond is not None and cond not in out.setdefault(dim["name"], []):
+            out[dim["name"]].append(cond)
 
 
 def _derived(dim: dict) -> bool:
