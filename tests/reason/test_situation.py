@@ -447,8 +447,12 @@ def test_where_to_start_skips_rules_whose_choices_are_all_ruled_out(kb, snap):
     """Serving a model trains nothing: the technique rules on symptoms name training fixes the
     method rules out, so the answer asks what serving advice waits for (the sequences served at
     once, for the KV cache against the GPUs' memory; the task, for PagedAttention), not for what
-    goes wrong (Llama 2 7B, whose 16-bit weights fit the L40S: no serving rule decides)."""
+    goes wrong (Llama 2 7B, whose 16-bit weights fit the L40S: no serving rule decides). (With
+    the GPUs not given, the KV cache's rule also waits for whether the weights alone fit them:
+    one value given at a time decides nothing there, and the task is asked alone.)"""
     (a,) = kb.query("recommend technique where method = inference and model = llama-2-7b and hardware = l40s")
+    assert [q["dimension"] for q in a["ask"]] == ["task"]
+    (a,) = kb.query("recommend technique where method = inference and model = llama-2-7b and hardware = l40s and gpus = 1")
     asked = [q["dimension"] for q in a["ask"]]
     assert all(r["group"] != "matches" for r in a["results"]) and asked == ["kv-load", "task"]
     assert "seq-length = " in a["ask"][0]["text"] and "batch-size = " in a["ask"][0]["text"]

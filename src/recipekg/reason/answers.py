@@ -212,15 +212,23 @@ def strength_ranks(snap: dict) -> dict[str, int]:
 
 def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
     """The user's constraints a rule holds on and uses: a numeric condition, or one naming the
-    user's own value (not a broader category of it), each derived fact counted as the
-    constraints it comes from."""
+    user's own value (not a broader category of it). A derived number (a memory load a
+    formula computes from the model, the hardware and the GPUs) uses each constraint it comes
+    from; a derived category (a compute tier from the GPUs and the time) is a class of them,
+    one use whatever it comes from.
+
+    >>> from recipekg.reason.facts import Facts
+    >>> load = Facts("kv-load", "numeric", intervals=[(1.2, True, 1.2, True)], derived="method and hardware and gpus")
+    >>> uses([{"dimension": "kv-load", "values": []}], ["held"], {"kv-load": load})
+    ['gpus', 'hardware', 'method']
+    """
     out = set()
     for c, s in zip(conds, statuses):
         f = facts.get(c["dimension"])
         named = f is not None and f.values and (f.values & set(c["values"]) if f.all_of else f.values <= set(c["values"]))
         if s != "held" or f is None or c["values"] and not named:
             continue
-        out.add(f.derived or c["dimension"])  # a derived fact counts as the constraints it comes from
+        out.update(f.derived.split(" and ") if f.derived and f.intervals is not None else (f.derived or c["dimension"],))
     return sorted(out)
 
 

@@ -1,0 +1,59 @@
+"""Serving advice answers what overflows (audit 6/08): Mixtral 8x7B on one A100 was told to
+quantise its KV cache, about 2 GB, while its 16-bit weights alone (93 GB) overflow the 80 GB.
+The KV cache's rule holds only when the weights alone fit the GPUs (serving-load <= 100%); and a
+rule on a number a formula computes from the user's constraints (a memory load) uses each of
+them, so general serving advice (PagedAttention for a model that generates) no longer outranks
+the advice for the memory the user's own model, hardware and GPUs overflow."""
+
+from __future__ import annotations
+
+import pytest
+
+MIXTRAL = ("method = inference and model = mixtral-8x7b and hardware = a100 and gpus = 1 "
+           "and batch-size = 4 and seq-length = 4k")
+LLAMA_ON_TWO = ("method = inference and model = llama-3-70b and hardware = a100 and gpus = 2 "
+                "and batch-size = 16 and seq-length = 4k")
+
+
+def _technique(kb, text: str) -> dict:
+    (a,) = kb.query(f"recommend technique where {text}")
+    return a
+
+
+def _constraint(a: dict, dimension: str) -> dict:
+    return next(c for c in a["constraints"] if c["dimension"] == dimension)
+
+
+def test_weights_that_overflow_alone_are_quantised_not_the_cache(kb):
+    a = _technique(kb, MIXTRAL)
+    assert _constraint(a, "serving-load")["value"] > 1, "the 16-bit weights alone do not fit one A100"
+    assert a["decision"]["pick"] == "weight-quantization"
+    assert "kv-cache-quantization" not in {r["id"] for r in a["results"] if r["group"] == "matches"}
+
+
+def test_a_cache_that_overflows_the_room_the_weights_leave_is_quantised(kb):
+    a = _technique(kb, LLAMA_ON_TWO)
+    assert _constraint(a, "serving-load")["value"] <= 1 < _constraint(a, "kv-load")["value"]
+    assert a["decision"]["pick"] == "kv-cache-quantization"
+
+
+@pytest.mark.parametrize("served", [
+    "method = inference and model = llama-3-70b and hardware = l4 and task = generation",
+    f"{LLAMA_ON_TWO} and task = generation",
+])
+def test_generic_serving_advice_does_not_outrank_the_memory_that_overflows(kb, served):
+    a = _technique(kb, served)
+    assert a["decision"]["pick"] in ("weight-quantization", "kv-cache-quantization"), a["decision"]
+    paged = next(r for r in a["results"] if r["id"] == "paged-attention")
+    assert paged["group"] == "matches" and paged["rank"] > 1, "PagedAttention still applies, after the memory fix"
+
+
+def test_a_derived_number_uses_each_constraint_it_comes_from(kb):
+    a = _technique(kb, "method = inference and model = llama-3-70b and hardware = l4 and task = generation")
+    first = a["results"][0]
+    reason = next(r for r in first["because"] if r["rule"].endswith("serving-over-one-gpu-weight-quantization"))
+    assert [c["dimension"] for c in reason["conditions"]] == ["serving-memory"]
+    # its one condition, on a load computed from the method, the model and the hardware, uses
+    # those three: it is not scaled down against PagedAttention's two (method, task), as a rule
+    # holding on one constraint would be (0.6 × (0.25 + 0.75 × 1/2) = 0.375)
+    assert reason["contribution"] == 0.6
