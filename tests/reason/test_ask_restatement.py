@@ -44,3 +44,22 @@ def test_the_reference_s_narrowing_question_stays(kb):
     (a,) = kb.query("recommend optimizer where batch-size >= 64k top 3")
     assert [q["would_change"] for q in a["ask"] if q["dimension"] == "architecture"] == [
         ["layerwise-adaptive-optimizers", "lars"]], a["ask"]
+
+
+def test_a_served_decoder_is_not_asked_for_its_task(kb):
+    """Audits 4/11, 5/10: a served Llama was asked for "the task" to decide between KV-cache
+    quantization and PagedAttention. Serving a decoder-only language model is generating: the
+    decoder's rule holds, and the rule waiting for the task restates it."""
+    (a,) = kb.query("recommend technique where method = inference and model = llama-3-70b and hardware = a100 "
+                    "and gpus = 2 and batch-size = 16 and seq-length = 4k")
+    assert a["decision"]["pick"] == "kv-cache-quantization", "kv-load is over 100%: the cache does not fit"
+    assert all(q["dimension"] != "task" for q in a["ask"]), a["ask"]
+    paged = next(r for r in a["results"] if r["id"] == "paged-attention")
+    assert paged["group"] == "matches"
+    assert "serving-decoder-paged-attention" in {r["id"] for r in paged["because"] if r["match"] == "full"}
+
+
+def test_an_encoder_served_still_waits_for_the_task(kb):
+    (a,) = kb.query("recommend technique where method = inference and architecture = bert")
+    paged = [r for r in a["results"] if r["id"] == "paged-attention"]
+    assert not paged or paged[0]["group"] != "matches", "an encoder does not generate: nothing holds for it"

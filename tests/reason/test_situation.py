@@ -446,17 +446,18 @@ def test_an_answer_no_rule_reaches_says_where_to_start(kb, snap):
 def test_where_to_start_skips_rules_whose_choices_are_all_ruled_out(kb, snap):
     """Serving a model trains nothing: the technique rules on symptoms name training fixes the
     method rules out, so the answer asks what serving advice waits for (the sequences served at
-    once, for the KV cache against the GPUs' memory; the task, for PagedAttention), not for what
-    goes wrong (Llama 2 7B, whose 16-bit weights fit the L40S: no serving rule decides). (With
-    the GPUs not given, the KV cache's rule also waits for whether the weights alone fit them:
-    one value given at a time decides nothing there, and the task is asked alone.)"""
+    once, for the KV cache against the GPUs' memory), not for what goes wrong (Llama 2 7B, whose
+    16-bit weights fit the L40S: served, a decoder gets PagedAttention, and nothing else
+    decides). (With the GPUs not given, the KV cache's rule also waits for whether the weights
+    alone fit them: one value given at a time decides nothing there, and nothing is asked.)"""
     (a,) = kb.query("recommend technique where method = inference and model = llama-2-7b and hardware = l40s")
-    assert [q["dimension"] for q in a["ask"]] == ["task"]
+    assert a["decision"]["pick"] == "paged-attention" and a["ask"] == []
     (a,) = kb.query("recommend technique where method = inference and model = llama-2-7b and hardware = l40s and gpus = 1")
     asked = [q["dimension"] for q in a["ask"]]
-    assert all(r["group"] != "matches" for r in a["results"]) and asked == ["kv-load", "task"]
+    assert asked == ["kv-load"]
     assert "seq-length = " in a["ask"][0]["text"] and "batch-size = " in a["ask"][0]["text"]
-    assert [r["id"] for r in a["results"]] == ["kv-cache-quantization", "paged-attention"]
+    assert [(r["id"], r["group"]) for r in a["results"]] == [("paged-attention", "matches"),
+                                                            ("kv-cache-quantization", "would apply")]
     ruled = {e["id"] for e in a["excluded"]}
     assert {"bf16-training", "gradient-clipping"} <= ruled
     # without the method, the same rules are a place to start
