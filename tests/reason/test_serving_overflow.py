@@ -57,3 +57,15 @@ def test_a_derived_number_uses_each_constraint_it_comes_from(kb):
     # those three: it is not scaled down against PagedAttention's two (method, task), as a rule
     # holding on one constraint would be (0.6 × (0.25 + 0.75 × 1/2) = 0.375)
     assert reason["contribution"] == 0.6
+
+
+def test_a_mixture_of_experts_on_several_gpus_is_advised_expert_parallelism(kb):
+    """Audit 6/17: pretraining Mixtral on 256 H100s listed no expert parallelism (only the
+    five-way combination for massive clusters named it); a dense model does not get it."""
+    (a,) = kb.query("recommend approach where model = mixtral-8x7b and method = pretrain and hardware = h100 "
+                    "and gpus = 256 and seq-length = 32k")
+    ep = next(r for r in a["results"] if r["id"] == "expert-parallelism")
+    assert ep["group"] == "matches" and ep["score"] > 0
+    assert "moe-over-gpus-expert-parallelism" in {r["id"] for r in ep["because"]}
+    (a,) = kb.query("recommend approach where model = llama-3-70b and method = pretrain and hardware = h100 and gpus = 256")
+    assert "expert-parallelism" not in {r["id"] for r in a["results"] if r["group"] == "matches"}
