@@ -148,3 +148,24 @@ def test_given_params_print_as_given_estimates_round(run_plan):
     assert "6.738B parameters → 135B tokens" in text                 # given: every digit; computed: 3
     assert "params = 6.738B" in constraints_line(text)
     assert "bandwidth = 2.039TB/s (from hardware)" in constraints_line(text)
+
+
+# ------------------------------------------------------------------ the MFU's size window
+
+@pytest.mark.parametrize("query,within", [
+    ("plan where params = 124M and tokens = 10B and hardware = h100 and gpus = 8", False),
+    ("plan where params = 7B and tokens = 140B and hardware = h100 and gpus = 8", True),
+])
+def test_the_runs_an_mfu_comes_from_are_called_within_the_size_window_only_when_they_are(kb, query, within):
+    """Audit 6/21: a 124M plan on H100s read "published runs within a factor of 10 of 124M
+    parameters" and listed Llama 3 8B and 405B: no run on the GPU is that close, and the nearest
+    sizes are taken instead. The answer says so."""
+    (a,) = kb.query(query)
+    quantities = {q["name"]: q for q in a["quantities"]}
+    derivation = quantities["mfu"]["derivation"]
+    assert ("within a factor of 10 of" in derivation) is within
+    assert ("nearest in size" in derivation) is not within
+    window = 10.0
+    params = quantities["params"]["value"]
+    sizes = [p["params"] for p in quantities["mfu"]["published"] if p["basis"] == "total GPU-hours"]
+    assert all(params / window <= x <= params * window for x in sizes) is within

@@ -132,6 +132,22 @@ def evidence(ledger: Ledger, hw: str | None, params: Q | None, exclude: tuple = 
     return near + steady
 
 
+def _size_text(window: float, params: Q | None, sizes: list[float]) -> str:
+    """How the runs compared were chosen by size: within the KB's window of the plan's, or, when
+    none is, the nearest sizes below and above (said so, never called "within").
+
+    >>> _size_text(10.0, Q.point(1.24e8), [8e9])
+    ' nearest in size to 124M parameters (none within a factor of 10)'
+    >>> _size_text(10.0, Q.point(7e9), [8e9])
+    ' within a factor of 10 of 7B parameters'
+    """
+    if params is None:
+        return " of every size"
+    if all(params.low / window <= x <= params.high * window for x in sizes):
+        return f" within a factor of {window:g} of {show(params, 'parameters')}"
+    return f" nearest in size to {show(params, 'parameters')} (none within a factor of {window:g})"
+
+
 def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict], implied: list[float]) -> Q:
     """The MFU range and its point, recorded as the ``mfu`` quantity with where each figure
     comes from, naming the GPUs its points were measured on (and saying so when they are not
@@ -150,8 +166,8 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict]
     reference = (f"; the reference's own assumption, from its {kb.label(table_hw)} GPU-hours table: "
                  + ", ".join(f"{show(Q.point(f['params']))} → {v:.3f}" for f, v in zip(rows, implied))
                  + ("" if own else " (shown, not in the range: another GPU)")) if rows else ""
-    size = (f" within a factor of {kb.q('c_mfu_size_window').value:g} of {show(params, 'parameters')}"
-            if params is not None else " of every size")
+    size = _size_text(kb.q("c_mfu_size_window").value, params, [p["params"] for p in found
+                                                                  if p["basis"] == "total GPU-hours"])
     runs = (f"published runs{size} on {on['text']}, and the steady MFUs stated there" if totals else
             f"the steady MFUs stated for published runs on {on['text']} (none there gives its total GPU-hours)")
     ledger.add("mfu", mfu, "fraction of bf16 peak",
@@ -169,7 +185,8 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict]
         ledger.note(f"{on['why']}: the range of the runs on {on['others']} is assumed; give mfu = 40% (for example) "
                     f"to plan with your own", *[p["item"] for p in found[:1]])
     if totals:
-        ledger.note("the MFU is a range: what published runs of a similar size paid for in total GPU-hours (restarts, "
+        similar = "nearest in size" if size.startswith(" nearest") else "of a similar size"
+        ledger.note(f"the MFU is a range: what published runs {similar} paid for in total GPU-hours (restarts, "
                     "evaluation and idle time included) beside the steady MFU papers state; give mfu = 45% (for "
                     "example) to plan with your own", kb.constant("c_mfu_size_window"))
     else:
