@@ -2,6 +2,7 @@
 and the recency stamp, checked against the published points they can be checked against
 (docs/research/scaling-beyond-reference.md and docs/research/hyperparameters.md hold the quotes)."""
 
+import json
 import math
 
 import pytest
@@ -167,3 +168,29 @@ def test_a_named_model_with_its_own_recipe_shows_that_instead(kb):
     (a,) = kb.query("plan where model = llama-2-7b and hardware = a100 and gpus = 1024 and tokens = 2T")
     line = next(s for s in a["summary"] if s.startswith("hyperparameters:"))
     assert "Llama 2 7B's own" in line and "nearest in size" not in line
+
+
+# ------------------------------------------------------------------ the laws' scope
+
+def _quantity_names(answer: dict) -> set[str]:
+    return {q["name"] for q in answer["quantities"]}
+
+
+@pytest.mark.parametrize("architecture,law", [("vit", False), ("cnn", False), ("decoder", True),
+                                              ("transformer", True), ("llama", True), (None, True)])
+def test_the_lr_and_batch_laws_are_for_decoder_language_models(kb, architecture, law):
+    """DeepSeek LLM's laws were fitted on decoder-only language models (``rkg:appliesTo``): a
+    ViT or a CNN pretraining plan gets a note saying so instead of an LLM's learning rate; a
+    transformer may be a decoder, and a plan naming no architecture keeps them."""
+    named = f"architecture = {architecture} and " if architecture else ""
+    (a,) = kb.query(f"plan where {named}params = 86M and tokens = 10B and hardware = a100 and gpus = 8")
+    assert ({"learning_rate", "batch_tokens"} <= _quantity_names(a)) is law
+    notes = " ".join(n["text"] for n in a["notes"])
+    assert ("no learning-rate or batch law" in notes) is not law
+
+
+def test_a_vit_recipe_takes_its_learning_rate_from_its_own_published_recipe(kb):
+    (r,) = kb.query("recipe where architecture = vit and method = pretrain and params = 86M and hardware = a100 "
+                    "and gpus = 8 and tokens = 10B")
+    text = json.dumps(r)
+    assert "(DeepSeek LLM's law)" not in text and "touvron2021deit" in text

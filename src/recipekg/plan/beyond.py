@@ -161,8 +161,15 @@ def _point(q: Q) -> float:
 # ---------------------------------------------------------------- learning rate and batch size
 
 def hyperparameters(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
-    """Peak learning rate and batch tokens from the compute budget (DeepSeek LLM's laws)."""
+    """Peak learning rate and batch tokens from the compute budget (DeepSeek LLM's laws), for
+    the architectures the laws are for (``rkg:appliesTo``: decoder-only language models), or
+    one the query does not name; another architecture gets a note instead (a ViT is not one)."""
     kb = ledger.kb
+    if other := _outside_scope(kb, kb.by_id("learning-rate-from-compute"), inputs):
+        ledger.note(f"no learning-rate or batch law: DeepSeek LLM's laws were fitted on decoder-only language "
+                    f"models, and {other} is not one; its published recipes give them where the KB holds one",
+                    kb.by_id("learning-rate-from-compute").data)
+        return
     for name, formula_id, label in (
             ("learning_rate", "learning-rate-from-compute", "peak learning rate (DeepSeek LLM's law)"),
             ("batch_tokens", "batch-tokens-from-compute", "global batch in tokens (DeepSeek LLM's law)")):
@@ -195,6 +202,25 @@ def hyperparameters(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
         ledger.note("a mixture of experts: the learning-rate and batch laws were fitted on dense models; they are "
                     "applied here to the FLOPs of the active parameters, which no source in the KB checks",
                     *([moe] if moe else []), warn=True)
+
+
+def _outside_scope(kb: KBView, formula, inputs: Inputs) -> str | None:
+    """The label of the query's architecture when it is outside what ``formula`` applies to
+    (none of its values is one of them, narrower or broader: a transformer may be a decoder),
+    else None (within it, or no architecture given)."""
+    scope = set(formula.data.get("applies_to") or ())
+    facts = inputs.facts.get("architecture")
+    if not scope or facts is None or not facts.values:
+        return None
+    nodes = kb.snap["nodes"]
+
+    def related(v: str) -> bool:
+        return v in scope or bool(scope & set(nodes.get(v, {}).get("ancestors", ()))) \
+            or any(v in nodes.get(s, {}).get("ancestors", ()) for s in scope)
+
+    if any(related(v) for v in facts.values):
+        return None
+    return " or ".join(sorted(nodes[v]["label"] for v in facts.values if v in nodes)) or None
 
 
 def _recipe_name(fact: dict) -> str:
