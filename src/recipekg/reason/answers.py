@@ -222,7 +222,7 @@ def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
     >>> uses([{"dimension": "kv-load", "values": []}], ["held"], {"kv-load": load})
     ['gpus', 'hardware', 'method']
     """
-    out = set()
+    out: set[str] = set()
     for c, s in zip(conds, statuses):
         f = facts.get(c["dimension"])
         named = f is not None and f.values and (f.values & set(c["values"]) if f.all_of else f.values <= set(c["values"]))

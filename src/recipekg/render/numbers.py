@@ -49,7 +49,20 @@ def count(x: float, exact: bool = False) -> str:
     return _trim(x, exact)
 
 
+#: A gibibyte: memories sized in powers of two (a TPU v4's 32 GiB) are written in GiB, exactly.
+GIB = float(1 << 30)
+
+
 def bytes_(x: float, exact: bool = False) -> str:
+    """A size in bytes: ``80GB``; one the query gives or a figure states to every digit that is a
+    whole number of GiB and no round number of GB is written in GiB, which parses back (``32GiB``,
+    not ``34.359738368GB``).
+
+    >>> bytes_(34359738368, exact=True), bytes_(34359738368), bytes_(8e10, exact=True), bytes_(1 << 40, exact=True)
+    ('32GiB', '34.4GB', '80GB', '1024GiB')
+    """
+    if exact and x >= GIB and x % GIB == 0 and x % 1e9:
+        return f"{int(x // GIB)}GiB"
     x = _rounded(x, exact)
     for scale, suffix in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
         if abs(x) >= scale:
