@@ -20,3 +20,16 @@ def test_video_goes_to_the_video_transformers_whatever_its_size(kb, clips):
 def test_images_keep_the_size_rows(kb, images, pick):
     (a,) = kb.query(f"recommend architecture where data = images and samples = {images}")
     assert a["decision"]["pick"] in pick, a["decision"]
+
+
+def test_a_fix_without_advice_points_to_the_approach_narrower_than_the_user_s_own(kb):
+    """Audit 6/14: overfitting in a full fine-tune of a ViT on 2,000 images has no fix rule; the
+    approach advice's pick is the user's own method's family (fine-tune a pretrained model), so
+    it was not pointed to, though its narrower "fine-tune the head only" is the KB's advice
+    against small-data overfitting. A choice narrower than (or tied with) such a pick is."""
+    (a,) = kb.query("recommend fix where symptom = overfitting and method = full-fine-tune and architecture = vit "
+                    "and data = images and samples = 2000")
+    found = {e["kind"]: e for e in a.get("elsewhere", ())}
+    assert found["approach"]["choice"] == "fine-tune-head" and found["approach"]["verdict"] == "for"
+    from recipekg.render.answers import render_answers
+    assert "the approach advice for these constraints is for Fine-tune the head only" in render_answers([a], "text")

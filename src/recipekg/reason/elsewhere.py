@@ -28,7 +28,9 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
     case decides it (``"for"``: a rule holding on one of their constraints, or missing their
     number narrowly; general advice every run gets is no answer to them, nor a memory saving
     that leaves the run over the GPUs' memory, nor a pick that is already their own choice:
-    QLoRA is no advice to a QLoRA run), each with the statement that asks that kind
+    QLoRA is no advice to a QLoRA run; a choice tied with it or narrower is then the advice: a full fine-tune
+    of a ViT on 2,000 images is pointed to fine-tuning the head only), each with the statement
+    that asks that kind
     (:func:`recipekg.reason.situation.whole_statement`)."""
     from recipekg.reason.answers import decision, situated
     from recipekg.reason.facts import chosen as chosen_by_user
@@ -43,12 +45,16 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
             continue
         results = group_families(rank_kind(other), snap)
         against = next(iter(against_yours(results, facts, snap)), None)
-        pick = decision(results, nodes=snap["nodes"])["pick"]
-        first = next((r for r in results if r["id"] == pick), None)
+        decided = decision(results, nodes=snap["nodes"])
+        # the pick, else, when the pick is the user's own choice (their method's family), a choice
+        # tied with it or narrower than it that matches too
+        tops = [r for i in (decided["pick"], *decided.get("tied_with", ()), *decided.get("narrower", ()))
+                for r in results if r["id"] == i]
+        first = next((r for r in tops if r["iri"] not in chosen and situated(r)
+                      and (saving_note(r["iri"], facts, snap) or {}).get("enough") is not False), None)
         if against is not None:
             found, verdict = against, "against"
-        elif (first is not None and first["iri"] not in chosen and situated(first)
-              and (saving_note(first["iri"], facts, snap) or {}).get("enough") is not False):
+        elif first is not None:
             found, verdict = first, "for"
         else:
             continue

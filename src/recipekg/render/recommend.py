@@ -98,7 +98,7 @@ KIN_LINES = (("broader", "within: {}, the family the pick belongs to (it matches
 def elsewhere_lines(a: dict) -> list[str]:
     """The other kinds whose advice decides for these constraints, when this answer has none."""
     return [f"the {e['kind']} advice for these constraints " +
-            (f"is against {e['label']}, which you chose" if e["verdict"] == "against" else f"picks {e['label']}") +
+            (f"is against {e['label']}, which you chose" if e["verdict"] == "against" else f"is for {e['label']}") +
             f": {e['query']}" for e in a.get("elsewhere", ())]
 
 
