@@ -4,6 +4,8 @@ to an image ViT, and images keep their size rows."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 
@@ -33,3 +35,16 @@ def test_a_fix_without_advice_points_to_the_approach_narrower_than_the_user_s_ow
     assert found["approach"]["choice"] == "fine-tune-head" and found["approach"]["verdict"] == "for"
     from recipekg.render.answers import render_answers
     assert "the approach advice for these constraints is for Fine-tune the head only" in render_answers([a], "text")
+
+
+def test_a_vit_fine_tune_is_advised_its_authors_sgd_and_the_recipe_agrees(kb):
+    """Audit 6/05: a ViT full fine-tune got AdamW first and SGD+momentum at 0.07, while the KB's
+    own recipe settings (the ViT paper's Appendix B.1.1) fine-tune it with SGD at momentum 0.9."""
+    q = "where architecture = vit and method = full-fine-tune and data = images and samples = 20k"
+    (a,) = kb.query(f"recommend optimizer {q}")
+    assert a["decision"]["pick"] == "sgd-momentum"
+    (r,) = kb.query(f"recipe {q}")
+    text = json.dumps(r)
+    assert '"optimizer"' in text and "sgd-momentum" in text and "dosovitskiy2020" in text
+    (a,) = kb.query("recommend optimizer where architecture = llama and method = full-fine-tune")
+    assert a["decision"]["pick"] == "adamw", "another model keeps the optimizer it was pretrained with"
