@@ -48,3 +48,14 @@ def test_a_vit_fine_tune_is_advised_its_authors_sgd_and_the_recipe_agrees(kb):
     assert '"optimizer"' in text and "sgd-momentum" in text and "dosovitskiy2020" in text
     (a,) = kb.query("recommend optimizer where architecture = llama and method = full-fine-tune")
     assert a["decision"]["pick"] == "adamw", "another model keeps the optimizer it was pretrained with"
+
+
+def test_a_t5_is_advised_the_adafactor_it_was_trained_with(kb):
+    """Audit 6/07: an 11B T5 pretraining on TPU v4 was advised AdamW and Adafactor was absent; T5
+    was trained with Adafactor (Raffel et al., Section 3.1.2)."""
+    (a,) = kb.query("recommend optimizer where method = pretrain and architecture = t5 and params = 11B "
+                    "and hardware = tpu-v4 and gpus = 256")
+    assert a["decision"]["pick"] == "adafactor"
+    first = a["results"][0]
+    assert "t5-adafactor" in {r["id"] for r in first["because"]}
+    assert not [u for u in a["unused"] if u["dimension"] == "architecture"], "architecture = t5 is used"
