@@ -165,10 +165,11 @@ def hyperparameters(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
     the architectures the laws are for (``rkg:appliesTo``: decoder-only language models), or
     one the query does not name; another architecture gets a note instead (a ViT is not one)."""
     kb = ledger.kb
-    if other := _outside_scope(kb, kb.by_id("learning-rate-from-compute"), inputs):
+    law = kb.by_id("learning-rate-from-compute")
+    if other := _outside_scope(kb, law, inputs):
         ledger.note(f"no learning-rate or batch law: DeepSeek LLM's laws were fitted on decoder-only language "
                     f"models, and {other} is not one; its published recipes give them where the KB holds one",
-                    kb.by_id("learning-rate-from-compute").data)
+                    law.data)
         return
     for name, formula_id, label in (
             ("learning_rate", "learning-rate-from-compute", "peak learning rate (DeepSeek LLM's law)"),

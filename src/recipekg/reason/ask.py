@@ -171,7 +171,7 @@ def _open_dimensions(results: list[dict], given: dict, facts: dict, snap: dict,
         held = _holding(r, weights, snap)
         for side in ("because", "against"):
             for reason in r[side]:
-                if reason["match"] != "full" and \
+                if held and reason["match"] != "full" and \
                         weights[reason["strength"]] <= held.get(_claim(side, reason, snap), -1):
                     continue  # its claim already holds here, as strong (an OR split's other rule): nothing to ask
                 _waiting(reason, given, facts, snap, undecided, out)
