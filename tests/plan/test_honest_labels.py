@@ -169,3 +169,14 @@ def test_the_runs_an_mfu_comes_from_are_called_within_the_size_window_only_when_
     params = quantities["params"]["value"]
     sizes = [p["params"] for p in quantities["mfu"]["published"] if p["basis"] == "total GPU-hours"]
     assert all(params / window <= x <= params * window for x in sizes) is within
+
+
+@pytest.mark.parametrize("params,tokens,regime", [("65B", "1.4T", "compute-optimal"), ("7B", "140B", "compute-optimal"),
+                                                  ("180B", "3.5T", "below-compute-optimal"),
+                                                  ("7B", "160B", "over-training")])
+def test_compute_optimal_spans_chinchillas_own_projections(kb, params, tokens, regime):
+    """Audit 5/19: LLaMA 65B's 1.4T tokens (21.5 per parameter) read "over-trained". Chinchilla's
+    Table 3 projects compute-optimal runs at 20 to 22.4 tokens per parameter (the KB's band); a
+    ratio in it is compute-optimal, one past it over-trained, one under 20 (to two digits) below."""
+    (a,) = kb.query(f"plan where params = {params} and tokens = {tokens}")
+    assert a["strategy"]["regime"] == regime, a["strategy"]

@@ -315,13 +315,21 @@ def regime(kb: KBView, ratio: Q) -> str | None:
     inf = next(iter(kb.constants_for(kb.iri(INFERENCE_OPTIMAL), "tokens-per-param")), None)
     if chin is None:
         return None
-    if units.grouped(ratio.value, 2) == units.grouped(chin["value"], 2):
+    if _compute_optimal(kb, ratio.value, chin):
         return "compute-optimal"
     if ratio.value < chin["value"]:
         return "below-compute-optimal"
     if inf is None or ratio.value < inf["low"]:
         return "over-training"
     return "inference-optimal" if ratio.value <= inf["high"] else "beyond-inference-optimal"
+
+
+def _compute_optimal(kb: KBView, ratio: float, chin: dict) -> bool:
+    """Whether ``ratio`` is the compute-optimal one: about the KB's ratio (20, to two digits), or
+    within the band Chinchilla's own projections span (``compute-optimal-band``: 20-22.4)."""
+    band = next(iter(kb.constants_for(kb.iri(COMPUTE_OPTIMAL), "compute-optimal-band")), None)
+    return units.grouped(ratio, 2) == units.grouped(chin["value"], 2) or \
+        band is not None and band["low"] <= ratio <= band["high"]
 
 
 #: What each regime is called (the reference's words: Chinchilla-optimal ~20, inference-optimal
@@ -394,8 +402,11 @@ def _remark_on_ratio(ledger: Ledger, ratio: Q) -> None:
         return
     c, shown = chin["value"], show(ratio, "tokens/param")
     inf_range = f"{units.grouped(inf['low'])}–{units.grouped(inf['high'])} tokens/param" if inf else ""
-    if units.grouped(ratio.value, 2) == units.grouped(c, 2):
-        ledger.note(f"{shown}: about the compute-optimal ratio of {units.grouped(c)}", chin)
+    if _compute_optimal(kb, ratio.value, chin):
+        band = next(iter(kb.constants_for(kb.iri(COMPUTE_OPTIMAL), "compute-optimal-band")), None)
+        within = (f" (within the {units.grouped(band['low'])}–{units.grouped(band['high'])} tokens per parameter "
+                  f"Chinchilla's own projections span)") if band and units.grouped(ratio.value, 2) != units.grouped(c, 2) else ""
+        ledger.note(f"{shown}: about the compute-optimal ratio of {units.grouped(c)}{within}", chin, *([band] if within else []))
     elif ratio.high < c:
         ledger.note(f"{shown} is below the compute-optimal {units.grouped(c)} tokens per parameter: the model "
                     f"is large for its data, and for this compute a smaller model on more tokens would do "
