@@ -108,13 +108,13 @@ def recipes(kb):
 #: law / published, learning rate and batch tokens, for each published recipe of the KB (the
 #: table of docs/research/hyperparameters.md, read against the quotes there). The law lands on
 #: DeepSeek's own runs; every other recipe uses a lower peak learning rate than the law
-#: (1.4x-4.8x) and, but for Pythia-160M, a smaller batch.
+#: (1.4x-4.8x) and, but for Pythia-160M and Pythia-410M, a smaller batch.
 PUBLISHED = {
     "recipe-chinchilla-70b": (3.33, 11.59), "recipe-deepseek-67b": (1.0, 1.02), "recipe-deepseek-7b": (1.01, 0.97),
     "recipe-llama-13b": (1.43, 2.25), "recipe-llama-33b": (2.44, 3.38), "recipe-llama-65b": (2.24, 4.25),
     "recipe-llama-7b": (1.55, 1.81), "recipe-llama2-70b": (2.12, 4.89), "recipe-llama2-7b": (1.42, 2.3),
     "recipe-opt-175b": (3.2, 6.0), "recipe-opt-6.7b": (4.81, 2.06), "recipe-pythia-12b": (4.2, 2.81),
-    "recipe-pythia-160m": (1.44, 0.69), "recipe-pythia-1b": (2.75, 1.25),
+    "recipe-pythia-160m": (1.44, 0.69), "recipe-pythia-1b": (2.75, 1.25), "recipe-pythia-410m": (2.56, 0.93),
 }
 
 
