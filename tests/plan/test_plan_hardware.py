@@ -80,3 +80,29 @@ def test_no_time_without_a_peak_and_the_answer_says_why(kb, name, reason):
     answer = plan_on(kb, name)
     assert answer["hardware"]["peak_used"] is None
     assert reason in quantity(answer, "gpu_hours")["missing"]
+
+
+def test_a_package_software_sees_as_several_gpus_is_planned_per_die(kb, snap):
+    """An MI250X is two GPUs to software (its dies, 64 GB each: LUMI's documentation), so the
+    KB's figures are per die and gpus counts dies: a 7B run with Adam (112 GB of model
+    states) cannot keep a whole copy per GPU, and the answer says what a GPU is and how many
+    modules the GPUs are (audit 6/23: it fitted plain DDP into "the 128 GB per GPU")."""
+    figures = snap["hardware"][KB.term("mi250x")]
+    assert figures[RKG.devicesPerPackage] == 2
+    assert figures[RKG.memoryBytes] == 128e9 / 2 and figures[RKG.bf16PeakFlopsPerSecond] == 383e12 / 2
+    answer = kb.query("plan where params = 7B and tokens = 2.46T and hardware = mi250x and gpus = 1024")[0]
+    fit = answer["fit"]
+    assert fit["hardware"]["devices_per_package"] == 2
+    assert fit["memory_per_gpu"]["high"] == 64e9
+    assert fit["layout"]["zero"] >= 1 and fit["need_per_gpu"]["high"] <= 64e9
+    assert "a GPU here is one of the 2 dies of an AMD Instinct MI250X" in answer["summary"][0]
+    assert "1,024 GPUs are 512 modules" in answer["summary"][0]
+    odd = kb.query("plan where params = 7B and hardware = mi250x and gpus = 1")[0]
+    assert "dies of an AMD Instinct MI250X" in odd["summary"][0] and "modules" not in odd["summary"][0]
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "mi250x"])
+def test_other_hardware_is_one_gpu_per_package(kb, name):
+    answer = plan_on(kb, name)
+    assert answer["fit"]["hardware"]["devices_per_package"] == 1
+    assert "dies of" not in answer["summary"][0]

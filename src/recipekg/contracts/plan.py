@@ -222,6 +222,9 @@ class Hardware(TypedDict):
     fp16_peak_flops_per_second: float | None
     fp8_peak_flops_per_second: float | None
     interconnect_bytes_per_second: float | None
+    #: GPUs software sees in one package the vendor sells (an MI250X: 2, its dies); the
+    #: figures above are per GPU, and ``gpus`` counts them.
+    devices_per_package: int
     peak_used: PeakPrecision | None
     sources: list[Source]
 

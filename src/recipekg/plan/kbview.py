@@ -242,6 +242,7 @@ class KBView(SnapshotView):
                 "fp16_peak_flops_per_second": figures.get(RKG.fp16PeakFlopsPerSecond),
                 "fp8_peak_flops_per_second": figures.get(RKG.fp8PeakFlopsPerSecond),
                 "interconnect_bytes_per_second": figures.get(RKG.interconnectBytesPerSecond),
+                "devices_per_package": int(figures.get(RKG.devicesPerPackage) or 1),
                 "peak_used": self.peak_precision(hardware),
                 "sources": self.sources(node)}
 

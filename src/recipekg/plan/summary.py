@@ -59,9 +59,9 @@ def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     fit = found.fit.json if found.fit else None
     if fit:
         hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"
-        where = f"of {hw} ({show(inputs.gpu_memory, 'bytes')} each)" if fit.get("hardware") else \
-            f"of {show(inputs.gpu_memory, 'bytes')}"
         on = inputs.gpus or Q.point(fit["gpus"])  # (no count given: the GPUs the fit was checked on, a budget's)
+        where = f"of {hw} ({show(inputs.gpu_memory, 'bytes')} each{_packages(fit['hardware'], on)})" \
+            if fit.get("hardware") else f"of {show(inputs.gpu_memory, 'bytes')}"
         lines.append(f"on {show(on, 'GPUs')} {where}{' (the fewest the time budget needs)' * (inputs.gpus is None and fit['gpus'] > 1)}: "
                      f"{fit['text']}")
     if fit and not fit["fits"] and found.recommendations:
@@ -70,6 +70,17 @@ def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
         lines.append(f"to time the {found.method} run, give the tokens it reads (tokens = 1B, for example): plan does "
                      f"not time a pretraining run for a fine-tuning question")
     return lines
+
+
+def _packages(hardware: dict, gpus: Q) -> str:
+    """For hardware software sees as several GPUs per package (an MI250X: its two dies), what a
+    GPU is and how many packages the GPUs are; nothing for the rest."""
+    n = hardware.get("devices_per_package", 1)
+    if n == 1:
+        return ""
+    whole = gpus.low == gpus.high and gpus.low % n == 0
+    return (f": a GPU here is one of the {n} dies of an {hardware['label']}, as software sees them"
+            + (f"; {show(gpus, 'GPUs')} are {gpus.low / n:,.0f} modules" if whole else ""))
 
 
 def _details(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:

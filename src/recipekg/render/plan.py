@@ -172,10 +172,22 @@ def _breakdown_text(page: _Page, q: dict, pad: str) -> None:
                                 f"{units.amount(per['low'], per['high'], 'bytes/param')}")
 
 
+def gpu_label(hardware: dict | None) -> str:
+    """What one of the plan's GPUs is: the hardware's label, a die of it where software sees
+    its package as several GPUs (an MI250X's two).
+
+    >>> gpu_label({"label": "AMD Instinct MI250X", "devices_per_package": 2}), gpu_label(None)
+    ('AMD Instinct MI250X die', 'GPU')
+    """
+    if not hardware:
+        return "GPU"
+    return hardware["label"] + (" die" if hardware.get("devices_per_package", 1) > 1 else "")
+
+
 def _fit(page: _Page, fit: dict | None) -> None:
     if not fit:
         return
-    hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"
+    hw = gpu_label(fit.get("hardware"))
     gpus = fit["gpus"]
     page.head(f"Fit on {units.grouped(gpus, exact=True)} × {hw} ({_bytes(fit['memory_per_gpu'])} each"
               + (f", {_bytes(fit['memory_total'])} in all" if gpus and gpus > 1 else "") + ")")

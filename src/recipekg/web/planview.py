@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from recipekg.render import numbers as units
 from recipekg.render.constraints import format_constraint
-from recipekg.render.plan import quantity_value
+from recipekg.render.plan import gpu_label, quantity_value
 
 RECOMPUTE_WORDS = {"none": "none", "selective": "selective (attention scores)", "full": "full (every layer)"}
 
@@ -38,7 +38,7 @@ def _verdict(a: dict, fit: dict | None) -> dict:
     if not fit:
         return {"fits": None, "headline": "No hardware given: memory not checked against a GPU",
                 "text": "Give hardware (hardware = h100) or gpu-memory and gpus to check the fit."}
-    hw = fit["hardware"]["label"] if fit.get("hardware") else "GPUs of " + units.amount(
+    hw = gpu_label(fit["hardware"]) if fit.get("hardware") else "GPUs of " + units.amount(
         fit["memory_per_gpu"]["value"], unit="bytes")
     where = f"{units.grouped(fit['gpus'], exact=True)} × {hw}"
     head = {"fits": "Fits on ", "may fit": "May fit on ", "does not fit": "Does not fit on "}[fit["verdict"]]
