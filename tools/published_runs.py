@@ -30,7 +30,8 @@ TOLERANCE = {"flops": 0.05, "mfu_hours": 0.10}
 LAYOUT = (("gpus", "gpus"), ("layers", "layers"), ("hidden", "hidden"), ("heads", "heads"),
           ("seq_length", "seq-length"), ("tensor_parallel", "tensor-parallel"),
           ("pipeline_parallel", "pipeline-parallel"), ("zero", "zero"), ("recompute", "recompute"),
-          ("micro_batch", "micro-batch"), ("attention", "attention"))
+          ("micro_batch", "micro-batch"), ("attention", "attention"), ("active_params", "active-params"),
+          ("precision", "precision"))
 
 
 def load(path: Path = TABLE) -> list[dict]:

@@ -199,15 +199,28 @@ def test_fp8_on_h100_halves_the_gpu_hours_at_the_same_mfu(run_plan):
     assert any("fp8 peak" in n["text"] and "the mfu given" in n["text"] for n in fp8["notes"])
 
 
-def test_fp8_without_mfu_says_the_published_mfus_are_bf16(run_plan):
+def test_fp8_without_mfu_spans_no_gain_to_the_whole_fp8_peak(run_plan):
+    """The published MFUs were measured in bf16: an fp8 plan without an MFU of its own spans no
+    gain from fp8 (the published low end and median against the bf16 peak) to the whole fp8
+    peak at the published high end. DeepSeek-V3's fp8 run (2,664K H800 GPU-hours) fell below
+    the fp8-peak-only range (tests/data/published_runs_heldout.tsv)."""
     a = run_plan("plan where params = 7B and hardware = h100 and gpus = 8 and precision = fp8")
+    bf16 = run_plan("plan where params = 7B and hardware = h100 and gpus = 8")
     note = next(n for n in a["notes"] if n["text"].startswith("precision = fp8: time uses"))
-    assert "measured in bf16" in note["text"] and "optimistic bound" in note["text"]
+    assert "measured in bf16" in note["text"] and "no gain from fp8" in note["text"]
     assert any(s["id"] == "dubey2024" for s in note["sources"])
+    fp8_mfu, bf16_mfu = quantity(a, "mfu"), quantity(bf16, "mfu")
+    assert fp8_mfu["unit"] == "fraction of fp8 peak"
+    assert fp8_mfu["high"] == bf16_mfu["high"]
+    assert fp8_mfu["low"] == pytest.approx(bf16_mfu["low"] / 2, rel=1e-3)
+    assert fp8_mfu["value"] == pytest.approx(bf16_mfu["value"] / 2, rel=1e-3)
+    assert quantity(a, "gpu_hours")["high"] == pytest.approx(quantity(bf16, "gpu_hours")["high"], rel=1e-3)
+    assert quantity(a, "gpu_hours")["low"] == pytest.approx(quantity(bf16, "gpu_hours")["low"] / 2, rel=1e-3)
     back_bf16, back_fp8 = run_plan(ISSUE), run_plan(ISSUE + " and precision = fp8")
     assert back_fp8["backwards"]["peak"] == "fp8"
-    for b, f in zip(ends(back_bf16, "flops"), ends(back_fp8, "flops")):
-        assert f == pytest.approx(2 * b, rel=1e-3)          # the same GPU-hours give twice the compute
+    (b_low, _, b_high), (f_low, _, f_high) = ends(back_bf16, "flops"), ends(back_fp8, "flops")
+    assert f_low == pytest.approx(b_low, rel=1e-3)          # no gain: the same compute
+    assert f_high == pytest.approx(2 * b_high, rel=1e-3)    # the whole fp8 peak: twice the compute
 
 
 def test_fp8_on_a100_warns_and_keeps_bf16(run_plan):

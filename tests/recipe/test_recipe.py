@@ -112,6 +112,45 @@ def test_the_clipping_norm_of_transformer_runs_is_not_a_cnn_s(kb, text, value):
     assert clip["value"] == value and (value is not None or clip.get("unsourced"))
 
 
+def test_a_pretraining_recipe_without_an_architecture_is_the_one_plan_s_laws_are_for(kb):
+    """A pretraining recipe naming no architecture takes its learning rate and batch from
+    DeepSeek LLM's laws, fitted on decoder language models: it is planned as a decoder's, so
+    the settings published for decoders apply (beta2, weight decay, clipping were unsourced
+    beside the law: audits 6/25 and 7/24), and the answer says the architecture was assumed
+    and by which laws. An image run gets no law and assumes nothing."""
+    a = _recipe("recipe where params = 7B and method = pretrain and hardware = h100 and gpus = 256 and tokens = 1T", kb)
+    assert a["context"]["architecture"] == "decoder"
+    assert a["context"]["architecture_from"].startswith("assumed: plan's peak learning rate (DeepSeek LLM's law)")
+    by = {it.get("hyperparameter"): it for _, it in _items(a) if it.get("hyperparameter")}
+    assert by["beta2"]["value"] == 0.95 and by["weight-decay"]["value"] == 0.1
+    assert by["gradient-clip-norm"]["value"] == 1.0
+    (arch,) = [it for name, it in _items(a) if name == "architecture" and it["what"] == "architecture"]
+    assert arch["value"] == "decoder" and arch["from"] == "plan" and "assumed" in arch["why"]
+    given = _recipe("recipe where params = 7B and method = pretrain and hardware = h100 and gpus = 256 and tokens = 1T "
+                    "and architecture = decoder", kb)
+    assert {k: v["value"] for k, v in by.items()} == \
+        {it["hyperparameter"]: it["value"] for _, it in _items(given) if it.get("hyperparameter")}
+    images = _recipe("recipe where params = 86M and method = pretrain and data = images and hardware = a100 "
+                     "and gpus = 8 and tokens = 10B", kb)
+    assert images["context"]["architecture"] is None
+    assert not any(q["name"] == "learning_rate" and q["value"] for q in images["plan"]["quantities"])
+
+
+def test_plan_gives_no_language_model_law_for_data_no_decoder_is_advised_for(kb):
+    """DeepSeek LLM's laws are for decoder language models: a plan of an image or audio run
+    naming no architecture gets a note instead of an LLM's learning rate; text keeps them."""
+    for data in ("images", "audio"):
+        (a,) = kb.query(f"plan where params = 86M and method = pretrain and data = {data} and hardware = a100 "
+                        "and gpus = 8 and tokens = 10B")
+        assert not any(q["name"] == "learning_rate" and q["value"] for q in a["quantities"])
+        assert any(n["text"].startswith("no learning-rate or batch law") and f"none for {data}" in n["text"]
+                   for n in a["notes"]), data
+        assert not any("not used by plan: data" in n["text"] for n in a["notes"])
+    (text,) = kb.query("plan where params = 1B and method = pretrain and data = text and hardware = a100 "
+                       "and gpus = 8 and tokens = 20B")
+    assert any(q["name"] == "learning_rate" and q["value"] for q in text["quantities"])
+
+
 def test_a_setting_published_for_other_sizes_is_not_transplanted(kb):
     """LLaMA's 4M-token batch was published for 6.7B-65.2B: a 1B pretraining recipe gets the
     batch law's value (and Pythia's published ones beside it), not LLaMA's; a 13B one gets both."""

@@ -7,7 +7,7 @@ import pytest
 
 
 @pytest.mark.parametrize("where, why", [
-    ("params = 1B and hardware = v100 and gpus = 8", "the architecture is not known"),
+    ("params = 1B and data = images and hardware = v100 and gpus = 8", "the architecture is not known"),
     ("data = tabular and rows = 30k", "not trained by gradient descent"),
 ])
 def test_a_recipe_without_a_configuration_says_why_for_each_format(kb, where, why):

@@ -171,6 +171,11 @@ def hyperparameters(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
                     f"models, and {other} is not one; its published recipes give them where the KB holds one",
                     law.data)
         return
+    if data := _data_outside(kb, law, inputs):
+        ledger.note(f"no learning-rate or batch law: DeepSeek LLM's laws were fitted on decoder-only language "
+                    f"models, and the KB recommends none for {data}; give the architecture "
+                    f"(architecture = ...) for its published recipes", law.data)
+        return
     for name, formula_id, label in (
             ("learning_rate", "learning-rate-from-compute", "peak learning rate (DeepSeek LLM's law)"),
             ("batch_tokens", "batch-tokens-from-compute", "global batch in tokens (DeepSeek LLM's law)")):
@@ -203,6 +208,29 @@ def hyperparameters(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> None:
         ledger.note("a mixture of experts: the learning-rate and batch laws were fitted on dense models; they are "
                     "applied here to the FLOPs of the active parameters, which no source in the KB checks",
                     *([moe] if moe else []), warn=True)
+
+
+def _data_outside(kb: KBView, formula, inputs: Inputs) -> str | None:
+    """The user's data, as words, when no architecture is given and the KB's rules that
+    recommend one ``formula`` applies to (or a narrower one: GPT, Llama) for some data all
+    ask for other data (``data = images``: the decoder's rules are for text); else None
+    (data not given, or no such rule reads the data)."""
+    from recipekg.reason.conditions import FAILED, status
+
+    data, snap = inputs.facts.get("data"), kb.snap
+    if data is None or not data.values or inputs.facts.get("architecture") is not None:
+        return None
+    index, read = snap["rule_index"], False
+    scope = list(formula.data.get("applies_to") or ())
+    for node in scope + [n for s in scope for n in index["narrower"].get(s, ())]:
+        for r in index["by_target"].get(node, ()):
+            rule = snap["rules"][r]
+            conditions = [snap["conditions"][c] for c in rule["conditions"]] if node in rule["recommends"] else []
+            for cond in (c for c in conditions if c["dimension"] == "data"):
+                if status(cond, inputs.facts, snap) != FAILED:
+                    return None
+                read = True
+    return " or ".join(sorted(snap["nodes"].get(v, {}).get("label", v) for v in data.values)) if read else None
 
 
 def _outside_scope(kb: KBView, formula, inputs: Inputs) -> str | None:

@@ -85,10 +85,29 @@ def time_setup(ledger: Ledger, inputs: Inputs, params: Q | None = None) -> Setup
     mfu = _mfu(ledger, inputs, hw, rows, peak, params)
     if mfu is not None and peak.precision == "fp8":
         ledger.entry("mfu")["unit"] = "fraction of fp8 peak"
+        if inputs.mfu is None:
+            mfu = _fp8_span(ledger, kb.peak(hw) / peak.value, mfu)
     if hw is not None and inputs.hardware is None:
         ledger.note(f"no hardware given: time is for {kb.label(hw)}, the hardware of the reference's table")
     _say_peak(ledger, inputs, hw, peak)
     return Setup(hw, rows, peak, mfu, kb.formula("wall_time", "gpu_hours", "gpus"))
+
+
+def _fp8_span(ledger: Ledger, ratio: float, mfu: Q) -> Q:
+    """An fp8 plan's MFU as a fraction of the fp8 peak, from published MFUs measured in bf16
+    (``ratio``: the bf16 peak over the fp8 peak): from no gain at all, their low end and median
+    against the bf16 peak, to the whole fp8 peak at their high end. No published run the KB
+    holds measures what fp8 gains end to end, so the range spans both."""
+    span = Q.span(mfu.low * ratio, mfu.high, mfu.value * ratio)
+    entry = ledger.entry("mfu")
+    if entry is not None:
+        entry["value"], entry["low"], entry["high"] = rounded(span.value), rounded(span.low), rounded(span.high)
+        entry["derivation"] += (f"; as a fraction of the fp8 peak: {span.low:.3f}–{span.high:.3f} "
+                                f"(median {span.value:.3f}): the low end and the median are the published "
+                                f"ones times the bf16 peak over the fp8 peak ({ratio:.3g}), no gain from fp8, "
+                                f"the high end the published one against the fp8 peak, the whole gain")
+    ledger.values["mfu"] = span
+    return span
 
 
 def _fp8(kb, inputs: Inputs) -> bool:
@@ -116,9 +135,9 @@ def _say_peak(ledger: Ledger, inputs: Inputs, hw: str | None, peak: Peak) -> Non
     elif peak.precision == "fp8":
         fact = kb.fact("published-mfu-measured-in-bf16")
         mfu_text = ("at the mfu given, a fraction of the fp8 peak" if inputs.mfu is not None else
-                    "the published MFUs were measured in bf16 training, none in fp8, so at the same MFU "
-                    "the time is an optimistic bound; give mfu (a fraction of the fp8 peak) to plan with an "
-                    "fp8 utilisation of your own")
+                    "the published MFUs were measured in bf16 training, none in fp8, so the time spans no gain "
+                    "from fp8 (their low end and median against the bf16 peak) to the whole fp8 peak at their "
+                    "high end; give mfu (a fraction of the fp8 peak) to plan with an fp8 utilisation of your own")
         ledger.note(f"precision = fp8: time uses {kb.label(hw)}'s dense fp8 peak "
                     f"({units.amount(peak.value, unit='FLOP/s')}, {units.grouped(peak.value / kb.peak(hw), 2)}× "
                     f"its bf16 peak); {mfu_text}", kb.snap["nodes"][hw], *([fact] if fact and inputs.mfu is None else []))

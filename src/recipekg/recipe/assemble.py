@@ -41,6 +41,7 @@ KINDS = ("architecture", "approach", "optimizer", "technique")
 _SIZING = ("params", "tokens", "flops", "architecture", "method", "unique-tokens")
 _KB = "https://w3id.org/recipekg/id/"
 _DEFAULT_METHOD = _KB + "method-pretrain"
+_ARCHITECTURE = "https://w3id.org/recipekg/ns#Architecture"
 
 
 class Context:
@@ -79,6 +80,34 @@ class Context:
             self.facts["params"] = Facts("params", "count", intervals=[(float(size), True, float(size), True)],
                                          derived="plan")
 
+    def assumed_by(self, plan: PlanBody | None) -> None:
+        """The architecture plan's laws are for, when the recipe has none: a run plan gave a
+        learning rate or batch by a law fitted on one architecture only (DeepSeek LLM's, on
+        decoder language models) is planned as that architecture's, so its settings are read
+        for it too; ``architecture_from`` says it was assumed and by which law. The narrowest
+        of the architectures those laws are for, when the others are broader ones of it; none
+        when they disagree, or when the architecture ranking names architectures and neither it
+        nor a narrower one is among them (an image run: the laws do not fit it)."""
+        if self.architecture is not None or plan is None:
+            return
+        scoped: dict[str, list[str]] = {}
+        for q in plan["quantities"]:  # (the hyperparameters plan computes: sections.planned_item's names)
+            if q["name"].replace("_", "-") not in self.snap["hyperparameters"]:
+                continue
+            ref = q.get("formula")
+            formula = self.snap["formulas"].get(ref["iri"], {}) if ref else {}
+            for node in formula.get("applies_to") or () if q.get("value") is not None else ():
+                if _ARCHITECTURE in self.snap["nodes"].get(node, {}).get("types", ()):
+                    scoped.setdefault(node, []).append(q["label"])
+        narrowest = [n for n in scoped if set(scoped) <= set(closure([n], self.snap))]
+        named = [r["iri"] for r in self.rankings["architecture"]["results"]]
+        if not narrowest or (named and not any(narrowest[0] in closure([r], self.snap) for r in named)):
+            return  # (the constraints point to other architectures: images, audio)
+        self.architecture = narrowest[0]
+        self.architecture_from = "assumed: plan's " + " and ".join(scoped[self.architecture]) + " are for it"
+        self.regimes = regimes_of(self.architecture, self.snap) or self.regimes
+        self.facts["architecture"] = Facts("architecture", "categorical", values={self.architecture})
+
     def recommend(self, kind: str, *more: Constraint) -> RecommendBody:
         """``recommend <kind>`` for the recipe's constraints and ``more``."""
         return recommend(as_recommend(self.stmt, kind, *more), self.snap, self.backend)
@@ -108,6 +137,7 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> RecipeBody:
     ctx = Context(stmt, facts, rankings, snap, backend)
     plan, unread = _plan(stmt, ctx, facts, snap)
     ctx.sized_by(plan)
+    ctx.assumed_by(plan)
     sections = build.sections(ctx, plan, snap)
     answer: Any = {"statement": "recipe", "query": stmt.text.strip(), "constraints": constraints_json(facts),
                    "context": build.context_json(ctx, snap), "sections": sections, "plan": plan}

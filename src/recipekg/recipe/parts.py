@@ -96,6 +96,10 @@ def architecture(ctx, plan, snap: dict) -> list[dict]:
                      _papers(node, snap), **{"from": "constraints"})]
     if ctx.architecture is None:
         return [_no_pick("architecture", answer, "architecture")] + ruled_out(answer, "architecture")
+    if ctx.architecture_from.startswith("assumed"):
+        node = snap["nodes"][ctx.architecture]
+        return [item("architecture", node["id"], node["label"], f"{ctx.architecture_from}; give the architecture to plan "
+                     "another", [], **{"from": "plan"})] + ruled_out(answer, "architecture")
     return [_pick_item("architecture", answer, "architecture")] + ruled_out(answer, "architecture")
 
 
