@@ -37,6 +37,23 @@ def test_a_cache_that_overflows_the_room_the_weights_leave_is_quantised(kb):
     assert a["decision"]["pick"] == "kv-cache-quantization"
 
 
+def test_a_cache_that_overflows_even_beside_4_bit_weights_is_quantised_too(kb):
+    """Audit 7/08: Llama 2 13B (40 key-value heads) serving 8 sequences of 4k tokens on one
+    L4: its 16-bit weights (26 GB) overflow the 24 GB, and so does its 26 GB KV cache alone.
+    Quantising the weights leaves 6.5 GB of weights and the cache: still over, so the cache
+    must shrink too (kv-load-4bit > 100%) and both are advised; where 4-bit weights leave the
+    cache room (Mixtral's 2 GB), the cache's advice stays out."""
+    a = _technique(kb, "method = inference and model = llama-2-13b and hardware = l4 and gpus = 1 "
+                       "and batch-size = 8 and seq-length = 4k")
+    assert _constraint(a, "serving-load")["value"] > 1 and _constraint(a, "kv-load-4bit")["value"] > 1
+    matches = {r["id"]: r for r in a["results"] if r["group"] == "matches"}
+    assert {"kv-cache-quantization", "weight-quantization"} <= set(matches)
+    assert not [u for u in a["unused"] if u["dimension"] in ("batch-size", "seq-length")]
+    m = _technique(kb, MIXTRAL)
+    assert _constraint(m, "kv-load-4bit")["value"] <= 1
+    assert "kv-cache-quantization" not in {r["id"] for r in m["results"] if r["group"] == "matches"}
+
+
 @pytest.mark.parametrize("served", [
     "method = inference and model = llama-3-70b and hardware = l4 and task = generation",
     f"{LLAMA_ON_TWO} and task = generation",

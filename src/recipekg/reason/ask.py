@@ -75,7 +75,7 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
         if changed:
             found.append(_question(snap["dimensions"][dim], named, snap, facts))
     asked = {q["dimension"]: set(q["would_change"]) for q in found}
-    found = [q for q in found if not _repeats(q, asked, facts, snap)]
+    found = [q for q in found if not _repeats(q, asked, facts, snap) and not _restates(q, found, facts, snap)]
     found.sort(key=lambda q: (-len(q["would_change"]), q["dimension"]))
     if not found and undecided:  # no one value decides (a rule waiting for two): where to start
         return _where_to_start(kind, facts, snap)
@@ -154,6 +154,24 @@ def _repeats(q: Ask, asked: dict[str, set], facts: dict, snap: dict) -> bool:
     already asks for, to the same end (the memory load through the GPUs, beside the GPUs')."""
     missing = [d for d in snap["dimensions"][q["dimension"]].get("derived_from") or () if d not in facts]
     return len(missing) == 1 and set(q["would_change"]) <= asked.get(missing[0], set())
+
+
+def _restates(q: Ask, found: list[Ask], facts: dict, snap: dict) -> bool:
+    """Whether a question about a derived dimension asks for the same missing inputs as a
+    question about another derived dimension before it (in the dimensions' order), to the same
+    end: the KV cache against the GPUs beside 16-bit or 4-bit weights needs the same sequences
+    served at once, asked once."""
+    dims = snap["dimensions"]
+
+    def missing(x: Ask) -> frozenset:
+        return frozenset(d for d in dims[x["dimension"]].get("derived_from") or () if d not in facts)
+
+    def order(x: Ask) -> tuple:
+        return dims[x["dimension"]].get("order") or 0, x["dimension"]
+
+    mine = missing(q)
+    return bool(mine) and any(o is not q and missing(o) == mine and order(o) < order(q)
+                              and set(q["would_change"]) <= set(o["would_change"]) for o in found)
 
 
 def _open_dimensions(results: list[dict], given: dict, facts: dict, snap: dict,
