@@ -184,3 +184,21 @@ def test_shuffling_kb_files_never_changes_answers(snap):
     for path in sorted(QUERIES.glob("*.rkg")):
         for stmt in parse(path.read_text()):
             assert answer(stmt, snap) == answer(stmt, other), stmt.text
+
+
+def test_explain_says_when_the_rank_is_a_tie(kb):
+    """Audit 7/14: "explain lightgbm where data = tabular and rows = 5M" said rank 1 and "It
+    already ranks first" while the answer ties boosted trees with neural tabular models (the
+    same score from advice of the same weight, first by id only). explain now names the entries
+    its choice is tied with, both ways, as recommend's decision does; an untied rank says none."""
+    (a,) = kb.query("explain lightgbm where data = tabular and rows = 5M")
+    (r,) = kb.query("recommend architecture where data = tabular and rows = 5M")
+    assert a["rank"] == 1 and [t["id"] for t in a["tied_with"]] == r["decision"]["tied_with"]
+    from recipekg.render.answers import render_answers
+
+    text = render_answers([a], "text", detail=False)
+    assert "tied with Neural tabular models (neural-tabular)" in text and "tied: the advice does not put it above" in text
+    (b,) = kb.query("explain neural-tabular where data = tabular and rows = 5M")
+    assert b["rank"] == 2 and [t["id"] for t in b["tied_with"]] == [r["decision"]["pick"]]
+    (c,) = kb.query("explain vit where data = images and samples = 3000")
+    assert "tied_with" not in c

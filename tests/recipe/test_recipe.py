@@ -151,6 +151,26 @@ def test_plan_gives_no_language_model_law_for_data_no_decoder_is_advised_for(kb)
     assert any(q["name"] == "learning_rate" and q["value"] for q in text["quantities"])
 
 
+def test_a_decoder_lora_recipe_takes_the_row_its_learning_rate_comes_from(kb):
+    """LoRA's GPT-2 runs: rank 4, alpha 32 (scale 8), dropout 0.1, learning rate 2e-4 (Table 11,
+    the authors' E2E command). A decoder's LoRA recipe takes alpha and dropout from that row
+    too, so the emitted PEFT config scales its adapters as the rate was tuned with (PEFT's
+    default alpha 8 would make it 2: audit 7/22); an encoder's LoRA keeps alpha unsourced (the
+    paper sets it per experiment)."""
+    a = _recipe("recipe where model = mistral-7b and method = lora and hardware = a100 and gpus = 1 "
+                "and tokens = 50M and seq-length = 4k", kb)
+    by = {it.get("hyperparameter"): it for _, it in _items(a) if it.get("hyperparameter")}
+    assert (by["lora-rank"]["value"], by["lora-alpha"]["value"], by["lora-dropout"]["value"]) == (4, 32, 0.1)
+    assert by["learning-rate"]["value"] == 2e-4
+    assert {s["id"] for s in by["lora-alpha"]["sources"]} == {"hu2021"}
+    peft = a["configs"]["hf-peft"]["config"]["lora_config"]
+    assert (peft["r"], peft["lora_alpha"], peft["lora_dropout"]) == (4, 32, 0.1)
+    enc = _recipe("recipe where architecture = bert and method = lora and data = text and task = classification "
+                  "and samples = 5k", kb)
+    enc_by = {it.get("hyperparameter"): it for _, it in _items(enc) if it.get("hyperparameter")}
+    assert "lora-alpha" not in enc_by or enc_by["lora-alpha"].get("unsourced")
+
+
 def test_a_setting_published_for_other_sizes_is_not_transplanted(kb):
     """LLaMA's 4M-token batch was published for 6.7B-65.2B: a 1B pretraining recipe gets the
     batch law's value (and Pythia's published ones beside it), not LLaMA's; a 13B one gets both."""

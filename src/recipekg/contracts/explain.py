@@ -3,7 +3,7 @@ against the constraints, and the smallest change that would rank it first.
 
     >>> from recipekg.contracts.schema import required_keys
     >>> sorted(set(ExplainAnswer.__annotations__) - required_keys(ExplainAnswer))
-    ['member_of', 'memory_saving', 'no_change_because', 'shortfall', 'superseded']
+    ['member_of', 'memory_saving', 'no_change_because', 'shortfall', 'superseded', 'tied_with']
 """
 
 from __future__ import annotations
@@ -64,6 +64,13 @@ class Change(TypedDict):
     turns_off: NotRequired[Literal[True]]
 
 
+class Tied(TypedDict):
+    """An entry the advice does not separate from the choice's: the same score, decided alike."""
+
+    id: str
+    label: str
+
+
 class MemberOf(TypedDict):
     """The family entry the choice is ranked in."""
 
@@ -93,6 +100,9 @@ class ExplainBody(TypedDict):
     unused: list[Unused]
     would_rank_first_if: list[Change]
     member_of: NotRequired[MemberOf]
+    #: The matches the advice does not separate from the choice's entry (the same score from
+    #: rules of the same weight): its rank among them is only the ids' order.
+    tied_with: NotRequired[list[Tied]]
     no_change_because: NotRequired[str]
     #: The choice's memory saving checked against a memory-load over 100%.
     memory_saving: NotRequired[MemorySaving]

@@ -153,6 +153,8 @@ class ExplainSummary(SummaryCommon):
     #: Queries under which the choice would rank first.
     would_rank_first_if: list[str]
     member_of: NotRequired[str]
+    #: The entries the advice does not separate from the choice's (the same score, decided alike).
+    tied_with: NotRequired[list[str]]
     against: NotRequired[list[str]]
     excluded: NotRequired[ExplainExcluded]
     no_change_because: NotRequired[str]

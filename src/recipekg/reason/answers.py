@@ -332,7 +332,7 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
         out["part_of"] = wholes
     if steps and step is not None:
         out["procedure"] = {"id": step[0], "steps": steps}
-    elif matching and (tied := _tied(matching, kin)):
+    elif matching and (tied := tied_with_first(matching, kin)):
         out["tied_with"] = tied
     if sections is not None and mine is not None:
         out["section"] = mine
@@ -362,12 +362,12 @@ def _folded(matching: list, nodes: Mapping) -> dict[str, list[str]]:
 
 def _alongside(matching: list, section, kin: Mapping) -> list[Alongside]:
     """The best match of each section but the pick's, in rank order, with the matches the
-    advice does not separate from it (as :func:`_tied`)."""
+    advice does not separate from it (as :func:`tied_with_first`)."""
     out: list[Alongside] = []
     for name in dict.fromkeys(section(r) for r in matching):
         mine = [r for r in matching if section(r) == name]
         entry: Alongside = {"section": name, "pick": mine[0]["id"]}
-        if tied := _tied(mine, kin):
+        if tied := tied_with_first(mine, kin):
             entry["tied_with"] = tied
         out.append(entry)
     return out
@@ -425,7 +425,7 @@ def situated(result: dict) -> bool:
                for r in result["because"])
 
 
-def _tied(matching: list, kin: Mapping | None = None) -> list[str]:
+def tied_with_first(matching: list, kin: Mapping | None = None) -> list[str]:
     """The matches the advice does not separate from the first: the same score, decided alike
     (the same specificity and match, deciding rules of the same strengths, for and against:
     one rule naming two alternatives, "PatchTST, Informer", or two rules of equal weight, long

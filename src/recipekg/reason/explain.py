@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 from recipekg.query.ast import Explain
-from recipekg.reason.answers import choice_json, constraints_json, fill_waits, reason_json, waits_for
+from recipekg.reason.answers import choice_json, constraints_json, fill_waits, reason_json, tied_with_first, waits_for
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.changes import smallest_change
 from recipekg.reason.families import entry_of, group_families
@@ -95,6 +95,11 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
            "would_rank_first_if": change["found"]}
     if entry and entry["iri"] != iri:
         out["member_of"] = {"id": entry["id"], "label": entry["label"], "rank": entry["rank"]}
+    if entry.get("group") == MATCHES:
+        peers = [r for r in entries[kind] if r is not entry and r["group"] == MATCHES and r["score"] == entry["score"]]
+        label = {r["id"]: r["label"] for r in peers}
+        if peers and (tied := tied_with_first([entry, *peers])):
+            out["tied_with"] = [{"id": i, "label": label[i]} for i in tied]
     if change.get("why"):
         out["no_change_because"] = change["why"]
     if note := saving_note(iri, facts, snap, entry.get("because", ())):

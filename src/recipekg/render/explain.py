@@ -21,6 +21,10 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
     rank = f"rank {a['rank']} among {a['kind']} choices" if a["rank"] else f"not ranked among {a['kind']} choices"
     member = a.get("member_of")
     rank += f", in the entry of its family {member['label']} ({member['id']})" if member else ""
+    tied = a.get("tied_with") or []
+    rank += (", tied with " + ", ".join(f"{t['label']} ({t['id']})" for t in tied)
+             + " (the same score from advice of the same weight: its place among them is the ids' order only)"
+             if tied else "")
     own = f" [{origin_text(c)}]" if c.get("origin") else ""
     head = f"explain {c['label']} ({c['id']}){own} — {rank}"
     out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
@@ -64,7 +68,8 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
         out.append(f"\nIt is not ranked: no rule speaks for it here, and the rules against it wait for a "
                    f"condition you did not give ({', '.join(a['waits_for'])}).")
     if a["rank"] == 1 and not a["would_rank_first_if"] and not a.get("no_change_because"):
-        out.append("\nIt already ranks first for these constraints.")
+        out.append("\nIt already ranks first for these constraints" + (", tied: the advice does not put it above "
+                   + ", ".join(t["label"] for t in tied) + "." if tied else "."))
     elif a["would_rank_first_if"]:
         out.append("\nIt would rank first with:")
         for w in a["would_rank_first_if"]:

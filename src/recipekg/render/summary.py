@@ -167,6 +167,8 @@ def _explain(a: dict) -> dict:
            "would_rank_first_if": [w["query"] for w in a.get("would_rank_first_if", ())]}
     if a.get("member_of"):
         out["member_of"] = a["member_of"]["id"]
+    if a.get("tied_with"):
+        out["tied_with"] = [t["id"] for t in a["tied_with"]]
     if a.get("against"):
         out["against"] = [x["text"] for x in a["against"]]
     if a.get("excluded"):
