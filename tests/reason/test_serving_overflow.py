@@ -86,3 +86,30 @@ def test_a_mixture_of_experts_on_several_gpus_is_advised_expert_parallelism(kb):
     assert "moe-over-gpus-expert-parallelism" in {r["id"] for r in ep["because"]}
     (a,) = kb.query("recommend approach where model = llama-3-70b and method = pretrain and hardware = h100 and gpus = 256")
     assert "expert-parallelism" not in {r["id"] for r in a["results"] if r["group"] == "matches"}
+
+
+def test_recomputation_that_cannot_fit_an_adapter_run_says_so(kb):
+    """Audit 6/11: a LoRA of Llama 3 8B at long sequences on 24 GB was told to recompute its
+    activations, while plan says even full recomputation does not fit (the frozen 16-bit base,
+    the layers' inputs, the 32-bit logits of a 128K vocabulary). recompute-floor counts what
+    full recomputation keeps beside the frozen base (plan's leanest count but the adapters'
+    states); above 100% the pick's reason says recomputation is not enough and what else is
+    needed. QLoRA's 4-bit base leaves room; a model not named has no vocabulary, so no floor."""
+    def technique(text: str) -> dict:
+        return _technique(kb, f"model = llama-3-8b and hardware = rtx-4090 and gpus = 1 and {text}")
+
+    a = technique("method = lora and seq-length = 16k")
+    floor = _constraint(a, "recompute-floor")
+    assert floor["op"] == "between" and 1 < floor["value"][0] <= floor["value"][1]
+    pick = a["results"][0]
+    assert pick["id"] == "gradient-checkpointing"
+    assert pick["because"][0]["rule"].endswith("recompute-floor-over-one-gpu-gradient-checkpointing")
+    (p,) = kb.query("plan where method = lora and model = llama-3-8b and hardware = rtx-4090 and gpus = 1 "
+                    "and seq-length = 16k")
+    assert p["fit"]["fits"] is False                       # plan agrees: no layout fits
+    q = technique("method = qlora and seq-length = 16k")
+    assert not any(r["rule"].endswith("recompute-floor-over-one-gpu-gradient-checkpointing") and r["match"] == "full"
+                   for r in q["results"][0]["because"])
+    (unnamed,) = kb.query("recommend technique where method = lora and params = 8B and hardware = rtx-4090 "
+                          "and gpus = 1 and seq-length = 16k")
+    assert not any(c["dimension"] == "recompute-floor" for c in unnamed["constraints"])

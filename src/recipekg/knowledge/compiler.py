@@ -135,7 +135,8 @@ def compile_graph(triples: Iterable[Triple], origins: dict | None = None) -> dic
                      for t in ix.instances(RKG.ComputeTier)}
     snap["constants"] = _constants(ix)
     snap["formulas"] = _formulas(ix)
-    snap["derived_dimensions"] = derived_order(snap["dimensions"], snap["formulas"], snap["constants"])
+    snap["derived_dimensions"] = derived_order(snap["dimensions"], snap["formulas"], snap["constants"],
+                                               frozenset(MODEL_FIGURES))
     snap["facts"] = _facts(ix)
     snap["hardware"] = _hardware(ix, {d["derived_via"] for d in snap["dimensions"].values() if d["derived_via"]})
     snap["models"] = _models(ix)

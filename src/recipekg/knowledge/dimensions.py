@@ -60,7 +60,7 @@ def compile_dimensions(ix, nodes: dict) -> dict:
     return dims
 
 
-def derived_order(dims: dict, formulas: dict, constants: dict) -> list[str]:
+def derived_order(dims: dict, formulas: dict, constants: dict, configured: frozenset = frozenset()) -> list[str]:
     """The dimensions derived from others, in the order to derive them: those a formula computes
     (``derived_by``) first, each after the ones it reads, then those whose values are defined by
     conditions (a tier). A formula's names that are not its constants' symbols (nor a unit
@@ -70,18 +70,20 @@ def derived_order(dims: dict, formulas: dict, constants: dict) -> list[str]:
     validate`` says why). A name that is a model figure a rule of thumb computes (a plan-only
     dimension one KB formula outputs: ``layers`` from ``params``) is derived through that formula
     (:func:`through`): what it reads is derived from instead, and ``derived_through`` lists each
-    such figure with its formula, in the order to compute them."""
+    such figure with its formula, in the order to compute them; a plan-only figure no formula
+    computes but a named model's configuration holds (``configured``: the vocabulary) is listed
+    with none, read from the query or the configuration only."""
     by_formula: dict[str, list[str]] = {}
     for name, d in dims.items():
         f = formulas.get(d["derived_by"] or "")
         figures: dict[str, str] = {}
-        inputs = through(f, formulas, constants, dims, figures) if f is not None else []
+        inputs = through(f, formulas, constants, dims, figures, configured=configured) if f is not None else []
         if f is None or f.get("error") or not inputs or any(n not in dims or n == name for n in inputs):
             d["derived_by"], d["derived_by_all"] = None, []
             continue
         d["derived_from"], d["derived_through"] = inputs, [[k, v] for k, v in figures.items()]
         d["derived_by_all"] = [g for g in d.get("derived_by_all") or [d["derived_by"]]
-                               if _same_inputs(formulas.get(g), inputs, figures, formulas, constants, dims)]
+                               if _same_inputs(formulas.get(g), inputs, figures, formulas, constants, dims, configured)]
         by_formula[name] = inputs
     ordered: list[str] = []
     while True:  # those whose inputs are given or derived before them; a cycle derives nothing
@@ -96,17 +98,19 @@ def derived_order(dims: dict, formulas: dict, constants: dict) -> list[str]:
     return ordered + sorted(n for n, d in dims.items() if d["derived_from"] and not d["derived_by"])
 
 
-def _same_inputs(g: dict | None, inputs: list, figures: dict, formulas: dict, constants: dict, dims: dict) -> bool:
+def _same_inputs(g: dict | None, inputs: list, figures: dict, formulas: dict, constants: dict, dims: dict,
+                 configured: frozenset = frozenset()) -> bool:
     """Whether formula ``g`` (another of a dimension's, for other methods) reads what the first
     one does: the same dimensions, through the same model figures (else it derives nothing:
     ``recipekg validate`` says so)."""
     if g is None or g.get("error"):
         return False
     own: dict[str, str] = {}
-    return sorted(through(g, formulas, constants, dims, own)) == sorted(inputs) and own == figures
+    return sorted(through(g, formulas, constants, dims, own, configured=configured)) == sorted(inputs) and own == figures
 
 
-def through(f: dict, formulas: dict, constants: dict, dims: dict, figures: dict, seen: tuple = ()) -> list[str]:
+def through(f: dict, formulas: dict, constants: dict, dims: dict, figures: dict, seen: tuple = (),
+            configured: frozenset = frozenset()) -> list[str]:
     """The dimensions formula ``f`` reads, in the order its expression names them; a model figure
     a rule of thumb computes (a plan-only dimension that exactly one formula without
     ``rkg:forMethod`` outputs) is replaced by what that formula reads, and put in ``figures``
@@ -128,7 +132,11 @@ def through(f: dict, formulas: dict, constants: dict, dims: dict, figures: dict,
         if n in symbols or n in CONVERSIONS:
             continue
         rule = _rule_of_thumb(name, dims, formulas) if name not in seen else None
-        found = [name] if rule is None else through(formulas[rule], formulas, constants, dims, figures, (*seen, name))
+        if rule is None and dims.get(name, {}).get("plan_only") and n in configured:
+            figures[name] = ""  # (the query's or a named configuration's only: no rule of thumb)
+            continue
+        found = [name] if rule is None else through(formulas[rule], formulas, constants, dims, figures, (*seen, name),
+                                                    configured=configured)
         out += [i for i in found if i not in out]
         if rule is not None:
             figures[name] = rule

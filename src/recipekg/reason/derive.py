@@ -194,8 +194,8 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
         env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
         env.update((n, Q.point(v)) for n, v in CONVERSIONS.items() if n in record["names"])
         q = evaluate(formula_of(record), env)
-    except FormulaError:
-        return  # (a formula that divides by a range through zero, or reads a constant without a value)
+    except (FormulaError, LookupError):
+        return  # (a formula that divides by a range through zero, reads a constant without a value, or a figure no one gives)
     low, high = _tidy(q.low), _tidy(q.high)
     if not math.isfinite(low) or not math.isfinite(high):
         return
@@ -269,6 +269,8 @@ def _figure(figure: str, by: str, env: dict, sources: list, facts: dict[str, Fac
     elif configured and all(configured):
         env[name] = Q.span(min(configured), max(configured))
         found = "architecture"
+    elif not by:
+        raise LookupError(figure)  # (a figure without a rule of thumb: the vocabulary of a model not named)
     else:
         record = snap["formulas"][by]
         env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
