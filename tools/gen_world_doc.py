@@ -49,7 +49,7 @@ def loo_section(results: list[dict]) -> list[str]:
            "plan's MFU range comes from `kb/runs.ttl` (the main table's runs whose sources the KB holds): a run "
            "is always inside the range of a plan of its own size, so that check is circular. Here each run is "
            "left out and its implied MFU compared with the range the other runs give (plan's rule: runs within "
-           f"a factor of 10 in size on GPUs of the same peak, and the steady MFUs stated there). {ok} of "
+           f"a factor of 10 in size on GPUs of the same peak, and the steady MFUs stated there, at any size). {ok} of "
            f"{len(results)} fall inside.", "",
            "| run | hardware | its MFU (total GPU-hours) | range of the others | inside |", "|---|---|---|---|---|"]
     for r in results:

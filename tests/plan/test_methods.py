@@ -272,3 +272,23 @@ def test_fp8_weights_on_a_gpu_without_fp8_say_so_and_fp8_is_not_offered_there(ru
     h100 = run_plan("plan where model = llama-3-1-405b and method = inference and hardware = h100 and gpus = 8 "
                     "and precision = fp8")
     assert not any("FP8 training keeps in memory" in n["text"] for n in h100["notes"] + h100["warnings"])
+
+
+def test_a_batch_of_sequences_routes_to_more_experts(run_plan):
+    """Audit 7/20: Mixtral serving 16 sequences at once was bounded as if each step read only
+    the 13B active parameters; with 2 of 8 experts per token and uniform routing, an expert is
+    idle with probability 0.75^16 (1%), so a step reads about 99% of the weights. The read spans
+    the active share (routing may be uneven) to that; without the model's expert counts (params
+    and active-params only) it stays the active share."""
+    moe = run_plan("plan where model = mixtral-8x7b and method = inference and hardware = h100 and gpus = 2 "
+                   "and batch-size = 16 and seq-length = 4k")
+    weights, active, params = (q(moe, n)["value"] for n in ("weights", "active_params", "params"))
+    read = q(moe, "weights_read")
+    assert read["low"] == pytest.approx(weights * active / params, rel=1e-3)
+    expected = weights * (1 - (params - active) / params * 0.75 ** 15)
+    assert read["value"] == pytest.approx(expected, rel=1e-3) and read["high"] == pytest.approx(expected, rel=1e-3)
+    assert read["value"] > 0.98 * weights
+    assert read["formula"]["id"] == "weights-read-per-step-routed"
+    plain = run_plan("plan where params = 47B and active-params = 13B and method = inference and hardware = h100 "
+                     "and gpus = 2 and batch-size = 16 and seq-length = 4k")
+    assert q(plain, "weights_read")["formula"]["id"] == "weights-read-per-step"

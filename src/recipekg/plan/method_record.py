@@ -171,16 +171,38 @@ def _inference(ledger: Ledger, memo, best: dict, inputs: Inputs) -> None:
     _speed(ledger, memo, best, inputs, weights, kv, sequences, bw, source)
 
 
+def _weights_read(ledger: Ledger, memo, inputs: Inputs, weights: Q, active: Q, sequences: Q) -> Q:
+    """What a mixture of experts' decoding step reads: at least the active share; with a named
+    model's expert counts, up to every expert its sequences route to when routing is uniform
+    (``formula:weights-read-per-step-routed``: 16 sequences of Mixtral read 99% of it)."""
+    f = memo.formula("weights-read-per-step")
+    least, env = ledger.compute(f, {"weights": weights, "active_params": active, "params": memo.params})
+    model = inputs.model or {}
+    if not (model.get("experts") and model.get("experts_per_token")) or sequences.high <= 1:
+        ledger.add("weights_read", least, formula=f, env=env,
+                   label="weights a decoding step reads at least (the active parameters')")
+        return least
+    routed_f = memo.formula("weights-read-per-step-routed")
+    routed, renv = ledger.compute(routed_f, {"weights": weights, "active_params": active, "params": memo.params,
+                                             "experts": Q.point(model["experts"]), "sequences": sequences,
+                                             "experts_per_token": Q.point(model["experts_per_token"])})
+    q = Q.span(min(least.low, routed.low), max(least.high, routed.high), routed.value)
+    ledger.add("weights_read", q, formula=routed_f, env=renv,
+               label="weights a decoding step reads: the active share at least, every expert its sequences "
+                     "route to when routing is uniform",
+               derivation=f"{routed_f.data['expression']} with {show(sequences, 'count')} sequences at once: "
+                          f"{show(routed, 'bytes')}; the active share alone ({f.data['expression']}): "
+                          f"{show(least, 'bytes')}: {show(q, 'bytes')}")
+    return q
+
+
 def _speed(ledger: Ledger, memo, best: dict, inputs: Inputs, weights: Q, kv: Q, sequences: Q, bw: Q,
            source: dict | None) -> None:
     """The decode bound (tokens/s over every copy, seconds per step) and the prefill bound."""
     tp, extra = Q.point(best["tp"]), [source] if source else []
     active = inputs.active_params or memo.params
     if active.high < memo.params.low:  # a mixture of experts: a step reads at least the active share
-        f = memo.formula("weights-read-per-step")
-        weights, env = ledger.compute(f, {"weights": weights, "active_params": active, "params": memo.params})
-        ledger.add("weights_read", weights, formula=f, env=env,
-                   label="weights a decoding step reads at least (the active parameters')")
+        weights = _weights_read(ledger, memo, inputs, weights, active, sequences)
     f = memo.formula("decode-tokens-per-second")
     q, env = ledger.compute(f, {"micro_batch": sequences, "tensor_parallel": tp, "bandwidth": bw, "weights": weights,
                                 "kv_cache": kv, "data_parallel": Q.point(best["dp"])})

@@ -128,7 +128,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     _Q("adapter_params", "parameters", "adapter parameters (LoRA, QLoRA)", "method_record", methods=ADAPTERS),
     _Q("cpu_memory", "bytes", "CPU memory of an offloaded run", "method_record", methods=TRAINING),
     # inference
-    _Q("weights_read", "bytes", "weights a decoding step reads at least (a mixture of experts' active share)",
+    _Q("weights_read", "bytes", "weights a decoding step of a mixture of experts reads (its active share at least)",
        "method_record", "time", methods=SERVING),
     _Q("decode_tokens_per_second", "tokens/s", "decode speed, upper bound", "method_record", "time", methods=SERVING),
     _Q("decode_seconds_per_token", "seconds", "time per decoding step, lower bound", "method_record", "time", methods=SERVING),

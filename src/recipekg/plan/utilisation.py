@@ -168,7 +168,7 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict]
                  + ("" if own else " (shown, not in the range: another GPU)")) if rows else ""
     size = _size_text(kb.q("c_mfu_size_window").value, params, [p["params"] for p in found
                                                                   if p["basis"] == "total GPU-hours"])
-    runs = (f"published runs{size} on {on['text']}, and the steady MFUs stated there" if totals else
+    runs = (f"published runs{size} on {on['text']}, and the steady MFUs stated there for runs of any size" if totals else
             f"the steady MFUs stated for published runs on {on['text']} (none there gives its total GPU-hours)")
     ledger.add("mfu", mfu, "fraction of bf16 peak",
                label=f"MFU of published runs on {on['short']}" + (", and the reference's own from its GPU-hours table"
