@@ -202,3 +202,22 @@ def test_explain_says_when_the_rank_is_a_tie(kb):
     assert b["rank"] == 2 and [t["id"] for t in b["tied_with"]] == [r["decision"]["pick"]]
     (c,) = kb.query("explain vit where data = images and samples = 3000")
     assert "tied_with" not in c
+
+
+def test_sound_classification_is_decided_by_whether_a_pretrained_model_exists(kb):
+    """Audit 7/03: AST and a spectrogram CNN tied for 5k clips (first by id) with pretrained =
+    yes unused. The AST paper separates them: pretraining "can greatly reduce the demand for
+    in-domain audio data for AST" (Section 3.1.3), and a Transformer needs more data than a CNN
+    (Section 2.2). Without pretrained given they stay tied, as the reference names both."""
+    def decide(extra: str) -> dict:
+        (a,) = kb.query(f"recommend architecture where data = audio and task = audio-classification and samples = 5k{extra}")
+        return a
+
+    yes, no, neither = decide(" and pretrained = yes"), decide(" and pretrained = no"), decide("")
+    assert yes["decision"]["pick"] == "ast" and not yes["decision"].get("tied_with")
+    assert no["decision"]["pick"] == "spectrogram-cnn" and not no["decision"].get("tied_with")
+    assert neither["decision"].get("tied_with")
+    for a, rule in ((yes, "audio-classification-pretrained-ast"), (no, "audio-classification-from-scratch-cnn")):
+        assert "pretrained" not in {u["dimension"] for u in a["unused"]}
+        reason = next(r for r in a["results"][0]["because"] if r["rule"].endswith(rule))
+        assert [(s["id"], s["role"]) for s in reason["sources"]] == [("gong2021", "states")]
