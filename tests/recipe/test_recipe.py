@@ -130,6 +130,10 @@ def test_a_pretraining_recipe_without_an_architecture_is_the_one_plan_s_laws_are
                     "and architecture = decoder", kb)
     assert {k: v["value"] for k, v in by.items()} == \
         {it["hyperparameter"]: it["value"] for _, it in _items(given) if it.get("hyperparameter")}
+    # every item past the architecture's (its why says it was assumed) is the named decoder's: the
+    # optimizer and the techniques are ranked for it too
+    assert [(n, it["what"], it["value"]) for n, it in _items(a) if n != "architecture"] == \
+        [(n, it["what"], it["value"]) for n, it in _items(given) if n != "architecture"]
     images = _recipe("recipe where params = 86M and method = pretrain and data = images and hardware = a100 "
                      "and gpus = 8 and tokens = 10B", kb)
     assert images["context"]["architecture"] is None

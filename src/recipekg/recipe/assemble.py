@@ -107,6 +107,13 @@ class Context:
         self.architecture_from = "assumed: plan's " + " and ".join(scoped[self.architecture]) + " are for it"
         self.regimes = regimes_of(self.architecture, self.snap) or self.regimes
         self.facts["architecture"] = Facts("architecture", "categorical", values={self.architecture})
+        # the optimizer and techniques ranked for it, as for a recipe that names it
+        named = Name(self.snap["nodes"][self.architecture]["id"], self.stmt.pos)
+        extra = Constraint(Name("architecture", self.stmt.pos), "=", (named,), self.stmt.pos)
+        for kind in ("optimizer", "technique"):
+            self.rankings[kind] = self.recommend(kind, extra)
+        if self.optimizer_from == "ranking" and self.optimizer is not None:
+            self.optimizer = _pick_iri(self.rankings["optimizer"], self.snap) or self.optimizer
 
     def recommend(self, kind: str, *more: Constraint) -> RecommendBody:
         """``recommend <kind>`` for the recipe's constraints and ``more``."""
