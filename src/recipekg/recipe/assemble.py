@@ -108,8 +108,8 @@ class Context:
         self.regimes = regimes_of(self.architecture, self.snap) or self.regimes
         self.facts["architecture"] = Facts("architecture", "categorical", values={self.architecture})
         # the optimizer and techniques ranked for it, as for a recipe that names it
-        named = Name(self.snap["nodes"][self.architecture]["id"], self.stmt.pos)
-        extra = Constraint(Name("architecture", self.stmt.pos), "=", (named,), self.stmt.pos)
+        value = Name(self.snap["nodes"][self.architecture]["id"], self.stmt.pos)
+        extra = Constraint(Name("architecture", self.stmt.pos), "=", (value,), self.stmt.pos)
         for kind in ("optimizer", "technique"):
             self.rankings[kind] = self.recommend(kind, extra)
         if self.optimizer_from == "ranking" and self.optimizer is not None:
