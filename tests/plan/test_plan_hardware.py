@@ -95,10 +95,10 @@ def test_a_package_software_sees_as_several_gpus_is_planned_per_die(kb, snap):
     assert fit["hardware"]["devices_per_package"] == 2
     assert fit["memory_per_gpu"]["high"] == 64e9
     assert fit["layout"]["zero"] >= 1 and fit["need_per_gpu"]["high"] <= 64e9
-    assert "a GPU here is one of the 2 dies of an AMD Instinct MI250X" in answer["summary"][0]
+    assert "a GPU here is one of the 2 dies of one AMD Instinct MI250X" in answer["summary"][0]
     assert "1,024 GPUs are 512 modules" in answer["summary"][0]
     odd = kb.query("plan where params = 7B and hardware = mi250x and gpus = 1")[0]
-    assert "dies of an AMD Instinct MI250X" in odd["summary"][0] and "modules" not in odd["summary"][0]
+    assert "dies of one AMD Instinct MI250X" in odd["summary"][0] and "modules" not in odd["summary"][0]
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n != "mi250x"])

@@ -79,7 +79,7 @@ def _packages(hardware: dict, gpus: Q) -> str:
     if n == 1:
         return ""
     whole = gpus.low == gpus.high and gpus.low % n == 0
-    return (f": a GPU here is one of the {n} dies of an {hardware['label']}, as software sees them"
+    return (f": a GPU here is one of the {n} dies of one {hardware['label']}, as software sees them"
             + (f"; {show(gpus, 'GPUs')} are {gpus.low / n:,.0f} modules" if whole else ""))
 
 
