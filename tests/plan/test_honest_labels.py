@@ -180,3 +180,16 @@ def test_compute_optimal_spans_chinchillas_own_projections(kb, params, tokens, r
     ratio in it is compute-optimal, one past it over-trained, one under 20 (to two digits) below."""
     (a,) = kb.query(f"plan where params = {params} and tokens = {tokens}")
     assert a["strategy"]["regime"] == regime, a["strategy"]
+
+
+def test_a_time_range_reaching_into_a_larger_tier_says_so(run_plan):
+    """Audit 7/18: DeepSeek-V3's run (2,048 GPUs, 21.8 days to 2.5 months) was put in 'Cluster,
+    weeks' alone, the tier that holds over the whole range; its long end is the massive cluster's
+    months, and the tier line now says so. A range inside one tier says nothing more."""
+    a = run_plan("plan where params = 671B and active-params = 37B and tokens = 14.8T and hardware = h100 "
+                 "and gpus = 2048 and precision = fp8")
+    tier = a["tier"]
+    assert tier["id"] == "cluster-weeks"
+    assert tier["text"].endswith("at the range's long end, 'Massive cluster (100s of GPUs), months'")
+    b = run_plan("plan where params = 7B and tokens = 1T and hardware = a100 and gpus = 256")
+    assert "long end" not in b["tier"]["text"]

@@ -30,7 +30,7 @@ from recipekg.plan.ledger import Ledger
 from recipekg.plan.quantities import PRETRAINING
 from recipekg.plan.timing import Timing
 from recipekg.reason.answers import reason_json
-from recipekg.reason.conditions import HELD, bounds, status
+from recipekg.reason.conditions import FAILED, HELD, bounds, status
 from recipekg.reason.facts import Facts, Interval, intersect
 from recipekg.reason.scoring import evaluate_rule
 from recipekg.render import numbers as units
@@ -97,9 +97,16 @@ def _find_tier(ledger: Ledger, inputs: Inputs, params: Q, timing: Timing) -> Tie
             and len(facts["gpus"].intervals) == len(facts["time"].intervals) == 1:
         gpus_q, time_q = facts_q(facts["gpus"]), facts_q(facts["time"])
         situation = f"{show(gpus_q, 'GPUs')} for {'up to ' * bool(budget)}{show(time_q, 'hours')}"
+        partly = None  # a larger tier the range reaches into at one end (21.8 days to 2.5 months: months)
         for iri, tier in sorted(snap["tiers"].items(), key=lambda t: -_reach(snap, t[0])):
-            if all(status(snap["conditions"][c], facts, snap) == HELD for c in tier["conditions"]):
-                return _tier_json(ledger, params, iri, True, "gpus and time", f"{situation}: the flowchart's tier")
+            statuses = [status(snap["conditions"][c], facts, snap) for c in tier["conditions"]]
+            if all(s == HELD for s in statuses):
+                out = _tier_json(ledger, params, iri, True, "gpus and time", f"{situation}: the flowchart's tier")
+                if partly is not None:
+                    out["text"] += f"; at the range's long end, '{snap['nodes'][partly]['label']}'"
+                return out
+            if partly is None and FAILED not in statuses:
+                partly = iri
         held = "gpus" if "gpus" in inputs.constraints else "time" if "time" in inputs.constraints else None
         if held is not None:  # what the user has decides the tier: the nearest one that holds it
             return _tier_of_what_you_have(ledger, params, held, gpus_q, time_q, situation,
