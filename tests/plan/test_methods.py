@@ -289,6 +289,7 @@ def test_a_batch_of_sequences_routes_to_more_experts(run_plan):
     assert read["value"] == pytest.approx(expected, rel=1e-3) and read["high"] == pytest.approx(expected, rel=1e-3)
     assert read["value"] > 0.98 * weights
     assert read["formula"]["id"] == "weights-read-per-step-routed"
+    assert "with 16 sequences at once" in read["derivation"]
     plain = run_plan("plan where params = 47B and active-params = 13B and method = inference and hardware = h100 "
                      "and gpus = 2 and batch-size = 16 and seq-length = 4k")
     assert q(plain, "weights_read")["formula"]["id"] == "weights-read-per-step"

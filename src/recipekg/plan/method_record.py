@@ -190,7 +190,7 @@ def _weights_read(ledger: Ledger, memo, inputs: Inputs, weights: Q, active: Q, s
     ledger.add("weights_read", q, formula=routed_f, env=renv,
                label="weights a decoding step reads: the active share at least, every expert its sequences "
                      "route to when routing is uniform",
-               derivation=f"{routed_f.data['expression']} with {show(sequences, 'count')} sequences at once: "
+               derivation=f"{routed_f.data['expression']} with {show(sequences)} sequences at once: "
                           f"{show(routed, 'bytes')}; the active share alone ({f.data['expression']}): "
                           f"{show(least, 'bytes')}: {show(q, 'bytes')}")
     return q
