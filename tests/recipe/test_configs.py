@@ -24,6 +24,9 @@ RECIPES = [
     "recipe where model = llama-2-13b and method = qlora and hardware = a100-40gb and gpus = 1 and precision = fp16",
     "recipe where model = llama-2-70b and method = qlora and hardware = a100-40gb and gpus = 2",
     "recipe where model = llama-2-70b and method = qlora and hardware = rtx-4090 and gpus = 2 and offload = cpu",
+    "recipe where model = llama-3-8b and method = full-fine-tune and hardware = a100 and gpus = 1 and tokens = 100M "
+    "and master-weights = bf16 and optimizer-step = in-backward",
+    "recipe where model = llama-2-7b and method = lora and hardware = a100 and gpus = 1 and optimizer-step = in-backward",
 ]
 
 

@@ -605,3 +605,27 @@ def test_a_recipe_without_an_architecture_takes_its_methods_regime(kb):
     assert items["learning-rate"]["from"] == "plan"
     for group in ("warmup-steps", "lr-schedule", "weight-decay", "gradient-clip-norm"):
         assert group in items, f"{group} is given or marked unsourced, never left out"
+
+
+def test_a_fused_optimizer_step_and_pure_bf16_reach_the_recipe_and_its_configs(kb):
+    """The query's training loop is shown in the precision section, as plan counted it, and the
+    configurations say what they do not set; a step fused into the backward pass accumulates no
+    gradients and cannot clip by the global norm, so the DeepSpeed config takes one accumulation
+    step and no clipping, and says why."""
+    base = ("recipe where model = llama-3-8b and method = full-fine-tune and hardware = a100 and gpus = 1 and "
+            "tokens = 100M")
+    (fused,) = kb.query(base + " and master-weights = bf16 and optimizer-step = in-backward")
+    precision = next(s for s in fused["sections"] if s["name"] == "precision")["items"]
+    loop = {it["what"]: it for it in precision if it.get("from") == "constraints"}
+    assert loop["master-weights"]["value"] == "bf16" and "zamirai2020" in {s["id"] for s in loop["master-weights"]["sources"]}
+    assert loop["optimizer-step"]["value"] == "in-backward"
+    ds = fused["configs"]["deepspeed"]
+    assert ds["config"]["gradient_accumulation_steps"] == 1 and "gradient_clipping" not in ds["config"]
+    notes = " ".join(ds["notes"])
+    assert "accumulates no gradients, so the global batch is 1 sequence (" in notes
+    assert "no gradient clipping: clipping by the global norm (1)" in notes
+    assert "master-weights = bf16 (pure bf16, no fp32 master copy) is not set by the DeepSpeed configuration" in notes
+    (plain,) = kb.query(base.replace("gpus = 1", "gpus = 8"))   # (on one GPU mixed precision does not fit)
+    assert plain["configs"]["deepspeed"]["config"]["gradient_accumulation_steps"] > 1
+    assert plain["configs"]["deepspeed"]["config"]["gradient_clipping"] == 1.0
+    assert not [it for s in plain["sections"] for it in s["items"] if it["what"] in ("master-weights", "optimizer-step")]

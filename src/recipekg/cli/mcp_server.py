@@ -37,7 +37,8 @@ QUERY_DOC = ("Answer one or more recipekg statements (separated by ';'), e.g. 'r
              "paper does for the claim).")
 PLAN_DOC = ("Size a training run: give constraints such as 'params = 7B and hardware = h100 and gpus = 8' "
             "(dimensions: params, tokens, flops, gpus, time, hardware, gpu-memory, mfu, model, method, seq-length, "
-            "batch-size, attention, grad-precision, kv-precision, headroom, price, carbon-intensity, ...). Returns "
+            "batch-size, attention, grad-precision, master-weights, optimizer-step, kv-precision, headroom, price, "
+            "carbon-intensity, ...). Returns "
             "the JSON plan: the summary (verdict and what to change first), tokens, FLOPs, memory per GPU in its "
             "parts, whether it fits and the changes that would make it (recommendations), GPU-hours, energy, cost, "
             "feasibility (gpus_for_time when a time budget is missed), each quantity with its formula and sources.")

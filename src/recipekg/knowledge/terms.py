@@ -47,7 +47,7 @@ RKG = Namespace(BASE + "ns#", """
     Dimension DimensionKind Categorical Count Duration Bytes Ratio dimensionKind valueClass
     derivedVia derivedFrom derivedBy defaultValue minValue maxValue planOnly capacityShare impliesValue
     DataModality Task Goal Preference InferenceBudget Availability Precision Horizon RecomputeMode
-    TrainingMethod OffloadTarget trainsWeights parallelLayout forMethod fixesHyperparameter fixedValue
+    TrainingMethod OffloadTarget OptimizerStep trainsWeights parallelLayout forMethod fixesHyperparameter fixedValue
     Rule Condition recommends advisesAgainst condition strength text section contradicts
     step stepOf Procedure dimension value minInclusive maxExclusive minExclusive maxInclusive
     Strength weight rank wording

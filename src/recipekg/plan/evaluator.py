@@ -173,6 +173,7 @@ class Evaluator:
     def states_env(self, tp: int, pp: int, dp: int) -> dict:
         env = states_env(self.method, self.params, self.states, self.adapters, tp, pp, dp)
         env["gradient_bytes_per_param"] = self.options.grad_bytes
+        env["master_weight_bytes_per_param"] = self.options.master_bytes
         return env
 
     def activation_env(self, tp: int) -> dict:

@@ -30,7 +30,7 @@ USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "
         "layers", "hidden", "heads", "seq-length", "micro-batch", "tensor-parallel", "pipeline-parallel", "zero",
         "recompute", "peak-flops", "tokens-per-param", "method", "lora-rank", "offload", "pretrained",
         "kv-heads", "vocab", "active-params", "inference-tokens",
-        "attention", "grad-precision", "kv-precision", "headroom", "price", "carbon-intensity",
+        "attention", "grad-precision", "kv-precision", "master-weights", "optimizer-step", "headroom", "price", "carbon-intensity",
         "data"}  # (data: whether the learning-rate law's architecture is trained on it, plan/beyond.py)
 
 
@@ -231,7 +231,8 @@ def whole(dim: str, stmt: Plan, constraints: dict, facts: dict, snap: dict | Non
 
 
 #: The values plan has figures for, per precision dimension beyond ``precision`` itself.
-CHOICES = {"grad-precision": ("bf16", "fp16", "fp32"), "kv-precision": ("bf16", "fp16", "fp8", "int8")}
+CHOICES = {"grad-precision": ("bf16", "fp16", "fp32"), "kv-precision": ("bf16", "fp16", "fp8", "int8"),
+           "master-weights": ("bf16", "fp32")}
 
 
 def _choice(dim: str, allowed: tuple, stmt: Plan, constraints: dict, facts: dict, snap: dict) -> None:
@@ -242,7 +243,7 @@ def _choice(dim: str, allowed: tuple, stmt: Plan, constraints: dict, facts: dict
     names = {snap["nodes"][iri]["id"] for iri in f.values}
     if names - set(allowed):
         c = constraints[dim]
-        what = "KV-cache" if dim == "kv-precision" else "gradient"
+        what = {"kv-precision": "KV-cache", "master-weights": "master-weight"}.get(dim, "gradient")
         raise RangeError.at(c.values[0].pos, f"plan has no {what} figure for {dim} = {', '.join(sorted(names))}",
                             expected=[f"{dim} = {p}" for p in allowed])
 

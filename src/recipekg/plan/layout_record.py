@@ -30,18 +30,17 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only
 
 # The terms of the ZeRO formulas (kb/memory-model.ttl), each a number of bytes per parameter
 STATE_TERMS = {"weights": "c_weight_bytes_per_param_bf16", "gradients": "gradient_bytes_per_param",
-               "master_weights": "c_master_weight_bytes_per_param",
+               "master_weights": "master_weight_bytes_per_param",
                "optimizer_states": "optimizer_state_bytes_per_param"}
 
 
 def record_zero(ledger: Ledger, memo, best: dict, params: Q, states: Q, state_constants: list) -> None:
     """The quantities of a layout of ZeRO's full training (pretrain, full fine-tune)."""
     kb = ledger.kb
-    grad = memo.options.grad_bytes
+    grad, o = memo.options.grad_bytes, memo.options
     parts = (("weights", kb.q("c_weight_bytes_per_param_bf16"), [kb.constant("c_weight_bytes_per_param_bf16")]),
-             ("gradients", grad, list(memo.options.grad_constants)),
-             ("master_weights", kb.q("c_master_weight_bytes_per_param"),
-              [kb.constant("c_master_weight_bytes_per_param")]),
+             ("gradients", grad, list(o.grad_constants)),
+             ("master_weights", o.master_bytes, list(o.master_constants)),
              ("optimizer_states", states, state_constants))
     total = Q.point(0)
     for name, per, consts in parts:
@@ -49,10 +48,11 @@ def record_zero(ledger: Ledger, memo, best: dict, params: Q, states: Q, state_co
         ledger.add(name, per * params, constants=consts, label=f"{name.replace('_', ' ')} (whole model)",
                    derivation=f"{show(per, 'bytes/param')} × {show(params, 'parameters')} = {show(per * params, 'bytes')}")
     ledger.add("model_states", total, label="model states (whole model)",
-               derivation="weights + gradients + fp32 master weights + optimizer states")
+               derivation="weights + gradients + " + ("fp32 master weights" if o.master == "fp32" else
+                                                      "master weights (none: pure bf16)") + " + optimizer states")
     f = memo.formula(ZERO[best["zero"]])
     q, env = ledger.compute(f, memo.states_env(best["tp"], best["pp"], best["dp"]))
-    ledger.add("model_states_per_gpu", q, formula=f, env=env)
+    ledger.add("model_states_per_gpu", q, formula=f, env=env, constants=list(o.master_constants))
     record_per_gpu(ledger, memo, best, zero_parts(ledger, memo, best))
 
 

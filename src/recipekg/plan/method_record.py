@@ -74,7 +74,13 @@ def _per_gpu(ledger: Ledger, memo, best: dict) -> None:
     if memo.method.offloads_at(best["zero"]):
         _offloaded(ledger, memo, q, best["dp"])
         return
-    ledger.add("model_states_per_gpu", q, formula=f, env=env)
+    ledger.add("model_states_per_gpu", q, formula=f, env=env, constants=_master(memo, f))
+
+
+def _master(memo, f) -> list:
+    """The master weights' constant, for a model-states formula that counts them (its term is
+    a quantity plan sets from ``master-weights``, so the formula does not name the constant)."""
+    return list(memo.options.master_constants) if "master_weight_bytes_per_param" in f.data["expression"] else []
 
 
 def _offloaded(ledger: Ledger, memo, shard: Q, dp: int) -> None:
@@ -116,6 +122,7 @@ def _adapters(ledger: Ledger, memo) -> None:
            "optimizer states (the adapters' only)", _state_constants(ledger, memo))
     whole, env = _whole(memo)
     ledger.add("model_states", whole, formula=memo.states_formula(0), env=env,
+               constants=_master(memo, memo.states_formula(0)),
                label="model states (whole model): frozen base and trained adapters")
 
 
@@ -125,14 +132,15 @@ def _offload(ledger: Ledger, memo) -> None:
     weights, env = _whole(memo)
     ledger.add("weights", weights, formula=memo.states_formula(0), env=env,
                label="weights (16-bit, on the GPU)")
-    master = kb.constant("c_master_weight_bytes_per_param")
+    master = memo.options.master_constants[0]
     _times(ledger, "gradients", memo.options.grad_bytes, memo.params, "parameters", "gradients (on the CPU)",
            list(memo.options.grad_constants))
     _times(ledger, "optimizer_states", memo.states, memo.params, "parameters", "optimizer states (on the CPU)",
            _state_constants(ledger, memo))
     f = memo.formula("offloaded-states")
     cpu, env = ledger.compute(f, {"params": memo.params, "optimizer_state_bytes_per_param": memo.states,
-                                  "gradient_bytes_per_param": memo.options.grad_bytes})
+                                  "gradient_bytes_per_param": memo.options.grad_bytes,
+                                  "master_weight_bytes_per_param": memo.options.master_bytes})
     ledger.add("cpu_memory", cpu, formula=f, env=env, constants=[master])
     ledger.add("model_states", weights + cpu, label="model states (whole model, GPU and CPU)",
                derivation=f"{show(weights, 'bytes')} on the GPUs + {show(cpu, 'bytes')} on the CPUs")

@@ -108,7 +108,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     _Q("model_states", "bytes", "model states of the whole model", "layout_record"),
     _Q("weights", "bytes", "weights", "layout_record"),
     _Q("gradients", "bytes", "gradients", "layout_record", methods=TRAINING),
-    _Q("master_weights", "bytes", "fp32 master weights", "layout_record", methods=ALL_WEIGHTS),
+    _Q("master_weights", "bytes", "master weights (an fp32 copy; none in pure bf16)", "layout_record", methods=ALL_WEIGHTS),
     _Q("optimizer_states", "bytes", "optimizer states", "layout_record", methods=TRAINING),
     _Q("logits_activations", "bytes", "activations of the output layer and the loss", "layout_record", methods=TRAINING),
     _Q("rebuilt_layer_activations", "bytes", "the layer full recomputation rebuilds at a time", "layout_record",

@@ -133,6 +133,16 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
     if method.id == "inference" and options.kv_bytes.value > kb.q("c_kv_bytes_per_value_8bit").value:
         alternatives.append(("kv-precision", "an 8-bit KV cache (kv-precision = fp8)",
                              with_name(kb, inputs, "kv-precision", "fp8"), method, "half the KV cache"))
+    if method.id == "full-fine-tune" and not method.offload:
+        if options.master != "bf16":
+            alternatives.append(("master-weights", "pure bf16 (master-weights = bf16)",
+                                 with_name(kb, inputs, "master-weights", "bf16"), method,
+                                 "no fp32 master copy and the optimizer's states in bf16 (small updates are rounded "
+                                 "away: for fine-tuning)"))
+        if not options.in_backward:
+            alternatives.append(("optimizer-step", "the optimizer step in the backward pass (optimizer-step = in-backward)",
+                                 with_name(kb, inputs, "optimizer-step", "in-backward"), method,
+                                 "each gradient freed once its parameter steps (no gradient accumulation)"))
     if method.trains_all:
         if not method.offload:
             alternatives.append(("offload", "ZeRO-Offload (offload = cpu)", inputs, Method(method.id, offload=True),
@@ -168,10 +178,11 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
         change: dict[str, float | str | None] = (
             {"method": rid} if rid in ("lora", "qlora") else {"offload": "cpu"} if rid == "offload" else
             {"precision": rid} if rid in quantized_precisions(kb) else {"optimizer": rid} if rid == "adam-8bit" else
-            {"kv-precision": "fp8"})
+            {"master-weights": "bf16"} if rid == "master-weights" else
+            {"optimizer-step": "in-backward"} if rid == "optimizer-step" else {"kv-precision": "fp8"})
         more: RemedyMore = {"change": change}
         if rid in ("lora", "qlora"):
-            base = _frozen_base(ledger, params, alt, options.grad_bytes)
+            base = _frozen_base(ledger, params, alt, options)
             more["applies_to"] = "fine-tuning"
             more["base_weight_memory"] = qjson(base)
             more["base_fits"] = base.high <= cap.low
@@ -180,10 +191,11 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
     return out
 
 
-def _frozen_base(ledger: Ledger, params: Q, method: Method, grad: Q) -> Q:
+def _frozen_base(ledger: Ledger, params: Q, method: Method, options) -> Q:
     """The frozen base's memory: the method's model-states formula without adapters."""
     env = states_env(method, params, Q.point(0), Q.point(0), 1, 1, 1)
-    env["gradient_bytes_per_param"] = grad
+    env["gradient_bytes_per_param"] = options.grad_bytes
+    env["master_weight_bytes_per_param"] = options.master_bytes
     q, _ = ledger.compute(ledger.kb.by_id(method.state_formula), env)
     return q
 

@@ -227,21 +227,31 @@ def _given(inputs: Inputs, ledger: Ledger) -> dict:
 def optimizer_state_bytes(ledger: Ledger, inputs: Inputs) -> tuple[Q, list[dict]]:
     """The optimizer's state in bytes per parameter and the KB constants it rests on: a
     paper's figure for this optimizer when the KB has one, else its memory multiple times an
-    fp32 value, else Adam's (no optimizer given)."""
+    fp32 value (a bf16 one in pure bf16 training, ``master-weights = bf16``), else Adam's (no
+    optimizer given; AdamW's multiple in pure bf16)."""
     kb = ledger.kb
-    if inputs.optimizer is None:
+    pure = _pure_bf16(kb, inputs)
+    if inputs.optimizer is None and not pure:
         c = kb.constant("c_adam_state_bytes_per_param")
         return const_q(c), [c]
-    node = kb.snap["nodes"][inputs.optimizer]
-    for iri in [inputs.optimizer, *node["ancestors"]]:
+    iris = [inputs.optimizer, *kb.snap["nodes"][inputs.optimizer]["ancestors"]] if inputs.optimizer else []
+    for iri in iris:
         stated = kb.constants_for(iri, "optimizer-state-bytes-per-param")
         if stated:
             return const_q(stated[0]), [stated[0]]
-    multiple = next((c for iri in [inputs.optimizer, *node["ancestors"]]
-                     for c in kb.constants_for(iri, "optimizer-state-memory")), None)
+    multiple = next((c for iri in iris for c in kb.constants_for(iri, "optimizer-state-memory")), None)
+    if multiple is None and pure:  # Adam's default, in bf16: AdamW's two moments
+        multiple = kb.constants_for(kb.snap["dimensions"]["optimizer"]["values"]["adamw"], "optimizer-state-memory")[0]
     if multiple is None:
         c = kb.constant("c_adam_state_bytes_per_param")
         return const_q(c), [c]
-    f = kb.formula("optimizer_state_bytes_per_param", "optimizer_state_multiple")
+    value = "c_weight_bytes_per_param_bf16" if pure else "c_fp32_bytes_per_value"
+    f = kb.formula("optimizer_state_bytes_per_param", "optimizer_state_multiple", value)
     q, _ = ledger.compute(f, {"optimizer_state_multiple": const_q(multiple)})
-    return q, [multiple, kb.constant("c_fp32_bytes_per_value")]
+    return q, [multiple, kb.constant(value)]
+
+
+def _pure_bf16(kb, inputs: Inputs) -> bool:
+    """Whether the query trains in pure bf16 (``master-weights = bf16``)."""
+    f = inputs.facts.get("master-weights")
+    return f is not None and bool(f.values) and len(f.values) == 1 and kb.node_id(next(iter(f.values))) == "bf16"

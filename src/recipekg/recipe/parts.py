@@ -244,7 +244,27 @@ def precision(ctx, plan, snap: dict) -> list[dict]:
         return []
     if not ctx.trains:  # the ranked techniques are training precisions: the weights' precision is plan's
         return _served_weights(plan)
-    return _ranked(ctx, "technique", "precision", snap)
+    return _ranked(ctx, "technique", "precision", snap) + _training_loop(ctx, plan, snap)
+
+
+#: plan's training-loop choices a recipe shows when the query makes them: dimension, value, text,
+#: and the plan quantity whose sources say what it costs and saves.
+LOOP = (("master-weights", "bf16", "pure bf16: no fp32 master copy, the optimizer's states in bf16", "master_weights"),
+        ("optimizer-step", "in-backward", "the optimizer step fused into the backward pass: each gradient freed once "
+         "its parameter steps; no gradient accumulation and no clipping by the global norm", "gradients"))
+
+
+def _training_loop(ctx, plan, snap: dict) -> list[dict]:
+    """The query's pure bf16 or fused optimizer step, as plan counted them."""
+    out = []
+    for dim, value, text, quantity in LOOP:
+        f = ctx.facts.get(dim)
+        if f is None or not f.constraints or not f.values or not any(snap["nodes"][v]["id"] == value for v in f.values):
+            continue
+        q = _quantity(plan, quantity)
+        out.append(item(dim, value, text, f"given: {dim} = {value}" + (f"; plan counts {q['derivation']}" if q else ""),
+                        q["sources"] if q else [], **{"from": "constraints"}))
+    return out
 
 
 def _served_weights(plan: dict | None) -> list[dict]:

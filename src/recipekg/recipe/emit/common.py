@@ -51,6 +51,28 @@ def setting(answer: dict, name: str):
     return None
 
 
+def given(answer: dict, dim: str):
+    """The value the query gave plan's ``dim`` (None when not given or not planned).
+
+    >>> given({"plan": {"constraints": [{"dimension": "optimizer-step", "op": "=", "value": "in-backward"}]}}, "optimizer-step")
+    'in-backward'
+    """
+    plan = answer.get("plan") or {}
+    return next((c["value"] for c in plan.get("constraints", ()) if c["dimension"] == dim and c["op"] == "="), None)
+
+
+def plan_only_notes(answer: dict, fmt: str) -> list[str]:
+    """What the query asked of the training loop that this format's configuration does not set."""
+    notes = []
+    if given(answer, "master-weights") == "bf16":
+        notes.append(f"master-weights = bf16 (pure bf16, no fp32 master copy) is not set by the {fmt} configuration: "
+                     "load and train the weights in bf16 in the training script")
+    if given(answer, "optimizer-step") == "in-backward":
+        notes.append(f"optimizer-step = in-backward (the optimizer step fused into the backward pass) is not set by the "
+                     f"{fmt} configuration: the training script registers it (PyTorch's post-accumulate-grad hooks)")
+    return notes
+
+
 def section_values(answer: dict, name: str) -> list:
     """The values of a section's items (the ids of the choices it lists)."""
     section = next(s for s in answer["sections"] if s["name"] == name)

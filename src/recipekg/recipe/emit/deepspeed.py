@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.recipe.emit.common import Nothing, named, section_values, setting
+from recipekg.recipe.emit.common import Nothing, given, named, plan_only_notes, section_values, setting
 
 
 
@@ -46,7 +46,7 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     ctx, layout = trainable(answer)
     if ctx["method"] in ("lora", "qlora"):
         raise Nothing(f"method = {ctx['method']} is configured for Hugging Face Trainer and PEFT (--emit hf-peft)")
-    notes: list[str] = []
+    notes: list[str] = plan_only_notes(answer, "DeepSpeed")
     config = {"train_micro_batch_size_per_gpu": layout["micro_batch"],
               "gradient_accumulation_steps": accumulation(answer, layout, notes),
               "zero_optimization": {"stage": layout["zero"]}}
@@ -60,7 +60,7 @@ def write(answer: dict) -> tuple[dict, list[str]]:
                          "scaling fp16 mixed precision needs (Micikevicius et al. 2018)")
     else:
         notes.append("no precision in the recipe: DeepSpeed trains in fp32")
-    clip = setting(answer, "gradient-clip-norm")
+    clip = clip_norm(answer, notes)
     if clip is not None:
         config["gradient_clipping"] = clip
     config.update(_optimizer(answer, ctx, notes))
@@ -79,9 +79,16 @@ def global_batch(answer: dict) -> float | None:
 
 
 def accumulation(answer: dict, layout: dict, notes: list[str]) -> int:
-    """Accumulation steps that make micro-batch × data-parallel GPUs × steps the global batch."""
+    """Accumulation steps that make micro-batch × data-parallel GPUs × steps the global batch
+    (one when the optimizer step is fused into the backward pass, which accumulates nothing)."""
     batch = global_batch(answer)
     per_step = layout["micro_batch"] * layout["data_parallel"]
+    if given(answer, "optimizer-step") == "in-backward":
+        if batch is not None and batch != per_step:
+            notes.append(f"one accumulation step: a step fused into the backward pass (optimizer-step = in-backward) "
+                         f"accumulates no gradients, so the global batch is {per_step:g} sequence{'s' * (per_step != 1)} (micro-batch × "
+                         f"data-parallel GPUs), not the recipe's {batch:g}")
+        return 1
     if batch is None:
         notes.append("no sourced global batch: one accumulation step (the batch is micro-batch × data-parallel GPUs)")
         return 1
@@ -90,6 +97,17 @@ def accumulation(answer: dict, layout: dict, notes: list[str]) -> int:
         notes.append(f"global batch {steps * per_step:g} sequences: the recipe's {batch:g} rounded to a whole number "
                      f"of accumulation steps of {per_step:g}")
     return steps
+
+
+def clip_norm(answer: dict, notes: list[str]) -> float | None:
+    """The recipe's gradient-clipping norm, unless the optimizer step is fused into the
+    backward pass (clipping by the global norm needs every gradient before any step)."""
+    clip = setting(answer, "gradient-clip-norm")
+    if clip is not None and given(answer, "optimizer-step") == "in-backward":
+        notes.append(f"no gradient clipping: clipping by the global norm ({clip:g}) needs every gradient before any "
+                     "step, which a step fused into the backward pass (optimizer-step = in-backward) does not have")
+        return None
+    return clip
 
 
 def _optimizer(answer: dict, ctx: dict, notes: list[str]) -> dict:

@@ -29,8 +29,8 @@ sourced optimizer variant (QLoRA's paged AdamW: ``optim``), named as :data:`comm
 
 from __future__ import annotations
 
-from recipekg.recipe.emit.common import Nothing, named, section_values, setting
-from recipekg.recipe.emit.deepspeed import trainable
+from recipekg.recipe.emit.common import Nothing, named, plan_only_notes, section_values, setting
+from recipekg.recipe.emit.deepspeed import clip_norm, trainable
 
 #: QLoRA's storage of the frozen base: 4-bit NormalFloat with double quantization and bf16
 #: compute (Dettmers et al. 2023, Sections 3 and 4; the KB's method-qlora).
@@ -42,7 +42,7 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     ctx, layout = trainable(answer)
     if ctx["method"] not in ("lora", "qlora"):
         raise Nothing(f"method = {ctx['method']} trains every weight: --emit deepspeed writes its configuration")
-    notes: list[str] = []
+    notes: list[str] = plan_only_notes(answer, "Hugging Face Trainer")
     config = {"training_arguments": _training_arguments(answer, layout, notes),
               "lora_config": _lora(answer, ctx, notes)}
     if ctx["method"] == "qlora":
@@ -108,12 +108,13 @@ def _training_arguments(answer: dict, layout: dict, notes: list[str]) -> dict:
     elif any(v in ("fp16", "fp16-mixed-precision") for v in precision):
         args["fp16"] = True
     for key, name in (("learning_rate", "learning-rate"), ("weight_decay", "weight-decay"), ("adam_beta1", "beta1"),
-                      ("adam_beta2", "beta2"), ("adam_epsilon", "epsilon"), ("max_grad_norm", "gradient-clip-norm"),
-                      ("num_train_epochs", "epochs")):
+                      ("adam_beta2", "beta2"), ("adam_epsilon", "epsilon"), ("num_train_epochs", "epochs")):
         if (v := setting(answer, name)) is not None:
             args[key] = v
         elif key in ("learning_rate", "num_train_epochs"):
             notes.append(f"no sourced {name}: TrainingArguments' default")
+    if (clip := clip_norm(answer, notes)) is not None:
+        args["max_grad_norm"] = clip
     if (schedule := named("hf-peft", "lr-schedule", setting(answer, "lr-schedule"))) is not None:
         args["lr_scheduler_type"] = schedule
     _optim(args, setting(answer, "optimizer-variant"), notes)
