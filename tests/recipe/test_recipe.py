@@ -629,3 +629,42 @@ def test_a_fused_optimizer_step_and_pure_bf16_reach_the_recipe_and_its_configs(k
     assert plain["configs"]["deepspeed"]["config"]["gradient_accumulation_steps"] > 1
     assert plain["configs"]["deepspeed"]["config"]["gradient_clipping"] == 1.0
     assert not [it for s in plain["sections"] for it in s["items"] if it["what"] in ("master-weights", "optimizer-step")]
+
+
+def test_a_recipe_shows_plans_warnings_in_text_and_markdown(kb):
+    from recipekg.render.recipe import render_recipe
+
+    (a,) = kb.query("recipe where model = llama-3-8b and method = lora and hardware = h100 and gpus = 8 and "
+                    "seq-length = 64k and tokens = 1B")
+    warning = next(w["text"] for w in a["plan"]["warnings"] if "8,192 positions" in w["text"])
+    assert f"! {warning}" in render_recipe(a, md=False, detail=False).splitlines()
+    assert f"> **Warning:** {warning}" in render_recipe(a, md=True).splitlines()
+
+
+def test_a_fine_tune_that_names_no_model_is_not_sized_by_the_memory(kb):
+    """A fine-tune trains a given model: with none named, plan's largest model that fits is a
+    bound, shown as such and asked for, not the model's size; the settings are not chosen by it,
+    and the configurations say their layout is the bound's. BERT's fine-tuning grid (Appendix
+    A.3) gives an encoder's learning rate, batch and epochs, the grid's other values alongside."""
+    (a,) = kb.query("recipe where data = text and task = classification and samples = 5k and pretrained = yes "
+                    "and hardware = t4 and gpus = 1")
+    params = next(it for s in a["sections"] for it in s["items"] if it.get("quantity") == "params")
+    assert params["needs"] == ["params"] and params["text"].startswith("not given (up to ")
+    assert "give model = ... or params = ..." in params["why"]
+    settings = {it.get("hyperparameter"): it for s in a["sections"] for it in s["items"] if it.get("hyperparameter")}
+    assert (settings["learning-rate"]["value"], settings["batch-size"]["value"], settings["epochs"]["value"]) == \
+        (2e-5, 16.0, 2.0)
+    assert sorted(x["value"] for x in settings["learning-rate"]["alternatives"]) == [3e-5, 5e-5]
+    assert {s["id"] for s in settings["learning-rate"]["sources"]} == {"devlin2018"}
+    assert settings["beta2"]["value"] == 0.999 and settings["lr-schedule"]["value"] == "linear"
+    notes = " ".join(a["configs"]["deepspeed"]["notes"])
+    assert "plan's for the largest model these GPUs hold, not for the model to fine-tune" in notes
+    # a given size is the model's: no bound, no note
+    (sized,) = kb.query("recipe where architecture = bert and params = 110M and method = full-fine-tune and "
+                        "hardware = t4 and gpus = 1")
+    params = next(it for s in sized["sections"] for it in s["items"] if it.get("quantity") == "params")
+    assert "needs" not in params
+    assert "largest model these GPUs hold" not in " ".join(sized["configs"]["deepspeed"]["notes"])
+    # pretraining is sized by plan's law or memory as before: no bound
+    (pre,) = kb.query("recipe where method = pretrain and hardware = t4 and gpus = 1 and architecture = decoder")
+    assert not [it for s in pre["sections"] for it in s["items"] if it.get("quantity") == "params" and it.get("needs")]

@@ -510,3 +510,13 @@ def test_a_recipe_page_says_whether_it_trains_or_serves(client):
     context = lambda page: page.get_data(as_text=True).split('<div class="recipe-context">')[1].split("</p>")[0]  # noqa: E731
     assert "<strong>Serving</strong>" in context(serving) and "optimizer" not in context(serving)
     assert "<strong>Training</strong>" in context(training) and "optimizer" in context(training)
+
+
+def test_a_recipe_page_shows_plans_warnings(client):
+    """A recipe's plan warning (a sequence longer than the model was trained on) is on the
+    recipe page, as on the plan page, not only in the JSON."""
+    q = "recipe where model = llama-3-8b and method = lora and hardware = h100 and gpus = 8 and seq-length = 64k"
+    page = client.get("/?q=" + quote(q)).get_data(as_text=True)
+    context = page.split('<div class="recipe-context">')[1].split("</div>")[0]
+    assert '<p class="plan-warning" role="note"><strong>Warning:</strong>' in context
+    assert "longer than the 8,192 positions Llama 3 8B was trained with" in context

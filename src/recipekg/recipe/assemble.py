@@ -68,12 +68,16 @@ class Context:
             self.facts["architecture"] = Facts("architecture", "categorical", values={self.architecture})
         if self.method:
             self.facts["method"] = Facts("method", "categorical", values={self.method})
+        self.size_unknown = False   # a given model's run (fine-tune, serving) with no model: plan's size is a bound
 
     def sized_by(self, plan: PlanBody | None) -> None:
         """The model size plan settled on (a given model's published size, or plan's own) is
         a fact the settings are checked against when the user gave none: QLoRA's learning rate
         for ``model = llama-2-7b`` is its rate for models up to 13B."""
         if "params" in self.facts or plan is None:
+            return
+        if plan.get("largest_models") and plan.get("method") not in (None, "pretrain"):
+            self.size_unknown = True   # the largest model the GPUs hold, not the size of the model to fine-tune
             return
         size = next((q["value"] for q in plan["quantities"] if q["name"] == "params"), None)
         if isinstance(size, (int, float)) and size > 0:

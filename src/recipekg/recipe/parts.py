@@ -201,13 +201,24 @@ def size(ctx, plan, snap: dict) -> list[dict]:
     if plan.get("method") not in (None, "pretrain"):  # a given model, fine-tuned or served: no sizing law
         from recipekg.render.plan import given_model_sizing
 
+        items = _quantity_items(plan, "size", ctx.trains)
+        if ctx.size_unknown:
+            items = [_bound(it, plan) if it.get("quantity") == "params" else it for it in items]
         return [item("strategy", None, "the model's own size", given_model_sizing(plan["method"]), [],
-                     **{"from": "plan"})] + _quantity_items(plan, "size", ctx.trains)
+                     **{"from": "plan"})] + items
     strategy = plan["strategy"]
     why = strategy.get("why") or strategy["label"]
     sources = (strategy.get("because") or [{}])[0].get("sources", [])
     items = [item("strategy", strategy["id"], strategy["label"], why, sources, **{"from": "plan"})]
     return items + _quantity_items(plan, "size")
+
+
+def _bound(params: dict, plan: dict) -> dict:
+    """A run of a given model (fine-tune, serving) that names none: plan's size is the largest
+    model these GPUs hold, a bound, not the model's size, which the user gives."""
+    return dict(params, text=f"not given (up to {params['text']} fit these GPUs)", needs=["params"],
+                why=f"method = {plan['method']} trains or serves a given pretrained model, whose size no law "
+                    f"chooses: give model = ... or params = ...; {params['why']}")
 
 
 def data(ctx, plan, snap: dict) -> list[dict]:

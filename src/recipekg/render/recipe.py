@@ -1,5 +1,6 @@
-"""A ``recipe`` answer as text or Markdown: what it settled on first, then each section's
-items (value, why, sources), what is unsourced, and the configurations it can be written as.
+"""A ``recipe`` answer as text or Markdown: what it settled on first (and plan's warnings),
+then each section's items (value, why, sources), what is unsourced, and the configurations it
+can be written as.
 Without ``detail`` (the command line's default) each item is one line, its value and its
 sources' ids; ``detail`` adds why, the other published values and the sources' roles.
 
@@ -21,6 +22,7 @@ def render_recipe(a: dict, md: bool, detail: bool = True) -> str:
     out = [f"## {head}" if md else head, f"constraints: {constraint_line(a['constraints'])}",
            f"context: {_context(a['context'])}", *no_advice_lines(a["constraints"])]
     out += unused_lines(a.get("unused", ()), md)
+    out += [f"{'> **Warning:** ' if md else '! '}{w['text']}" for w in (a.get("plan") or {}).get("warnings") or ()]
     for section in a["sections"]:
         if not section["items"]:
             continue
