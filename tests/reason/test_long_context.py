@@ -126,3 +126,46 @@ def _parallelism(answer):
 def test_the_recipe_lists_the_parallelism_the_approach_picks(kb):
     assert "context-parallelism" in _parallelism(kb.recipe(NAMED.replace("128k", "1M")))
     assert "context-parallelism" not in _parallelism(kb.recipe(LONG.replace("128k", "2k")))
+
+
+STRETCH = "context-extension-lora-embeddings-norms"
+
+
+def test_the_context_stretch_reads_a_named_models_trained_context(kb, snap):
+    """context-stretch is seq-length over the trained context of a named model's configuration
+    (a figure with no rule of thumb: a size alone derives nothing), or a given trained-context."""
+    assert snap["dimensions"]["context-stretch"]["derived_through"] == [["trained-context", None]] or \
+        [f for f, _ in snap["dimensions"]["context-stretch"]["derived_through"]] == ["trained-context"]
+    (named,) = kb.query("recommend technique where model = llama-3-8b and method = lora and seq-length = 64k")
+    stretch = _shown(named)["context-stretch"]
+    assert stretch["value"] == pytest.approx(64000 / 8192, rel=1e-3) and stretch["derived_from"] == "seq-length and architecture"
+    (sized,) = kb.query("recommend technique where params = 8B and method = lora and seq-length = 64k")
+    assert "context-stretch" not in _shown(sized)
+    (given,) = kb.query("recommend technique where params = 8B and method = lora and seq-length = 64k and "
+                        "trained-context = 4096")
+    assert _shown(given)["context-stretch"]["value"] == pytest.approx(64000 / 4096, rel=1e-3)
+
+
+@pytest.mark.parametrize("method", ["lora", "qlora"])
+def test_lora_past_the_trained_context_trains_embeddings_and_norms(kb, method):
+    """LongLoRA: LoRA extends a model's context only with its embeddings and normalization layers
+    trained too; well within the trained context, or a full fine-tune, the rule does not fire (just
+    below it, 8,000 of 8,192 positions, it is near its threshold, as the scoring model counts it)."""
+    (long,) = kb.query(f"recommend technique where model = llama-3-8b and method = {method} and seq-length = 64k")
+    assert _rules(long, "lora-embeddings-norms") == [STRETCH]
+    for q in (f"recommend technique where model = llama-3-8b and method = {method} and seq-length = 4k",
+              "recommend technique where model = llama-3-8b and method = full-fine-tune and seq-length = 64k"):
+        (a,) = kb.query(q)
+        assert _rules(a, "lora-embeddings-norms") == [], q
+
+
+def test_a_context_extending_lora_recipe_says_so(kb):
+    (a,) = kb.query("recipe where model = llama-3-8b and method = lora and hardware = h100 and gpus = 8 and "
+                    "seq-length = 64k and tokens = 1B")
+    approach = next(s for s in a["sections"] if s["name"] == "approach")["items"]
+    extra = next(it for it in approach if it["value"] == "lora-embeddings-norms")
+    assert {s["id"] for s in extra["sources"]} == {"chen2023longlora"}
+    assert any("modules_to_save" in n for n in a["configs"]["hf-peft"]["notes"])
+    (short,) = kb.query("recipe where model = llama-3-8b and method = lora and hardware = h100 and gpus = 8 and "
+                        "seq-length = 4k and tokens = 1B")
+    assert not [it for s in short["sections"] for it in s["items"] if it["value"] == "lora-embeddings-norms"]

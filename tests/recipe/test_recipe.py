@@ -347,10 +347,10 @@ paper:team-notes a rkg:Paper, fabio:WebPage ;
     rdfs:label "Team tuning notes" ; dcterms:title "Team tuning notes" ; rkg:key "team-notes" ;
     rkg:url "https://example.org/notes"^^xsd:anyURI .
 sec:team a rkg:Section ; rdfs:label "Team notes" ; rkg:path "Team notes" ; dcterms:isPartOf paper:team-notes .
-const:team-encoder-lr a rkg:Constant ;
-    rdfs:label "Team: encoder fine-tuning learning rate" ;
-    rkg:sets kb:hp-learning-rate ; rkg:appliesTo kb:encoder ; rkg:value 2.0e-5 ; rkg:unitLabel "per step" ;
-    rkg:text "Our encoder fine-tunes use a peak learning rate of 2e-5." ;
+const:team-encoder-wd a rkg:Constant ;
+    rdfs:label "Team: encoder fine-tuning weight decay" ;
+    rkg:sets kb:hp-weight-decay ; rkg:appliesTo kb:encoder ; rkg:value 1.0e-2 ; rkg:unitLabel "decoupled, per step" ;
+    rkg:text "Our encoder fine-tunes use a weight decay of 0.01." ;
     rkg:section sec:team ;
     prov:wasDerivedFrom paper:team-notes .
 """
@@ -367,10 +367,10 @@ def test_an_extension_adds_a_setting_to_a_bundled_choice_and_the_recipe_names_it
     merged = recipekg.load([ext])
     text = "recipe where data = text and task = classification and samples = 50k"
     (with_ext,) = merged.query(text)
-    lr = next(it for _, it in _items(with_ext) if it.get("hyperparameter") == "learning-rate")
-    assert lr["value"] == 2e-5 and lr["origin"]["file"] == str(ext) and lr["origin"]["line"] >= 1
+    wd = next(it for _, it in _items(with_ext) if it.get("hyperparameter") == "weight-decay")
+    assert wd["value"] == 0.01 and wd["origin"]["file"] == str(ext) and wd["origin"]["line"] >= 1
     (bundled,) = kb.query(text)
-    assert next(it for _, it in _items(bundled) if it.get("hyperparameter") == "learning-rate").get("unsourced")
+    assert next(it for _, it in _items(bundled) if it.get("hyperparameter") == "weight-decay").get("unsourced")
     assert merged.query(PRETRAIN)[0]["sections"] == kb.query(PRETRAIN)[0]["sections"]
 EXTENSION_RULE = TURTLE_PREFIXES + """
 rule:team-always-tabnet a rkg:Rule ; rdfs:label "Team: always TabNet" ;

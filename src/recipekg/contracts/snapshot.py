@@ -286,6 +286,8 @@ class ModelShape(Cited):
     ffn_matrices: float
     vocab: float | None
     seq_length: float | None
+    #: The same figure as seq_length, under the name the trained-context dimension reads.
+    trained_context: float | None
     attention_window: float | None
     experts: float | None
     experts_per_token: float | None

@@ -225,6 +225,7 @@ MODEL_FIGURES = {"layers": RKG.layers, "hidden": RKG.hiddenSize, "heads": RKG.at
                  "kv_heads": RKG.kvHeads, "vocab": RKG.vocabSize, "ffn_hidden": RKG.ffnHidden,
                  "ffn_matrices": RKG.ffnMatrices, "experts": RKG.experts,
                  "experts_per_token": RKG.expertsPerToken, "seq_length": RKG.contextLength,
+                 "trained_context": RKG.contextLength,   # (the same figure, as the trained-context dimension reads it)
                  "attention_window": RKG.attentionWindow,
                  "params": RKG.params, "active_params": RKG.activeParams, "nominal_params": RKG.nominalParams}
 

@@ -136,7 +136,7 @@ def approach(ctx, plan, snap: dict) -> list[dict]:
         why = f"what the approach {snap['nodes'][ctx.method_from]['label']} trains: method = {method['id']}"
         source = "recommend approach"
     out.append(item("method", method["id"], method["label"], why, [], **{"from": source}))
-    return out
+    return out + _ranked(ctx, "technique", "approach", snap)   # how the method trains (LoRA with its embeddings)
 
 
 # ------------------------------------------------------------------ from plan

@@ -43,6 +43,10 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     if ctx["method"] not in ("lora", "qlora"):
         raise Nothing(f"method = {ctx['method']} trains every weight: --emit deepspeed writes its configuration")
     notes: list[str] = plan_only_notes(answer, "Hugging Face Trainer")
+    if "lora-embeddings-norms" in section_values(answer, "approach"):
+        notes.append("LoRA with trainable embeddings and normalization layers is not set here: list the model's "
+                     "embedding and normalization modules in the LoraConfig's modules_to_save (their names are the "
+                     "model's own)")
     config = {"training_arguments": _training_arguments(answer, layout, notes),
               "lora_config": _lora(answer, ctx, notes)}
     if ctx["method"] == "qlora":
