@@ -493,7 +493,7 @@ def test_the_page_shows_the_whole_situation(client, kb):
 @pytest.mark.parametrize("q", [
     "plan where model = llama-3-8b and seq-length = 32k and gpus = 8 and hardware = h100 and pipeline-parallel = 2",
     "recommend technique where params = 70B and gpus = 1 and hardware = a100-80gb",
-    "recommend technique where symptom = loss-spike",
+    "recommend optimizer where symptom = loss-spike",   # (optimizer advice reads no symptom: not used)
 ])
 def test_a_sentence_on_the_page_ends_with_one_full_stop(client, q):
     """A warning, a verdict or an unused constraint's why that ends with a full stop of its own
