@@ -30,7 +30,8 @@ USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "
         "layers", "hidden", "heads", "seq-length", "micro-batch", "tensor-parallel", "pipeline-parallel", "zero",
         "recompute", "peak-flops", "tokens-per-param", "method", "lora-rank", "offload", "pretrained",
         "kv-heads", "vocab", "active-params", "inference-tokens",
-        "attention", "grad-precision", "kv-precision", "master-weights", "optimizer-step", "headroom", "price", "carbon-intensity",
+        "attention", "grad-precision", "kv-precision", "master-weights", "optimizer-step", "headroom", "price",
+        "carbon-intensity",
         "data"}  # (data: whether the learning-rate law's architecture is trained on it, plan/beyond.py)
 
 

@@ -68,7 +68,7 @@ def memory_options(ledger: Ledger, inputs: Inputs, quiet: bool = False) -> Memor
     """The options of this plan (``quiet``: without the notes on the defaults)."""
     kb = ledger.kb
     note = (lambda *a, **k: None) if quiet else ledger.note
-    attention = _named(kb, inputs, "attention")
+    attention = named(kb, inputs, "attention")
     if attention is None:
         attention = "flash"
         note("attention not given: memory-efficient attention (FlashAttention) assumed, which stores no s × s score "
@@ -76,7 +76,7 @@ def memory_options(ledger: Ledger, inputs: Inputs, quiet: bool = False) -> Memor
              kb.by_id("activations-flash").data)
     grad = _precision(kb, inputs, "grad-precision", GRADIENTS) or "bf16"
     master = _precision(kb, inputs, "master-weights", MASTER) or "fp32"
-    in_backward = _named(kb, inputs, "optimizer-step") == "in-backward"
+    in_backward = named(kb, inputs, "optimizer-step") == "in-backward"
     kv = _precision(kb, inputs, "kv-precision", KV_CACHE) or "bf16"
     headroom, how, consts = _headroom(ledger, inputs)
     if "headroom" not in inputs.constraints:
@@ -108,9 +108,10 @@ def _training_notes(note, method: str, master: str, in_backward: bool, mc: dict,
         pretrain = method == "pretrain"
         note("master-weights = bf16: no fp32 master copy and the optimizer's states in bf16; rounding each update to "
              "bf16 cancels updates smaller than half a weight's spacing, which degrades convergence (Zamirai et al.); "
-             "torchtune's single-device full fine-tunes use it; stochastic rounding or Kahan summation in the optimizer recovers "
-             "fp32's accuracy" + ("; for pretraining, keep master-weights = fp32 unless the optimizer does one of "
-                                  "those" if pretrain else ""), mc, warn=pretrain)
+             "torchtune's single-device full fine-tunes use it; stochastic rounding or Kahan summation in the "
+             "optimizer recovers fp32's accuracy"
+             + ("; for pretraining, keep master-weights = fp32 unless the optimizer does one of those" if pretrain else ""),
+             mc, warn=pretrain)
     if in_backward:
         note("optimizer-step = in-backward: each parameter steps as soon as its gradient is ready and the gradient is "
              "freed, so no whole-model gradient is held; this rules out gradient accumulation over micro-batches and "
@@ -118,7 +119,7 @@ def _training_notes(note, method: str, master: str, in_backward: bool, mc: dict,
              "counted", gc)
 
 
-def _named(kb, inputs: Inputs, dim: str) -> str | None:
+def named(kb, inputs: Inputs, dim: str) -> str | None:
     """The notation of the one value the query gives a categorical ``dim`` (None if not given);
     RangeError when it gives several (plan counts one memory regime)."""
     f = inputs.facts.get(dim)
@@ -134,7 +135,7 @@ def _named(kb, inputs: Inputs, dim: str) -> str | None:
 def _precision(kb, inputs: Inputs, dim: str, allowed: dict) -> str | None:
     """The precision the query gives ``dim`` (None when not given); RangeError for one the
     KB has no figure for."""
-    name = _named(kb, inputs, dim)
+    name = named(kb, inputs, dim)
     if name is None or name in allowed:
         return name
     c = inputs.constraints[dim]

@@ -140,7 +140,8 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
                                  "no fp32 master copy and the optimizer's states in bf16 (small updates are rounded "
                                  "away: for fine-tuning)"))
         if not options.in_backward:
-            alternatives.append(("optimizer-step", "the optimizer step in the backward pass (optimizer-step = in-backward)",
+            alternatives.append(("optimizer-step",
+                                 "the optimizer step in the backward pass (optimizer-step = in-backward)",
                                  with_name(kb, inputs, "optimizer-step", "in-backward"), method,
                                  "each gradient freed once its parameter steps (no gradient accumulation)"))
     if method.trains_all:

@@ -32,6 +32,7 @@ from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs, whole
 from recipekg.formula.expr import const_q
 from recipekg.plan.ledger import Ledger
+from recipekg.plan.options import named
 from recipekg.record import Record
 
 #: The query's layout choices the search keeps fixed, by dimension.
@@ -230,7 +231,7 @@ def optimizer_state_bytes(ledger: Ledger, inputs: Inputs) -> tuple[Q, list[dict]
     fp32 value (a bf16 one in pure bf16 training, ``master-weights = bf16``), else Adam's (no
     optimizer given; AdamW's multiple in pure bf16)."""
     kb = ledger.kb
-    pure = _pure_bf16(kb, inputs)
+    pure = named(kb, inputs, "master-weights") == "bf16"
     if inputs.optimizer is None and not pure:
         c = kb.constant("c_adam_state_bytes_per_param")
         return const_q(c), [c]
@@ -250,8 +251,3 @@ def optimizer_state_bytes(ledger: Ledger, inputs: Inputs) -> tuple[Q, list[dict]
     q, _ = ledger.compute(f, {"optimizer_state_multiple": const_q(multiple)})
     return q, [multiple, kb.constant(value)]
 
-
-def _pure_bf16(kb, inputs: Inputs) -> bool:
-    """Whether the query trains in pure bf16 (``master-weights = bf16``)."""
-    f = inputs.facts.get("master-weights")
-    return f is not None and bool(f.values) and len(f.values) == 1 and kb.node_id(next(iter(f.values))) == "bf16"

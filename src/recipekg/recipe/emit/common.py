@@ -61,7 +61,7 @@ def given(answer: dict, dim: str):
     return next((c["value"] for c in plan.get("constraints", ()) if c["dimension"] == dim and c["op"] == "="), None)
 
 
-def plan_only_notes(answer: dict, fmt: str) -> list[str]:
+def unset_notes(answer: dict, fmt: str) -> list[str]:
     """What the query asked of the training loop that this format's configuration does not set,
     and a layout sized for a bound rather than the model (a fine-tune that names no model)."""
     notes = []

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.recipe.emit.common import Nothing, given, named, plan_only_notes, section_values, setting
+from recipekg.recipe.emit.common import Nothing, given, named, unset_notes, section_values, setting
 
 
 
@@ -46,7 +46,7 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     ctx, layout = trainable(answer)
     if ctx["method"] in ("lora", "qlora"):
         raise Nothing(f"method = {ctx['method']} is configured for Hugging Face Trainer and PEFT (--emit hf-peft)")
-    notes: list[str] = plan_only_notes(answer, "DeepSpeed")
+    notes: list[str] = unset_notes(answer, "DeepSpeed")
     config = {"train_micro_batch_size_per_gpu": layout["micro_batch"],
               "gradient_accumulation_steps": accumulation(answer, layout, notes),
               "zero_optimization": {"stage": layout["zero"]}}

@@ -29,7 +29,7 @@ sourced optimizer variant (QLoRA's paged AdamW: ``optim``), named as :data:`comm
 
 from __future__ import annotations
 
-from recipekg.recipe.emit.common import Nothing, named, plan_only_notes, section_values, setting
+from recipekg.recipe.emit.common import Nothing, named, unset_notes, section_values, setting
 from recipekg.recipe.emit.deepspeed import clip_norm, trainable
 
 #: QLoRA's storage of the frozen base: 4-bit NormalFloat with double quantization and bf16
@@ -42,7 +42,7 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     ctx, layout = trainable(answer)
     if ctx["method"] not in ("lora", "qlora"):
         raise Nothing(f"method = {ctx['method']} trains every weight: --emit deepspeed writes its configuration")
-    notes: list[str] = plan_only_notes(answer, "Hugging Face Trainer")
+    notes: list[str] = unset_notes(answer, "Hugging Face Trainer")
     if "lora-embeddings-norms" in section_values(answer, "approach"):
         notes.append("LoRA with trainable embeddings and normalization layers is not set here: list the model's "
                      "embedding and normalization modules in the LoraConfig's modules_to_save (their names are the "
