@@ -316,8 +316,7 @@ def test_shared_ends_on_oxigraph_as_natively(snap, oxigraph, where):
     ("explain lamb where batch-size = 32k", [("batch-size", ">", 32000.0)]),
     ("explain weight-quantization where hardware = dgx-spark and params = 100B",
      [("params", ">=", 3e10), ("params", "<=", 7e10)]),
-    ("explain ddp where gpus = 2", [("gpus", ">=", 4.0), ("gpus", "<=", 8.0), ("time", ">=", 24.0),
-                                    ("time", "<=", 168.0)]),
+    ("explain ddp where gpus = 2", [("replica-memory", "<=", 1.0)]),   # a full copy fits one GPU
 ])
 def test_explain_proposes_constraints_with_the_conditions_ends(kb, snap, text, proposed):
     (result,) = kb.query(text)

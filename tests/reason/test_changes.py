@@ -12,7 +12,7 @@ MEMORY = [
     "explain qlora where method = qlora and params = 70B and hardware = rtx-4090 and gpus = 1",
     "explain fsdp where method = lora and params = 13B and hardware = rtx-4090 and gpus = 1",
     "explain fsdp where method = qlora and params = 70B and hardware = rtx-4090 and gpus = 1",
-    "explain gradient-checkpointing where params = 1B and hardware = h100 and gpus = 8",
+    "explain gradient-checkpointing where params = 1B and method = pretrain and hardware = h100 and gpus = 8",
     "explain fsdp where params = 7B and hardware = a100-80gb and gpus = 1",
     "explain ddp where params = 30B and hardware = a100-80gb and gpus = 8",
 ]
@@ -75,7 +75,8 @@ def test_a_rule_for_the_choice_on_a_derived_share_is_met_by_the_smallest_knob_ch
     """FSDP for a LoRA run whose 16-bit base (26 GB) exceeds one 24 GB GPU: the rule needs the
     base over one GPU and within all of them, which a second GPU gives (54%): ``gpus = 2``, not
     ``base-load <= 100%``; for gradient checkpointing on 8 H100s, a model whose training
-    memory exceeds one GPU's (36B at 18-20 bytes per parameter), not ``memory-load > 100%``."""
+    memory exceeds one GPU's (36B at 18-20 bytes per parameter), not ``memory-load > 100%`` (the
+    method given: without it, LoRA's own rule for checkpointing offers one of the three changes shown)."""
     (fsdp,) = kb.query(MEMORY[2])
     assert fsdp["would_rank_first_if"][0]["changes"] == [{"dimension": "gpus", "op": "=", "value": 2.0,
                                                          "unit": "count"}]

@@ -69,10 +69,12 @@ def test_a_model_whose_full_copy_does_not_fit_one_gpu_rules_data_parallelism_out
     """A 70B model on 8 A100s for a week: the flowchart's tier says DDP, but a full training
     copy (1.26-1.4 TB by the rule of thumb) does not fit an 80 GB GPU, so DDP is ruled out by
     its property; the run is about twice the 8 GPUs' memory together, so sharding alone does
-    not fit it either and adapters on a 4-bit base come first. A 13B model on the same GPUs fits
-    them sharded: sharding is the pick. The constraints they use are said used."""
+    not fit it either and adapters come first: on the 16-bit base, which takes a fifth of the 8
+    GPUs' memory (torchtune trains Llama 3.1 70B with LoRA on 8 A100s), QLoRA among its kinds. A
+    13B model on the same GPUs fits them sharded: sharding is the pick. The constraints they
+    use are said used."""
     (a,) = kb.query("recommend approach where params = 70B and gpus = 8 and hardware = a100 and time = 1 week")
-    assert a["decision"]["pick"] == "qlora"
+    assert a["decision"]["pick"] == "lora" and "qlora" in a["decision"].get("narrower", ())
     assert [(e["id"], e["property"]["id"]) for e in a["excluded"]] == [("ddp", "ddp-full-copy-per-gpu"),
                                                                         ("fsdp", "fsdp-states-fit-all-gpus")]
     assert not {u["dimension"] for u in a["unused"]} & {"params", "hardware"}
@@ -265,7 +267,7 @@ def test_explain_never_changes_what_a_named_model_fixes(kb):
     """LoRA's one-GPU rule wants params >= 500M and gpus = 1: for model = llama-2-70b the size
     is the model's (69B), so no suggested query sets params on its own (which would describe
     another model under the same name); the changes shown keep the model's size."""
-    (a,) = kb.query("explain lora where model = llama-2-70b and hardware = a100 and gpus = 8")
+    (a,) = kb.query("explain lora where model = llama-2-70b and hardware = a100 and gpus = 1")
     found = a["would_rank_first_if"]
     assert found and all("params" not in c["query"] and c["changes"] for c in found), found
     assert all(ch["dimension"] != "params" for c in found for ch in c["changes"])

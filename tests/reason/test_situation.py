@@ -457,7 +457,8 @@ def test_where_to_start_skips_rules_whose_choices_are_all_ruled_out(kb, snap):
     assert asked == ["kv-load"]
     assert "seq-length = " in a["ask"][0]["text"] and "batch-size = " in a["ask"][0]["text"]
     assert [(r["id"], r["group"]) for r in a["results"]] == [("paged-attention", "matches"),
-                                                            ("kv-cache-quantization", "would apply")]
+                                                            ("kv-cache-quantization", "would apply"),
+                                                            ("weight-quantization", "would apply")]
     ruled = {e["id"] for e in a["excluded"]}
     assert {"bf16-training", "gradient-clipping"} <= ruled
     # without the method, the same rules are a place to start
@@ -536,7 +537,12 @@ def test_a_choice_heading_a_list_the_advice_is_against_is_not_said_to_rank_first
     assert a["would_rank_first_if"] or a.get("no_change_because")
     assert "already ranks first" not in render_explain(a, False)
     (fits,) = kb.query("explain qlora where method = qlora and params = 7B and hardware = rtx-4090 and gpus = 1")
-    assert fits["rank"] == 1 and fits["would_rank_first_if"] == [] and "already ranks first" in render_explain(fits, False)
+    assert fits["rank"] == 1 and fits["would_rank_first_if"] == []
+    # every rule for it waits for the time budget: first only because nothing is decided
+    assert fits["group"] == "would apply" and "first of the ranking only because" in render_explain(fits, False)
+    (decided,) = kb.query("explain qlora where method = qlora and params = 7B and hardware = rtx-4090 and gpus = 1 "
+                          "and time = 3 days")
+    assert decided["rank"] == 1 and "already ranks first" in render_explain(decided, False)
 
 
 def test_an_answer_at_inference_asks_for_no_training_memory(kb):

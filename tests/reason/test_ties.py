@@ -37,3 +37,15 @@ def test_tied_means_the_same_score_from_the_same_rules(kb, q):
             continue
         same = r["score"] == pick["score"] and _rules(r) == _rules(pick)
         assert same == (r["id"] in tied), r["id"]
+
+
+def test_a_dimension_that_would_settle_a_tied_pick_is_asked_for(kb):
+    """Gradient checkpointing and 8-bit optimizer states tie for low memory; the method settles
+    them (with adapters the optimizer's states are the adapters', and checkpointing comes
+    first): the answer asks for it, naming both, though the pick's id would not change."""
+    (a,) = kb.query("recommend technique where prefer = low-memory")
+    assert a["decision"]["pick"] == "gradient-checkpointing"
+    assert "quantized-optimizer-states" in a["decision"]["tied_with"]
+    (method,) = [q for q in a["ask"] if q["dimension"] == "method"]
+    assert set(method["would_change"]) == {"gradient-checkpointing", "quantized-optimizer-states"}
+    assert method["text"].startswith("to decide between Gradient checkpointing and 8-bit optimizer states")

@@ -668,3 +668,25 @@ def test_a_fine_tune_that_names_no_model_is_not_sized_by_the_memory(kb):
     # pretraining is sized by plan's law or memory as before: no bound
     (pre,) = kb.query("recipe where method = pretrain and hardware = t4 and gpus = 1 and architecture = decoder")
     assert not [it for s in pre["sections"] for it in s["items"] if it.get("quantity") == "params" and it.get("needs")]
+
+
+def test_the_method_the_approach_settles_ranks_the_optimizer_and_techniques(kb):
+    """A recipe whose approach ranking settles on LoRA ranks the optimizer and the techniques for
+    a LoRA run, as if the user had named it: AdamW, not the 8-bit Adam the rule of thumb's
+    full-training memory calls for (audit 9's LoRA recipe on an RTX 4090)."""
+    a = _recipe("recipe where model = mistral-7b and hardware = rtx-4090 and gpus = 1 and tokens = 10M", kb)
+    assert a["context"]["method"] == "lora" and a["context"]["method_from"] != "given"
+    assert a["context"]["optimizer"] == "adamw"
+    memory = [it["value"] for s in a["sections"] if s["name"] == "memory" for it in s["items"]]
+    assert not any("quantized-optimizer-states" in str(v) for v in memory)
+
+
+def test_a_run_no_sizing_law_is_for_says_why_it_is_not_sized(kb):
+    """A ViT on 1.2M images with no size: plan's laws are for text, so nothing is sized (audit
+    9/25: it was planned as a 14.9B language model for years), and the size section says why."""
+    a = _recipe("recipe where data = images and architecture = vit and images = 1.2M and pretrained = no "
+                "and hardware = v100 and gpus = 8", kb)
+    assert a["plan"] is None
+    (size,) = [it for s in a["sections"] if s["name"] == "size" for it in s["items"] if it["what"] == "model size"]
+    assert "fitted on text data, not on images" in size["why"]
+    assert all("sized no run for vit" in why for why in a["no_configs"].values())

@@ -89,11 +89,22 @@ def test_a_short_result_shows_what_weighs_against_what_decides_it(kb):
     shows one line."""
     text = render_answers(kb.query("recommend approach where data = text and examples = 3k and params = 8B "
                                    "and hardware = rtx-3090 and gpus = 1"), "text", detail=False)
-    block = text.split(" 2. Full fine-tune")[1].split("\n 3.")[0].split("\n\n")[0]
+    block = _entry(text, "Full fine-tune (full-fine-tune)")
     lines = _reasons(block)
     assert [line.lstrip()[0] for line in lines] == ["+", "−"] and "memory" in lines[1]
-    first = text.split(" 1. QLoRA")[1].split("\n 2.")[0]
+    first = _entry(text, text.split("\n 1. ")[1].split("  score")[0])   # (LoRA: its 16-bit base fits the 3090)
     assert [line.lstrip()[0] for line in _reasons(first)] == ["+"]
+
+
+def _entry(text: str, head: str) -> str:
+    """The entry whose heading names ``head`` (from its score on), up to the next entry or a blank line."""
+    lines = text.split(f"{head}  score", 1)[1].split("\n")
+    out = []
+    for line in lines:
+        if not line.strip() or re.match(r"^ ?\d+\. ", line):
+            break
+        out.append(line)
+    return "\n".join(out)
 
 
 def _reasons(block: str) -> list[str]:

@@ -106,3 +106,15 @@ def test_a_fine_tune_plan_names_no_scaling_law_as_its_strategy():
     assert "Chinchilla-optimal" not in tune.output.split("strategy:", 1)[1].splitlines()[0]
     pre = runner.invoke(main, ["plan", "where", "params", "=", "7B", "and", "gpus", "=", "8"])
     assert "strategy: Chinchilla-optimal training" in pre.output
+
+
+def test_explain_does_not_call_a_choice_first_when_nothing_is_decided(kb):
+    """QLoRA ranks first for a 7B model with nothing else given only because every rule waits
+    (audit 9/17: "It already ranks first" beside "every rule waits"): the text says so."""
+    from recipekg.render.answers import render_answers
+
+    (a,) = kb.query("explain qlora where params = 7B")
+    assert a["rank"] == 1 and a["group"] == "would apply"
+    text = render_answers([a], "text")
+    assert "already ranks first" not in text
+    assert "first of the ranking only because no choice is decided here: give gpus, hardware or time" in text

@@ -105,8 +105,21 @@ def untimed(ledger: Ledger, hardware: str | None) -> Timing:
     return Timing(hardware)
 
 
-def ask_tokens(method: str) -> Ask:
-    """The question the answer asks (the shape of recommend's ``ask``)."""
+def ask_tokens(method: str, outside: str | None = None) -> Ask:
+    """The question the answer asks (the shape of recommend's ``ask``); ``outside``: why plan
+    has no ratio to size the tokens by (the sizing laws are not for the query's data)."""
+    why = outside or "plan does not time a pretraining run for a fine-tuning question"
     return {"dimension": "tokens", "would_change": ["tokens", "flops", "gpu_hours", "wall_time", "energy", "cost"],
             "text": f"to time the {method} run, give the tokens it reads (tokens = 1B: examples × tokens per example "
-                    f"× epochs); plan does not time a pretraining run for a fine-tuning question"}
+                    f"× epochs); {why}"}
+
+
+def outside_laws(outside: list[dict], facts: dict, snap: dict) -> str:
+    """Why plan has no sizing law for the query: the data the properties ruling out every sizing
+    strategy say they were fitted on, against the query's."""
+    fitted = sorted({v for c in outside for v in (c["property"].get("value") or ())})
+    dim = outside[0]["dimension"]
+    given = facts.get(dim)
+    theirs = sorted(snap["nodes"].get(v, {}).get("label", v) for v in (given.values or ())) if given else []
+    return (f"plan's sizing laws (compute-optimal and inference-optimal tokens per parameter) were fitted on "
+            f"{' or '.join(fitted)} {dim}, not on {' or '.join(theirs) or 'the query' + chr(39) + 's'}")

@@ -52,7 +52,7 @@ from recipekg.plan.beyond import beyond
 from recipekg.plan.data import repetition
 from recipekg.plan.energy import energy_and_cost
 from recipekg.plan.figures import rounded, show
-from recipekg.plan.finetune import ask_tokens, method_flops, needs_tokens, serving_unused, unsized, untimed
+from recipekg.plan.finetune import ask_tokens, method_flops, needs_tokens, outside_laws, serving_unused, unsized, untimed
 from recipekg.plan.fit import check_fit, feasibility
 from recipekg.plan.inputs import USED, Inputs, read_inputs
 from recipekg.plan.kbview import KBView
@@ -61,7 +61,7 @@ from recipekg.plan.memory import training_memory
 from recipekg.plan.methods import read_method
 from recipekg.plan.quantities import FIXED  # noqa: F401  (the contract's fixed names, also read from here)
 from recipekg.plan.layout import search_layout
-from recipekg.plan.sizing import choose_strategy, follow_ratio, size
+from recipekg.plan.sizing import beyond_laws, choose_strategy, follow_ratio, size, strategies_outside
 from recipekg.plan.summary import Findings, summary
 from recipekg.plan.tier import compute_tier
 from recipekg.plan.placements import placement_facts
@@ -94,14 +94,10 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     ledger = Ledger(kb, stmt.pos)
     method = read_method(ledger, inputs)
     ledger.method = method.id
-    largest = None
-    # tokens, FLOPs and a compute budget size a model to pretrain; a fine-tune or a serving plan
-    # without a size takes the largest model its memory holds
-    if not (inputs.params or (method.id == "pretrain" and (inputs.tokens or inputs.flops or inputs.backwards
-                                                           or (inputs.unique_tokens and inputs.epochs)))):
-        inputs, largest = _by_memory(ledger, inputs, method.id)
+    beyond_why = _laws_outside(ledger, inputs, method.id)
+    inputs, largest = _sized_by_memory(ledger, inputs, method.id)
     strategy = choose_strategy(kb, inputs.facts, inputs.tokens_per_param)
-    ask = needs_tokens(method.id, inputs)
+    ask = needs_tokens(method.id, inputs) or bool(beyond_why and not inputs.tokens and not inputs.flops)
     serves = method.id == "inference" and inputs.params is not None
     back = None
     if inputs.backwards and not ask and not serves:  # the steps only some plans take are imported when taken
@@ -117,6 +113,8 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
         strategy = follow_ratio(ledger, strategy, sizes)
         repetition(ledger, inputs, sizes)
         beyond(ledger, inputs, sizes, method.id)
+    if beyond_why:
+        strategy = beyond_laws(strategy, beyond_why)
     memory = training_memory(ledger, inputs, sizes.params)
     placed = inputs if ask or serves or back else _on_budget_gpus(ledger, inputs, sizes)
     fit = check_fit(ledger, placed, sizes.params, memory, method)
@@ -142,7 +140,9 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     ledger.close()
     first = {n: i for i, n in enumerate(_FIRST)}
     ledger.quantities.sort(key=lambda q: first.get(q["name"], len(first)))
-    found = Findings(strategy, fit, recommendations, rules, timing, tier, method.id, asks_tokens=ask)
+    asked = [ask_tokens(method.id, beyond_why)] if ask else []
+    found = Findings(strategy, fit, recommendations, rules, timing, tier, method.id, asks_tokens=ask,
+                     ask_text=asked[0]["text"] if asked else "")
     return {
         "statement": "plan", "query": stmt.text.strip(),
         # a derived tier has its own section; what plan does not read (the rankings' memory shares) is not its constraint
@@ -156,7 +156,7 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
         "method": method.id, "largest_models": largest,
         "fit": fit.json if fit else None, "recommendations": recommendations,
         "feasibility": _feasibility(ledger, inputs, rules, timing),
-        "ask": [ask_tokens(method.id)] if ask else [],
+        "ask": asked,
         "tier": tier, "bandwidth": bw,
         "notes": ledger.notes, "warnings": ledger.warnings,
     }, unused
@@ -241,6 +241,41 @@ def _feasibility(ledger: Ledger, inputs, rules: list, timing) -> Feasibility:
                           if timing.budget_tokens else "")
                        + (_reach(ledger, more) if more is not None and not timing.budget_met else ""))
     return out
+
+
+def _laws_outside(ledger: Ledger, inputs, mid: str) -> str | None:
+    """Why no sizing law is for a pretraining run's data (the properties ruling out every
+    strategy: :func:`~recipekg.plan.sizing.strategies_outside`), or None; with no size to
+    plan from either (no params, nor both tokens and FLOPs), nothing to plan."""
+    dims = ledger.kb.snap["dimensions"]
+    problem = any(dims.get(n, {}).get("problem_fact") for n, f in inputs.facts.items() if not f.derived)
+    # (what a law was fitted on is a fact of the problem, the data: without one given, nothing to check)
+    outside = strategies_outside(ledger.kb, inputs.facts) if mid == "pretrain" and problem else []
+    why = outside_laws(outside, inputs.facts, ledger.kb.snap) if outside else None
+    if why and inputs.params is None and not (inputs.tokens and inputs.flops):
+        _unsizable(ledger, why)
+    return why
+
+
+def _sized_by_memory(ledger: Ledger, inputs, mid: str):
+    """``(inputs, largest_models)``: tokens, FLOPs and a compute budget size a model to
+    pretrain; a fine-tune or a serving plan without a size takes the largest model its memory
+    holds (:func:`_by_memory`); ``largest_models`` is None when a size was given or planned."""
+    if inputs.params or (mid == "pretrain" and (inputs.tokens or inputs.flops or inputs.backwards
+                                                or (inputs.unique_tokens and inputs.epochs))):
+        return inputs, None
+    return _by_memory(ledger, inputs, mid)
+
+
+def _unsizable(ledger: Ledger, why: str) -> None:
+    """No size given, and no sizing law for the query's data: nothing plan can size from."""
+    from recipekg.errors import NothingToPlan
+
+    why = (f"nothing to size the model from: {why}; give its size and the tokens it reads (params = 86M and "
+           f"tokens = 70B: examples × tokens per example × epochs), and plan counts its memory and time")
+    expected = ["params = 86M and tokens = 70B"]
+    raise (NothingToPlan.at(ledger.where, why, expected=expected) if ledger.where is not None
+           else NothingToPlan(why, expected=expected))
 
 
 def _by_memory(ledger: Ledger, inputs, mid: str):

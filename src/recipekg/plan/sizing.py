@@ -82,6 +82,41 @@ def choose_strategy(kb: KBView, facts: dict, given: Q | None = None) -> Strategy
     return strategy if given is None else _given_ratio(kb, strategy, given)
 
 
+def strategies_outside(kb: KBView, facts: dict) -> list[dict]:
+    """The properties that rule out every sizing strategy for the query's constraints (``data =
+    images``: the tokens-per-parameter laws were fitted on text), one per strategy; [] when
+    some strategy applies (or says nothing of them).
+
+    >>> from recipekg.plan.inputs import read_inputs
+    >>> facts = read_inputs(parse("plan where params = 86M and data = images")[0], snap).facts
+    >>> sorted(c["dimension"] for c in strategies_outside(KBView(snap), facts))
+    ['data', 'data']
+    """
+    from recipekg.reason.properties import CONTRADICTS, checks
+
+    found = []
+    for iri in (kb.iri(COMPUTE_OPTIMAL), kb.iri(INFERENCE_OPTIMAL)):
+        if not iri:
+            continue
+        against = checks(iri, "approach", facts, kb.snap, only=CONTRADICTS)
+        if not against:
+            return []
+        found.append(against[0])
+    return found
+
+
+def beyond_laws(strategy: Strategy, why: str) -> Strategy:
+    """The strategy of a run no sizing law is for (:func:`strategies_outside`): the numbers
+    given, unjudged (no regime named), ``why`` saying so."""
+    js = {k: v for k, v in strategy.json.items() if k != "regime"}
+    js.update(label="the numbers given (no sizing law for this data)", why=why, because=[])
+    if not js.get("implied"):  # (no ratio: the tokens are asked for)
+        js["tokens_per_param"] = {"id": None, "symbol": None, "label": "no tokens-per-parameter ratio for this data",
+                                  "value": None, "low": None, "high": None, "unit": "tokens/param"}
+    done: StrategyJson = js  # type: ignore[assignment]
+    return Strategy(strategy.iri, strategy.ratio, done)
+
+
 def _given_ratio(kb: KBView, rules: Strategy, given: Q) -> Strategy:
     """The strategy of a ratio the query gives, named by the regime it falls in."""
     kind = regime(kb, given)

@@ -39,6 +39,7 @@ class Findings(Record):
     tier: dict | None
     method: str = "pretrain"
     asks_tokens: bool = False
+    ask_text: str = ""
 
 
 def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
@@ -67,8 +68,7 @@ def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     if fit and not fit["fits"] and found.recommendations:
         lines.append(_to_make_it_fit(found.recommendations))
     if found.asks_tokens:
-        lines.append(f"to time the {found.method} run, give the tokens it reads (tokens = 1B, for example): plan does "
-                     f"not time a pretraining run for a fine-tuning question")
+        lines.append(found.ask_text)
     return lines
 
 
@@ -88,7 +88,8 @@ def _details(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     if found.method == "inference":  # serving: no training figure is computed
         lines = [f"{show(v['params'], 'parameters')}{_which_model(inputs)} served (method = inference)"]
     elif found.asks_tokens:
-        lines = [f"{show(v['params'], 'parameters')}{_which_model(inputs)} fine-tuned (method = {found.method})"]
+        trained = "trained" if found.method == "pretrain" else "fine-tuned"
+        lines = [f"{show(v['params'], 'parameters')}{_which_model(inputs)} {trained} (method = {found.method})"]
     else:
         lines = [_size_line(ledger, inputs, found)]
     if "effective_tokens" in v:

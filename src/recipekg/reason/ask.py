@@ -44,8 +44,10 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     if not results:
         return _where_to_start(kind, facts, snap)
     sections = snap["recipe_sections"] if kind in snap["sectioned_kinds"] else None
-    picks = (_section_picks(decision(results, nodes=snap["nodes"], sections=sections, kind=kind)) if sections
-             else {}) or {None: (decided or decision(results))["pick"]}
+    first_decision = (decision(results, nodes=snap["nodes"], sections=sections, kind=kind) if sections
+                      else decided or decision(results))
+    picks = (_section_picks(first_decision) if sections else {}) or {None: first_decision["pick"]}
+    ties = _section_ties(first_decision)
     pick = next(iter(picks.values()))
     sections = sections if pick is not None else None  # (with no pick, whatever a value would pick is news)
     given = {n: f for n, f in facts.items() if not f.derived}
@@ -63,9 +65,14 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
                          sections=sections, kind=kind)
             # the first section (the pick's, those alongside it, then one the value opens) whose pick it changes
             there = _section_picks(d) if sections else {None: d["pick"]}
-            section = next((x for x, p in picks.items() if there.get(x) not in (None, p)),
+            settled = {x: t for x, t in ties.items() if there.get(x) == picks[x] and _settles(t, d, x)}
+            section = next((x for x, p in picks.items() if there.get(x) not in (None, p) or x in settled),
                            next((x for x in there if x not in picks), None)) if sections else None
             was, now = picks.get(section), there.get(section)
+            if section in settled:  # the pick stays, and the choices tied with it fall behind it
+                changed = True
+                named += [i for i in [was, *settled[section]] if i not in named]
+                continue
             if now is None or now == was or _within(was, now, snap):
                 continue  # the pick stays, or a family the pick is one of would: nothing to decide
             if sections and section != next(iter(picks)) and not same_run(pick, now, snap):
@@ -87,6 +94,19 @@ def _section_picks(d: Decision) -> dict:
     out = {d.get("section"): d["pick"]} if d["pick"] else {}
     out.update((e["section"], e["pick"]) for e in d.get("alongside", ()))
     return out
+
+
+def _section_ties(d: Decision) -> dict:
+    """Section → the choices tied with its pick (only the ties: the advice does not separate them)."""
+    out = {d.get("section"): d["tied_with"]} if d["pick"] and d.get("tied_with") else {}
+    out.update((e["section"], e["tied_with"]) for e in d.get("alongside", ()) if e.get("tied_with"))
+    return out
+
+
+def _settles(tied: list[str], d: Decision, section) -> bool:
+    """Whether decision ``d`` separates its ``section``'s pick from every choice tied with it
+    before (none of them still tied with it)."""
+    return not set(tied) & set(_section_ties(d).get(section, ()))
 
 
 def _where_to_start(kind: str, facts: dict, snap: dict) -> list[Ask]:

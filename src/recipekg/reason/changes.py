@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 
 from recipekg.reason.conditions import FAILED, HELD, bounds, status
-from recipekg.reason.derive import derive
-from recipekg.reason.facts import Facts, constraint_json, intersect
+from recipekg.reason.derive import derive, not_for_method
+from recipekg.reason.facts import Facts, constraint_json, derived_formula, intersect
 from recipekg.reason.inverse import knob_changes, point
 from recipekg.render.constraints import format_constraint
 
@@ -59,6 +59,8 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
                            if c and c["dimension"] in facts_changed)
             continue  # a fact of the problem the user stated is not a knob
         key = tuple(sorted(changes))
+        if any(_contains(changes, ch) for _, _, ch, _ in found.values()):
+            continue  # a change found already does it with less: this one would add nothing shown
         if found and _outranked(key, rule, changes, given, found, snap):
             continue  # ranking first or not, it would not be among the changes shown
         trial = dict(given)
@@ -68,7 +70,8 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
             candidate = _candidate(rule, changes, given, snap["strengths"][rule["strength"]] if rule["strength"] else None)
             if key not in found or candidate < found[key][0]:
                 found[key] = (candidate, rule_iri, changes, iri in rule.get("against", ()))
-    best = sorted(found.values(), key=lambda x: x[0])[:3]
+    ordered = sorted(found.values(), key=lambda x: x[0])
+    best = [x for x in ordered if not any(y is not x and _contains(x[2], y[2]) for y in ordered)][:3]
     out = {"found": [{"rule": r, "changes": [c for f in ch.values() for c in f.constraints],
                       "query": _query(kind, given, ch, snap), **({"turns_off": True} if off else {})}
                      for _, r, ch, off in best]}
@@ -123,6 +126,24 @@ def pinned_by(pinned: dict[str, Facts], dim: str) -> str:
     return "model" if pinned[dim].derived == "architecture" else "hardware"
 
 
+def _method_bound(dim: dict, given: dict, snap: dict) -> bool:
+    """Whether the query gives no method and no formula of ``dim`` is for the one it then plans
+    (``rkg:forMethod``, the method's default: pretraining): stating the share would not say the
+    run is one of its methods (the frozen base's share of a LoRA run)."""
+    return "method" not in given and derived_formula(dim, given, snap) is None
+
+
+def _contains(changes: dict, other: dict) -> bool:
+    """Whether ``changes`` makes every change of ``other`` (the same constraints), and more.
+
+    >>> a, b = Facts("gpus", "count", intervals=[(2.0, True, 2.0, True)]), Facts("prefer", "categorical", values={"x"})
+    >>> _contains({"gpus": a, "prefer": b}, {"gpus": a}), _contains({"gpus": a}, {"gpus": a})
+    (True, False)
+    """
+    return len(changes) > len(other) and all(n in changes and changes[n].constraints == f.constraints
+                                             for n, f in other.items())
+
+
 def _candidate(rule: dict, changes: dict, given: dict, strength: dict | None) -> tuple:
     """How a change ranks among the changes found, best first: adding a constraint costs 1,
     overriding one the user gave costs 2; then the stronger rule, then the rule's id."""
@@ -146,7 +167,8 @@ def _outranked(key: tuple, rule: dict, changes: dict, given: dict, found: dict, 
     candidate = _candidate(rule, changes, given, strength)
     if key in found and found[key][0] <= candidate:
         return True
-    return sum(c < candidate for c, *_ in found.values()) >= 3
+    shown = [c for c, _, ch, _ in found.values() if not any(_contains(ch, o[2]) for o in found.values())]
+    return sum(c < candidate for c in shown) >= 3
 
 
 def _first(kind: str, trial: dict, snap: dict, first, tested: list) -> bool:
@@ -220,6 +242,9 @@ def _changes_for(rule: dict, given: dict[str, Facts], snap: dict) -> list[dict[s
         name = cond["dimension"]
         if status(cond, given, snap) == HELD and name not in changes:
             continue
+        if snap["dimensions"][name].get("derived_by") and (not_for_method(snap["dimensions"][name], given, snap)
+                                                           or _method_bound(snap["dimensions"][name], given, snap)):
+            return []  # (a share the query's method has none of, or one only a method not given has: a LoRA base's)
         if snap["dimensions"][name].get("derived_by") and name not in given:
             derived.append(cond)  # (after the others: their changes are the ground it is derived on)
             continue

@@ -39,6 +39,7 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
     from recipekg.reason.situation import whole_statement
 
     chosen = chosen_by_user(facts, snap)
+    symptom = _symptom_dims(facts)
     out: list[Elsewhere] = []
     for other in sorted(snap["kinds"]):
         if other == kind:
@@ -51,7 +52,8 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
         tops = [r for i in (decided["pick"], *decided.get("tied_with", ()), *decided.get("narrower", ()))
                 for r in results if r["id"] == i]
         first = next((r for r in tops if r["iri"] not in chosen and situated(r)
-                      and (saving_note(r["iri"], facts, snap) or {}).get("enough") is not False), None)
+                      and (saving_note(r["iri"], facts, snap) or {}).get("enough") is not False
+                      and (not symptom or _reads(r, symptom))), None)
         if against is not None:
             found, verdict = against, "against"
         elif first is not None:
@@ -61,6 +63,21 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
         out.append({"kind": other, "verdict": verdict, "choice": found["id"], "label": found["label"],
                     "query": whole_statement(other, facts)})
     return out
+
+
+def _symptom_dims(facts: dict) -> set[str]:
+    """What a symptom given implies (``symptom = out-of-memory``: ``prefer = low-memory``), with
+    the symptom: the advice elsewhere answers it only when a rule for its pick reads these
+    (AdamW for a LoRA run is the optimizer of the run, not a fix for its memory). A symptom that
+    implies nothing (overfitting) restricts nothing: the advice for the run is the answer."""
+    implied = {n for n, f in facts.items() if f.derived == "symptom"}
+    return implied | {"symptom"} if implied else set()
+
+
+def _reads(result: dict, dims: set[str]) -> bool:
+    """Whether a rule that applies for ``result`` has a condition on one of ``dims``."""
+    return any(r["match"] != "partial" and any(c.get("dimension") in dims for c in r.get("conditions") or ())
+               for r in result["because"])
 
 
 def against_yours(results: list[dict], facts: dict, snap: dict) -> list[dict]:

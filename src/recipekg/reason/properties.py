@@ -49,10 +49,10 @@ def properties_of(iri: str, snap: dict, kind: str | None = None) -> list[tuple[s
     return out
 
 
-def checks(iri: str, kind: str, facts: dict, snap: dict) -> list[dict]:
+def checks(iri: str, kind: str, facts: dict, snap: dict, only: str | None = None) -> list[dict]:
     """The verdict of each property of ``iri`` (as a choice of ``kind``) that the constraints
     speak to: ``contradicts`` (strict: the choice is excluded), ``note`` (a non-strict
-    property the constraints go past) or ``fits``."""
+    property the constraints go past) or ``fits``; with ``only``, those of that verdict."""
     props = snap.get("choice_properties") or {}
     out = []
     for piri, via in properties_of(iri, snap, kind):
@@ -67,7 +67,7 @@ def checks(iri: str, kind: str, facts: dict, snap: dict) -> list[dict]:
         against = HELD if prop["test"] == "none-of" else FAILED
         agrees = FAILED if prop["test"] == "none-of" else HELD
         verdict = (CONTRADICTS if prop["strict"] else NOTE) if st == against else FITS if st == agrees else None
-        if verdict:
+        if verdict and (only is None or verdict == only):
             out.append({"property": property_json(piri, prop, snap, via), "verdict": verdict,
                         "dimension": prop["check"]["dimension"],
                         "when": [snap["conditions"][c]["dimension"] for c in prop["when"] if c in snap["conditions"]]})

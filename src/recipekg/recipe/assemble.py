@@ -69,6 +69,7 @@ class Context:
         if self.method:
             self.facts["method"] = Facts("method", "categorical", values={self.method})
         self.size_unknown = False   # a given model's run (fine-tune, serving) with no model: plan's size is a bound
+        self.unplanned: str | None = None   # why plan sized nothing (its NothingToPlan), when it did not
 
     def sized_by(self, plan: PlanBody | None) -> None:
         """The model size plan settled on (a given model's published size, or plan's own) is
@@ -119,6 +120,20 @@ class Context:
         if self.optimizer_from == "ranking" and self.optimizer is not None:
             self.optimizer = _pick_iri(self.rankings["optimizer"], self.snap) or self.optimizer
 
+    def settle_method(self, *more: Constraint) -> None:
+        """The optimizer and techniques ranked again for the method the approach ranking settled
+        on (``more``: the architecture the recipe picked), as for a recipe that names it: a LoRA
+        run's optimizer is the adapters', not the one the rule of thumb's full-training memory
+        calls for."""
+        if self.method is None or self.method_from in ("given", "default", "none") or not self.trains:
+            return
+        value = Name(self.snap["nodes"][self.method]["id"], self.stmt.pos)
+        extra = Constraint(Name("method", self.stmt.pos), "=", (value,), self.stmt.pos)
+        for kind in ("optimizer", "technique"):
+            self.rankings[kind] = self.recommend(kind, *more, extra)
+        if self.optimizer_from == "ranking" and self.optimizer is not None:
+            self.optimizer = _pick_iri(self.rankings["optimizer"], self.snap) or self.optimizer
+
     def recommend(self, kind: str, *more: Constraint) -> RecommendBody:
         """``recommend <kind>`` for the recipe's constraints and ``more``."""
         return recommend(as_recommend(self.stmt, kind, *more), self.snap, self.backend)
@@ -146,6 +161,7 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> RecipeBody:
     more = _picked_architecture(stmt, facts, rankings["architecture"], snap)
     rankings |= {kind: recommend(as_recommend(stmt, kind, *more), snap, backend) for kind in KINDS[1:]}
     ctx = Context(stmt, facts, rankings, snap, backend)
+    ctx.settle_method(*more)
     plan, unread = _plan(stmt, ctx, facts, snap)
     ctx.sized_by(plan)
     ctx.assumed_by(plan)
@@ -213,7 +229,8 @@ def _plan(stmt: Recipe, ctx: Context, facts: dict, snap: dict) -> tuple[PlanBody
     statement = Plan(constraints, stmt.pos, "plan" + stmt.text.strip()[len("recipe"):])
     try:
         return planned(statement, snap)
-    except NothingToPlan:
+    except NothingToPlan as e:
+        ctx.unplanned = e.message   # (why: what the recipe's sections say instead of plan's figures)
         return None, None
 
 

@@ -190,8 +190,9 @@ def _no_plan(what: str, ctx, snap: dict) -> dict:
             ctx.architecture, *snap["nodes"][ctx.architecture]["ancestors"]]:
         return unsourced(what, f"plan's formulas (6 × parameters × tokens) are for transformers; the KB has no "
                                f"sourced compute or memory model for {arch}")
-    return item(what, None, "not sized", "nothing to size from: give params = 7B, tokens = 140B, flops = 1e21, or "
-                                         "gpus with a time and the hardware", [],
+    why = ctx.unplanned or ("nothing to size from: give params = 7B, tokens = 140B, flops = 1e21, or gpus with a "
+                            "time and the hardware")
+    return item(what, None, "not sized", why, [],
                 needs=["params", "tokens", "flops", "gpus"], **{"from": "plan"})
 
 

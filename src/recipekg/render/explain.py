@@ -67,7 +67,12 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
     elif a["rank"] is None and a.get("waits_for") and not a.get("excluded"):
         out.append(f"\nIt is not ranked: no rule speaks for it here, and the rules against it wait for a "
                    f"condition you did not give ({', '.join(a['waits_for'])}).")
-    if a["rank"] == 1 and not a["would_rank_first_if"] and not a.get("no_change_because"):
+    if a["rank"] == 1 and a.get("group") == "would apply" and not a["would_rank_first_if"]:
+        waits = a["waits_for"]
+        named = ", ".join(waits[:-1]) + " or " + waits[-1] if len(waits) > 1 else waits[0]
+        out.append(f"\nIt is first of the ranking only because no choice is decided here: give {named} "
+                   f"to see whether its advice applies.")
+    elif a["rank"] == 1 and not a["would_rank_first_if"] and not a.get("no_change_because"):
         out.append("\nIt already ranks first for these constraints" + (", tied: the advice does not put it above "
                    + ", ".join(t["label"] for t in tied) + "." if tied else "."))
     elif a["would_rank_first_if"]:

@@ -102,8 +102,8 @@ def _context(page: _Page, a: dict) -> None:
     elif s:
         ratio = s["tokens_per_param"]
         shown = (units.amount(ratio["low"], ratio["high"], "tokens/param") if ratio["low"] is not None
-                 else units.amount(ratio["value"], unit="tokens/param"))
-        page.lines.append(f"strategy: {s['label']} ({shown}) — {s['why']}"
+                 else units.amount(ratio["value"], unit="tokens/param") if ratio["value"] is not None else None)
+        page.lines.append(f"strategy: {s['label']}{f' ({shown})' if shown else ''} — {s['why']}"
                           + (f" [{page.cite([p for r in s['because'] for p in r['sources']])}]"
                              if s["because"] else ""))
 

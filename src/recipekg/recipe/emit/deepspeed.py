@@ -34,8 +34,8 @@ def trainable(answer: dict) -> tuple[dict, dict]:
     if ctx["method"] == "inference":
         raise Nothing("an inference recipe trains nothing")
     if answer.get("plan") is None:
-        raise Nothing(f"plan has no memory model for {ctx['architecture'] or 'the model'} (its formulas are for "
-                      "transformers), so no parallel layout to configure")
+        raise Nothing(f"plan sized no run for {ctx['architecture'] or 'the model'} (the recipe's size section says "
+                      "why), so no parallel layout to configure")
     layout = (answer["plan"].get("fit") or {}).get("layout")
     if not layout:
         raise Nothing("plan found no parallel layout that fits (see the recipe's memory section)")

@@ -1,0 +1,79 @@
+"""Which memory lever answers which run (audit 8/06, 8/14 and 9/17): a memory-light optimizer
+saves nothing worth having with adapters; LoRA's 16-bit base where it fits, QLoRA where memory
+is short; plain data parallelism where a full copy fits one GPU."""
+
+from __future__ import annotations
+
+import pytest
+
+from support import scores_of
+
+LORA_4090 = "method = lora and model = mistral-7b and hardware = rtx-4090 and gpus = 1"
+
+
+def test_adapters_keep_adamw_when_short_on_memory(kb):
+    """With adapters the optimizer's states are the adapters' (QLoRA, Section 2: 26 MB of LoRA
+    parameters for a 7B model): 8-bit Adam and Adafactor are advised against, AdamW stays."""
+    (a,) = kb.query(f"recommend optimizer where {LORA_4090} and prefer = low-memory")
+    assert a["decision"]["pick"] == "adamw"
+    adam8 = next(r for r in a["results"] if r["id"] == "adam-8bit")
+    assert any(x["rule"].endswith("adapters-optimizer-state-small") for x in adam8["against"])
+    assert scores_of(a)["adam-8bit"] < scores_of(a)["adamw"]
+
+
+def test_adapters_short_on_memory_get_checkpointing_first(kb):
+    (a,) = kb.query(f"recommend technique where {LORA_4090} and prefer = low-memory")
+    assert a["decision"]["pick"] == "gradient-checkpointing"
+    assert scores_of(a)["quantized-optimizer-states"] <= 0
+
+
+def test_a_full_run_short_on_memory_still_gets_8bit_adam(kb):
+    """The rule is about adapters: a full fine-tune short on memory keeps the optimizer table's advice."""
+    (a,) = kb.query("recommend optimizer where method = full-fine-tune and params = 7B and prefer = low-memory")
+    assert a["decision"]["pick"] == "adam-8bit"
+
+
+@pytest.mark.parametrize("situation, pick", [
+    ("model = llama-3-8b and hardware = h100 and gpus = 1", "lora"),       # 16 GB base on 80 GB
+    ("model = mistral-7b and hardware = rtx-4090 and gpus = 1", "lora"),   # 14.5 GB on 24 GB
+    ("model = llama-3-70b and hardware = h100 and gpus = 8", "lora"),      # FSDP: 141 GB over 640 GB
+    ("model = llama-3-8b and hardware = rtx-4090 and gpus = 1", "qlora"),  # torchtune's own run: the bound is strict
+    ("model = llama-3-70b and hardware = h100 and gpus = 1", "qlora"),     # 141 GB on 80 GB
+    ("model = llama-3-8b and hardware = h100 and gpus = 1 and prefer = low-memory", "qlora"),
+])
+def test_lora_where_its_16bit_base_fits_qlora_where_memory_is_short(kb, situation, pick):
+    (a,) = kb.query(f"recommend approach where {situation}")
+    assert a["decision"]["pick"] == pick
+    other = {"lora": "qlora", "qlora": "lora"}[pick]
+    assert other in {r["id"] for r in a["results"]} | set(a["decision"].get("narrower", ()))
+
+
+def test_the_lora_bound_is_the_measured_runs_share(snap):
+    """memory-load counts at most 20 bytes per parameter: its bound is ten times the 16-bit
+    base's share in torchtune's measured run (8.03B x 2 bytes on 24 GB)."""
+    cond = snap["conditions"]["https://w3id.org/recipekg/cond/memory-load-lora-base-fits"]
+    assert cond["max"] == pytest.approx(10 * 8.03e9 * 2 / 24e9, rel=1e-3) and not cond["max_inclusive"]
+
+
+def test_a_copy_that_fits_one_gpu_is_data_parallel(kb):
+    (a,) = kb.query("recommend approach where params = 1B and method = pretrain and hardware = h100 and gpus = 8")
+    assert a["decision"]["pick"] == "ddp"
+    (e,) = kb.query("explain fsdp where params = 1B and method = pretrain and hardware = h100 and gpus = 8")
+    assert e["rank"] != 1
+    # no change proposes a share the query's method has none of (a LoRA base's, in pretraining)
+    assert all(c["dimension"] not in ("base-load", "base-memory")
+               for w in e["would_rank_first_if"] for c in w["changes"])
+
+
+def test_a_copy_over_one_gpu_is_still_sharded(kb):
+    (a,) = kb.query("recommend approach where params = 13B and method = pretrain and hardware = h100 and gpus = 8")
+    assert a["decision"]["pick"] == "fsdp"
+    assert "ddp" not in {r["id"] for r in a["results"] if r["group"] == "matches" and r["score"] > 0}
+
+
+def test_an_out_of_memory_fix_points_only_to_advice_that_reads_it(kb):
+    """AdamW is a LoRA run's optimizer, not a fix for its memory: the fix's pointers elsewhere
+    are picks a rule on the symptom (or what it implies) decides."""
+    (fix,) = kb.query("recommend fix where symptom = out-of-memory and model = llama-3-8b and method = lora "
+                      "and hardware = a100 and gpus = 1")
+    assert fix["elsewhere"] and all(e["choice"] != "adamw" for e in fix["elsewhere"])

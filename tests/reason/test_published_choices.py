@@ -1,0 +1,58 @@
+"""Choices a method's own paper settles where the reference's generic rows did not (audit 8/10,
+9/03, 9/10, 9/11, 9/16): ConvNeXt trains with AdamW, video from scratch is SlowFast, a spiking
+fp16 run moves to bf16, a mixture of experts that diverges gets the router z-loss, and 4-bit
+weights make room for a KV cache that does not fit beside 16-bit ones."""
+
+from __future__ import annotations
+
+from support import scores_of
+
+
+def test_convnext_trains_with_adamw_a_resnet_with_sgd(kb):
+    (a,) = kb.query("recommend optimizer where architecture = convnext and data = images and method = pretrain")
+    assert a["decision"]["pick"] == "adamw"
+    (b,) = kb.query("recommend optimizer where architecture = resnet and data = images")
+    assert b["decision"]["pick"] == "sgd-momentum"
+
+
+def test_video_with_no_pretrained_model_is_slowfast(kb):
+    (a,) = kb.query("recommend architecture where data = video and pretrained = no and samples = 240k")
+    assert a["decision"]["pick"] == "slowfast"
+    assert all(u["dimension"] != "pretrained" for u in a.get("unused", ()))
+    (b,) = kb.query("recommend architecture where data = video and pretrained = yes")
+    assert b["decision"]["pick"] in ("timesformer", "video-swin")
+    assert scores_of(b).get("slowfast", 0) <= 0
+
+
+def test_slowfast_is_a_video_model(kb):
+    (a,) = kb.query("explain slowfast where data = images")
+    assert a["excluded"]["property"]["id"] == "slowfast-for-video" and a["rank"] is None
+
+
+def test_a_loss_spike_in_fp16_moves_to_bf16_where_the_hardware_runs_it(kb):
+    (a,) = kb.query("recommend fix where symptom = loss-spike and method = pretrain and params = 175B "
+                    "and hardware = a100 and precision = fp16")
+    assert a["decision"]["pick"] == "rollback-checkpoint"  # the recovery stays first
+    assert "bf16-training" in a["decision"]["runner_ups"]
+    assert all(u["dimension"] != "precision" for u in a.get("unused", ()))
+    (v100,) = kb.query("recommend fix where symptom = loss-spike and precision = fp16 and hardware = v100")
+    assert "bf16-training" in {e["id"] for e in v100.get("excluded", ())}
+
+
+def test_a_diverging_mixture_of_experts_gets_the_router_z_loss(kb):
+    (a,) = kb.query("recommend fix where symptom = slow-divergence and architecture = mixture-of-experts "
+                    "and method = pretrain")
+    assert a["decision"]["pick"] == "z-loss"
+
+
+def test_4bit_weights_make_room_for_the_cache(kb):
+    """Mistral 7B, 32 sequences of 16K on one RTX 4090: the 16-bit weights and the cache do not
+    fit together, the 4-bit weights and the cache do (kv-load-4bit under 100%)."""
+    (a,) = kb.query("recommend technique where method = inference and model = mistral-7b and hardware = rtx-4090 "
+                    "and gpus = 1 and batch-size = 32 and seq-length = 16k")
+    first = {a["decision"]["pick"], *a["decision"].get("tied_with", ())}
+    assert "weight-quantization" in first
+    (b,) = kb.query("recommend technique where method = inference and model = llama-3-70b and hardware = a100 "
+                    "and gpus = 2 and batch-size = 8 and seq-length = 128k")
+    assert not any(r["rule"].endswith("4bit-fits-weight-quantization")
+                   for res in b["results"] for r in res["because"] if r["match"] == "full")
