@@ -155,3 +155,30 @@ def test_offload_needs_a_sharded_layout_in_the_kb(run_plan, kb):
     full = run_plan("plan where params = 7B and hardware = rtx-4090 and offload = cpu and pretrained = yes")
     assert full["fit"]["layout"]["offload"] == "cpu" and "optimizer offloaded to the CPU" in full["fit"]["text"]
     assert q(full, "cpu_memory")["formula"]["id"] == "offloaded-states"
+
+
+SINGLE = json.loads((REPO / "tests" / "data" / "published_single_gpu_adapter_runs.json").read_text(encoding="utf-8"))["runs"]
+
+
+@pytest.mark.parametrize("run", SINGLE, ids=[r["id"] for r in SINGLE])
+def test_published_single_gpu_adapter_runs(run_plan, run):
+    """torchtune's LoRA and QLoRA of Llama 3.1 8B on one RTX 4090: plan's verdict is the
+    published one, on one GPU with no sharding, and its count is over the published peak, by
+    at most a third, never under it: plan holds the whole fp32 logits (2.1 GB) and the CUDA
+    context (up to 2 GB), which torchtune's chunked loss and an allocator's peak do not
+    (docs/plan-against-the-world.md)."""
+    answer = run_plan(run["query"])
+    published, capacity = run["published_gib"] * 2**30, run["capacity_gb"] * 1e9
+    mem = q(answer, "memory_per_gpu")
+    assert answer["fit"]["fits"] is (published <= capacity)
+    assert layout_of(answer)["zero"] == 0
+    assert published <= mem["low"] and mem["high"] <= 1.35 * published
+
+
+def test_the_lora_bound_is_torchtune_s_measured_lora(snap):
+    """The share of the GPUs under which recommend prefers LoRA to QLoRA is the 16-bit base of
+    the published single-GPU LoRA (8.03B parameters, 2 bytes each) on its 24 GB card."""
+    run = next(r for r in SINGLE if r["id"].endswith("lora-4090") and "qlora" not in r["id"])
+    cond = snap["conditions"]["https://w3id.org/recipekg/cond/memory-load-lora-base-fits"]
+    base_share = 8.03e9 * 2 / (run["capacity_gb"] * 1e9)
+    assert cond["max"] == pytest.approx(10 * base_share, rel=1e-3)
