@@ -182,3 +182,18 @@ def test_the_lora_bound_is_torchtune_s_measured_lora(snap):
     cond = snap["conditions"]["https://w3id.org/recipekg/cond/memory-load-lora-base-fits"]
     base_share = 8.03e9 * 2 / (run["capacity_gb"] * 1e9)
     assert cond["max"] == pytest.approx(10 * base_share, rel=1e-3)
+
+
+def test_qlora_adapts_every_expert_of_a_mixture_of_experts(run_plan):
+    """QLoRA's adapters go on every linear layer, so in Mixtral 8x7B on each of the 8 experts'
+    three MLP matrices in every layer (audit 8/22: one expert's were counted, 168M, not 960M);
+    a dense model keeps the one MLP."""
+    moe = run_plan("plan where model = mixtral-8x7b and method = qlora and hardware = a100 and gpus = 1 and tokens = 20M")
+    adapters = q(moe, "adapter_params")
+    per_layer = 4 * 4096 + 2 * (4096 + 1024) + 8 * 3 * (4096 + 14336)
+    assert adapters["value"] == pytest.approx(64 * 32 * per_layer)
+    assert adapters["formula"]["id"] == "qlora-adapter-params-experts"
+    dense = run_plan("plan where model = llama-2-70b and method = qlora and hardware = a100 and gpus = 1 and tokens = 20M")
+    assert q(dense, "adapter_params")["formula"]["id"] == "qlora-adapter-params"
+    lora = run_plan("plan where model = mixtral-8x7b and method = lora and hardware = h100 and gpus = 8 and tokens = 20M")
+    assert q(lora, "adapter_params")["formula"]["id"] == "lora-adapter-params"   # the attention's only: no MLP

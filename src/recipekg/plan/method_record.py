@@ -22,7 +22,7 @@ from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.layout_record import part, record_headroom, record_per_gpu
-from recipekg.plan.methods import ADAPTER_OFFLOAD, adapter_env, attention_window, describe_method, kv_cache, servable
+from recipekg.plan.methods import ADAPTER_OFFLOAD, adapter_env, adapter_formula, attention_window, describe_method, kv_cache, servable
 from recipekg.plan.shape import optimizer_state_bytes
 from recipekg.knowledge.terms import RKG
 
@@ -109,7 +109,7 @@ def _state_constants(ledger: Ledger, memo) -> list:
 def _adapters(ledger: Ledger, memo) -> None:
     """LoRA / QLoRA: the adapters, the frozen base, the adapters' gradients and states."""
     kb, method = ledger.kb, memo.method
-    f = memo.formula("lora-adapter-params" if method.id == "lora" else "qlora-adapter-params")
+    f = adapter_formula(kb, method, memo.shape)
     q, env = ledger.compute(f, adapter_env(method, memo.shape))
     ledger.add("adapter_params", q, formula=f, env=env)
     frozen, env = _whole(memo, Q.point(0))

@@ -224,16 +224,25 @@ def adapter_params(ledger: Ledger, method: Method, shape) -> Q | None:
     """The adapters' parameter count (None for a method without adapters)."""
     if method.id not in ADAPTERS:
         return None
-    q, _ = ledger.compute(ledger.kb.by_id(ADAPTERS[method.id][0]), adapter_env(method, shape))
+    q, _ = ledger.compute(adapter_formula(ledger.kb, method, shape), adapter_env(method, shape))
     return q
+
+
+def adapter_formula(kb, method: Method, shape):
+    """The method's adapter formula; for adapters on the MLP of a mixture of experts (the
+    configuration's ``experts``), the one that counts every expert's matrices."""
+    f = kb.by_id(ADAPTERS[method.id][0])
+    if getattr(shape, "experts", None) is not None and "mlp_matrices" in f.parsed.names:
+        f = kb.find("adapter_params", "experts", *f.parsed.names) or f
+    return f
 
 
 def adapter_env(method: Method, shape) -> dict:
     """What the adapter formulas read: the rank and the block's shape (its key-value heads, the
-    MLP's width and matrices: three for a gated MLP)."""
+    MLP's width and matrices: three for a gated MLP; the experts of a mixture of experts)."""
     env = {"lora_rank": method.rank, "hidden": shape.hidden, "layers": shape.layers, "heads": shape.heads,
            "kv_heads": kv_heads(shape)}
-    for name in ("ffn_hidden", "mlp_matrices"):
+    for name in ("ffn_hidden", "mlp_matrices", "experts"):
         if getattr(shape, name, None) is not None:
             env[name] = getattr(shape, name)
     return env

@@ -59,6 +59,7 @@ class Shape(Record):
     served: Q | None = None             # at inference: the sequences served at once (batch-size)
     mlp_matrices: Q | None = None       # the MLP's weight matrices: 2 (plain), 3 (gated)
     window: Q | None = None             # a sliding attention window (given, or the configuration's)
+    experts: Q | None = None            # a mixture of experts' MLPs per layer (the configuration's)
 
     def heads_divisible_by(self, tp: int) -> bool:
         """Whether ``tp`` GPUs can split the heads (any degree, for a shape from the rule of thumb)."""
@@ -105,7 +106,8 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
     ffn, gated, matrices = _mlp(ledger, inputs.model, hidden)
     return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys(),
                  kv_heads=kv_heads, vocab=got.get("vocab"), ffn_hidden=ffn, gated=gated, served=served,
-                 mlp_matrices=matrices, window=got.get("attention-window"))
+                 mlp_matrices=matrices, window=got.get("attention-window"),
+                 experts=Q.point(inputs.model["experts"]) if inputs.model and inputs.model.get("experts") else None)
 
 
 def _published_near(ledger: Ledger, params: Q) -> None:
