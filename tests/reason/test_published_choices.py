@@ -56,3 +56,42 @@ def test_4bit_weights_make_room_for_the_cache(kb):
                     "and gpus = 2 and batch-size = 8 and seq-length = 128k")
     assert not any(r["rule"].endswith("4bit-fits-weight-quantization")
                    for res in b["results"] for r in res["because"] if r["match"] == "full")
+
+
+def test_nans_in_fp8_move_to_bf16_too(kb):
+    """FP8's encodings have at most fp16's exponent bits (E5M2 five, E4M3 four): switching to bf16
+    fixes its overflowing NaNs as it fixes fp16's (audit 10/12: "no pick", bf16 ruled out)."""
+    (a,) = kb.query("recommend fix where symptom = nan and precision = fp8 and method = pretrain and hardware = h100")
+    assert a["decision"]["pick"] == "bf16-training"
+    (b,) = kb.query("recommend fix where symptom = nan and precision = bf16 and method = pretrain and hardware = h100")
+    assert "bf16-training" in {e["id"] for e in b.get("excluded", ())}
+
+
+def test_forecasting_models_are_not_series_classifiers(kb):
+    (a,) = kb.query("recommend architecture where data = time-series and task = classification and samples = 10k")
+    ruled = {e["id"] for e in a["excluded"]}
+    assert {"informer", "patchtst", "n-beats", "timesfm", "prophet"} <= ruled
+    assert a["decision"]["pick"] not in ruled
+    (f,) = kb.query("recommend architecture where data = time-series and task = forecasting and samples = 200k")
+    assert not {"informer", "patchtst"} & {e["id"] for e in f.get("excluded", ())}
+
+
+def test_text_from_images_is_a_vision_encoder_on_a_language_model(kb):
+    """CLIP matches images with captions and writes no text (audit 10/01): for generation the
+    pick is a LLaVA-style model; for matching, CLIP stays."""
+    (a,) = kb.query("recommend architecture where data = multimodal and task = generation and pretrained = yes")
+    assert a["decision"]["pick"] == "llava"
+    assert "clip" in {e["id"] for e in a["excluded"]}
+    (b,) = kb.query("recommend architecture where data = multimodal and task = classification")
+    assert b["decision"]["pick"] == "clip" or "clip" in b["decision"].get("tied_with", ())
+
+
+def test_a_mixture_of_experts_too_large_for_one_gpu_places_its_experts(kb):
+    """DeepSeek-V3 (671B) trained with 64-way expert parallelism, 16-way pipeline and ZeRO-1
+    data parallelism (Section 3.2; audit 10/05: FSDP was the pick, expert parallelism weak)."""
+    (a,) = kb.query("recommend approach where architecture = mixture-of-experts and params = 671B and method = pretrain "
+                    "and hardware = h100 and gpus = 2048")
+    assert a["decision"]["pick"] == "expert-parallelism"
+    (small,) = kb.query("recommend approach where architecture = mixture-of-experts and params = 1B and method = pretrain "
+                        "and hardware = h100 and gpus = 8")
+    assert small["decision"]["pick"] != "expert-parallelism"

@@ -227,12 +227,15 @@ def test_image_and_text_with_a_pretrained_model_adapt_clip(kb):
     """Audit 7/02: CLIP and the unified multimodal transformer tied (first by id) for a 400k
     multimodal classifier with pretrained = yes unused. CLIP's paper (abstract) finds its released
     model transfers to most tasks without dataset-specific training: with a pretrained model to
-    start from, CLIP is the pick; without pretrained given, the reference's two stay tied."""
+    start from, CLIP is the pick; without pretrained given, the reference's two stay tied unless
+    the task decides (CLIP matches images with texts: a classification fits it, audit 10/01)."""
     (a,) = kb.query("recommend architecture where data = multimodal and task = classification and samples = 400k "
                     "and pretrained = yes")
     assert a["decision"]["pick"] == "clip" and not a["decision"].get("tied_with")
     assert "pretrained" not in {u["dimension"] for u in a["unused"]}
     reason = next(r for r in a["results"][0]["because"] if r["rule"].endswith("multimodal-pretrained-clip"))
     assert [(s["id"], s["role"], s["where"]) for s in reason["sources"]] == [("radford2021", "states", "Abstract")]
-    (b,) = kb.query("recommend architecture where data = multimodal and task = classification and samples = 400k")
+    (b,) = kb.query("recommend architecture where data = multimodal and samples = 400k")
     assert b["decision"].get("tied_with")
+    (c,) = kb.query("recommend architecture where data = multimodal and task = classification and samples = 400k")
+    assert c["decision"]["pick"] == "clip" and not c["decision"].get("tied_with")
