@@ -188,6 +188,18 @@ def adapter_section(rows: list[dict], results: list[dict]) -> list[str]:
     return out
 
 
+def _peak_table(rows: list[dict], results: list[dict]) -> list[str]:
+    """The table of published single-GPU peaks (GiB) beside plan's memory per GPU and verdict."""
+    out = ["| run | published peak | plan per GPU | plan / published | plan's verdict on the GPU |",
+           "|---|---|---|---|---|"]
+    for row, res in zip(rows, results):
+        pub = row["published_gib"] * 2**30
+        out.append(f"| {row['id']} | {row['published_gib']:g} GiB ({_gb(pub)} GB) | {_gb(res['low'])}–{_gb(res['high'])} "
+                   f"| {res['low'] / pub:.2f}–{res['high'] / pub:.2f} | "
+                   f"{'fits' if res['fits'] else 'does not fit'} in {row['capacity_gb']:g} GB |")
+    return out
+
+
 FULL = published_runs.REPO / "tests" / "data" / "published_full_finetunes.json"
 
 
@@ -205,13 +217,7 @@ def full_section(rows: list[dict], results: list[dict]) -> list[str]:
            "optimizer's states in bf16), the optimizer step fused into the backward pass (`optimizer-step = "
            "in-backward`: no whole-model gradient held) and full recomputation. Published figures are peak memory "
            "in GiB; plan's in GB (1e9 bytes) and as a share of the published peak.", "",
-           "| run | published peak | plan per GPU | plan / published | plan's verdict on the GPU |",
-           "|---|---|---|---|---|"]
-    for row, res in zip(rows, results):
-        pub = row["published_gib"] * 2**30
-        out.append(f"| {row['id']} | {row['published_gib']:g} GiB ({_gb(pub)} GB) | {_gb(res['low'])}–{_gb(res['high'])} "
-                   f"| {res['low'] / pub:.2f}–{res['high'] / pub:.2f} | "
-                   f"{'fits' if res['fits'] else 'does not fit'} in {row['capacity_gb']:g} GB |")
+           *_peak_table(rows, results)]
     out += _stated(rows)
     out += ["", "Read together: with mixed precision's count (fp32 master weights, fp32 Adam moments, whole-model "
             "gradients: 16 bytes per parameter of model states) the 8B model does not fit one 80 GB GPU even with "
@@ -239,13 +245,7 @@ def single_section(rows: list[dict], results: list[dict]) -> list[str]:
            "Published LoRA and QLoRA fine-tunes on one GPU (`tests/data/published_single_gpu_adapter_runs.json`), "
            "beside plan asked about the same model, GPU, sequence length, micro-batch, rank and full recomputation. "
            "Published figures are peak memory in GiB; plan's in GB (1e9 bytes) and as a share of the published peak.",
-           "", "| run | published peak | plan per GPU | plan / published | plan's verdict on the GPU |",
-           "|---|---|---|---|---|"]
-    for row, res in zip(rows, results):
-        pub = row["published_gib"] * 2**30
-        out.append(f"| {row['id']} | {row['published_gib']:g} GiB ({_gb(pub)} GB) | {_gb(res['low'])}–{_gb(res['high'])} "
-                   f"| {res['low'] / pub:.2f}–{res['high'] / pub:.2f} | "
-                   f"{'fits' if res['fits'] else 'does not fit'} in {row['capacity_gb']:g} GB |")
+           "", *_peak_table(rows, results)]
     out += _stated(rows)
     out += ["", "Read together: both fit the 24 GB GPU by plan as by torchtune, the 16-bit LoRA with its base at "
             "two thirds of the card, which is the share `rule:memory-over-lora-base-fits` takes as the bound under "
