@@ -120,6 +120,8 @@ def outside_laws(outside: list[dict], facts: dict, snap: dict) -> str:
     fitted = sorted({v for c in outside for v in (c["property"].get("value") or ())})
     dim = outside[0]["dimension"]
     given = facts.get(dim)
-    theirs = sorted(snap["nodes"].get(v, {}).get("label", v) for v in (given.values or ())) if given else []
+    theirs = " or ".join(sorted(snap["nodes"].get(v, {}).get("label", v) for v in (given.values or ()))) \
+        if given else ""
+    theirs = theirs or "the query's"
     return (f"plan's sizing laws (compute-optimal and inference-optimal tokens per parameter) were fitted on "
-            f"{' or '.join(fitted)} {dim}, not on {' or '.join(theirs) or 'the query' + chr(39) + 's'}")
+            f"{' or '.join(fitted)} {dim}, not on {theirs}")

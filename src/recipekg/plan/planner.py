@@ -141,7 +141,7 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     first = {n: i for i, n in enumerate(_FIRST)}
     ledger.quantities.sort(key=lambda q: first.get(q["name"], len(first)))
     asked = [ask_tokens(method.id, beyond_why)] if ask else []
-    found = Findings(strategy, fit, recommendations, rules, timing, tier, method.id, asks_tokens=ask,
+    found = Findings(strategy, fit, recommendations, rules, timing, tier, method.id,
                      ask_text=asked[0]["text"] if asked else "")
     return {
         "statement": "plan", "query": stmt.text.strip(),
@@ -269,11 +269,15 @@ def _sized_by_memory(ledger: Ledger, inputs, mid: str):
 
 def _unsizable(ledger: Ledger, why: str) -> None:
     """No size given, and no sizing law for the query's data: nothing plan can size from."""
+    _nothing_to_plan(ledger, f"nothing to size the model from: {why}; give its size and the tokens it reads "
+                             f"(params = 86M and tokens = 70B: examples × tokens per example × epochs), and plan "
+                             f"counts its memory and time", ["params = 86M and tokens = 70B"])
+
+
+def _nothing_to_plan(ledger: Ledger, why: str, expected: list[str]) -> None:
+    """Raise :class:`~recipekg.errors.NothingToPlan` at the statement (when the ledger knows where)."""
     from recipekg.errors import NothingToPlan
 
-    why = (f"nothing to size the model from: {why}; give its size and the tokens it reads (params = 86M and "
-           f"tokens = 70B: examples × tokens per example × epochs), and plan counts its memory and time")
-    expected = ["params = 86M and tokens = 70B"]
     raise (NothingToPlan.at(ledger.where, why, expected=expected) if ledger.where is not None
            else NothingToPlan(why, expected=expected))
 
@@ -285,13 +289,9 @@ def _by_memory(ledger: Ledger, inputs, mid: str):
     from recipekg.plan.capacity import largest_models
 
     if inputs.gpu_memory is None:  # tokens or FLOPs alone size a model to pretrain, not this one
-        from recipekg.errors import NothingToPlan
-
-        why = (f"nothing to size the model of method = {mid} from: tokens, FLOPs and a compute budget size a "
-               f"model to pretrain; give the model, or the memory to fit in (the largest model that fits)")
-        expected = ["params = 7B", "model = llama-2-7b", "hardware = h100"]
-        raise (NothingToPlan.at(ledger.where, why, expected=expected) if ledger.where is not None
-               else NothingToPlan(why, expected=expected))
+        _nothing_to_plan(ledger, f"nothing to size the model of method = {mid} from: tokens, FLOPs and a compute "
+                                 f"budget size a model to pretrain; give the model, or the memory to fit in (the "
+                                 f"largest model that fits)", ["params = 7B", "model = llama-2-7b", "hardware = h100"])
     found = largest_models(ledger, inputs)
     mine = next((x for x in found if x["method"] == mid), None)
     if mine is None:

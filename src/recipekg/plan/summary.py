@@ -38,8 +38,7 @@ class Findings(Record):
     timing: Timing
     tier: dict | None
     method: str = "pretrain"
-    asks_tokens: bool = False
-    ask_text: str = ""
+    ask_text: str = ""                  # the tokens asked for, and why (a fine-tune's, a run no law sizes)
 
 
 def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
@@ -67,7 +66,7 @@ def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
                      f"{fit['text']}")
     if fit and not fit["fits"] and found.recommendations:
         lines.append(_to_make_it_fit(found.recommendations))
-    if found.asks_tokens:
+    if found.ask_text:
         lines.append(found.ask_text)
     return lines
 
@@ -87,7 +86,7 @@ def _details(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     kb, v = ledger.kb, ledger.values
     if found.method == "inference":  # serving: no training figure is computed
         lines = [f"{show(v['params'], 'parameters')}{_which_model(inputs)} served (method = inference)"]
-    elif found.asks_tokens:
+    elif found.ask_text:
         trained = "trained" if found.method == "pretrain" else "fine-tuned"
         lines = [f"{show(v['params'], 'parameters')}{_which_model(inputs)} {trained} (method = {found.method})"]
     else:
@@ -105,7 +104,7 @@ def _details(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
         lines.append(f"on {kb.label(inputs.hardware)}: " + "; ".join(r["label"] for r in found.feasibility))
     if found.method == "inference":
         return lines
-    if found.asks_tokens:
+    if found.ask_text:
         return lines + _tier_line(found)
     lines.append(_time_line(ledger, inputs, found.timing))
     if "energy" in v:

@@ -113,12 +113,7 @@ class Context:
         self.regimes = regimes_of(self.architecture, self.snap) or self.regimes
         self.facts["architecture"] = Facts("architecture", "categorical", values={self.architecture})
         # the optimizer and techniques ranked for it, as for a recipe that names it
-        value = Name(self.snap["nodes"][self.architecture]["id"], self.stmt.pos)
-        extra = Constraint(Name("architecture", self.stmt.pos), "=", (value,), self.stmt.pos)
-        for kind in ("optimizer", "technique"):
-            self.rankings[kind] = self.recommend(kind, extra)
-        if self.optimizer_from == "ranking" and self.optimizer is not None:
-            self.optimizer = _pick_iri(self.rankings["optimizer"], self.snap) or self.optimizer
+        self._ranked_for(self._named("architecture", self.architecture))
 
     def settle_method(self, *more: Constraint) -> None:
         """The optimizer and techniques ranked again for the method the approach ranking settled
@@ -127,10 +122,18 @@ class Context:
         calls for."""
         if self.method is None or self.method_from in ("given", "default", "none") or not self.trains:
             return
-        value = Name(self.snap["nodes"][self.method]["id"], self.stmt.pos)
-        extra = Constraint(Name("method", self.stmt.pos), "=", (value,), self.stmt.pos)
+        self._ranked_for(*more, self._named("method", self.method))
+
+    def _named(self, dimension: str, iri: str) -> Constraint:
+        """``dimension = <iri's id>`` at the statement's position."""
+        value = Name(self.snap["nodes"][iri]["id"], self.stmt.pos)
+        return Constraint(Name(dimension, self.stmt.pos), "=", (value,), self.stmt.pos)
+
+    def _ranked_for(self, *more: Constraint) -> None:
+        """The optimizer and techniques ranked again with ``more``, and the optimizer the ranking
+        picks (when the user named none)."""
         for kind in ("optimizer", "technique"):
-            self.rankings[kind] = self.recommend(kind, *more, extra)
+            self.rankings[kind] = self.recommend(kind, *more)
         if self.optimizer_from == "ranking" and self.optimizer is not None:
             self.optimizer = _pick_iri(self.rankings["optimizer"], self.snap) or self.optimizer
 
