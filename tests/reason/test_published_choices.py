@@ -95,3 +95,14 @@ def test_a_mixture_of_experts_too_large_for_one_gpu_places_its_experts(kb):
     (small,) = kb.query("recommend approach where architecture = mixture-of-experts and params = 1B and method = pretrain "
                         "and hardware = h100 and gpus = 8")
     assert small["decision"]["pick"] != "expert-parallelism"
+
+
+def test_long_speech_with_a_pretrained_model_fine_tunes_whisper(kb):
+    """Audit 11/02: Whisper and the long-audio state-space model tied, first by id, with
+    pretrained = yes unused; Whisper is the pretrained model the reference says to fine-tune."""
+    (a,) = kb.query("recommend architecture where data = audio and task = speech-recognition "
+                    "and pretrained = yes and input-length = long")
+    assert a["decision"]["pick"] == "whisper" and not a["decision"].get("tied_with")
+    assert all(u["dimension"] != "pretrained" for u in a.get("unused", ()))
+    (b,) = kb.query("recommend architecture where data = audio and task = speech-recognition and pretrained = no")
+    assert "whisper" in {e["id"] for e in b["excluded"]}
