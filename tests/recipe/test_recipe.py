@@ -517,7 +517,29 @@ def test_a_batch_in_tokens_becomes_accumulation_steps_over_the_assumed_sequence(
     seq = next(q for q in a["plan"]["quantities"] if q["name"] == "seq_length")
     tokens = next(it["value"] for _, it in _items(a) if it.get("hyperparameter") == "batch-tokens")
     ds = a["configs"]["deepspeed"]["config"]
-    assert ds["gradient_accumulation_steps"] == round(tokens / seq["value"] / 8) > 1
+    micro = ds["train_micro_batch_size_per_gpu"]
+    assert ds["gradient_accumulation_steps"] == round(tokens / seq["value"] / 8 / micro) > 1
+    assert 1 < micro <= a["plan"]["fit"]["layout"]["micro_batch_room"]  # as many sequences per pass as fit
+    assert int(tokens / seq["value"] / 8) % micro == 0
+
+
+def test_the_emitted_micro_batch_is_what_fits_not_one(kb):
+    """Audit 11/16 and 11/18: the configurations ran a micro-batch of one and hundreds of
+    accumulation steps for models using a sixth of the GPU. The micro-batch is now the largest
+    dividing each GPU's share of the global batch within the room plan finds, and plan's own
+    figures at one sequence say so; with micro-batch given, it is the user's."""
+    (a,) = kb.query("recipe where data = images and task = classification and images = 20k and pretrained = yes "
+                    "and architecture = vit and params = 86M and hardware = rtx-4090 and gpus = 1")
+    room = a["plan"]["fit"]["layout"]["micro_batch_room"]
+    assert "up to" in a["plan"]["fit"]["text"] and room > 1
+    ds = a["configs"]["deepspeed"]["config"]
+    batch = next(it["value"] for _, it in _items(a) if it.get("hyperparameter") == "batch-size")
+    assert 1 < ds["train_micro_batch_size_per_gpu"] <= room
+    assert ds["train_micro_batch_size_per_gpu"] * ds["gradient_accumulation_steps"] == batch
+    (b,) = kb.query("recipe where data = images and task = classification and images = 20k and pretrained = yes "
+                    "and architecture = vit and params = 86M and hardware = rtx-4090 and gpus = 1 and micro-batch = 2")
+    assert "micro_batch_room" not in b["plan"]["fit"]["layout"]
+    assert b["configs"]["deepspeed"]["config"]["train_micro_batch_size_per_gpu"] == 2
 
 
 def test_an_offloaded_fsdp_adapter_run_emits_fsdp_cpu_offload(kb):

@@ -282,6 +282,9 @@ class Layout(TypedDict):
     recompute: Literal["none", "selective", "full"]
     micro_batch: int
     offload: Literal["cpu", "none"]
+    #: The most sequences per GPU this layout fits (its memory figures are for ``micro_batch``,
+    #: one unless given): absent at inference, with micro-batch given, or when one is all that fits.
+    micro_batch_room: NotRequired[int]
 
 
 class StageMemory(TypedDict):

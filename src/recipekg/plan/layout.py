@@ -20,7 +20,7 @@ and at stage 3 the frozen base and the adapters sharded::
     >>> found["fits"], found["layout"]["zero"], found["layout"]["recompute"]
     (True, 1, 'none')
     >>> found["text"]
-    'fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 48.7–50.2 GB of the 80 GB per GPU'
+    'fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 48.7–50.2 GB of the 80 GB per GPU at one sequence per GPU (up to 4 fit: micro-batch = 4)'
     >>> parts = ledger.entry("memory_per_gpu")["per_gpu_parts"]
     >>> [(p["name"], show(Q.point(p["value"]), "bytes")) for p in parts]  # doctest: +NORMALIZE_WHITESPACE
     [('weights', '14 GB'), ('gradients', '14 GB'), ('master_weights', '3.5 GB'),
@@ -40,7 +40,7 @@ from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.evaluator import ZERO, Evaluator
 from recipekg.plan.methods import Method, read_method
-from recipekg.plan.shape import Shape, model_shape, optimizer_state_bytes
+from recipekg.plan.shape import Shape, model_shape, optimizer_state_bytes, whole_number
 
 TENSOR_PARALLEL = (1, 2, 4, 8)
 MORE_GPUS_LIMIT = 1 << 17
@@ -79,8 +79,9 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | No
     else:
         from recipekg.plan.method_record import record_method
         record_method(ledger, memo, best, inputs)
-    out = {"fits": fits, "layout": _layout_json(best, shape, method), "memory_per_gpu": qjson(best["per_gpu"]),
-           "capacity": qjson(cap), "text": _text(best, fits, cap)}
+    room = micro_batch_room(best, cap, inputs) if fits else None
+    out = {"fits": fits, "layout": _layout_json(best, shape, method, room), "memory_per_gpu": qjson(best["per_gpu"]),
+           "capacity": qjson(cap), "text": _text(best, fits, cap, room)}
     if not memo.inference:
         out["bounding_stage"] = best["stage"]["bound"]
     if best["pp"] > 1 and not memo.inference:
@@ -240,10 +241,42 @@ def _gpus_needed(memo: "_Evaluator", inputs: Inputs, gpus: int, cap: Q) -> int |
 _Evaluator = Evaluator
 
 
-def _layout_json(best: dict, shape: Shape, method: Method) -> dict:
-    return {"zero": best["zero"], "tensor_parallel": best["tp"], "pipeline_parallel": best["pp"],
-            "data_parallel": best["dp"], "recompute": best["recompute"],
-            "micro_batch": int(round(shape.micro_batch.value)), "offload": "cpu" if method.offload else "none"}
+def micro_batch_room(best: dict, cap: Q, inputs: Inputs) -> int | None:
+    """The most sequences per GPU the layout ``best`` (found at one sequence per GPU) holds in
+    ``cap``: its activations (the worst pipeline stage's layers, logits and rebuilt layer) grow
+    in proportion to the micro-batch, as every activation formula of the KB does, and its model
+    states, buffers and headroom do not; with batch-size given, at most a data-parallel copy's
+    share of it. None at inference, when the query gives the micro-batch, or when one is all
+    that fits: a trainer's configuration then runs the global batch in fewer accumulation steps.
+
+    >>> from recipekg.plan.inputs import read_inputs
+    >>> from recipekg.plan.kbview import KBView
+    >>> ledger = Ledger(KBView(snap))
+    >>> inputs = read_inputs(parse("plan where params = 125M and hardware = a100 and gpus = 8")[0], snap)
+    >>> found = search_layout(ledger, inputs, inputs.params)
+    >>> found["layout"]["micro_batch"], found["layout"]["micro_batch_room"]
+    (1, 105)
+    """
+    if best["method"] == "inference" or whole_number(inputs, "micro-batch") is not None:
+        return None
+    per_sequence = best["stage"]["worst"].high
+    if not per_sequence > 0:
+        return None
+    fixed = best["states"] + best["buffers"] + best["headroom"]
+    room = int((cap.low - fixed.high) // per_sequence)
+    batch = whole_number(inputs, "batch-size")
+    if batch:
+        room = min(room, max(1, batch // best["dp"]))
+    return room if room > 1 else None
+
+
+def _layout_json(best: dict, shape: Shape, method: Method, room: int | None = None) -> dict:
+    out = {"zero": best["zero"], "tensor_parallel": best["tp"], "pipeline_parallel": best["pp"],
+           "data_parallel": best["dp"], "recompute": best["recompute"],
+           "micro_batch": int(round(shape.micro_batch.value)), "offload": "cpu" if method.offload else "none"}
+    if room is not None:
+        out["micro_batch_room"] = room
+    return out
 
 
 def stages_json(best: dict, last_in_flight: Q) -> list[dict]:
@@ -307,11 +340,12 @@ def describe(layout: dict) -> str:
     return ", ".join(parts)
 
 
-def _text(best: dict, fits: bool, cap: Q) -> str:
+def _text(best: dict, fits: bool, cap: Q, room: int | None = None) -> str:
     need = show(best["per_gpu"], "bytes")
     stages = stage_text(best) if best["method"] != "inference" else ""
     stages = f"; {stages}" if stages else ""
     if fits:
-        return f"fits with {describe(best)}: {need} of the {show(cap, 'bytes')} per GPU{stages}"
+        more = f" at one sequence per GPU (up to {room:,} fit: micro-batch = {room:,})" if room else ""
+        return f"fits with {describe(best)}: {need} of the {show(cap, 'bytes')} per GPU{more}{stages}"
     return (f"does not fit: even the leanest layout ({describe(best)}) needs {need} of the {show(cap, 'bytes')} "
             f"per GPU{stages}")

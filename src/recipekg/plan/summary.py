@@ -6,7 +6,7 @@ answer needs to be asked; then the size, the memory, the time, the energy and co
     >>> for line in answer["summary"]:
     ...     print(line)
     misses the time budget: 20 days – 2.07 months on 8 GPUs against 7 days; 23–71 GPUs would meet it (feasibility.gpus_for_time, at the same MFU)
-    on 8 GPUs of NVIDIA H100 SXM (80 GB each): fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 48.7–50.2 GB of the 80 GB per GPU
+    on 8 GPUs of NVIDIA H100 SXM (80 GB each): fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 48.7–50.2 GB of the 80 GB per GPU at one sequence per GPU (up to 4 fit: micro-batch = 4)
     7B parameters → 140B tokens (20 tokens/param, Chinchilla-optimal training), 5.88e21 FLOPs of training compute
     hyperparameters: peak learning rate 0.000593, batch 3.86M tokens (DeepSeek LLM's laws against the compute); published recipes nearest in size: Llama 2 7B 0.0003 with 4M tokens
     training memory: 126–140 GB in all by the reference's rule of thumb; model states 112 GB (ZeRO's count)

@@ -305,7 +305,8 @@ def parallelism(ctx, plan, snap: dict) -> list[dict]:
     if layout:
         text = (f"ZeRO stage {layout['zero']}, tensor-parallel {layout['tensor_parallel']}, pipeline-parallel "
                 f"{layout['pipeline_parallel']}, data-parallel {layout['data_parallel']}, micro-batch "
-                f"{layout['micro_batch']}, recomputation {layout['recompute']}, offload {layout['offload']}")
+                f"{layout['micro_batch']}" + (f" (up to {layout['micro_batch_room']:,} fit)" if layout.get("micro_batch_room") else "")
+                + f", recomputation {layout['recompute']}, offload {layout['offload']}")
         q = _quantity(plan, "memory_per_gpu")
         out.append(item("layout", layout, text, fit.get("text", ""), q["sources"] if q else [], **{"from": "plan"}))
     return out + [_against_layout(it, layout) for it in _ranked(ctx, "approach", "parallelism", snap)]

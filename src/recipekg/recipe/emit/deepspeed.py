@@ -47,6 +47,7 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     if ctx["method"] in ("lora", "qlora"):
         raise Nothing(f"method = {ctx['method']} is configured for Hugging Face Trainer and PEFT (--emit hf-peft)")
     notes: list[str] = unset_notes(answer, "DeepSpeed")
+    layout = sized_micro_batch(answer, layout, notes)
     config = {"train_micro_batch_size_per_gpu": layout["micro_batch"],
               "gradient_accumulation_steps": accumulation(answer, layout, notes),
               "zero_optimization": {"stage": layout["zero"]}}
@@ -76,6 +77,39 @@ def global_batch(answer: dict) -> float | None:
     tokens = setting(answer, "batch-tokens")
     seq = _plan_value(answer, "seq_length")
     return tokens / seq if tokens is not None and seq else None
+
+
+def sized_micro_batch(answer: dict, layout: dict, notes: list[str]) -> dict:
+    """Plan's layout with the micro-batch a trainer runs: where plan found room for more than
+    its one sequence per GPU (``micro_batch_room``), the largest number of sequences within that
+    room dividing a data-parallel copy's share of the recipe's global batch, so the batch runs
+    in as few accumulation steps as memory allows (a micro-batch of one, 512 steps, for a model
+    using a sixth of the GPU was the configuration before). Plan's layout unchanged without a
+    sourced global batch or with a step fused into the backward pass (one step, no accumulation).
+
+    >>> answer = {"sections": [{"items": [{"hyperparameter": "batch-size", "value": 512}]}], "plan": None}
+    >>> sized_micro_batch(answer, {"micro_batch": 1, "data_parallel": 1, "micro_batch_room": 20}, [])["micro_batch"]
+    16
+    >>> sized_micro_batch(answer, {"micro_batch": 1, "data_parallel": 8, "micro_batch_room": 3}, [])["micro_batch"]
+    2
+    """
+    from recipekg.plan.layout import divisors
+
+    room, batch = layout.get("micro_batch_room"), global_batch(answer)
+    if not room or batch is None or given(answer, "optimizer-step") == "in-backward":
+        return layout
+    share = int(batch // layout["data_parallel"])
+    if share <= layout["micro_batch"]:
+        return layout
+    micro = divisors(share, room)[-1] if share > 0 else 1
+    if micro <= layout["micro_batch"]:
+        return layout
+    dp = layout["data_parallel"]
+    who = "the GPU takes" if dp == 1 else f"each of the {dp:,} data-parallel GPUs takes"
+    notes.append(f"micro-batch {micro}: {who} {share:,} "
+                 f"sequences of the global batch, {share // micro:,} micro-batch{'es' * (share // micro != 1)} of "
+                 f"{micro}; plan's layout fits up to {room:,} sequences per GPU (its memory figures are for one)")
+    return {**layout, "micro_batch": micro}
 
 
 def accumulation(answer: dict, layout: dict, notes: list[str]) -> int:

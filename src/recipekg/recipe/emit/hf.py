@@ -30,7 +30,7 @@ sourced optimizer variant (QLoRA's paged AdamW: ``optim``), named as :data:`comm
 from __future__ import annotations
 
 from recipekg.recipe.emit.common import Nothing, named, unset_notes, section_values, setting
-from recipekg.recipe.emit.deepspeed import clip_norm, trainable
+from recipekg.recipe.emit.deepspeed import clip_norm, sized_micro_batch, trainable
 
 #: QLoRA's storage of the frozen base: 4-bit NormalFloat with double quantization and bf16
 #: compute (Dettmers et al. 2023, Sections 3 and 4; the KB's method-qlora).
@@ -43,6 +43,7 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     if ctx["method"] not in ("lora", "qlora"):
         raise Nothing(f"method = {ctx['method']} trains every weight: --emit deepspeed writes its configuration")
     notes: list[str] = unset_notes(answer, "Hugging Face Trainer")
+    layout = sized_micro_batch(answer, layout, notes)
     if "lora-embeddings-norms" in section_values(answer, "approach"):
         notes.append("LoRA with trainable embeddings and normalization layers is not set here: list the model's "
                      "embedding and normalization modules in the LoraConfig's modules_to_save (their names are the "
