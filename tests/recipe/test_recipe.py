@@ -712,3 +712,33 @@ def test_a_run_no_sizing_law_is_for_says_why_it_is_not_sized(kb):
     (size,) = [it for s in a["sections"] if s["name"] == "size" for it in s["items"] if it["what"] == "model size"]
     assert "fitted on text data, not on images" in size["why"]
     assert all("sized no run for vit" in why for why in a["no_configs"].values())
+
+
+CPT = ("recipe where model = llama-3-8b and method = full-fine-tune and tokens = 20B and hardware = h100 "
+       "and gpus = 8 and data = text and task = generation")
+
+
+def _settings(a) -> dict:
+    return {it["hyperparameter"]: it for _, it in _items(a) if it.get("hyperparameter")}
+
+
+def test_billions_of_tokens_through_a_pretrained_model_are_continued_pretraining(kb):
+    """Audit 11/15: a 20B-token run of Llama 3 8B got Llama 2-Chat's SFT settings (2e-5, 2 epochs,
+    batch 64). At DAPT's scale (its smallest domain dataset, 2.11B tokens) the approach is
+    continued pretraining, with Ibrahim et al.'s schedule; SFT's settings are scoped below it."""
+    (a,) = kb.query(CPT)
+    approach = next(it for s in a["sections"] if s["name"] == "approach" for it in s["items"] if it["what"] == "approach")
+    assert approach["value"] == "continued-pretraining"
+    assert {s["id"] for s in approach["sources"]} == {"gururangan2020", "ibrahim2024"}
+    got = _settings(a)
+    assert got["learning-rate"]["value"] == 3e-4 and got["learning-rate"]["setting"] == "cpt-rewarm-learning-rate"
+    assert got["warmup-ratio"]["value"] == 0.01 and got["final-lr-ratio"]["value"] == 0.1
+    assert got["epochs"].get("unsourced") and got["batch-size"].get("unsourced")  # SFT's 2 and 64 are out of scope
+
+
+@pytest.mark.parametrize("tokens", ["", " and tokens = 100M"])
+def test_a_supervised_fine_tune_keeps_llama_2_chat_s_settings(kb, tokens):
+    """Below DAPT's scale, or with no token count (the scope holds when the query does not say)."""
+    (a,) = kb.query(f"recipe where model = llama-3-8b and method = full-fine-tune and hardware = h100 and gpus = 8{tokens}")
+    got = _settings(a)
+    assert got["learning-rate"]["value"] == 2e-5 and got["epochs"]["value"] == 2 and got["batch-size"]["value"] == 64

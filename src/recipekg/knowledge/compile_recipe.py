@@ -5,7 +5,8 @@
 - ``settings``: constant → the hyperparameter it sets (``rkg:sets`` a registered one), the
   choices it belongs to (``owners``: ``<choice> rkg:hyperparameter <constant>`` or, the way an
   extension says it of a bundled choice, ``<constant> rkg:appliesTo <choice>``), its
-  conditions and the named value (``rkg:valueNode``) if any;
+  conditions, the scale it was published for (``scope``: ``rkg:scopeCondition``, which only a
+  run known to be outside it fails) and the named value (``rkg:valueNode``) if any;
 - ``regimes``: family → the regimes it is trained in (``rkg:trainedWith``);
 - ``training_methods``: approach → the training method plan sizes for it (``rkg:asMethod``);
 - ``trains_weights``: method → whether it updates weights, where the KB says (``rkg:trainsWeights``;
@@ -48,7 +49,8 @@ def compile_recipe(ix) -> dict:
         if ix.one(c, RKG.sets) in registry:
             owners.setdefault(c, set()).update(ix.iris(c, RKG.appliesTo))
     settings = {c: {"hyperparameter": registry[ix.one(c, RKG.sets)], "owners": sorted(found),
-                    "conditions": ix.iris(c, RKG.condition), "value_node": ix.one(c, RKG.valueNode)}
+                    "conditions": ix.iris(c, RKG.condition), "scope": ix.iris(c, RKG.scopeCondition),
+                    "value_node": ix.one(c, RKG.valueNode)}
                 for c, found in sorted(owners.items()) if ix.one(c, RKG.sets) in registry}
     return {"hyperparameters": hyper, "settings": dict(sorted(settings.items())),
             "regimes": _by(ix, RKG.trainedWith),

@@ -58,7 +58,7 @@ RKG = Namespace(BASE + "ns#", """
     broaderTransitive ScoringModel unconstrainedFactor partlyCredit scoring
     DefaultRule ComparisonRule forKind defaultSupport question OrderedProcedure
     where roleName adviceGap nearestQuery nearestSection
-    Hyperparameter sets valueNode recipeSection TrainingRegime trainedWith needsRegime asMethod combines bySection
+    Hyperparameter sets valueNode scopeCondition recipeSection TrainingRegime trainedWith needsRegime asMethod combines bySection
     LearningRateSchedule
     ChoiceProperty PropertyAspect PropertyTest AtMost AtLeast OneOf NoneOf propertyOf propertyOfKind aspect checks test via when
     problemFact differsFrom strict

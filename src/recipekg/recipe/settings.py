@@ -6,7 +6,8 @@ A setting is a constant that ``rkg:sets`` a hyperparameter of the registry
 architecture, optimizer, method and techniques, with their broader families) a setting
 applies when it hangs off one of them and every condition holds under the recipe's facts;
 the most specific wins (more held conditions, then the narrower choice it hangs off), the
-others that apply stay as alternatives::
+others that apply stay as alternatives. A setting's scope (``rkg:scopeCondition``: the scale it
+was published for) leaves it out only when the run is known to fall outside it::
 
     >>> from recipekg.reason.resolve import facts_of
     >>> facts = facts_of(parse("recipe where architecture = llama and method = pretrain")[0].constraints, snap)
@@ -46,7 +47,7 @@ def applying(context: list[str], facts: dict, snap: dict) -> dict[str, dict]:
         for c in owned.get(node, ()):
             s = snap["settings"][c]
             statuses = [status(snap["conditions"][x], facts, snap) for x in s["conditions"]]
-            if FAILED in statuses or any(st != HELD for st in statuses):
+            if FAILED in statuses or any(st != HELD for st in statuses) or _outside(s, facts, snap):
                 continue
             found.setdefault(s["hyperparameter"], []).append(_candidate(c, node, s, len(statuses), depth[node], snap))
     out = {}
@@ -55,6 +56,14 @@ def applying(context: list[str], facts: dict, snap: dict) -> dict[str, dict]:
         best, rest = candidates[0], candidates[1:]
         out[name] = dict(best, alternatives=[r for r in rest if r["value"] != best["value"]])
     return out
+
+
+def _outside(setting: dict, facts: dict, snap: dict) -> bool:
+    """Whether the run is known to fall outside the scale the setting was published for (a
+    scope condition failed: Llama 2-Chat's SFT settings for a run of billions of tokens); a
+    scope the query says nothing of holds."""
+    return any(status(snap["conditions"][x], facts, snap) == FAILED for x in setting.get("scope") or ()
+               if x in snap["conditions"])
 
 
 def _candidate(c: str, node: str, s: dict, held: int, depth: int, snap: dict) -> dict:
