@@ -103,11 +103,14 @@ class NoAdvice(TypedDict):
 
 class ImpliedOtherwise(TypedDict):
     """A given constraint that implies another value of a dimension the query gives: its
-    dimension, its value(s) and the values it implies."""
+    dimension, its value(s) and the values it implies (ids; for a number, ``figures`` in
+    ``unit``: the hardware's memory bandwidth, a named model's size)."""
 
     dimension: str
     value: list[str]
     implies: list[str]
+    figures: NotRequired[list[float]]
+    unit: NotRequired[str]
 
 
 class Constraint(TypedDict):

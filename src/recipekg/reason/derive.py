@@ -116,12 +116,16 @@ def _from_model(facts: dict[str, Facts], snap: dict) -> None:
     ('architecture', 70.0, 70.55, 'the size Llama 3 70B is published as; its weights count 70.55B')
     """
     arch = facts.get("architecture")
-    if "params" in facts or arch is None or not arch.values or "params" not in snap["dimensions"]:
+    if arch is None or not arch.values or "params" not in snap["dimensions"]:
         return
     models = [snap["models"].get(v, {}) for v in sorted(arch.values)]
     if any(not m.get("params") for m in models):  # a family or an architecture: no one size
         return
     dim = snap["dimensions"]["params"]
+    if "params" in facts:  # given: read as given, said where the model's size disagrees
+        sizes = [m.get("nominal_params") or m["params"] for m in models] + [m["params"] for m in models]
+        _disagrees(facts["params"], "architecture", arch, sizes, dim, snap)
+        return
     nominal = sorted({m.get("nominal_params") or m["params"] for m in models})
     counted = sorted({m["params"] for m in models})
     four = [float(f"{v:.4g}") for v in nominal]  # (a size without a nominal one: four digits, "68.98B")
@@ -131,6 +135,29 @@ def _from_model(facts: dict[str, Facts], snap: dict) -> None:
     facts["params"] = Facts("params", dim["kind"], intervals=[(v, True, v, True) for v in nominal],
                             derived="architecture", constraints=[shown],
                             counted=[(v, True, v, True) for v in counted] if nominal != counted else None)
+
+
+def _disagrees(given: Facts, by: str, source: Facts, figures: list[float], dim: dict, snap: dict) -> None:
+    """Mark a number the user gave where what another of their constraints says of it (the
+    hardware's memory bandwidth, a named model's size) lies outside it: ``bandwidth = 25Gb/s``
+    with ``hardware = a100`` (2.039 TB/s of memory bandwidth: the network's is no dimension of
+    the KB), ``params = 7B`` with ``model = llama-3-70b``. The answer reads the value as given
+    and says so (``implied_otherwise``, with the figures and their unit); nothing is dropped.
+
+    >>> from recipekg.reason.resolve import resolve_constraints
+    >>> facts = derive(resolve_constraints(parse("recommend x where hardware = a100 and bandwidth = 25Gb/s")[0].constraints, snap), snap)
+    >>> facts["bandwidth"].constraints[0]["implied_otherwise"]
+    [{'dimension': 'hardware', 'value': ['a100'], 'implies': [], 'figures': [2039000000000.0], 'unit': 'bytes/s'}]
+    """
+    if given.derived or not given.intervals:
+        return
+    if any(lo <= v <= hi for x in figures for v in (x, _tidy(x)) for lo, _, hi, _ in given.intervals):
+        return  # (a figure as the user would write it, to four digits, agrees: 8.03B for 8,030,261,248)
+    said = {"dimension": by, "value": sorted(snap["nodes"][v]["id"] for v in source.values or () if v in snap["nodes"]),
+            "implies": [], "figures": sorted({_tidy(x) for x in figures}), "unit": constraint_json(dim, "=", figures[0]).get("unit") or ""}
+    for c in given.constraints:
+        if said not in c.setdefault("implied_otherwise", []):
+            c["implied_otherwise"].append(said)
 
 
 def _nominal_note(models: list[dict]) -> str:
@@ -294,11 +321,13 @@ def _from_hardware(facts: dict[str, Facts], snap: dict) -> None:
     if hw is None or hw.values is None:
         return
     for name, dim, prop in once(snap, "derived via hardware", _via_hardware):
-        if name in facts:
-            continue
         figures = [snap["hardware"].get(h, {}).get(prop) for h in sorted(hw.values)]
         if any(v is None for v in figures):
             continue  # e.g. a bf16 peak the vendor has not published
+        if name in facts:
+            if dim["kind"] != "categorical":
+                _disagrees(facts[name], "hardware", hw, figures, dim, snap)
+            continue
         if dim["kind"] == "categorical":  # what every named accelerator has (its tensor cores' precisions)
             _named_via(name, dim, figures, facts, snap)
             continue

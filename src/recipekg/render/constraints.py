@@ -71,11 +71,14 @@ def implied_lines(constraints: list[dict]) -> list[str]:
     >>> implied_lines([{"dimension": "data", "op": "=", "value": "tabular", "implied_otherwise": [
     ...     {"dimension": "task", "value": ["forecasting"], "implies": ["time-series"]}]}])
     ['note: task = forecasting implies data = time-series, which data = tabular does not agree with: the answer reads data = tabular as you gave it']
+    >>> implied_lines([{"dimension": "bandwidth", "op": "=", "value": 3.125e9, "unit": "bytes/s", "implied_otherwise": [
+    ...     {"dimension": "hardware", "value": ["a100"], "implies": [], "figures": [2.039e12], "unit": "bytes/s"}]}])
+    ['note: hardware = a100 implies bandwidth = 2.039TB/s, which bandwidth = 3.125GB/s does not agree with: the answer reads bandwidth = 3.125GB/s as you gave it']
     """
     out = []
     for c in constraints:
         for other in c.get("implied_otherwise", ()):
-            implies = " or ".join(other["implies"])
+            implies = " or ".join(other["implies"] or [value(x, other.get("unit")) for x in other.get("figures", ())])
             out.append(f"note: {other['dimension']} = {', '.join(other['value'])} implies {c['dimension']} = {implies}, "
                        f"which {format_constraint(c)} does not agree with: the answer reads {format_constraint(c)} "
                        f"as you gave it")
