@@ -106,3 +106,16 @@ def test_long_speech_with_a_pretrained_model_fine_tunes_whisper(kb):
     assert all(u["dimension"] != "pretrained" for u in a.get("unused", ()))
     (b,) = kb.query("recommend architecture where data = audio and task = speech-recognition and pretrained = no")
     assert "whisper" in {e["id"] for e in b["excluded"]}
+
+
+def test_generating_images_is_latent_diffusion_not_a_classifier(kb):
+    """Audit 11/05: text-to-image on 2M images picked a ViT classifier trained from scratch. The
+    image advice's recognition models say they do not generate; latent diffusion (Rombach et
+    al., CVPR 2022) is the pick."""
+    (a,) = kb.query("recommend architecture where data = images and task = generation and images = 2M "
+                    "and hardware = rtx-4090 and gpus = 4")
+    assert a["decision"]["pick"] == "latent-diffusion"
+    assert {"vit", "cnn", "coatnet"} <= {e["id"] for e in a["excluded"]}
+    (b,) = kb.query("recommend architecture where data = images and task = classification and images = 2M")
+    assert b["decision"]["pick"] == "vit"
+    assert "latent-diffusion" not in {r["id"] for r in b["results"] if r["group"] == "matches"}
