@@ -77,3 +77,16 @@ def test_an_out_of_memory_fix_points_only_to_advice_that_reads_it(kb):
     (fix,) = kb.query("recommend fix where symptom = out-of-memory and model = llama-3-8b and method = lora "
                       "and hardware = a100 and gpus = 1")
     assert fix["elsewhere"] and all(e["choice"] != "adamw" for e in fix["elsewhere"])
+
+
+def test_a_low_memory_run_is_advised_against_soap(kb):
+    """Audit 11/06: SOAP, which keeps more state than AdamW (the table's ~2x params is a floor),
+    was a runner-up to 8-bit Adam for a run short of memory; it is now advised against."""
+    (a,) = kb.query("recommend optimizer where data = text and task = generation and method = pretrain and params = 1B "
+                    "and hardware = rtx-4090 and gpus = 8 and prefer = low-memory")
+    assert a["decision"]["pick"] == "adam-8bit" and "soap" not in a["decision"].get("runner_ups", ())
+    soap = next(r for r in a["results"] if r["id"] == "soap")
+    assert any(x["rule"].endswith("low-memory-against-soap") for x in soap["against"])
+    (b,) = kb.query("recommend optimizer where data = text and task = generation and method = pretrain and params = 1B")
+    assert all(not x["rule"].endswith("low-memory-against-soap")
+               for r in b["results"] if r["id"] == "soap" for x in r["against"])
