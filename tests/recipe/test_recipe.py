@@ -613,7 +613,13 @@ def test_a_large_decoders_lora_takes_the_nearest_published_setting(kb):
     for what in ("LoRA rank", "LoRA target layers", "peak learning rate"):
         assert [s["id"] for s in big[what]["sources"]] == ["peft-fsdp-docs"]
     small = settings("recipe where model = llama-2-7b and method = lora and hardware = a100 and gpus = 1 and tokens = 20M")
-    assert "query and value" in small["LoRA target layers"]["text"]
+    assert small["LoRA rank"]["value"] == 4 and [s["id"] for s in small["LoRA rank"]["sources"]] == ["hu2021"]
+    # the targets: QLoRA's finding for decoders (audit 11/14), LoRA's own W_q, W_v the alternative
+    targets = small["LoRA target layers"]
+    assert "every linear layer" in targets["text"] and [s["id"] for s in targets["sources"]] == ["dettmers2023"]
+    assert any("query and value" in alt["text"] for alt in targets["alternatives"])
+    (enc,) = kb.query("recipe where architecture = roberta and method = lora and params = 125M")
+    assert "query and value" in next(i["text"] for s in enc["sections"] for i in s["items"] if i["what"] == "LoRA target layers")
 
 
 def test_a_recipe_without_an_architecture_takes_its_methods_regime(kb):
