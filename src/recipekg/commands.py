@@ -8,7 +8,7 @@ commands call them, so the two cannot differ.
     >>> kb.recommend("fix", "symptom = loss-spike", top=1)["results"][0]["id"]
     'rollback-checkpoint'
     >>> kb.explain("vit", "data = images and samples = 3000")["rank"]
-    2
+    3
     >>> kb.recipe("data = tabular and rows = 30k")["context"]["architecture"]
     'gradient-boosted-trees'
     >>> kb.papers()[0]["id"], kb.paper("hoffmann2022")["paper"]["year"]

@@ -49,3 +49,16 @@ def test_a_dimension_that_would_settle_a_tied_pick_is_asked_for(kb):
     (method,) = [q for q in a["ask"] if q["dimension"] == "method"]
     assert set(method["would_change"]) == {"gradient-checkpointing", "quantized-optimizer-states"}
     assert method["text"].startswith("to decide between Gradient checkpointing and 8-bit optimizer states")
+
+
+def test_explain_of_a_tied_first_choice_says_what_would_decide(kb):
+    """Audit 11/21: CLIP, first and tied with the unified multimodal transformer, was told that
+    nothing ranks it first; giving whether a pretrained model is available decides between them,
+    which the answer now says (recommend's question for the same constraints)."""
+    (a,) = kb.query("explain clip where data = multimodal and samples = 5M and gpus = 8 and hardware = a100")
+    assert a["rank"] == 1 and [t["id"] for t in a["tied_with"]] == ["unified-multimodal-transformer"]
+    (q,) = [q for q in a["settled_by"] if q["dimension"] == "pretrained"]
+    assert {"clip", "unified-multimodal-transformer"} <= set(q["would_change"])
+    (b,) = kb.query("explain clip where data = multimodal and samples = 5M and gpus = 8 and hardware = a100 "
+                    "and pretrained = yes")
+    assert b["rank"] == 1 and not b.get("tied_with")

@@ -3,15 +3,15 @@ against the constraints, and the smallest change that would rank it first.
 
     >>> from recipekg.contracts.schema import required_keys
     >>> sorted(set(ExplainAnswer.__annotations__) - required_keys(ExplainAnswer))
-    ['member_of', 'memory_saving', 'no_change_because', 'shortfall', 'superseded', 'tied_with']
+    ['member_of', 'memory_saving', 'no_change_because', 'settled_by', 'shortfall', 'superseded', 'tied_with']
 """
 
 from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from recipekg.contracts.common import (Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp, Taken,
-                                       Unused, Via)
+from recipekg.contracts.common import (Ask, Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp,
+                                       Taken, Unused, Via)
 from recipekg.contracts.recommend import Group, MemorySaving, Shortfall
 
 
@@ -103,6 +103,9 @@ class ExplainBody(TypedDict):
     #: The matches the advice does not separate from the choice's entry (the same score from
     #: rules of the same weight): its rank among them is only the ids' order.
     tied_with: NotRequired[list[Tied]]
+    #: For a first-ranked choice tied with others: the questions whose answer decides between
+    #: them (what recommend's ask would put; none when no one value does).
+    settled_by: NotRequired[list[Ask]]
     no_change_because: NotRequired[str]
     #: The choice's memory saving checked against a memory-load over 100%.
     memory_saving: NotRequired[MemorySaving]

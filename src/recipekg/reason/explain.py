@@ -100,6 +100,8 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
         label = {r["id"]: r["label"] for r in peers}
         if peers and (tied := tied_with_first([entry, *peers])):
             out["tied_with"] = [{"id": i, "label": label[i]} for i in tied]
+            if ranks[kind] == 1 and not change["found"]:
+                out["settled_by"] = _settling(kind, node["id"], tied, facts, entries[kind], snap, backend)
     if change.get("why"):
         out["no_change_because"] = change["why"]
     if note := saving_note(iri, facts, snap, entry.get("because", ())):
@@ -108,6 +110,22 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
         if short:
             out["shortfall"] = short
     return out
+
+
+def _settling(kind: str, choice: str, tied: list[str], facts: dict, results: list[Any], snap: dict,
+              backend: Backend) -> list[Any]:
+    """The questions recommend would ask (:func:`recipekg.reason.ask.questions`) that decide
+    between a first-ranked choice and the choices tied with it: what to give to see whether its
+    advice puts it above them (CLIP tied with the unified multimodal transformer: whether a
+    pretrained model is available)."""
+    from recipekg.reason.ask import questions
+    from recipekg.reason.recommend import rank
+
+    native = backend if isinstance(backend, NativeBackend) else NativeBackend(snap)
+    rerank = lambda trial: group_families(  # noqa: E731
+        rank(kind, trial, snap, native, lean=True, decisive=True, shown=0), snap)
+    return [q for q in questions(kind, facts, results, snap, rerank)
+            if choice in q["would_change"] and set(tied) & set(q["would_change"])]
 
 
 def _checked(prop: Property, verdict: Verdict) -> CheckedProperty:

@@ -2,7 +2,7 @@
 
     >>> a, = kb.query("explain vit where data = images and samples = 3000")
     >>> render_explain(a, md=False).splitlines()[0]
-    'explain ViT (vit) — rank 2 among architecture choices'
+    'explain ViT (vit) — rank 3 among architecture choices'
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
     elif a["rank"] == 1 and not a["would_rank_first_if"] and not a.get("no_change_because"):
         out.append("\nIt already ranks first for these constraints" + (", tied: the advice does not put it above "
                    + ", ".join(t["label"] for t in tied) + "." if tied else "."))
+        out += [f"    {q['text']}" for q in a.get("settled_by", ())]
     elif a["would_rank_first_if"]:
         out.append("\nIt would rank first with:")
         for w in a["would_rank_first_if"]:
