@@ -5,6 +5,7 @@ can take one, and the language's errors for bad input."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -748,3 +749,26 @@ def test_a_supervised_fine_tune_keeps_llama_2_chat_s_settings(kb, tokens):
     (a,) = kb.query(f"recipe where model = llama-3-8b and method = full-fine-tune and hardware = h100 and gpus = 8{tokens}")
     got = _settings(a)
     assert got["learning-rate"]["value"] == 2e-5 and got["epochs"]["value"] == 2 and got["batch-size"]["value"] == 64
+
+
+def test_a_batch_the_user_gives_is_the_recipe_s(kb):
+    """Audit 12/18-19: batch-size = 64 was "not used" and the emitted configuration trained at 4;
+    batch-size = 512 was replaced by the batch law's 624. The user's value is the recipe's global
+    batch (from: given), the KB's values its alternatives; the configurations and the scheduler's
+    steps follow it."""
+    (a,) = kb.query("recipe where model = llama-2-13b and method = lora and hardware = a100 and gpus = 4 "
+                    "and batch-size = 64 and seq-length = 4096")
+    got = _settings(a)
+    assert got["batch-size"]["value"] == 64 and got["batch-size"]["from"] == "given"
+    assert "batch-size" not in {u["dimension"] for u in a["unused"]}
+    args = a["configs"]["hf-peft"]["config"]["training_arguments"]
+    assert args["per_device_train_batch_size"] * args["gradient_accumulation_steps"] * 4 == 64
+    (b,) = kb.query("recipe where data = text and task = generation and method = pretrain and params = 1.3B "
+                    "and hardware = a100-40gb and gpus = 16 and batch-size = 512 and seq-length = 2048")
+    got = _settings(b)
+    assert got["batch-size"]["value"] == 512 and got["batch-size"]["alternatives"]  # the law's value beside it
+    assert "batch-tokens" not in got
+    ds = b["configs"]["deepspeed"]["config"]
+    assert ds["train_micro_batch_size_per_gpu"] * ds["gradient_accumulation_steps"] * 16 == 512
+    tokens = next(q["value"] for q in b["plan"]["quantities"] if q["name"] == "tokens")
+    assert ds["scheduler"]["params"]["total_num_steps"] == math.ceil(tokens / (512 * 2048))

@@ -171,7 +171,7 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> RecipeBody:
     sections = build.sections(ctx, plan, snap)
     answer: Any = {"statement": "recipe", "query": stmt.text.strip(), "constraints": constraints_json(facts),
                    "context": build.context_json(ctx, snap), "sections": sections, "plan": plan}
-    answer["unused"] = build.unused(facts, rankings, unread)
+    answer["unused"] = build.unused(facts, rankings, unread, sections)
     from recipekg.recipe.emit import configs
 
     answer["configs"], answer["no_configs"] = configs(answer)  # the writers read the recipe so far

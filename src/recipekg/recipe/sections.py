@@ -56,6 +56,8 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
         found += [i for n in members if (i := own_item(n, ctx.architecture, planned_item(n, plan, snap), snap))
                   is not None]
         found = found or [i for n in members if (i := fixed_item(n, settings, snap)) is not None]
+        if given := [i for n in members if (i := given_item(n, found, ctx.facts, snap)) is not None]:
+            found = given   # the user's own value, the KB's beside it
         if found:
             out.extend(sorted(found, key=lambda i: (i.get("from") != "plan", i["what"])))
         else:
@@ -63,6 +65,24 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
             missing["hyperparameter"] = group
             out.append(missing)
     return out
+
+
+def given_item(name: str, found: list[Item], facts: dict, snap: dict) -> Item | None:
+    """Hyperparameter ``name`` as the user gave it, where it is a dimension of the query
+    (``batch-size = 64``, ``epochs = 3``, ``lora-rank = 16``): the recipe and the configurations
+    it emits take it, with the KB's sourced or planned values for its group as alternatives
+    (audit 12/18-19: a batch of 64 was "not used" and the emitted configuration trained at 4).
+    None when the query does not give one number for it."""
+    f = facts.get(name)
+    if f is None or f.derived or not f.intervals or len(f.intervals) != 1 or f.intervals[0][0] != f.intervals[0][2]:
+        return None
+    value = f.intervals[0][0]
+    hyper = snap["hyperparameters"][name]
+    alternatives = [{"value": i["value"], "text": f"{i['text']} ({i['what']})", "setting": i.get("setting") or i.get("from", ""),
+                     "sources": i["sources"]} for i in found if i.get("value") is not None]
+    return item(hyper["label"], value, _number(value, hyper["unit"], hyper["label"]),
+                f"given: {f.constraints[0].get('text') or name}", [], hyperparameter=name, unit=hyper["unit"],
+                alternatives=alternatives, **{"from": "given"})
 
 
 def setting_item(name: str, chosen: dict, snap: dict) -> Item:
@@ -185,10 +205,14 @@ def context_json(ctx, snap: dict) -> Context:
             "optimizer": name(ctx.optimizer), "trains": ctx.trains}
 
 
-def unused(facts: dict, rankings: dict, unread: list[str] | None) -> list[Unused]:
-    """The constraints no part of the recipe used: those every ranking lists as unused and
-    plan (when it answered) did not read (``unread``; None: plan did not answer)."""
-    lists: list = [a.get("unused") for a in rankings.values()]
+def unused(facts: dict, rankings: dict, unread: list[str] | None, sections: list | None = None) -> list[Unused]:
+    """The constraints no part of the recipe used: those every ranking lists as unused, plan
+    (when it answered) did not read (``unread``; None: plan did not answer) and no item of the
+    ``sections`` takes as given (a batch size the user set)."""
+    taken = {i["hyperparameter"] for s in sections or () for i in s["items"] if i.get("from") == "given"
+             and i.get("hyperparameter")}
+    lists: list = [[u for u in a.get("unused") or () if u["dimension"] not in taken] if a.get("unused") is not None
+                   else None for a in rankings.values()]
     if any(x is None for x in lists):
         return []
     common: list = [u for u in lists[0] if all(any(v["dimension"] == u["dimension"] for v in other) for other in lists[1:])]

@@ -190,8 +190,12 @@ def _scheduler(answer: dict, lr: float, notes: list[str]) -> dict | None:
 
 
 def total_steps(answer: dict) -> int | None:
-    """Optimizer steps of the run: plan's tokens over the recipe's batch in tokens."""
+    """Optimizer steps of the run: plan's tokens over the recipe's batch in tokens (or its batch
+    in sequences of plan's sequence length)."""
     tokens, batch = _plan_value(answer, "tokens"), setting(answer, "batch-tokens")
+    if batch is None and (examples := setting(answer, "batch-size")) is not None:
+        seq = _plan_value(answer, "seq_length")
+        batch = examples * seq if seq else None
     return math.ceil(tokens / batch) if tokens and batch else None
 
 
