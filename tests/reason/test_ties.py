@@ -62,3 +62,23 @@ def test_explain_of_a_tied_first_choice_says_what_would_decide(kb):
     (b,) = kb.query("explain clip where data = multimodal and samples = 5M and gpus = 8 and hardware = a100 "
                     "and pretrained = yes")
     assert b["rank"] == 1 and not b.get("tied_with")
+
+
+def test_explain_of_a_tied_choice_that_is_not_first_says_it_is_tied(kb):
+    """Audit 12/09: PatchTST and Informer tied (the same rules, waiting for the same conditions);
+    explain of the second said only "rank 2" and "no change ranks it first". A tie is said at any
+    rank, in the group the choice is in."""
+    (a,) = kb.query("explain mamba where data = text")
+    tied = {t["id"] for t in a.get("tied_with", ())}
+    assert a["rank"] > 1 and {"rwkv", "distilled-model"} <= tied  # waiting alike: one rule names them together
+    from recipekg.render.explain import render_explain
+
+    assert "tied with" in render_explain(a, md=False).splitlines()[0]
+
+
+def test_long_horizon_forecasting_starts_from_patchtst(kb):
+    """PatchTST's paper reports its long-term accuracy above the Transformer forecasters before it
+    (Nie et al., ICLR 2023, Abstract): the weak rule breaks the reference's PatchTST/Informer tie."""
+    (a,) = kb.query("recommend architecture where data = time-series and task = forecasting "
+                    "and variables = multivariate and horizon = long")
+    assert a["decision"]["pick"] == "patchtst"

@@ -95,12 +95,13 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
            "would_rank_first_if": change["found"]}
     if entry and entry["iri"] != iri:
         out["member_of"] = {"id": entry["id"], "label": entry["label"], "rank": entry["rank"]}
-    if entry.get("group") == MATCHES:
-        peers = [r for r in entries[kind] if r is not entry and r["group"] == MATCHES and r["score"] == entry["score"]]
+    if entry.get("group") in (MATCHES, "would apply"):  # (tied within its group: the matches, or those waiting)
+        peers = [r for r in entries[kind] if r is not entry and r["group"] == entry["group"]
+                 and r["score"] == entry["score"]]
         label = {r["id"]: r["label"] for r in peers}
         if peers and (tied := tied_with_first([entry, *peers])):
             out["tied_with"] = [{"id": i, "label": label[i]} for i in tied]
-            if ranks[kind] == 1 and not change["found"]:
+            if not change["found"]:
                 out["settled_by"] = _settling(kind, node["id"], tied, facts, entries[kind], snap, backend)
     if change.get("why"):
         out["no_change_because"] = change["why"]

@@ -82,6 +82,10 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
             out.append(f"    {w['query']}")
     elif a.get("no_change_because"):
         out.append(f"\nNo change of the knobs ranks it first: {a['no_change_because']}.")
+    elif tied:
+        out.append("\nNo change of constraints found that ranks it first: the advice does not separate it from "
+                   + ", ".join(t["label"] for t in tied) + ".")
+        out += [f"    {q['text']}" for q in a.get("settled_by", ())]
     else:
         out.append("\nNo change of constraints found that ranks it first.")
     return "\n".join(out)
