@@ -642,3 +642,14 @@ def test_a_value_at_an_exclusive_lower_bound_looks_above_it(kb, snap, query, thr
     rules = [r for r in snap["rules"].values() if r["id"] in entry["rules"]]
     bounds = [snap["conditions"][c] for r in rules for c in r["conditions"] if snap["conditions"][c]["dimension"] == "samples"]
     assert any(c["min"] == threshold for c in bounds)   # a rule there needs more than the threshold
+
+
+def test_embedding_collapse_outside_a_language_model_is_said(kb):
+    """Audit 12/25: a language model's embedding-collapse fixes were given to a tabular model. The
+    entry is about token embeddings (text or multimodal): the answer says it is outside it."""
+    (a,) = kb.query("recommend fix where symptom = embedding-collapse and data = tabular")
+    (scope,) = a["out_of_scope"]
+    assert scope["value"] == "embedding-collapse" and scope["because_of"][0]["value"] == "tabular"
+    assert "data" not in {u["dimension"] for u in a["unused"]}
+    (b,) = kb.query("recommend fix where symptom = embedding-collapse and data = text")
+    assert not b.get("out_of_scope")

@@ -91,6 +91,8 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
         answer["shortfall"] = short
     if scope := out_of_scope(facts, snap):
         answer["out_of_scope"] = scope
+        said = {c["dimension"] for x in scope for c in x["because_of"]}  # (read: the note says what it contradicts)
+        answer["unused"] = [u for u in answer["unused"] if u["dimension"] not in said]
     if not results:  # no advice of this kind, for, against or waiting: it may be another kind's
         from recipekg.reason.elsewhere import elsewhere
 
