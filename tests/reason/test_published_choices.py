@@ -119,3 +119,14 @@ def test_generating_images_is_latent_diffusion_not_a_classifier(kb):
     (b,) = kb.query("recommend architecture where data = images and task = classification and images = 2M")
     assert b["decision"]["pick"] == "vit"
     assert "latent-diffusion" not in {r["id"] for r in b["results"] if r["group"] == "matches"}
+
+
+def test_a_bf16_mixture_of_experts_computes_its_router_in_float32(kb):
+    """Audit 12/23: a diverging bf16 mixture of experts got the router z-loss with precision = bf16
+    unused. Switch Transformers' selective precision (Section 2.4) casts the router to float32."""
+    (a,) = kb.query("recommend fix where symptom = slow-divergence and architecture = mixture-of-experts "
+                    "and precision = bf16")
+    assert a["decision"]["pick"] == "router-fp32" and "z-loss" in a["decision"]["runner_ups"]
+    assert "precision" not in {u["dimension"] for u in a["unused"]}
+    (b,) = kb.query("recommend technique where architecture = decoder and precision = bf16")
+    assert "router-fp32" in {e["id"] for e in b["excluded"]} or "router-fp32" not in {r["id"] for r in b["results"]}
