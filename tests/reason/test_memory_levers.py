@@ -90,3 +90,19 @@ def test_a_low_memory_run_is_advised_against_soap(kb):
     (b,) = kb.query("recommend optimizer where data = text and task = generation and method = pretrain and params = 1B")
     assert all(not x["rule"].endswith("low-memory-against-soap")
                for r in b["results"] if r["id"] == "soap" for x in r["against"])
+
+
+def test_a_batch_that_does_not_fit_one_pass_is_accumulated(kb):
+    """Audit 12/11: gradient accumulation had a rule on DGX Spark only, so a 1B model on one 24 GB
+    GPU with a batch of 512 sequences left it unranked. batch-activations (each GPU's share of the
+    batch, its activations in one pass, against one GPU's memory) over 100% recommends it; a small
+    batch does not, and without seq-length the answer asks for it."""
+    run = "params = 1B and hardware = rtx-4090 and method = pretrain and seq-length = 2048"
+    (a,) = kb.query(f"recommend technique where {run} and gpus = 1 and batch-size = 512")
+    assert a["decision"]["pick"] == "gradient-accumulation"
+    (b,) = kb.query(f"recommend technique where {run} and gpus = 8 and batch-size = 8")
+    assert "gradient-accumulation" not in {r["id"] for r in b["results"] if r["group"] == "matches"}
+    (c,) = kb.query("recommend technique where params = 1B and hardware = rtx-4090 and gpus = 1 and batch-size = 512 "
+                    "and method = pretrain")
+    (u,) = [u for u in c["unused"] if u["dimension"] == "batch-size"]
+    assert "seq-length" in u["why"]
