@@ -146,3 +146,11 @@ def test_lora_on_billions_of_tokens_carries_a_note(kb):
     for tokens in ("", " and tokens = 500M"):
         _, entry = lora(f"recommend approach where model = mistral-7b and method = lora and data = text{tokens}")
         assert not entry.get("notes")
+
+
+def test_generating_video_is_a_video_latent_diffusion_model(kb):
+    """Audit 12/03: text-to-video had no pick though the KB holds latent diffusion: Video LDMs
+    (Blattmann et al., CVPR 2023) add temporal layers to an image latent diffusion model."""
+    (a,) = kb.query("recommend architecture where data = video and task = generation and samples = 10M")
+    assert a["decision"]["pick"] == "latent-diffusion"
+    assert {s["id"] for r in a["results"][:1] for x in r["because"] for s in x["sources"]} >= {"blattmann2023"}
