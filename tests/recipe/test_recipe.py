@@ -772,3 +772,19 @@ def test_a_batch_the_user_gives_is_the_recipe_s(kb):
     assert ds["train_micro_batch_size_per_gpu"] * ds["gradient_accumulation_steps"] * 16 == 512
     tokens = next(q["value"] for q in b["plan"]["quantities"] if q["name"] == "tokens")
     assert ds["scheduler"]["params"]["total_num_steps"] == math.ceil(tokens / (512 * 2048))
+
+
+def test_a_roberta_fine_tune_takes_roberta_s_own_command(kb):
+    """Audit 12/22: RoBERTa got BERT's grid, warmup and weight decay unsourced. fairseq's GLUE
+    README gives RoBERTa's own (6% warmup, weight decay 0.1, betas (0.9, 0.98), eps 1e-6, 10
+    epochs, lr 1e-5 or 2e-5, batch 16 or 32); BERT keeps Devlin et al.'s grid."""
+    (a,) = kb.query("recipe where data = text and task = classification and architecture = roberta "
+                    "and method = full-fine-tune and hardware = t4 and gpus = 1 and samples = 200k")
+    got = _settings(a)
+    assert (got["warmup-ratio"]["value"], got["weight-decay"]["value"], got["beta2"]["value"],
+            got["epsilon"]["value"], got["epochs"]["value"]) == (0.06, 0.1, 0.98, 1e-6, 10)
+    assert got["learning-rate"]["value"] == 1e-5
+    assert {s["id"] for s in got["warmup-ratio"]["sources"]} == {"fairseq-roberta-glue"}
+    (b,) = kb.query("recipe where data = text and task = classification and architecture = bert "
+                    "and method = full-fine-tune and hardware = t4 and gpus = 1")
+    assert _settings(b)["beta2"]["value"] == 0.999
