@@ -8,6 +8,7 @@ both) and are skipped elsewhere.
 from __future__ import annotations
 
 import copy
+import html
 import os
 import re
 import struct
@@ -520,3 +521,18 @@ def test_a_recipe_page_shows_plans_warnings(client):
     context = page.split('<div class="recipe-context">')[1].split("</div>")[0]
     assert '<p class="plan-warning" role="note"><strong>Warning:</strong>' in context
     assert "longer than the 8,192 positions Llama 3 8B was trained with" in context
+
+
+@pytest.mark.parametrize("query, note", [
+    # a number another constraint disagrees with (the page failed on it: the figures are numbers)
+    ("recommend approach where params = 13B and hardware = a100 and gpus = 32 and bandwidth = 25Gb/s",
+     "hardware = a100 implies bandwidth = 2.039TB/s, which bandwidth = 3.125GB/s does not agree with"),
+    ("recommend architecture where data = tabular and task = forecasting",
+     "task = forecasting implies data = time-series, which data = tabular does not agree with"),
+])
+def test_the_page_says_what_another_constraint_implies_as_the_text_does(client, query, note):
+    response = client.get("/?q=" + quote(query))
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    assert "cannot be answered" not in page
+    assert note in html.unescape(page)

@@ -125,7 +125,11 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     from recipekg.cite.graph import CiteGraph
     from recipekg.web import api, fragments, sparql_endpoint, views
     from recipekg.web.cache import PageCache
+    from recipekg.render.constraints import implied_lines
     from recipekg.render.numbers import value as number_text
+
+    def implied_notes(constraints: list) -> list[str]:  # the text renderer's notes, without their "note: "
+        return [line.removeprefix("note: ") for line in implied_lines(constraints)]
     from recipekg.render.sources import role_text
     from recipekg.web.flow import human
     from recipekg.web.present import sentence, short
@@ -143,6 +147,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     app.jinja_env.filters["human"] = human
     app.jinja_env.filters["role"] = role_text
     app.jinja_env.filters["number"] = number_text
+    app.jinja_env.filters["implied_notes"] = implied_notes
     app.jinja_env.globals["url_for"] = remembered_url_for(app)
     trusted = {host_name(h) for h in trusted_hosts or ()}
     graph = CiteGraph(kb.snap)
