@@ -536,3 +536,10 @@ def test_the_page_says_what_another_constraint_implies_as_the_text_does(client, 
     page = response.get_data(as_text=True)
     assert "cannot be answered" not in page
     assert note in html.unescape(page)
+
+
+def test_the_page_says_a_tie_at_any_rank_as_the_text_does(client):
+    """explain of a choice tied with another but not first (SOAP and Muon for a Mixtral): the page
+    names the choice the advice does not separate it from."""
+    page = html.unescape(client.get("/?q=" + quote("explain soap where model = mixtral-8x7b")).get_data(as_text=True))
+    assert "the advice does not separate it from Muon" in page
