@@ -110,6 +110,14 @@ def remembered_url_for(app):
     return url_for
 
 
+def implied_notes(constraints: list) -> list[str]:
+    """The notes the text renderer writes where a constraint implies another value of one given
+    (:func:`recipekg.render.constraints.implied_lines`), without their "note: ": the page's."""
+    from recipekg.render.constraints import implied_lines
+
+    return [line.removeprefix("note: ") for line in implied_lines(constraints)]
+
+
 def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, cors_origins=(), sparql=None,
                answers=None):
     """The Flask app over ``kb`` (default: the bundled KB merged with ``extensions``), loaded
@@ -125,11 +133,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     from recipekg.cite.graph import CiteGraph
     from recipekg.web import api, fragments, sparql_endpoint, views
     from recipekg.web.cache import PageCache
-    from recipekg.render.constraints import implied_lines
     from recipekg.render.numbers import value as number_text
-
-    def implied_notes(constraints: list) -> list[str]:  # the text renderer's notes, without their "note: "
-        return [line.removeprefix("note: ") for line in implied_lines(constraints)]
     from recipekg.render.sources import role_text
     from recipekg.web.flow import human
     from recipekg.web.present import sentence, short
