@@ -154,3 +154,10 @@ def test_generating_video_is_a_video_latent_diffusion_model(kb):
     (a,) = kb.query("recommend architecture where data = video and task = generation and samples = 10M")
     assert a["decision"]["pick"] == "latent-diffusion"
     assert {s["id"] for r in a["results"][:1] for x in r["because"] for s in x["sources"]} >= {"blattmann2023"}
+
+
+def test_questions_about_images_are_llava(kb):
+    """Audit 10/01's remainder: multimodal question answering picked the unified transformer (CLIP
+    matches, it writes no answer). LLaVA fine-tuned on Science QA reached 92.53% (its abstract)."""
+    (a,) = kb.query("recommend architecture where data = multimodal and task = question-answering and pretrained = yes")
+    assert a["decision"]["pick"] == "llava"
