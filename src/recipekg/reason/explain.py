@@ -101,7 +101,8 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
         label = {r["id"]: r["label"] for r in peers}
         if peers and (tied := tied_with_first([entry, *peers])):
             out["tied_with"] = [{"id": i, "label": label[i]} for i in tied]
-            if not change["found"]:
+            if not change["found"] and (ranks[kind] == 1 or entries[kind][0]["id"] in tied):
+                # (a tie for first: what would decide it is recommend's question; deeper ties are only said)
                 out["settled_by"] = _settling(kind, node["id"], tied, facts, entries[kind], snap, backend)
     if change.get("why"):
         out["no_change_because"] = change["why"]
