@@ -41,3 +41,19 @@ def test_the_note_is_in_the_text_and_in_plan(kb):
     text = "plan where params = 7B and model = llama-3-70b and hardware = h100 and gpus = 8"
     out = render_answers(kb.query(text), "text")
     assert "note: architecture = llama-3-70b implies params = 70B or 70.55B, which params = 7B does not agree" in out
+
+
+@pytest.mark.parametrize("text, dimension", [
+    # ask's trials re-derive with hardware = dgx-spark (128 GB): its note was left on the user's
+    # own gpu-memory, shared with the trial, and the answer said a DGX Spark disagreed
+    ("recommend technique where model = llama-2-13b and method = qlora and gpu-memory = 24GB and gpus = 1 "
+     "and seq-length = 2048", "gpu-memory"),
+    ("recommend technique where params = 7B and gpu-memory = 24GB and method = lora", "gpu-memory"),
+])
+def test_a_trial_s_note_never_reaches_the_answer(kb, text, dimension):
+    from recipekg.render.answers import render_answers
+
+    answers = kb.query(text)
+    assert _notes(answers[0], dimension) == []
+    assert "note:" not in render_answers(answers, "text")
+    assert _notes(kb.query(text)[0], dimension) == []  # (nor a second asking of it)

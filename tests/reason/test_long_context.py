@@ -37,13 +37,35 @@ def _unused(answer, dimension):
 def test_the_shares_read_the_shape_through_the_rule_of_thumb_formulas(snap):
     """The formulas read layers and hidden; the compiler derives the shares from what those are
     computed from (params), and lists the figures with their formulas in the order to compute them."""
+    dim = snap["dimensions"]["sequence-checkpoints"]
+    assert dim["derived_from"] == ["seq-length", "params", "gpu-memory"]
+    assert [figure for figure, _ in dim["derived_through"]] == ["layers", "hidden"]
+    # the stored activations are counted for the model's own attention and MLP (plan's
+    # formula:activations-flash): its key-value heads and its MLP's width and matrices too
+    dim = snap["dimensions"]["sequence-activations"]
+    assert sorted(dim["derived_from"]) == ["gpu-memory", "params", "seq-length"]
+    figures = [figure for figure, _ in dim["derived_through"]]
+    assert sorted(figures) == ["ffn-hidden", "ffn-matrices", "heads", "hidden", "kv-heads", "layers"]
+    assert figures.index("layers") < figures.index("hidden") < figures.index("heads") < figures.index("kv-heads")
     for name in ("sequence-activations", "sequence-checkpoints"):
         dim = snap["dimensions"][name]
-        assert dim["derived_from"] == ["seq-length", "params", "gpu-memory"]
-        figures = [figure for figure, _ in dim["derived_through"]]
-        assert figures == ["layers", "hidden"]
-        assert [snap["formulas"][by]["output"] for _, by in dim["derived_through"]] == figures
+        assert [snap["formulas"][by]["output"] for _, by in dim["derived_through"]] == \
+               [figure.replace("-", "_") for figure, _ in dim["derived_through"]]
     assert snap["dimensions"]["replica-memory"]["derived_through"] == []
+
+
+def _stored_bytes(snap, model):
+    """plan's formula:activations-flash per token, hidden unit and layer for a configuration."""
+    c = {s: _constant(snap, s) for s in ("c_activation_bytes_fixed", "c_kv_activation_bytes", "c_activation_value_bytes",
+                                          "c_mlp_stored_tensors_plain", "c_mlp_stored_tensors_gated", "c_ffn_matrices_plain")}
+    tensors = c["c_mlp_stored_tensors_gated"] if model["ffn_matrices"] > c["c_ffn_matrices_plain"] else c["c_mlp_stored_tensors_plain"]
+    return (c["c_activation_bytes_fixed"] + c["c_kv_activation_bytes"] * model["kv_heads"] / model["heads"]
+            + c["c_activation_value_bytes"] * tensors * model["ffn_hidden"] / model["hidden"])
+
+
+def test_a_shape_given_only_by_its_size_stores_the_gpt_shape_34_bytes(snap):
+    gpt = {"ffn_matrices": 2, "kv_heads": 1, "heads": 1, "ffn_hidden": 4, "hidden": 1}
+    assert _stored_bytes(snap, gpt) == _constant(snap, "c_activation_bytes_per_sbh")
 
 
 def test_a_named_model_gives_its_configuration_s_shape(kb, snap):
@@ -53,10 +75,11 @@ def test_a_named_model_gives_its_configuration_s_shape(kb, snap):
     gpu_memory = shown["gpu-memory"]["value"]
     tokens_layers_width = 128_000 * model["layers"] * model["hidden"]
     checkpoints = _constant(snap, "c_full_recompute_bytes_per_sbh") * tokens_layers_width / gpu_memory
-    activations = _constant(snap, "c_activation_bytes_per_sbh") * tokens_layers_width / gpu_memory
+    activations = _stored_bytes(snap, model) * tokens_layers_width / gpu_memory  # (a gated MLP, 8 of 32 key-value heads)
+    assert _stored_bytes(snap, model) == pytest.approx(14 + 4 * 8 / 32 + 2 * 4 * 14336 / 4096)
     assert shown["sequence-checkpoints"]["value"] == pytest.approx(checkpoints, rel=1e-3)
     assert shown["sequence-activations"]["value"] == pytest.approx(activations, rel=1e-3)
-    assert shown["sequence-activations"]["derived_from"] == "seq-length and architecture and hardware"
+    assert set(shown["sequence-activations"]["derived_from"].split(" and ")) == {"seq-length", "architecture", "hardware"}
     assert checkpoints < 1 < activations  # stored, one sequence does not fit; recomputed, it does
     assert CHECKPOINTING in _rules(a, "gradient-checkpointing")
     assert _unused(a, "seq-length") is None
@@ -183,7 +206,8 @@ def test_when_even_recomputation_leaves_too_much_context_parallelism_is_strong(k
     (a,) = kb.query(q)
     floor = _shown(a)["sequence-floor"]
     s, h, layers, v = 128000, 4096, 32, 128256
-    kept = 2 * s * h * layers + 34 * s * h + 4 * s * (h + v)
+    layer = 14 + 4 * 8 / 32 + 2 * 4 * 14336 / h  # (the layer being rebuilt: Llama 3 8B's gated MLP and 8 key-value heads)
+    kept = 2 * s * h * layers + layer * s * h + 4 * s * (h + v)
     low, high = floor["value"]
     assert low == pytest.approx((kept + 0.5e9) / 80e9, rel=1e-3) and high == pytest.approx((kept + 2e9) / 80e9, rel=1e-3)
     assert _shown(a)["sequence-checkpoints"]["value"] < 1 < low

@@ -93,6 +93,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     _Q("seq_length", "tokens", "sequence length", "shape"),
     _Q("attention_window", "tokens", "sliding attention window", "shape"),
     _Q("ffn_hidden", "hidden units", "MLP width (intermediate size)", "shape"),
+    _Q("ffn_matrices", "matrices", "MLP weight matrices (2 plain, 3 gated)", "shape"),
     # memory: the reference's rule of thumb
     _Q("memory", "bytes", "training memory (the reference's rule of thumb)", "memory", fixed=True, methods=ALL_WEIGHTS),
     _Q("memory_weights", "bytes", "weights, in the rule of thumb", "memory", part_of="memory", methods=ALL_WEIGHTS),

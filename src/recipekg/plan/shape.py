@@ -67,6 +67,9 @@ class Shape(Record):
         return tp == 1 or self.derived or (heads == round(heads) and round(heads) % tp == 0)
 
 
+#: The MLP's dimensions a query may give (else the configuration's, else GPT-3's), and their quantities.
+MLP = {"ffn-hidden": "ffn_hidden", "ffn-matrices": "ffn_matrices"}
+
 #: The shape's dimensions, and the model configuration's key for each.
 SHAPE = {"layers": "layers", "hidden": "hidden", "heads": "heads", "kv-heads": "kv_heads", "vocab": "vocab",
          "seq-length": "seq_length", "attention-window": "attention_window"}
@@ -75,7 +78,7 @@ SHAPE = {"layers": "layers", "hidden": "hidden", "heads": "heads", "kv-heads": "
 def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
     """The shape, recording how each part was found."""
     kb = ledger.kb
-    got = {dim: Q.point(v) for dim in (*SHAPE, "micro-batch") if (v := whole_number(inputs, dim)) is not None}
+    got = {dim: Q.point(v) for dim in (*SHAPE, *MLP, "micro-batch") if (v := whole_number(inputs, dim)) is not None}
     _from_model(ledger, inputs.model, got)
     layers, hidden, heads = got.get("layers"), got.get("hidden"), got.get("heads")
     if layers is None:
@@ -103,7 +106,7 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
     elif ledger.entry("seq_length") is None:  # given in the query (a configuration's is recorded already)
         ledger.add("seq_length", seq, label="seq-length", given=True, derivation="given")
     micro, served = _micro_batch(ledger, inputs, got)
-    ffn, gated, matrices = _mlp(ledger, inputs.model, hidden)
+    ffn, gated, matrices = _mlp(ledger, inputs.model, hidden, got)
     return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys(),
                  kv_heads=kv_heads, vocab=got.get("vocab"), ffn_hidden=ffn, gated=gated, served=served,
                  mlp_matrices=matrices, window=got.get("attention-window"),
@@ -152,10 +155,19 @@ def _micro_batch(ledger: Ledger, inputs: Inputs, got: dict) -> tuple[Q, Q | None
     return micro, None
 
 
-def _mlp(ledger: Ledger, model: dict | None, hidden: Q) -> tuple[Q, bool, Q]:
-    """The MLP's width, whether it is gated and its matrices: the configuration's, else GPT-3's
-    plain MLP of two matrices, 4h wide."""
+def _mlp(ledger: Ledger, model: dict | None, hidden: Q, got: dict) -> tuple[Q, bool, Q]:
+    """The MLP's width, whether it is gated and its matrices: the query's (``ffn-hidden``,
+    ``ffn-matrices``), else the configuration's, else GPT-3's plain MLP of two matrices, 4h wide."""
     plain = const_q(ledger.kb.constant("c_ffn_matrices_plain"))
+    if MLP.keys() & got.keys():
+        matrices = got.get("ffn-matrices") or (Q.point(model["ffn_matrices"]) if model and model.get("ffn_matrices")
+                                               else plain)
+        ffn = got.get("ffn-hidden") or (Q.point(model["ffn_hidden"]) if model and model.get("ffn_hidden")
+                                        else const_q(ledger.kb.constant("c_ffn_multiple")) * hidden)
+        for dim, q in sorted(got.items()):
+            if dim in MLP:
+                ledger.add(MLP[dim], q, label=dim, given=True, derivation="given")
+        return ffn, matrices.value > plain.value, matrices
     if model is not None and model.get("ffn_hidden"):
         matrices = Q.point(model["ffn_matrices"]) if model.get("ffn_matrices") else plain
         gated = matrices.value > plain.value

@@ -22,6 +22,7 @@ a factor of 2 only::
 
 from __future__ import annotations
 
+import copy
 import math
 
 from recipekg.knowledge.derived import once
@@ -72,7 +73,7 @@ def _implied(facts: dict[str, Facts], snap: dict) -> None:
         for target in sorted(targets):
             sets = [{w for w in nodes.get(v, {}).get("implies", ()) if dim_of(w) == target} for v in sorted(f.values)]
             if target and target in facts and all(sets):
-                _contradicted(facts[target], name, f, set().union(*sets), nodes)
+                _say(facts, target, _contradicted(facts[target], name, f, set().union(*sets), nodes))
             elif target and target not in facts and all(sets):
                 values = set().union(*sets)
                 dim = snap["dimensions"][target]
@@ -81,25 +82,22 @@ def _implied(facts: dict[str, Facts], snap: dict) -> None:
                 facts[target] = Facts(target, dim["kind"], values=values, derived=name, constraints=[shown])
 
 
-def _contradicted(given: Facts, by: str, source: Facts, implied: set[str], nodes: dict) -> None:
+def _contradicted(given: Facts, by: str, source: Facts, implied: set[str], nodes: dict) -> dict | None:
     """Mark ``given``'s constraints where none of its values agrees with what ``source`` (of
     dimension ``by``) implies there (the same value, a broader or a narrower one): ``task =
     forecasting`` is done on time series, and ``data = tabular`` says otherwise. The answer
     reads the value as given and says so (``implied_otherwise``); nothing is dropped."""
     if given.derived or not given.values:
-        return
+        return None
 
     def agrees(v: str) -> bool:
         up = set(nodes.get(v, {}).get("ancestors", ()))
         return any(v == w or w in up or v in nodes.get(w, {}).get("ancestors", ()) for w in implied)
 
     if any(agrees(v) for v in given.values):
-        return
-    said = {"dimension": by, "value": sorted(nodes[v]["id"] for v in source.values if v in nodes),
+        return None
+    return {"dimension": by, "value": sorted(nodes[v]["id"] for v in source.values if v in nodes),
             "implies": sorted(nodes[w]["id"] for w in implied)}
-    for c in given.constraints:  # (once: a trial re-derives the same constraints)
-        if said not in c.setdefault("implied_otherwise", []):
-            c["implied_otherwise"].append(said)
 
 
 def _from_model(facts: dict[str, Facts], snap: dict) -> None:
@@ -124,7 +122,7 @@ def _from_model(facts: dict[str, Facts], snap: dict) -> None:
     dim = snap["dimensions"]["params"]
     if "params" in facts:  # given: read as given, said where the model's size disagrees
         sizes = [m.get("nominal_params") or m["params"] for m in models] + [m["params"] for m in models]
-        _disagrees(facts["params"], "architecture", arch, sizes, dim, snap)
+        _say(facts, "params", _disagrees(facts["params"], "architecture", arch, sizes, dim, snap))
         return
     nominal = sorted({m.get("nominal_params") or m["params"] for m in models})
     counted = sorted({m["params"] for m in models})
@@ -137,7 +135,7 @@ def _from_model(facts: dict[str, Facts], snap: dict) -> None:
                             counted=[(v, True, v, True) for v in counted] if nominal != counted else None)
 
 
-def _disagrees(given: Facts, by: str, source: Facts, figures: list[float], dim: dict, snap: dict) -> None:
+def _disagrees(given: Facts, by: str, source: Facts, figures: list[float], dim: dict, snap: dict) -> dict | None:
     """Mark a number the user gave where what another of their constraints says of it (the
     hardware's memory bandwidth, a named model's size) lies outside it: ``bandwidth = 25Gb/s``
     with ``hardware = a100`` (2.039 TB/s of memory bandwidth: the network's is no dimension of
@@ -150,14 +148,24 @@ def _disagrees(given: Facts, by: str, source: Facts, figures: list[float], dim: 
     [{'dimension': 'hardware', 'value': ['a100'], 'implies': [], 'figures': [2039000000000.0], 'unit': 'bytes/s'}]
     """
     if given.derived or not given.intervals:
-        return
+        return None
     if any(lo <= v <= hi for x in figures for v in (x, _tidy(x)) for lo, _, hi, _ in given.intervals):
-        return  # (a figure as the user would write it, to four digits, agrees: 8.03B for 8,030,261,248)
-    said = {"dimension": by, "value": sorted(snap["nodes"][v]["id"] for v in source.values or () if v in snap["nodes"]),
+        return None  # (a figure as the user would write it, to four digits, agrees: 8.03B for 8,030,261,248)
+    return {"dimension": by, "value": sorted(snap["nodes"][v]["id"] for v in source.values or () if v in snap["nodes"]),
             "implies": [], "figures": sorted({_tidy(x) for x in figures}), "unit": constraint_json(dim, "=", figures[0]).get("unit") or ""}
-    for c in given.constraints:
-        if said not in c.setdefault("implied_otherwise", []):
-            c["implied_otherwise"].append(said)
+
+
+def _say(facts: dict[str, Facts], name: str, said: dict | None) -> None:
+    """Note ``said`` (if any) on the constraints of ``facts[name]``, in a new Facts with new
+    constraint dicts: the query's own are shared with every trial a ranking derives again (``ask``
+    tries ``hardware = dgx-spark``), whose notes must not reach the answer (a gpu-memory the user
+    gave was said to disagree with a DGX Spark they never named)."""
+    if said is None:
+        return
+    given = copy.copy(facts[name])
+    given.constraints = [c if said in c.get("implied_otherwise", ()) else
+                         {**c, "implied_otherwise": [*c.get("implied_otherwise", ()), said]} for c in given.constraints]
+    facts[name] = given
 
 
 def _nominal_note(models: list[dict]) -> str:
@@ -326,7 +334,7 @@ def _from_hardware(facts: dict[str, Facts], snap: dict) -> None:
             continue  # e.g. a bf16 peak the vendor has not published
         if name in facts:
             if dim["kind"] != "categorical":
-                _disagrees(facts[name], "hardware", hw, figures, dim, snap)
+                _say(facts, name, _disagrees(facts[name], "hardware", hw, figures, dim, snap))
             continue
         if dim["kind"] == "categorical":  # what every named accelerator has (its tensor cores' precisions)
             _named_via(name, dim, figures, facts, snap)

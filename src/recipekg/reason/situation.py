@@ -274,7 +274,8 @@ def _underived(kind: str, name: str, facts: dict, snap: dict) -> str | None:
     through = [d for d, _ in entry.get("dimensions", ()) if name in (dims.get(d, {}).get("derived_from") or ())
                and (_partly_derived(d, facts) or d not in facts and dims[d].get("derived_by")
                     and derived_formula(dims[d], facts, snap) is not None)]
-    missing = sorted({i for d in through for i in dims[d]["derived_from"] if i not in facts}, key=list(dims).index)
+    missing = sorted({i for d in through for i in (*dims[d]["derived_from"], *_unconfigured(dims[d], facts, snap))
+                      if i not in facts}, key=list(dims).index)
     if not through or not missing:
         return None
     give = " and ".join(asked_for(dims[i], snap, facts) for i in missing)
@@ -282,6 +283,15 @@ def _underived(kind: str, name: str, facts: dict, snap: dict) -> str | None:
     return (f"the {kind} advice that depends on {name} reads it through {them}, "
             f"{'which need' if len(through) > 1 else 'which needs'} more than {name}: give {give} to derive "
             f"{'them' if len(through) > 1 else 'it'}")
+
+
+def _unconfigured(dim: dict, facts: dict, snap: dict) -> list[str]:
+    """The model figures a derived dimension's formula reads only from the query or a named
+    model's configuration (no rule of thumb: the vocabulary), which neither gives here."""
+    arch = facts.get("architecture")
+    models = [snap["models"].get(v, {}) for v in sorted(arch.values or ())] if arch else []
+    return [figure for figure, by in dim.get("derived_through") or () if not by
+            and not (models and all(m.get(figure.replace("-", "_")) for m in models))]
 
 
 def _partly_derived(d: str, facts: dict) -> bool:

@@ -210,10 +210,14 @@ def _method(facts: dict, approach: RecommendBody, snap: dict) -> tuple[str, str]
     given = facts.get("method")
     if given is not None and given.values and len(given.values) == 1:
         return next(iter(given.values)), "given"
-    methods = snap["training_methods"]
+    methods, nodes = snap["training_methods"], snap["nodes"]
     for r in approach["results"]:
-        if r["group"] == "matches" and r["score"] > 0 and r["iri"] in methods:
+        if r["group"] != "matches" or r["score"] <= 0:
+            continue
+        if r["iri"] in methods:
             return methods[r["iri"]], r["iri"]
+        if any(a in methods for a in nodes.get(r["iri"], {}).get("ancestors", ())):
+            return None, "none"  # (a narrower way of its approach that trains otherwise: the head only is no full fine-tune)
     return _DEFAULT_METHOD, "default"
 
 
