@@ -20,6 +20,8 @@ import ast
 import sys
 from pathlib import Path
 
+from recipekg.knowledge.taxonomy import cycles  # (Tarjan's components: the package's, for the broader links too)
+
 ROOT = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = "recipekg"
 GENERATED = {"recipekg.query._standalone"}
@@ -100,51 +102,6 @@ class _Imports(ast.NodeVisitor):
                 and node.attr.startswith("_") and not node.attr.startswith("__")):
             self.private.append((node.lineno, f"{self.aliases[node.value.id]}.{node.attr}"))
         self.generic_visit(node)
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    counter = 0
-    for start in sorted(graph):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(graph[start])))]
-        index[start] = low[start] = counter
-        counter += 1
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return found
 
 
 def _is_lean(name: str) -> bool:

@@ -108,6 +108,17 @@ def test_long_speech_with_a_pretrained_model_fine_tunes_whisper(kb):
     assert "whisper" in {e["id"] for e in b["excluded"]}
 
 
+def test_long_speech_with_the_data_read_from_the_task_is_whisper_too(kb):
+    """Audit 13/02: with data read from the task (not given), the long-audio state-space rule
+    outranked Whisper; Whisper's paper transcribes long audio 30 seconds at a time (Section 3.8)."""
+    (a,) = kb.query("recommend architecture where task = speech-recognition and input-length = long and pretrained = yes")
+    assert a["decision"]["pick"] == "whisper"
+    whisper = next(r for r in a["results"] if r["id"] == "whisper")
+    assert "long-speech-pretrained-whisper" in {r["id"] for r in whisper["because"]}
+    (b,) = kb.query("recommend architecture where task = speech-recognition and input-length = long")
+    assert "long-speech-pretrained-whisper" not in {r["id"] for r in b["results"][0]["because"]}
+
+
 def test_generating_images_is_latent_diffusion_not_a_classifier(kb):
     """Audit 11/05: text-to-image on 2M images picked a ViT classifier trained from scratch. The
     image advice's recognition models say they do not generate; latent diffusion (Rombach et

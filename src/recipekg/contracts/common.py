@@ -275,8 +275,11 @@ class Excluded(TypedDict):
     because_of: list[Constraint]
     #: The other properties the constraints contradict.
     also: NotRequired[list[str]]
-    #: The extension whose property rules it out (not the KB's).
+    #: The extension whose property rules it out (not the KB's), or whose rules alone made it a
+    #: candidate of the ranking (``ranked_for_extension``: the property is the KB's).
     origin: NotRequired[Origin]
+    #: Ranked only for an extension's rules (``origin``): its exclusion is a line the extension added.
+    ranked_for_extension: NotRequired[bool]
 
 
 class PropertyRef(TypedDict):

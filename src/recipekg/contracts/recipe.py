@@ -28,6 +28,8 @@ class Alternative(TypedDict):
     text: str
     setting: str
     sources: list[Source]
+    #: The extension that gave the value (not the KB's).
+    origin: NotRequired[Origin]
 
 
 Item = TypedDict("Item", {

@@ -52,7 +52,7 @@ RKG = Namespace(BASE + "ns#", """
     step stepOf Procedure dimension value minInclusive maxExclusive minExclusive maxInclusive
     Strength weight rank wording
     Formula expression output usesConstant Constant symbol low high unitLabel appliesTo quantity
-    Fact ComputeEstimate params tokens flops gpuHours onHardware mfu learningRate batchTokens supersededBy
+    Fact ComputeEstimate params tokens flops gpuHours PublishedRun onHardware mfu learningRate batchTokens supersededBy
     bestFor memoryMultiple notes hyperparameter fixedBy cause
     Reference Section path order Paper key arxiv url venue authors originalPaper
     broaderTransitive ScoringModel unconstrainedFactor partlyCredit scoring

@@ -34,11 +34,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from recipekg.knowledge.agreement import disagreements
 from recipekg.knowledge.compiler import Index
 from recipekg.knowledge.dimensions import BOUND_PROPERTIES
 from recipekg.errors import KBError
 from recipekg.knowledge.extensions import extension_violations
 from recipekg.knowledge.rdfio import locate
+from recipekg.knowledge.taxonomy import broader_problems
 from recipekg.knowledge.rdfio import Lit, Triple, quiet_rdflib, read_turtle
 from recipekg.knowledge.terms import BASE, CITO, OWL, PROV, RDF, RDFS, RKG, SKOS, XSD
 
@@ -96,6 +98,7 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     pending += _literals(triples, set(ix.instances(RKG.Constant)))
     pending += _ranges(triples, ix)
     pending += _contradictions(triples, ix)
+    pending += disagreements(ix)
     if shapes is not None:
         pending += _shacl(triples, shapes)
     if not extensions:
@@ -422,17 +425,7 @@ def _contradictions(triples: list[Triple], ix: Index):
     for r in ix.instances_of(RKG.Rule):
         for choice in sorted(set(ix.iris(r, RKG.recommends)) & set(ix.iris(r, RKG.advisesAgainst))):
             yield (r, f"{_short(r)} both recommends and advises against {_short(choice)}")
-    broader = {s: ix.iris(s, SKOS.broader) for s in ix.spo if ix.iris(s, SKOS.broader)}
-    for s in broader:
-        seen, todo = set(), list(broader[s])
-        while todo:
-            b = todo.pop()
-            if b == s:
-                yield (s, f"skos:broader cycle: {_short(s)} is its own ancestor")
-                break
-            if b not in seen:
-                seen.add(b)
-                todo.extend(broader.get(b, ()))
+    yield from broader_problems(ix)
 
 
 def _bad_number(o: Lit) -> str | None:

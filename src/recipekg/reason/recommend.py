@@ -380,9 +380,22 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
         if named and all(m in excluded for m in named) and not _affirmed(choices[iri], named, excluded):
             excluded[iri] = [dict(c, family=snap["nodes"][m]["id"]) for m in named for c in excluded[m][:1]]
     for iri, contra in excluded.items():
-        out.append(excluded_json(iri, contra, facts, snap))
+        entry = excluded_json(iri, contra, facts, snap)
+        if "origin" not in entry and (brought := _brought_by(choices[iri])):
+            entry["origin"], entry["ranked_for_extension"] = brought, True  # (their exclusion is news it made)
+        out.append(entry)
         del choices[iri]
     return sorted(out, key=lambda e: e["id"]), verdicts
+
+
+def _brought_by(entry: dict) -> Any:
+    """The extension whose rules alone make a choice a candidate of the ranking (every reason for
+    or against it is an extension's), if so: an exclusion of it by a bundled property is then a
+    line the extension added to the answer."""
+    reasons = entry["because"] + entry["against"]
+    if reasons and all(r.get("origin") for r in reasons):
+        return reasons[0]["origin"]
+    return None
 
 
 def _affirmed(family: dict, named: list[str], excluded: dict) -> bool:

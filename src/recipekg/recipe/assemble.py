@@ -206,7 +206,7 @@ def _pick_iri(answer: RecommendBody, snap: dict) -> str | None:
     return next((r["iri"] for r in answer["results"] if r["id"] == pick), None)
 
 
-def _method(facts: dict, approach: RecommendBody, snap: dict) -> tuple[str, str]:
+def _method(facts: dict, approach: RecommendBody, snap: dict) -> tuple[str | None, str]:
     given = facts.get("method")
     if given is not None and given.values and len(given.values) == 1:
         return next(iter(given.values)), "given"

@@ -11,6 +11,7 @@ stability sections are added by :func:`recipekg.recipe.sections.sections`.
 from __future__ import annotations
 
 from recipekg.plan.quantities import in_section
+from recipekg.reason.answers import origin_json
 from recipekg.recipe.items import item, unsourced
 
 _DESCENT = "https://w3id.org/recipekg/id/gradient-descent"
@@ -26,7 +27,8 @@ def _pick_item(what: str, answer: dict, kind: str) -> dict:
     reason = (result["because"] or [{}])[0]
     runner_ups = answer["decision"]["runner_ups"]
     return item(what, pick, result["label"], reason.get("text", ""), reason.get("sources", []),
-                **{"from": f"recommend {kind}", "runner_ups": runner_ups}, **_origin(result, reason))
+                **{"from": f"recommend {kind}", "runner_ups": runner_ups},
+                **(_origin(result, reason) or _excluded_by(answer)))
 
 
 def _origin(result: dict, reason: dict) -> dict:
@@ -36,10 +38,18 @@ def _origin(result: dict, reason: dict) -> dict:
     return {"origin": found} if found else {}
 
 
+def _excluded_by(answer: dict) -> dict:
+    """``{"origin": ...}`` when an extension ruled a choice of the ranking out: the pick (or that
+    there is none) may be what is left once it did, and the item says so."""
+    found = next((e["origin"] for e in answer.get("excluded", ()) if e.get("origin")), None)
+    return {"origin": found} if found else {}
+
+
 def _no_pick(what: str, answer: dict, kind: str) -> dict:
     asks = [a["text"] for a in answer.get("ask", ())]
     why = "; ".join(asks) if asks else "no rule decides with these constraints"
-    return item(what, None, "no pick", why, [], **{"from": f"recommend {kind}", "needs": [a["dimension"] for a in answer.get("ask", ())]})
+    return item(what, None, "no pick", why, [], **{"from": f"recommend {kind}", "needs": [a["dimension"] for a in answer.get("ask", ())]},
+                **_excluded_by(answer))
 
 
 def _ranked(ctx, kind: str, section: str, snap: dict) -> list[dict]:
@@ -108,7 +118,7 @@ def ruled_out(answer: dict, kind: str, said: tuple[str, ...] = ()) -> list[dict]
     tokens at seq-length = 32k), each with the property's sources; not those ruled out by the
     dimensions ``said`` alone, which an item of the section states already."""
     return [item("ruled out", e["id"], e["label"], e["why"], e["sources"],
-                 **{"from": f"recommend {kind}"}) for e in answer.get("excluded", ())
+                 **{"from": f"recommend {kind}"}, **origin_json(e)) for e in answer.get("excluded", ())
             if not said or not {c["dimension"] for c in e["because_of"]} <= set(said)]
 
 

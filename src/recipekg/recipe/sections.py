@@ -79,7 +79,7 @@ def given_item(name: str, found: list[Item], facts: dict, snap: dict) -> Item | 
     value = f.intervals[0][0]
     hyper = snap["hyperparameters"][name]
     alternatives = [{"value": i["value"], "text": f"{i['text']} ({i['what']})", "setting": i.get("setting") or i.get("from", ""),
-                     "sources": i["sources"]} for i in found if i.get("value") is not None]
+                     "sources": i["sources"], **origin_json(i)} for i in found if i.get("value") is not None]
     return item(hyper["label"], value, _number(value, hyper["unit"], hyper["label"]),
                 f"given: {f.constraints[0].get('text') or name}", [], hyperparameter=name, unit=hyper["unit"],
                 alternatives=alternatives, **{"from": "given"})
@@ -92,7 +92,8 @@ def setting_item(name: str, chosen: dict, snap: dict) -> Item:
     text = chosen["label"] or _number(chosen["value"], chosen["unit"], label)
     more = {"alternatives": [{"value": a["value"], "text": a["label"] or _number(a["value"], a["unit"], label),
                               "setting": snap["constants"][a["constant"]]["id"],
-                              "sources": sources_json(snap["constants"][a["constant"]], snap)}
+                              "sources": sources_json(snap["constants"][a["constant"]], snap),
+                              **origin_json(snap["constants"][a["constant"]])}
                              for a in chosen["alternatives"]]}
     return item(snap["hyperparameters"][name]["label"], chosen["value"], text,
                 f"{const['text']} (a setting of {owner})", sources_json(const, snap),

@@ -67,7 +67,7 @@ def _item_brief(it: dict) -> list[str]:
     flag = "  [unsourced]" if it.get("unsourced") else "  [give more]" if it.get("needs") else ""
     ids = ", ".join(dict.fromkeys(s["id"] for s in it["sources"]))
     n = len(it.get("alternatives") or ())
-    also = f" ({n} more published value{'s' * (n > 1)}: --detail)" if n else ""
+    also = f" ({n} more published value{'s' * (n > 1)}{_theirs(it, ', one from {}')}: --detail)" if n else ""
     what = "" if it["what"].lower() == it["text"].lower() else f"{it['what']}: "  # 'bf16 training: bf16 training'
     return [f"  {what}{it['text']}{flag}{also}" + (f" [{ids}]" if ids else "") + _own(it, "  [{}]")]
 
@@ -89,7 +89,7 @@ def _item_text(it: dict) -> list[str]:
     if it.get("why"):
         lines.append(f"      {it['why']}")
     if it.get("alternatives"):
-        lines.append("      also published: " + "; ".join(f"{x['text']} [{sources_short(x['sources'])}]"
+        lines.append("      also published: " + "; ".join(f"{x['text']} [{sources_short(x['sources'])}]{_own(x, ' ({})')}"
                                                       for x in it["alternatives"]))
     if it["sources"]:
         lines.append(f"      sources: {sources_short(it['sources'])}")
@@ -101,9 +101,14 @@ def _own(it: dict, form: str) -> str:
     return form.format(f"{origin_text(it)}, not the KB's") if it.get("origin") else ""
 
 
+def _theirs(it: dict, form: str) -> str:
+    """Where an extension gave one of an item's other published values, in ``form``; '' if none did."""
+    return next((_own(x, form) for x in it.get("alternatives") or () if x.get("origin")), "")
+
+
 def _items_md(items: list[dict]) -> list[str]:
     rows = [(it["what"], it["text"] + (" *(unsourced)*" if it.get("unsourced") else "")
-             + _own(it, " *({})*"), it.get("why") or "",
+             + _own(it, " *({})*") + _theirs(it, " *(another published value: {})*"), it.get("why") or "",
              sources_short(it["sources"])) for it in items]
     return table(["item", "value", "why", "sources"], rows, md=True)
 

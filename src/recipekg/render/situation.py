@@ -103,7 +103,8 @@ def excluded_lines(excluded: list[dict], md: bool) -> list[str]:
         via = f" (from {e['property']['via']['label']})" if e["property"].get("via") else ""
         which = ", ".join(f"{x['label']} ({x['id']})" for x in group)
         whose = "its" if len(group) == 1 else "a property each has,"
-        own = f" [{origin_text(e)}, not the KB's]" if e.get("origin") else ""
+        own = ("" if not e.get("origin") else f" [ranked here for the rules of {origin_text(e)}]"
+               if e.get("ranked_for_extension") else f" [{origin_text(e)}, not the KB's]")
         line = (f"ruled out: {which} — {given} contradicts {whose} {property_text(e['property'])}{via}{own}: "
                 f"{e['why']} [{sources_short(e['sources'])}]")
         out.append(("- " if md else "") + line)
