@@ -360,5 +360,11 @@ def test_a_run_that_uses_less_than_half_its_budget_says_what_the_whole_budget_wo
     assert a["feasibility"]["meets_time_budget"] is True and "whole budget would train" in a["feasibility"]["text"]
     (note,) = [n["text"] for n in a["notes"] if "whole budget" in n["text"]]
     assert count(high) + " tokens" in note and any("whole 7 days budget" in line for line in a["summary"])
+    # 3 days: 23.7 h to 2.24 days; the law chose the tokens, and at the high MFUs half the days are
+    # idle, so the answer says what they would train (audit 13/14); tokens given, it does not
     tight = run_plan("plan where params = 1B and hardware = a100 and gpus = 8 and time = 3 days")
-    assert not any("whole budget" in n["text"] for n in tight["notes"])
+    assert any("whole budget" in n["text"] for n in tight["notes"])
+    given = run_plan("plan where params = 1B and tokens = 20B and hardware = a100 and gpus = 8 and time = 3 days")
+    assert not any("whole budget" in n["text"] for n in given["notes"])
+    full = run_plan("plan where params = 1B and hardware = a100 and gpus = 8 and time = 40 hours")
+    assert not any("whole budget" in n["text"] for n in full["notes"])

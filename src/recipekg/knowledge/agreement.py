@@ -20,6 +20,8 @@ round 13, h13 and h35).
 
 from __future__ import annotations
 
+import math
+
 from recipekg.knowledge.compiler import Index
 from recipekg.knowledge.terms import RKG
 
@@ -59,7 +61,7 @@ def _runs(ix: Index):
         if not (params and tokens and hours and peak):
             continue
         mfu = six * params * tokens / (hours * 3600 * peak)
-        if mfu > 1:
+        if 1 < mfu < math.inf:  # (figures whose product overflows are beyond the bounds validate refuses)
             yield (r, f"rkg:gpuHours ({hours:g}) imply an MFU of {mfu:.3g} ({six:g} · params · tokens over the "
                       f"hours at the hardware's dense peak): a run cannot compute faster than the peak; check the "
                       "figures against their source")
