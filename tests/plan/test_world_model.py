@@ -368,3 +368,19 @@ def test_a_run_that_uses_less_than_half_its_budget_says_what_the_whole_budget_wo
     assert not any("whole budget" in n["text"] for n in given["notes"])
     full = run_plan("plan where params = 1B and hardware = a100 and gpus = 8 and time = 40 hours")
     assert not any("whole budget" in n["text"] for n in full["notes"])
+
+
+def test_an_architecture_s_longest_input_is_the_sequence_plan_assumes(run_plan):
+    """Audit 13/17: BERT-large was planned at GPT-3's 2,048-token context, though the KB holds
+    that BERT reads at most 512 tokens (a choice property, with its sources); the property is
+    what plan assumes without seq-length, and a longer seq-length given is said to exceed it."""
+    a = run_plan("plan where params = 340M and tokens = 131B and hardware = v100 and gpus = 16 and architecture = bert")
+    seq = q(a, "seq_length")
+    assert seq["value"] == 512 and {s["id"] for s in seq["sources"]} >= {"devlin2018"}
+    assert not any("not used by plan" in n["text"] and "architecture" in n["text"] for n in a["notes"])
+    longer = run_plan("plan where params = 340M and tokens = 131B and hardware = v100 and gpus = 16 and "
+                      "architecture = bert and seq-length = 2048")
+    assert q(longer, "seq_length")["value"] == 2048
+    assert any("longer than the 512 tokens the architecture reads" in n["text"] for n in longer["warnings"])
+    plain = run_plan("plan where params = 340M and tokens = 131B and hardware = v100 and gpus = 16")
+    assert q(plain, "seq_length")["value"] == 2048

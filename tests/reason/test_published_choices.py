@@ -172,3 +172,17 @@ def test_questions_about_images_are_llava(kb):
     matches, it writes no answer). LLaVA fine-tuned on Science QA reached 92.53% (its abstract)."""
     (a,) = kb.query("recommend architecture where data = multimodal and task = question-answering and pretrained = yes")
     assert a["decision"]["pick"] == "llava"
+
+
+def test_a_diverging_transformer_gets_qk_norm_for_the_run_going_forward(kb):
+    """Audit 13/05: a dense run's loss spike got PaLM's recovery and no QK-norm, though ViT-22B's
+    divergence at about 8B parameters came from the attention logits (Dehghani et al., Section 2).
+    It ranks after the recovery, and a fine-tune (which keeps its architecture) rules it out."""
+    (a,) = kb.query("recommend fix where symptom = loss-spike and params = 30B and precision = bf16 and gpus = 512")
+    ids = [r["id"] for r in a["results"] if r["group"] == "matches"]
+    assert ids[0] == "rollback-checkpoint" and "qk-norm" in ids
+    qk = next(r for r in a["results"] if r["id"] == "qk-norm")
+    assert qk["because"][0]["id"] == "loss-divergence-qk-norm"
+    assert {s["id"] for s in qk["because"][0]["sources"]} == {"dehghani2023"}
+    (b,) = kb.query("recommend fix where symptom = loss-spike and method = full-fine-tune")
+    assert "qk-norm" in {e["id"] for e in b["excluded"]}

@@ -29,7 +29,7 @@ USED = {"params", "tokens", "flops", "gpus", "time", "hardware", "gpu-memory", "
         "epochs", "unique-tokens", "optimizer", "precision", "goal", "inference-budget", "tier", "prefer",
         "layers", "hidden", "heads", "seq-length", "micro-batch", "tensor-parallel", "pipeline-parallel", "zero",
         "recompute", "peak-flops", "tokens-per-param", "method", "lora-rank", "offload", "pretrained",
-        "kv-heads", "vocab", "active-params", "inference-tokens",
+        "kv-heads", "vocab", "active-params", "inference-tokens", "ffn-hidden", "ffn-matrices",
         "attention", "grad-precision", "kv-precision", "master-weights", "optimizer-step", "headroom", "price",
         "carbon-intensity",
         "data"}  # (data: whether the learning-rate law's architecture is trained on it, plan/beyond.py)
@@ -67,6 +67,7 @@ class Inputs(Record):
     inference_tokens: Q | None = None  # tokens to be served over the model's life (inference-aware sizing)
     price: Q | None = None             # USD per GPU-hour
     carbon_intensity: Q | None = None  # kg CO2e per kWh
+    longest_input: dict | None = None  # the architecture's longest input (a choice property: BERT's 512 tokens)
 
     @property
     def backwards(self) -> bool:
@@ -94,8 +95,22 @@ class Inputs(Record):
         """The dimensions of the query plan does not read (``architecture`` unless it names a
         model configuration)."""
         inference = self.method is not None and self.method.rsplit("/", 1)[-1] == "method-inference"
-        return sorted(d for d in self.constraints if d not in USED and not (d == "architecture" and self.model)
+        return sorted(d for d in self.constraints if d not in USED
+                      and not (d == "architecture" and (self.model or self.longest_input))
                       and not (d == "batch-size" and inference))
+
+
+def _longest_input(named: set, snap: dict) -> dict | None:
+    """The longest input the one architecture named reads (its strict ``rkg:longestInput``
+    property, or its family's: BERT's 512 positions), which a plan without seq-length assumes
+    instead of GPT-3's context (audit 13/17: BERT-large was planned at 2,048 tokens)."""
+    from recipekg.reason.properties import properties_of
+
+    if len(named) != 1:
+        return None
+    found = [snap["choice_properties"][p] for p, _ in properties_of(next(iter(named)), snap)]
+    return next((p for p in found if p.get("strict") and p.get("test") == "at-most"
+                 and (p.get("check") or {}).get("dimension") == "seq-length" and p.get("value")), None)
 
 
 def read_inputs(stmt: Plan, snap: dict) -> Inputs:
@@ -124,7 +139,8 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                     tokens_per_param=number("tokens-per-param"), method=one("method"), offload=one("offload"),
                     pretrained=one("pretrained"), model=model,
                     active_params=active, params_from_model=from_model, price=number("price"),
-                    carbon_intensity=number("carbon-intensity"), inference_tokens=number("inference-tokens"))
+                    carbon_intensity=number("carbon-intensity"), inference_tokens=number("inference-tokens"),
+                    longest_input=None if model else _longest_input(named, snap))
     for dim in BOUNDS:          # every count given is a whole number in its range, used or not
         if dim in facts and dim != "gpus":
             whole(dim, stmt, constraints, facts, snap)

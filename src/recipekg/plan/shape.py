@@ -97,7 +97,14 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
                     "better activation estimate", kb.constant("c_hidden_per_layer"))
         _published_near(ledger, params)
     seq = got.get("seq-length")
-    if seq is None:
+    longest = inputs.longest_input
+    if seq is None and longest is not None:
+        seq = Q.point(longest["value"])
+        ledger.note(f"seq-length not given: {show(seq)} tokens assumed, the longest input the architecture reads "
+                    f"({longest['label']})", longest)
+        ledger.add("seq_length", seq, label="seq-length", extra_sources=[longest], exact=True,
+                   derivation=f"not given: the longest input the architecture reads ({longest['label']})")
+    elif seq is None:
         seq = const_q(kb.constant("c_default_seq_length"))
         ledger.note(f"seq-length not given: {show(seq)} tokens assumed (GPT-3's context)",
                     kb.constant("c_default_seq_length"))
@@ -105,6 +112,10 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
                    derivation="not given: GPT-3's context assumed", exact=True)
     elif ledger.entry("seq_length") is None:  # given in the query (a configuration's is recorded already)
         ledger.add("seq_length", seq, label="seq-length", given=True, derivation="given")
+        if longest is not None and seq.high > longest["value"]:
+            ledger.note(f"seq-length = {show(seq, exact=True)} is longer than the {show(Q.point(longest['value']))} "
+                        f"tokens the architecture reads ({longest['label']}): the memory and time here are for that "
+                        "length, but the model would need longer position embeddings", longest, warn=True)
     micro, served = _micro_batch(ledger, inputs, got)
     ffn, gated, matrices = _mlp(ledger, inputs.model, hidden, got)
     return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys(),
