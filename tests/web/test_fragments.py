@@ -49,6 +49,18 @@ def test_the_other_fragments_escape_too(app):
         assert "<script>" not in piece and ESCAPED in piece
 
 
+def test_a_bundled_exclusion_an_extension_brought_says_so(app):
+    """A choice ranked only for an extension's rules and ruled out by a bundled property: the
+    page names the extension as what ranked it, not as the property's source (escaped too)."""
+    g = app.jinja_env.globals
+    with app.test_request_context("/"):
+        theirs = str(g["origin"]({"origin": {"file": EVIL, "line": 3}, "ranked_for_extension": True}))
+        own = str(g["origin"]({"origin": {"file": "t.ttl", "line": 3}}))
+    assert "ranked here for the rules of the extension" in theirs and "not the reference" not in theirs
+    assert "<script>" not in theirs and ESCAPED in theirs
+    assert "not the reference" in own
+
+
 def test_a_source_line_is_kept_per_script_root(app):
     with app.test_request_context("/"):
         top = str(app.jinja_env.globals["reason"](_reason(), "because"))

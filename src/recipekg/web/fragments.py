@@ -88,6 +88,9 @@ class Fragments:
         if not isinstance(item, Mapping) or not item.get("origin"):
             return Markup("")
         o = item["origin"]
+        if item.get("ranked_for_extension"):  # (a bundled exclusion of a choice only its rules ranked)
+            return Markup(f'<span class="origin">ranked here for the rules of the extension {_text(o, "file")}, '
+                          f'line {_text(o, "line")}</span>')
         return Markup(f'<span class="origin">from the extension {_text(o, "file")}, line {_text(o, "line")}'
                       " — not the reference</span>")
 
