@@ -22,7 +22,6 @@ a factor of 2 only::
 
 from __future__ import annotations
 
-import copy
 import math
 
 from recipekg.knowledge.derived import once
@@ -162,10 +161,11 @@ def _say(facts: dict[str, Facts], name: str, said: dict | None) -> None:
     gave was said to disagree with a DGX Spark they never named)."""
     if said is None:
         return
-    given = copy.copy(facts[name])
-    given.constraints = [c if said in c.get("implied_otherwise", ()) else
-                         {**c, "implied_otherwise": [*c.get("implied_otherwise", ()), said]} for c in given.constraints]
-    facts[name] = given
+    f = facts[name]
+    facts[name] = Facts(f.dimension, f.kind, f.values, f.excluded, f.intervals,
+                        [c if said in c.get("implied_otherwise", ()) else
+                         {**c, "implied_otherwise": [*c.get("implied_otherwise", ()), said]} for c in f.constraints],
+                        f.derived, f.all_of, f.near, f.counted)
 
 
 def _nominal_note(models: list[dict]) -> str:
