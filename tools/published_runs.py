@@ -67,6 +67,10 @@ def _quantity(answer: dict, name: str) -> dict:
     return next(q for q in answer["quantities"] if q["name"] == name)
 
 
+def _has(answer: dict, name: str) -> bool:
+    return any(q["name"] == name for q in answer["quantities"])
+
+
 def _ratio(check: str, product: float, published: float) -> dict:
     ratio = product / published
     return {"applies": True, "product": product, "published": published, "ratio": ratio,
@@ -89,7 +93,8 @@ def evaluate(run, row: dict) -> dict:
                         "ok": hours["low"] * (1 - 1e-6) <= published <= hours["high"] * (1 + 1e-6)}
         device = answer["fit"]["hardware"]
         peak = device[f"{device['peak_used']}_peak_flops_per_second"]
-        out["implied_mfu"] = flops / (peak * 3600 * published)
+        attention = _quantity(answer, "attention_flops") if _has(answer, "attention_flops") else {"value": 0.0}
+        out["implied_mfu"] = (flops + attention["value"]) / (peak * 3600 * published)   # on plan's model FLOPs
         if row["mfu"]:
             with_mfu = _quantity(run(plan_query(row, float(row["mfu"]))), "gpu_hours")["value"]
             out["mfu_hours"] = _ratio("mfu_hours", with_mfu, published)
@@ -112,8 +117,14 @@ def implied_mfu(row: dict, peak: float) -> float:
 def evaluate_energy(run, row: dict, peak: float) -> dict:
     """plan's energy and emissions at the run's own GPU-hours (its implied MFU given) against
     the published figures: ``{"energy": {...}, "co2": {...}}``, each within 5% when it applies."""
-    query = (f"plan where params = {row['params']} and tokens = {row['tokens']} and hardware = {row['hardware']} "
-             f"and mfu = {implied_mfu(row, peak) * 100:.8g}% and carbon-intensity = {row['carbon_intensity']}")
+    def statement(mfu: float) -> str:
+        return (f"plan where params = {row['params']} and tokens = {row['tokens']} and hardware = {row['hardware']} "
+                f"and mfu = {mfu * 100:.8g}% and carbon-intensity = {row['carbon_intensity']}")
+
+    # the MFU at which plan's model FLOPs (its attention's with them) take the published hours
+    first = implied_mfu(row, peak)
+    mfu = first * _quantity(run(statement(first)), "gpu_hours")["value"] / float(row["gpu_hours"])
+    query = statement(mfu)
     answer = run(query)
     out = {"query": query, "gpu_hours": _quantity(answer, "gpu_hours")["value"]}
     for check, column in (("energy", "energy_kwh"), ("co2", "co2_kg")):

@@ -55,8 +55,11 @@ def test_the_issue_example_plans_backwards(run_plan):
     assert low < value < high
     mfu = quantity(a, "mfu")
     peak = a["hardware"]["bf16_peak_flops_per_second"]
-    for f, m in ((low, mfu["low"]), (value, mfu["value"]), (high, mfu["high"])):
-        assert f == pytest.approx(64 * 2 * WEEK_HOURS * 3600 * peak * m, rel=1e-6)
+    # the model FLOPs the GPU-hours give at each end of the MFU range: the training FLOPs and the
+    # attention's at the size they train (formula:training-attention-flops)
+    for f, att, m in zip((low, value, high), ends(a, "attention_flops"), (mfu["low"], mfu["value"], mfu["high"])):
+        assert 0 < att < f / 5
+        assert f + att == pytest.approx(64 * 2 * WEEK_HOURS * 3600 * peak * m, rel=1e-6)
     for name in ("params", "tokens"):
         p_low, p_value, p_high = ends(a, name)
         assert 0 < p_low < p_value < p_high
@@ -91,7 +94,8 @@ def test_a_time_range_gives_gpu_hours_at_each_end(run_plan):
 def test_backwards_on_a_peak_given(run_plan):
     a = run_plan("plan where peak-flops = 500 TFLOPS and gpus = 8 and time = 1 week and mfu = 50%")
     assert a["backwards"]["peak"] == "given" and a["backwards"]["hardware"] is None
-    assert quantity(a, "flops")["value"] == pytest.approx(8 * WEEK_HOURS * 3600 * 500e12 * 0.5, rel=1e-6)
+    model_flops = quantity(a, "flops")["value"] + quantity(a, "attention_flops")["value"]
+    assert model_flops == pytest.approx(8 * WEEK_HOURS * 3600 * 500e12 * 0.5, rel=1e-6)
 
 
 def test_backwards_needs_a_peak(kb):
@@ -132,7 +136,7 @@ def test_llama_405b_backwards_at_its_own_mfu(run_plan, llama405):
     flops = quantity(a, "flops")
     assert flops["low"] == flops["high"]
     expected = llama405["gpu_hours"] * 3600 * a["hardware"]["bf16_peak_flops_per_second"] * llama405["mfu"]
-    assert flops["value"] == pytest.approx(expected, rel=1e-6)
+    assert flops["value"] + quantity(a, "attention_flops")["value"] == pytest.approx(expected, rel=1e-6)
     assert a["backwards"]["text"].count("the mfu given") == 1
 
 
@@ -152,7 +156,10 @@ def test_chinchilla_backwards_keeps_the_ratio_at_every_end(run_plan):
 
 def test_tokens_per_param_changes_the_split(run_plan):
     chin, mine = run_plan(ISSUE), run_plan(ISSUE + " and tokens-per-param = 100")
-    assert ends(mine, "flops") == ends(chin, "flops")       # the same compute ...
+    def model(a):       # the same compute: its attention's share differs with the size it trains
+        return [f + att for f, att in zip(ends(a, "flops"), ends(a, "attention_flops"))]
+
+    assert model(mine) == pytest.approx(model(chin), rel=1e-9)
     for p, t in zip(ends(mine, "params"), ends(mine, "tokens")):
         assert t / p == pytest.approx(100, rel=1e-6)        # ... split at 100 tokens/param
     assert quantity(mine, "params")["value"] < quantity(chin, "params")["value"]
@@ -218,7 +225,10 @@ def test_fp8_without_mfu_spans_no_gain_to_the_whole_fp8_peak(run_plan):
     assert quantity(a, "gpu_hours")["low"] == pytest.approx(quantity(bf16, "gpu_hours")["low"] / 2, rel=1e-3)
     back_bf16, back_fp8 = run_plan(ISSUE), run_plan(ISSUE + " and precision = fp8")
     assert back_fp8["backwards"]["peak"] == "fp8"
-    (b_low, _, b_high), (f_low, _, f_high) = ends(back_bf16, "flops"), ends(back_fp8, "flops")
+    def model(a):
+        return [f + att for f, att in zip(ends(a, "flops"), ends(a, "attention_flops"))]
+
+    (b_low, _, b_high), (f_low, _, f_high) = model(back_bf16), model(back_fp8)
     assert f_low == pytest.approx(b_low, rel=1e-3)          # no gain: the same compute
     assert f_high == pytest.approx(2 * b_high, rel=1e-3)    # the whole fp8 peak: twice the compute
 

@@ -77,13 +77,15 @@ def test_the_shape_from_size_is_said_and_the_8bit_optimizer_takes_two_bytes(kb):
 def test_any_gpu_by_its_peak_memory_and_the_published_mfu_range(kb):
     answer = plan(kb, "plan where params = 7B and gpus = 8 and gpu-memory = 48GB and peak-flops = 989 TFLOPS")
     flops, mfu, hours = (quantity(answer, n) for n in ("flops", "mfu", "gpu_hours"))
-    assert hours["value"] == pytest.approx(flops["value"] / (989e12 * mfu["value"] * 3600), rel=1e-6)
-    assert hours["low"] == pytest.approx(flops["value"] / (989e12 * mfu["high"] * 3600), rel=1e-6)
+    model = flops["value"] + quantity(answer, "attention_flops")["value"]      # 6ND and the attention's
+    assert hours["value"] == pytest.approx(model / (989e12 * mfu["value"] * 3600), rel=1e-6)
+    assert hours["low"] == pytest.approx(model / (989e12 * mfu["high"] * 3600), rel=1e-6)
     assert answer["fit"]["fits"] and answer["fit"]["layout"]["data_parallel"] == 8
     assert any("peak given" in n["text"] for n in answer["notes"])
     on_a100 = plan(kb, "plan where params = 7B and hardware = a100 and peak-flops = 400T")
     assert quantity(on_a100, "gpu_hours")["value"] == pytest.approx(
-        quantity(on_a100, "flops")["value"] / (400e12 * quantity(on_a100, "mfu")["value"] * 3600), rel=1e-6)
+        (quantity(on_a100, "flops")["value"] + quantity(on_a100, "attention_flops")["value"])
+        / (400e12 * quantity(on_a100, "mfu")["value"] * 3600), rel=1e-6)
 
 
 RESEARCH_ID = {"mfu-korthikanti-22b": "korthikanti-22b", "mfu-korthikanti-175b": "korthikanti-175b",

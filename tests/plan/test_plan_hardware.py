@@ -40,7 +40,9 @@ def test_plan_uses_the_devices_figures(kb, snap, name):
         assert gpu_hours["value"] is None and "no bf16 peak" in gpu_hours["missing"]
         return
     flops, mfu = quantity(answer, "flops")["value"], quantity(answer, "mfu")["value"]
-    assert gpu_hours["value"] == pytest.approx(flops / (peak * mfu * 3600), rel=1e-6)
+    attention = quantity(answer, "attention_flops")["value"]     # the model FLOPs MFU counts: 6ND and attention
+    assert 0 < attention < flops
+    assert gpu_hours["value"] == pytest.approx((flops + attention) / (peak * mfu * 3600), rel=1e-6)
     assert quantity(answer, "wall_time")["value"] == pytest.approx(gpu_hours["value"] / 8, rel=1e-6)
     assert quantity(answer, "ridge_intensity")["value"] == pytest.approx(peak / figures[RKG.bandwidthBytesPerSecond],
                                                                         rel=1e-6)

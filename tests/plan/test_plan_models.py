@@ -90,8 +90,13 @@ def test_mixtral_counts_active_params_for_flops_and_total_for_memory(run_plan, s
 def test_a_mixture_of_experts_costs_its_active_share_of_a_dense_model(run_plan):
     dense = run_plan("plan where params = 47B and tokens = 1T and hardware = h100 and gpus = 64")
     moe = run_plan("plan where params = 47B and active-params = 13B and tokens = 1T and hardware = h100 and gpus = 64")
-    for name in ("flops", "gpu_hours"):
-        assert q(moe, name)["value"] / q(dense, name)["value"] == pytest.approx(13 / 47, rel=1e-2), name
+    assert q(moe, "flops")["value"] / q(dense, "flops")["value"] == pytest.approx(13 / 47, rel=1e-2)
+    # the attention is every token's in every layer, routed or not: the time's share of it is the same
+    assert q(moe, "attention_flops")["value"] == pytest.approx(q(dense, "attention_flops")["value"], rel=1e-6)
+    model = {"moe": q(moe, "flops")["value"] + q(moe, "attention_flops")["value"],
+             "dense": q(dense, "flops")["value"] + q(dense, "attention_flops")["value"]}
+    assert q(moe, "gpu_hours")["value"] / q(dense, "gpu_hours")["value"] == pytest.approx(model["moe"] / model["dense"],
+                                                                                          rel=1e-2)
     for name in ("memory", "model_states"):
         assert q(moe, name)["value"] == q(dense, name)["value"], name
     assert moe["fit"]["layout"] == dense["fit"]["layout"]
@@ -201,3 +206,21 @@ def test_a_named_models_own_learning_rate_and_batch_stand_beside_the_laws(kb):
     assert "touvron2023llama2" in {s["id"] for s in note["sources"]}
     (b,) = kb.query("plan where model = mixtral-8x7b and hardware = h100 and gpus = 64 and tokens = 1T")
     assert not any("'s own:" in x for x in b["summary"])
+
+
+def test_a_mixture_of_experts_stores_the_activations_of_each_expert_a_token_passes_through(run_plan, snap):
+    """Mixtral routes each token through 2 of its 8 experts (audit 14/15): each keeps its gated
+    MLP's 4 tensors of 14,336 and its own copy of the token, 8.57 tensors of the expert's width
+    (formula:mlp-stored-tensors-routed), so 75 bytes per token, hidden unit and layer against a
+    dense layer's 43; the note says why."""
+    query = ("plan where model = mixtral-8x7b and method = full-fine-tune and hardware = h100 and gpus = 16 "
+             "and tokens = 1B and seq-length = 4096 and tensor-parallel = 1 and recompute = none")
+    a = run_plan(query)
+    acts = q(a, "activations")
+    per = 14 + 4 * 8 / 32 + 2 * (4 * 2 + 2 * 4096 / 14336) * 14336 / 4096
+    assert per == pytest.approx(75.0, rel=1e-3)
+    assert acts["value"] == pytest.approx(4096 * 4096 * 32 * per, rel=1e-3)
+    assert "8.571" in acts["derivation"]
+    assert "each token passes through 2 of Mixtral 8x7B's 8 experts" in notes(a)
+    dense = run_plan(query.replace("model = mixtral-8x7b", "model = mistral-7b"))
+    assert "passes through" not in notes(dense) and "2 × 4 × 14,336" in q(dense, "activations")["derivation"]

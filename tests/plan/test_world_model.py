@@ -338,7 +338,7 @@ def test_a_budget_the_mfu_range_straddles_says_the_mfu_that_meets_it(run_plan, s
     says so and names the MFU that decides it (FLOPs / (peak x GPUs x budget)), which a run at
     that MFU confirms; a budget missed at every MFU of the range stays 'misses'."""
     a = run_plan("plan where params = 3B and hardware = h100 and gpus = 8 and time = 5 days")
-    feas, mfu, flops = a["feasibility"], q(a, "mfu"), q(a, "flops")["value"]
+    feas, mfu, flops = a["feasibility"], q(a, "mfu"), q(a, "flops")["value"] + q(a, "attention_flops")["value"]
     peak = KBView(snap).peak(snap["dimensions"]["hardware"]["values"]["h100"])
     need = flops / (peak * 8 * 5 * 24 * 3600)
     assert feas["mfu_for_time"] == pytest.approx(need, rel=1e-3) and mfu["low"] < need < mfu["high"]
@@ -356,7 +356,8 @@ def test_a_run_that_uses_less_than_half_its_budget_says_what_the_whole_budget_wo
     a = run_plan("plan where params = 1B and hardware = a100 and gpus = 8 and time = 1 week")
     peak = KBView(snap).peak(snap["dimensions"]["hardware"]["values"]["a100"])
     mfu = q(a, "mfu")
-    high = 8 * 168 * 3600 * peak * mfu["high"] / (6 * 1e9)
+    flops, attention = q(a, "flops")["value"], q(a, "attention_flops")["value"]   # the model FLOPs: 6ND and attention
+    high = 8 * 168 * 3600 * peak * mfu["high"] * flops / (flops + attention) / (6 * 1e9)
     assert a["feasibility"]["meets_time_budget"] is True and "whole budget would train" in a["feasibility"]["text"]
     (note,) = [n["text"] for n in a["notes"] if "whole budget" in n["text"]]
     assert count(high) + " tokens" in note and any("whole 7 days budget" in line for line in a["summary"])

@@ -311,3 +311,25 @@ def test_the_frozen_base_is_derived_for_the_adapter_methods_only(kb):
     assert shares["lora"] == pytest.approx((5.833, 2.917), abs=1e-3)
     assert shares["qlora"] == pytest.approx((1.505, 0.7523), abs=1e-3)
     assert shares["full-fine-tune"] is shares["inference"] is shares[None] is None
+
+
+def test_a_named_language_model_means_text_unless_the_data_is_given(kb):
+    """Audit 14/10: `explain qlora where model = llama-3-8b ...` counted advice for forecasting and
+    images among its reasons, since no data was given. A named configuration states the data it
+    reads (rkg:dataModality, from its paper: 'large language models'), which the query then means;
+    data given stays as given, and a family (bert) states none."""
+    (a,) = kb.query("explain qlora where model = llama-3-8b and hardware = h100 and gpus = 1 and samples = 20k "
+                    "and pretrained = yes")
+    data = next(c for c in a["constraints"] if c["dimension"] == "data")
+    assert data["value"] == "text" and data["derived_from"] == "architecture"
+    reasons = " ".join(r["text"] for r in a["rules"] + a["family_rules"] if r["side"] == "for")
+    assert "forecasting" not in reasons and "images" not in reasons
+    assert all(m.get("data") == [KB_TEXT] for m in kb.snap["models"].values())
+    (given,) = kb.query("recommend approach where model = llama-3-8b and data = images")
+    data = [c for c in given["constraints"] if c["dimension"] == "data"]
+    assert [c.get("derived_from") for c in data] == [None]
+    (family,) = kb.query("recommend approach where architecture = bert and samples = 800")
+    assert not [c for c in family["constraints"] if c["dimension"] == "data"]
+
+
+KB_TEXT = "https://w3id.org/recipekg/id/text"

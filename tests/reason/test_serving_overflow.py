@@ -37,6 +37,26 @@ def test_a_cache_that_overflows_the_room_the_weights_leave_is_quantised(kb):
     assert a["decision"]["pick"] == "kv-cache-quantization"
 
 
+def test_an_8_bit_cache_that_still_overflows_is_not_the_pick(kb):
+    """Audit 14/07: Mixtral 8x7B on two 48 GB L40S at 32 sequences of 4,096 tokens: its 16-bit
+    weights (93.4 GB, 97% of 96 GB) fit, weights and cache do not, and with the cache in 8 bits
+    they still do not (kv-load-8bit-cache 106%): the 8-bit cache is no fix on its own (plan's
+    remedies say so), quantising the weights is (kv-load-4bit 42%). Where the 8-bit cache does
+    make room (Llama 3 70B on two A100s), it stays the pick."""
+    a = _technique(kb, "method = inference and model = mixtral-8x7b and hardware = l40s and gpus = 2 "
+                       "and batch-size = 32 and seq-length = 4k")
+    assert _constraint(a, "serving-load")["value"] <= 1 < _constraint(a, "kv-load-8bit-cache")["value"]
+    assert a["decision"]["pick"] == "weight-quantization"
+    assert "kv-cache-quantization" not in {r["id"] for r in a["results"] if r["group"] == "matches"}
+    plan_answer, = kb.query("plan where method = inference and model = mixtral-8x7b and hardware = l40s and gpus = 2 "
+                            "and batch-size = 32 and seq-length = 4k")
+    kv = next(r for r in plan_answer["recommendations"] if r["id"] == "kv-precision")
+    assert kv["enough"] is False and kv["verdict"] == "does not fit"
+    fits = _technique(kb, LLAMA_ON_TWO)
+    assert _constraint(fits, "kv-load-8bit-cache")["value"] <= 1
+    assert fits["decision"]["pick"] == "kv-cache-quantization"
+
+
 def test_a_cache_that_overflows_even_beside_4_bit_weights_is_quantised_too(kb):
     """Audit 7/08: Llama 2 13B (40 key-value heads) serving 8 sequences of 4k tokens on one
     L4: its 16-bit weights (26 GB) overflow the 24 GB, and so does its 26 GB KV cache alone.

@@ -127,6 +127,19 @@ def test_the_verdict_says_how_long_with_the_mfu_range(client, kb, q):
     assert "wall-clock" in verdict
 
 
+def test_the_verdict_says_what_attention_the_time_counts(client, kb):
+    """At 32,768 tokens the attention's FLOPs outweigh 6·N·D (formula:training-attention-flops):
+    the verdict says what it counted, the exact sequence and the share of the model FLOPs."""
+    q = ("plan where model = llama-2-7b and method = lora and tokens = 2B and seq-length = 32768 "
+         "and hardware = a100 and gpus = 8")
+    verdict = tree(page(client, q)).find("div", "plan-verdict")[0]["text"]
+    a = answer(kb, q)
+    attention, flops = quantity(a, "attention_flops")["value"], quantity(a, "flops")["value"]
+    line = verdict[verdict.index("Counted: the attention's"):]
+    assert "32,768 tokens" in line and f"{attention / (attention + flops):.0%} of the model FLOPs" in line
+    assert numbers(line)[0] == pytest.approx(float(f"{attention:.3g}") / 1e20, rel=1e-3)
+
+
 @pytest.mark.parametrize("q, head", [
     ("plan where params = 3B and hardware = h100 and gpus = 8 and time = 5 days", "May miss the time budget"),
     ("plan where params = 7B and hardware = h100 and gpus = 8 and time = 1 week", "Misses the time budget"),

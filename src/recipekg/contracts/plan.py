@@ -114,6 +114,8 @@ class PublishedRun(TypedDict):
     hardware: str
     params: float
     gpu_hours: NotRequired[float]
+    #: the attention FLOPs its GPU-hours paid for, counted in its MFU (0: the KB has not its shape)
+    attention_flops: NotRequired[float]
 
 
 class TableFigure(TypedDict):
@@ -208,6 +210,7 @@ class Backwards(TypedDict):
     peak_flops_per_second: float | None
     mfu: Range | None
     gpu_hours: Range | None
+    #: the training FLOPs (6·N·D) the budget sizes from: its model FLOPs less the attention's at that size
     flops: Range | None
 
 

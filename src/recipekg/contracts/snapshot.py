@@ -241,6 +241,9 @@ class Fact(Cited):
     hardware: NotRequired[str]
     learning_rate: NotRequired[float]
     batch_tokens: NotRequired[float]
+    layers: NotRequired[float]             #: a published run's model: its layers,
+    attention_width: NotRequired[float]    #: heads × head size,
+    seq_length: NotRequired[float]         #: and the sequence length it trained at
     superseded_by: NotRequired[list[str]]
 
 
@@ -274,6 +277,8 @@ class ModelShape(Cited):
     id: str
     label: str
     family: list[str]
+    #: The data it reads (kb:text for a language model), which a query naming it means.
+    data: list[str]
     params: float
     active_params: float | None
     #: The size it is published as (70B for Llama 3 70B's 70.55B), which size classes read.
@@ -315,6 +320,7 @@ class MfuPoint(TypedDict):
     hardware: str
     peak: float
     gpu_hours: NotRequired[float]
+    attention_flops: NotRequired[float]    #: the run's attention FLOPs, counted in its MFU (0: its shape unknown)
 
 
 class PlanIndex(TypedDict):

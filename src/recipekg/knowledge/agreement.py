@@ -26,6 +26,7 @@ from recipekg.knowledge.compiler import Index
 from recipekg.knowledge.terms import RKG
 
 _FLOPS_PER_PARAM_TOKEN = "c_flops_per_param_token"
+_ATTENTION_FLOPS = "c_mfu_attention_flops_per_layer_ctx_width"
 
 
 def disagreements(ix: Index):
@@ -49,9 +50,12 @@ def _shapes(ix: Index):
                       "the experts a layer has")
 
 
+def _constant(ix: Index, symbol: str) -> float | None:
+    return next((ix.number(c, RKG.value) for c in ix.instances(RKG.Constant) if ix.text(c, RKG.symbol) == symbol), None)
+
+
 def _runs(ix: Index):
-    six = next((ix.number(c, RKG.value) for c in ix.instances(RKG.Constant)
-                if ix.text(c, RKG.symbol) == _FLOPS_PER_PARAM_TOKEN), None)
+    six, twelve = _constant(ix, _FLOPS_PER_PARAM_TOKEN), _constant(ix, _ATTENTION_FLOPS) or 0.0
     if not six:
         return
     for r in ix.instances(RKG.PublishedRun):
@@ -60,9 +64,12 @@ def _runs(ix: Index):
         peak = hw and (_n(ix, hw, RKG.bf16PeakFlopsPerSecond) or _n(ix, hw, RKG.fp16PeakFlopsPerSecond))
         if not (params and tokens and hours and peak):
             continue
-        mfu = six * params * tokens / (hours * 3600 * peak)
+        shape = [_n(ix, r, p) for p in (RKG.layers, RKG.attentionWidth, RKG.trainingSeqLength)]
+        attention = twelve * math.prod(shape) * tokens if all(shape) else 0.0   # type: ignore[arg-type]
+        mfu = (six * params * tokens + attention) / (hours * 3600 * peak)
         if 1 < mfu < math.inf:  # (figures whose product overflows are beyond the bounds validate refuses)
-            yield (r, f"rkg:gpuHours ({hours:g}) imply an MFU of {mfu:.3g} ({six:g} · params · tokens over the "
+            counted = f"{six:g} · params · tokens" + (" and the attention's FLOPs" if attention else "")
+            yield (r, f"rkg:gpuHours ({hours:g}) imply an MFU of {mfu:.3g} ({counted} over the "
                       f"hours at the hardware's dense peak): a run cannot compute faster than the peak; check the "
                       "figures against their source")
 

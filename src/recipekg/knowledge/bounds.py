@@ -77,9 +77,12 @@ def limits_of(prop: str, own: list[Bound]) -> list[Bound]:
 
 def _whole_number(prop: str) -> str | None:
     """The whole number of plan a model figure stands for (``rkg:layers`` → ``layers``)."""
-    from recipekg.knowledge.compiler import MODEL_FIGURES
+    from recipekg.knowledge.compiler import MODEL_FIGURES, RUN_FIGURES
 
     name = next((k.replace("_", "-") for k, p in MODEL_FIGURES.items() if p == prop), None)
+    if name is None and prop == RUN_FIGURES["attention_width"]:
+        name = "hidden"      # heads × head size: a width, bounded as the hidden size is
+    name = name or next((k.replace("_", "-") for k, p in RUN_FIGURES.items() if p == prop), None)
     return name if name in WHOLE_NUMBERS else None
 
 

@@ -230,10 +230,15 @@ MODEL_FIGURES = {"layers": RKG.layers, "hidden": RKG.hiddenSize, "heads": RKG.at
                  "params": RKG.params, "active_params": RKG.activeParams, "nominal_params": RKG.nominalParams}
 
 
+#: A published run's shape, as the attention FLOPs its GPU-hours paid for read it: snapshot key -> property.
+RUN_FIGURES = {"layers": RKG.layers, "attention_width": RKG.attentionWidth, "seq_length": RKG.trainingSeqLength}
+
+
 def _models(ix: Index) -> dict:
     """Named model configurations: their figures (None where the KB has none), family and sources."""
     return {m: {"id": ix.text(m, SKOS.notation) or local_name(m), "label": ix.text(m, RDFS.label),
                 "family": ix.iris(m, SKOS.broader), **{k: ix.number(m, p) for k, p in MODEL_FIGURES.items()},
+                "data": ix.iris(m, RKG.dataModality),
                 **sources_of(ix, m), "caveat": ix.text(m, RDFS.comment)}
             for m in ix.instances(RKG.ModelConfiguration)}
 
@@ -434,7 +439,8 @@ def _facts(ix: Index) -> dict:
                     "about": ix.iris(f, RKG.appliesTo)}
         for key, prop in (("params", RKG.params), ("tokens", RKG.tokens), ("flops", RKG.flops),
                           ("gpu_hours", RKG.gpuHours), ("mfu", RKG.mfu),
-                          ("learning_rate", RKG.learningRate), ("batch_tokens", RKG.batchTokens)):
+                          ("learning_rate", RKG.learningRate), ("batch_tokens", RKG.batchTokens),
+                          *RUN_FIGURES.items()):
             if (value := ix.number(f, prop)) is not None:
                 facts[f][key] = value
         if hw := ix.one(f, RKG.onHardware):

@@ -53,6 +53,7 @@ RKG = Namespace(BASE + "ns#", """
     Strength weight rank wording
     Formula expression output usesConstant Constant symbol low high unitLabel appliesTo quantity
     Fact ComputeEstimate params tokens flops gpuHours PublishedRun onHardware mfu learningRate batchTokens supersededBy
+    attentionWidth trainingSeqLength dataModality
     bestFor memoryMultiple notes hyperparameter fixedBy cause
     Reference Section path order Paper key arxiv url venue authors originalPaper
     broaderTransitive ScoringModel unconstrainedFactor partlyCredit scoring

@@ -1,7 +1,9 @@
 """Planning backwards: from GPUs, a time and a peak (the hardware's, or ``peak-flops``) to
 the compute they give at the plan's MFU; sizing then splits it into params and tokens by the
 strategy. Both steps solve the KB's time formulas for their inputs (``wall_time = gpu_hours
-/ gpus`` for the GPU-hours, ``gpu_hours = flops / (peak × mfu × 3600)`` for the FLOPs).
+/ gpus`` for the GPU-hours, ``gpu_hours = (flops + attention_flops) / (peak × mfu × 3600)`` for
+the model FLOPs); given the strategy, the attention's share at the size the budget trains is
+left to it (:func:`recipekg.plan.attention.budget_split`), the rest is the training FLOPs.
 
     >>> from recipekg.plan.inputs import read_inputs
     >>> from recipekg.plan.kbview import KBView
@@ -9,9 +11,9 @@ strategy. Both steps solve the KB's time formulas for their inputs (``wall_time 
     >>> inputs = read_inputs(parse("plan where gpus = 64 and hardware = h100 and time = 2 weeks")[0], snap)
     >>> back = plan_backwards(ledger, inputs)
     >>> show(back.timing.gpu_hours, "GPU-hours"), show(back.flops, "FLOPs")
-    ('21,500 GPU-hours', '1.06e22–3.29e22 FLOPs')
+    ('21,500 GPU-hours', '1.35e22–3.29e22 FLOPs')
     >>> print(back.timing.backwards["text"])
-    planned backwards from 64 GPUs × 2 weeks (14 days) of NVIDIA H100 SXM (bf16 peak 989.5 TFLOP/s) at the MFU of published runs, 0.138–0.430 (0.253): 21,500 GPU-hours → 1.06e22–3.29e22 FLOPs of compute, split into params and tokens by the strategy
+    planned backwards from 64 GPUs × 2 weeks (14 days) of NVIDIA H100 SXM (bf16 peak 989.5 TFLOP/s) at the MFU of published runs, 0.176–0.430 (0.291): 21,500 GPU-hours → 1.35e22–3.29e22 FLOPs of compute, split into params and tokens by the strategy
 
 Without GPUs and a time, or with something to size from, there is nothing to plan backwards
 (None). A GPU without a peak in the KB cannot be planned backwards: a :class:`RangeError`.
@@ -36,8 +38,10 @@ class Backwards(Record):
     timing: Timing
 
 
-def plan_backwards(ledger: Ledger, inputs: Inputs) -> Backwards | None:
-    """GPU-hours from gpus × time, FLOPs from them at the peak and MFU, recorded in the ledger."""
+def plan_backwards(ledger: Ledger, inputs: Inputs, strategy=None) -> Backwards | None:
+    """GPU-hours from gpus × time, FLOPs from them at the peak and MFU, recorded in the ledger:
+    the model FLOPs the budget gives, less the attention's share at the size they train (by
+    ``strategy``, :func:`recipekg.plan.attention.budget_split`)."""
     if not inputs.backwards:
         return None
     setup = time_setup(ledger, inputs)
@@ -56,13 +60,21 @@ def plan_backwards(ledger: Ledger, inputs: Inputs) -> Backwards | None:
     ledger.add("wall_time", time, label="wall_time", given=True, derivation=inputs.given_text("time"))
     env = {**ledger.kb.constants_in(gpu_f), "gpu_hours": gpu_hours, "mfu": mfu, peak.name: Q.point(peak.value),
            **{n: Q.point(v) for n, v in CONVERSIONS.items() if n in gpu_f.parsed.names}}
-    flops = ledger.solve(gpu_f.parsed, "flops", env)
+    total = ledger.solve(gpu_f.parsed, "flops", {**env, "attention_flops": Q.point(0.0)})
+    flops, share = total, 0.0
+    if strategy is not None:
+        from recipekg.plan.attention import budget_split
+
+        flops, share = budget_split(ledger, inputs, strategy, total)
     peak_text = f"{peak.name} = {units.amount(peak.value, unit='FLOP/s')}"
     ledger.add("flops", flops, formula=gpu_f,
                extra_sources=[ledger.kb.snap["nodes"][hw]] if hw else [],
-               derivation=f"{gpu_f.data['label']}: {gpu_f.data['expression']}, solved for flops with "
-                          f"{show(gpu_hours, 'GPU-hours')}, {peak_text} and mfu = {_mfu(mfu)}: {show(flops, 'FLOPs')}")
-    text = _text(ledger, inputs, setup, gpu_hours, flops)
+               derivation=f"{gpu_f.data['label']}: {gpu_f.data['expression']}, solved for flops + attention_flops "
+                          f"with {show(gpu_hours, 'GPU-hours')}, {peak_text} and mfu = {_mfu(mfu)}: "
+                          f"{show(total, 'FLOPs')} of model FLOPs"
+                          + (f", of which the attention's at the size they train is {share:.1%} "
+                             f"(attention_flops): {show(flops, 'FLOPs')} of training FLOPs" if share else ""))
+    text = _text(ledger, inputs, setup, gpu_hours, total, (flops, share))
     about = {"text": text, "gpus": qjson(gpus), "time_hours": qjson(time),
              "hardware": ledger.kb.node_id(hw) if hw else None, "peak": peak.precision,
              "peak_flops_per_second": peak.value, "mfu": qjson(mfu), "gpu_hours": qjson(gpu_hours),
@@ -71,7 +83,7 @@ def plan_backwards(ledger: Ledger, inputs: Inputs) -> Backwards | None:
     return Backwards(flops, Timing(hw, mfu, gpu_hours, time, None, backwards=about, budget_met=True))
 
 
-def _text(ledger: Ledger, inputs: Inputs, setup: Setup, gpu_hours: Q, flops: Q) -> str:
+def _text(ledger: Ledger, inputs: Inputs, setup: Setup, gpu_hours: Q, flops: Q, split: tuple = (None, 0.0)) -> str:
     """One sentence: planned backwards, from what, at which MFU, to how much compute."""
     kb, peak = ledger.kb, setup.peak
     given = " to ".join(v.text for v in inputs.constraints["time"].values)
@@ -82,8 +94,10 @@ def _text(ledger: Ledger, inputs: Inputs, setup: Setup, gpu_hours: Q, flops: Q) 
     mfu = "the mfu given" if inputs.mfu is not None else "the MFU of published runs"
     return (f"planned backwards from {show(inputs.gpus, 'GPUs')} × {time} of {on} "
             f"({which} {units.amount(peak.value, unit='FLOP/s')}) at {mfu}, {_mfu(setup.mfu)}: "
-            f"{show(gpu_hours, 'GPU-hours')} → {show(flops, 'FLOPs')} of compute, split into params and tokens "
-            f"by the strategy")
+            f"{show(gpu_hours, 'GPU-hours')} → {show(flops, 'FLOPs')} of compute, "
+            + (f"{show(split[0], 'FLOPs')} of them training FLOPs once the attention's {split[1]:.1%} at the size "
+               f"they train is left aside, " if split[1] else "")
+            + "split into params and tokens by the strategy")
 
 
 def _mfu(mfu: Q) -> str:

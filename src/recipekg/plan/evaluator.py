@@ -179,6 +179,10 @@ class Evaluator:
     def activation_env(self, tp: int) -> dict:
         s, kb = self.shape, self.ledger.kb
         stored = kb.q("c_mlp_stored_tensors_gated" if s.gated else "c_mlp_stored_tensors_plain")
+        if s.experts_per_token is not None:     # a token's k experts each keep their tensors and a copy of it
+            stored = self._once(("routed",), "mlp-stored-tensors-routed",
+                                {"mlp_tensors_per_expert": stored, "experts_per_token": s.experts_per_token,
+                                 "hidden": s.hidden, "ffn_hidden": s.ffn_hidden})
         return {"seq_length": s.seq_length, "micro_batch": s.micro_batch, "hidden": s.hidden, "layers": s.layers,
                 "heads": s.heads, "kv_heads": s.kv_heads or s.heads, "ffn_hidden": s.ffn_hidden,
                 "mlp_stored_tensors": stored, "tensor_parallel": Q.point(tp)}

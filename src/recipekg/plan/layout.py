@@ -54,7 +54,7 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | No
     if cap is None and method.state_formula is None:
         return None
     gpus = int(round(inputs.gpus.value)) if inputs.gpus else 1
-    shape = model_shape(ledger, inputs, params)
+    shape = ledger.shape = model_shape(ledger, inputs, params)
     states, state_constants = optimizer_state_bytes(ledger, inputs)
     memo = _Evaluator(ledger, params, shape, states, method, inputs)
     if cap is None:             # no memory to fit in: the method's memory on the plan's GPUs, leanest

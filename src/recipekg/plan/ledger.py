@@ -44,6 +44,7 @@ class Ledger:
         self.kb = kb
         self.where = where  # the statement's position, for a value plan cannot compute with
         self.method: str | None = None
+        self.shape = None  # the model's shape, once a step has found it (plan.shape.Shape)
         self.quantities: list[Quantity] = []
         self.values: dict[str, Q] = {}
         self.notes: list[Note] = []

@@ -103,7 +103,7 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     if inputs.backwards and not ask and not serves:  # the steps only some plans take are imported when taken
         from recipekg.plan.backwards import plan_backwards
 
-        back = plan_backwards(ledger, inputs)
+        back = plan_backwards(ledger, inputs, strategy)
     if serves:
         serving_unused(ledger, inputs)
     if ask or serves:
@@ -127,7 +127,7 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     if serves:
         timing = Timing(inputs.hardware)
     else:
-        timing = untimed(ledger, inputs.hardware) if ask else back.timing if back else train_time(ledger, inputs, sizes)
+        timing = _timed(ledger, inputs, sizes, ask, back)
         batch_cap(ledger, (fit.json.get("layout") if fit is not None else None), timing)
         energy_and_cost(ledger, inputs, timing)
         _recomputation_note(ledger, fit, timing)
@@ -160,6 +160,20 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
         "tier": tier, "bandwidth": bw,
         "notes": ledger.notes, "warnings": ledger.warnings,
     }, unused
+
+
+def _timed(ledger: Ledger, inputs: Inputs, sizes, ask: bool, back) -> Timing:
+    """The time: none while the tokens are asked for; planning backwards, the budget's (and the
+    attention's FLOPs at the size it trains, what its model FLOPs left them); else the run's."""
+    if ask:
+        return untimed(ledger, inputs.hardware)
+    if back is None:
+        return train_time(ledger, inputs, sizes)
+    if back.timing.gpu_hours is not None:
+        from recipekg.plan.attention import attention_flops
+
+        attention_flops(ledger, inputs, sizes)
+    return back.timing
 
 
 def _reach(ledger: Ledger, more: Q) -> str:

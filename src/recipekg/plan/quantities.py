@@ -8,7 +8,7 @@ tools/gen_quantities_doc.py``) are generated from it.
     >>> QUANTITIES["memory_per_gpu"].unit, QUANTITIES["memory_per_gpu"].step
     ('bytes', 'layout_record')
     >>> [q.name for q in in_section("time")]
-    ['weights_read', 'decode_tokens_per_second', 'decode_seconds_per_token', 'prefill_seconds', 'mfu', 'gpu_hours', 'wall_time']
+    ['weights_read', 'decode_tokens_per_second', 'decode_seconds_per_token', 'prefill_seconds', 'attention_flops', 'mfu', 'gpu_hours', 'wall_time']
     >>> FIXED
     ('params', 'tokens', 'flops', 'memory', 'gpu_hours', 'wall_time')
 
@@ -136,6 +136,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     _Q("decode_seconds_per_token", "seconds", "time per decoding step, lower bound", "method_record", "time", methods=SERVING),
     _Q("prefill_seconds", "seconds", "prefill time, lower bound", "method_record", "time", methods=SERVING),
     # time
+    _Q("attention_flops", "FLOPs", "attention compute beyond 6·N·D", "attention", "time", methods=TRAINING),
     _Q("mfu", "fraction of bf16 peak", "model FLOPs utilisation", "timing", "time", units=("fraction of fp8 peak",), methods=TRAINING),
     _Q("gpu_hours", "GPU-hours", "GPU-hours", "timing", "time", fixed=True, methods=TRAINING),
     _Q("wall_time", "hours", "wall-clock training time", "timing", "time", fixed=True, methods=TRAINING),

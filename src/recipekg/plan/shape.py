@@ -60,6 +60,7 @@ class Shape(Record):
     mlp_matrices: Q | None = None       # the MLP's weight matrices: 2 (plain), 3 (gated)
     window: Q | None = None             # a sliding attention window (given, or the configuration's)
     experts: Q | None = None            # a mixture of experts' MLPs per layer (the configuration's)
+    experts_per_token: Q | None = None  # the experts each token passes through (the configuration's)
 
     def heads_divisible_by(self, tp: int) -> bool:
         """Whether ``tp`` GPUs can split the heads (any degree, for a shape from the rule of thumb)."""
@@ -121,7 +122,21 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
     return Shape(layers, hidden, heads, seq, micro, _given(inputs, ledger), not {"layers", "hidden"} <= got.keys(),
                  kv_heads=kv_heads, vocab=got.get("vocab"), ffn_hidden=ffn, gated=gated, served=served,
                  mlp_matrices=matrices, window=got.get("attention-window"),
-                 experts=Q.point(inputs.model["experts"]) if inputs.model and inputs.model.get("experts") else None)
+                 experts=Q.point(inputs.model["experts"]) if inputs.model and inputs.model.get("experts") else None,
+                 experts_per_token=_routed(ledger, inputs.model))
+
+
+def _routed(ledger: Ledger, model: dict | None) -> Q | None:
+    """The experts each token passes through, for a mixture of experts' configuration (None for
+    a dense model), said: its activations keep each expert's MLP tensors."""
+    k = model.get("experts_per_token") if model and model.get("experts") else None
+    if not k:
+        return None
+    f = ledger.kb.by_id("mlp-stored-tensors-routed")
+    ledger.note(f"mixture of experts: each token passes through {k:g} of {model['label']}'s {model['experts']:g} experts "
+                f"in every layer, so its activations keep each one's MLP tensors and its own copy of the token "
+                f"({f.data['expression']})", f.data, model)
+    return Q.point(k)
 
 
 def _published_near(ledger: Ledger, params: Q) -> None:
@@ -170,25 +185,22 @@ def _mlp(ledger: Ledger, model: dict | None, hidden: Q, got: dict) -> tuple[Q, b
     """The MLP's width, whether it is gated and its matrices: the query's (``ffn-hidden``,
     ``ffn-matrices``), else the configuration's, else GPT-3's plain MLP of two matrices, 4h wide."""
     plain = const_q(ledger.kb.constant("c_ffn_matrices_plain"))
-    if MLP.keys() & got.keys():
-        matrices = got.get("ffn-matrices") or (Q.point(model["ffn_matrices"]) if model and model.get("ffn_matrices")
-                                               else plain)
-        ffn = got.get("ffn-hidden") or (Q.point(model["ffn_hidden"]) if model and model.get("ffn_hidden")
-                                        else const_q(ledger.kb.constant("c_ffn_multiple")) * hidden)
-        for dim, q in sorted(got.items()):
-            if dim in MLP:
-                ledger.add(MLP[dim], q, label=dim, given=True, derivation="given")
-        return ffn, matrices.value > plain.value, matrices
-    if model is not None and model.get("ffn_hidden"):
-        matrices = Q.point(model["ffn_matrices"]) if model.get("ffn_matrices") else plain
-        gated = matrices.value > plain.value
-        ffn = Q.point(model["ffn_hidden"])
+    configured = model if model is not None and model.get("ffn_hidden") else None
+    matrices = got.get("ffn-matrices") or (Q.point(configured["ffn_matrices"]) if configured and
+                                           configured.get("ffn_matrices") else plain)
+    gated = matrices.value > plain.value
+    for dim, q in sorted(got.items()):
+        if dim in MLP:
+            ledger.add(MLP[dim], q, label=dim, given=True, derivation="given")
+    ffn = got.get("ffn-hidden")
+    if ffn is None and configured is not None:      # the query's, else the configuration's (recorded), else 4h
+        ffn = Q.point(configured["ffn_hidden"])
         ledger.add("ffn_hidden", ffn, label="MLP width (intermediate size)", given=True,
-                   extra_sources=[model], derivation=f"{model['label']}'s configuration: "
+                   extra_sources=[configured], derivation=f"{configured['label']}'s configuration: "
                    + ("a gated (SwiGLU) MLP of three matrices" if gated else "a plain MLP of two matrices"))
-        return ffn, gated, matrices
-    c = ledger.kb.constant("c_ffn_multiple")
-    return const_q(c) * hidden, False, plain
+    elif ffn is None:
+        ffn = const_q(ledger.kb.constant("c_ffn_multiple")) * hidden
+    return ffn, gated, matrices
 
 
 def _from_model(ledger: Ledger, model: dict | None, got: dict) -> None:

@@ -72,7 +72,8 @@ def choose_strategy(kb: KBView, facts: dict, given: Q | None = None) -> Strategy
         raise KBError("the KB has no tokens-per-parameter ratio for plan to size with")
     ranked = [r for r in rank("approach", facts, kb.snap, among=tuple(candidates)) if r["score"] > 0]
     iri = ranked[0]["iri"] if ranked else candidates[0]
-    because = ranked[0]["because"][:2] if ranked else []
+    # the reasons are the rules that hold: one waiting for a constraint not given (samples) is no reason
+    because = [b for b in ranked[0]["because"] if b.get("match") == "full"][:2] if ranked else []
     ratio = kb.constants_for(iri, "tokens-per-param")[0]
     node = kb.snap["nodes"][iri]
     why = ("; ".join(r["text"] for r in because) if because else

@@ -5,13 +5,13 @@ answer needs to be asked; then the size, the memory, the time, the energy and co
     >>> (answer,) = kb.query("plan where params = 7B and hardware = h100 and gpus = 8 and time = 1 week")
     >>> for line in answer["summary"]:
     ...     print(line)
-    misses the time budget: 20 days – 2.07 months on 8 GPUs against 7 days; 23–71 GPUs would meet it (feasibility.gpus_for_time, at the same MFU)
+    misses the time budget: 21.6–53 days on 8 GPUs against 7 days; 25–61 GPUs would meet it (feasibility.gpus_for_time, at the same MFU)
     on 8 GPUs of NVIDIA H100 SXM (80 GB each): fits with ZeRO stage 1 over 8 data-parallel GPUs, no recomputation: 48.7–50.2 GB of the 80 GB per GPU at one sequence per GPU (up to 4 fit: micro-batch = 4)
     7B parameters → 140B tokens (20 tokens/param, Chinchilla-optimal training), 5.88e21 FLOPs of training compute
     hyperparameters: peak learning rate 0.000593, batch 3.86M tokens (DeepSeek LLM's laws against the compute); published recipes nearest in size: Llama 2 7B 0.0003 with 4M tokens
     training memory: 126–140 GB in all by the reference's rule of thumb; model states 112 GB (ZeRO's count)
-    time: 3,840–11,900 GPU-hours on h100 at MFU 0.14–0.43 → 20 days – 2.07 months on 8 GPUs
-    energy: 2,956–9,181 kWh (GPU power × GPU-hours × PUE)
+    time: 4,150–10,200 GPU-hours on h100 at MFU 0.18–0.43, counting the attention's 4.8e20 FLOPs at 2,048 tokens (8% of the model FLOPs) → 21.6–53 days on 8 GPUs
+    energy: 3,197–7,828 kWh (GPU power × GPU-hours × PUE)
     compute tier: 8 GPUs for 7 days: the flowchart's tier 'Multi-GPU (4-8), 1-7 days'
 """
 
@@ -223,23 +223,34 @@ def _mfu_text(mfu: Q) -> str:
     return f"{mfu.low:.2f}–{mfu.high:.2f}" if mfu.is_range and mfu.high - mfu.low >= 0.01 else f"{mfu.value:.2f}"
 
 
+def _attention_text(ledger: Ledger) -> str:
+    """``, counting the attention's 1.03e20 FLOPs at 32,768 tokens (66% of the model FLOPs)``."""
+    attention, flops, seq = (ledger.values.get(n) for n in ("attention_flops", "flops", "seq_length"))
+    if attention is None or flops is None or seq is None or not attention.value:
+        return ""
+    share = attention.value / (attention.value + flops.value)
+    return (f", counting the attention's {show(attention, 'FLOPs')} at {show(seq)} tokens ({share:.0%} of the "
+            f"model FLOPs)")
+
+
 def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
     if t.gpu_hours is None:
         return "time: " + ledger.entry("gpu_hours")["derivation"]
     entry = ledger.entry("mfu") or {}
     mfu = _mfu_text(t.mfu) + (f" (published runs on other GPUs: too few on {ledger.kb.node_id(t.hardware)})"
                               if entry.get("same_peak") is False and t.hardware else "")
+    attention = _attention_text(ledger)
     if t.backwards:
         peak = t.backwards["peak"]
         return (f"time: {show(inputs.gpus, 'GPUs')} × {show(t.wall, 'hours')} = {show(t.gpu_hours, 'GPU-hours')} "
                 f"on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'}"
                 f"{'' if peak in ('bf16', 'given') else ' (' + peak + ' peak)'} at MFU {mfu} → "
-                f"{show(ledger.values['flops'], 'FLOPs')}")
+                f"{show(ledger.values['flops'], 'FLOPs')} of training" + attention)
     ends = [f"{show(t.gpus_needed, 'GPUs')} for the {show(inputs.time_budget, 'hours')} budget"] \
         if t.gpus_needed is not None else []
     if not (ends and inputs.gpus is None):  # (with the budget's GPUs, one GPU's years say nothing)
         ends.insert(0, f"{show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}")
     return (f"time: {show(t.gpu_hours, 'GPU-hours')} on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'} "
-            f"at MFU {mfu} → " + "; ".join(ends)
+            f"at MFU {mfu}{attention} → " + "; ".join(ends)
             + (f"; the whole {show(inputs.time_budget, 'hours')} budget would train {show(t.budget_tokens, 'tokens')}"
                if t.budget_tokens is not None else ""))

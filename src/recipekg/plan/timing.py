@@ -9,7 +9,7 @@ reference's own assumption included), the wall time on the plan's GPUs, and the 
     >>> inputs = read_inputs(parse("plan where params = 1B and hardware = a100 and time = 3 days")[0], snap)
     >>> t = train_time(ledger, inputs, size(ledger, inputs, choose_strategy(ledger.kb, inputs.facts)))
     >>> ledger.kb.node_id(t.hardware), f"{t.mfu.value:.3f}", show(t.gpu_hours, "GPU-hours"), show(t.gpus_needed)
-    ('a100', '0.322', '190–429 GPU-hours', '3–6')
+    ('a100', '0.358', '219–449 GPU-hours', '4–7')
 
 Without a bf16 peak for the hardware (the reference leaves DGX Spark's open) there is no
 time: GPU-hours and wall time are recorded as missing, with the reason.
@@ -160,12 +160,17 @@ def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
         _no_time(ledger, hw, peak.value, peak.formula, wall_f)
         return Timing(hw)
     gpu_f = peak.formula
-    gpu_hours, env = ledger.compute(gpu_f, {"flops": sizes.flops, "mfu": mfu, peak.name: Q.point(peak.value)})
+    from recipekg.plan.attention import attention_flops
+
+    attention = attention_flops(ledger, inputs, sizes)
+    gpu_hours, env = ledger.compute(gpu_f, {"flops": sizes.flops, "attention_flops": attention, "mfu": mfu,
+                                            peak.name: Q.point(peak.value)})
     extra: QuantityMore = {"hardware": kb.node_id(hw) if hw else None}
     row = sizes.table_row
     if row is not None and row.get("gpu_hours") and kb.peak(row.get("hardware")):
         on_row_hw, _ = ledger.compute(kb.formula("gpu_hours", "flops", "mfu", "bf16_peak"),
-                                      {"flops": sizes.flops, "mfu": mfu, "bf16_peak": Q.point(kb.peak(row["hardware"]))})
+                                      {"flops": sizes.flops, "attention_flops": attention, "mfu": mfu,
+                                       "bf16_peak": Q.point(kb.peak(row["hardware"]))})
         extra["table"] = {"fact": row["id"], "label": row["label"], "value": row["gpu_hours"],
                           "hardware": kb.node_id(row["hardware"]),
                           "formula_value_on_table_hardware": rounded(on_row_hw.value),
@@ -203,7 +208,10 @@ def _slack(ledger: Ledger, inputs: Inputs, sizes: Sizes, gpu_f: KBFormula, env: 
         return None
     allowed = Q.point(budget.high * inputs.gpus.value)
     rest = {k: v for k, v in env.items() if not k.startswith("__") and k not in ("flops", "gpu_hours")}
-    flops = solve(gpu_f.parsed, "flops", {**rest, "gpu_hours": allowed})
+    attention = rest.pop("attention_flops")
+    # the model FLOPs the budget gives (the attention's as a share of them: both grow with the tokens)
+    total = solve(gpu_f.parsed, "flops", {**rest, "attention_flops": Q.point(0.0), "gpu_hours": allowed})
+    flops = total and total * Q.point(sizes.flops.value / (sizes.flops.value + attention.value))
     per_token = "active_params" if inputs.active_params is not None else "params"
     flops_f = kb.formula("flops", per_token, "tokens")
     size = inputs.active_params if inputs.active_params is not None else sizes.params
@@ -217,7 +225,9 @@ def _slack(ledger: Ledger, inputs: Inputs, sizes: Sizes, gpu_f: KBFormula, env: 
     ledger.note(f"the run takes {show(wall, 'hours')} of the {show(budget, 'hours')} budget: the whole "
                 f"budget on {show(inputs.gpus, 'GPUs')} would train {show(tokens, 'tokens')} at the same MFU "
                 f"({show(Q.span(tokens.low / sizes.params.value, tokens.high / sizes.params.value), 'tokens/param')}; "
-                f"{gpu_f.data['expression']} and {flops_f.data['expression']}, solved for the FLOPs and the tokens); "
+                f"{gpu_f.data['expression']} and {flops_f.data['expression']}, solved for the FLOPs and the tokens"
+                + (f", the attention's {attention.value / (sizes.flops.value + attention.value):.0%} of the model FLOPs "
+                   f"kept" if attention.value else "") + "); "
                 f"give tokens = {units.count(tokens.low)} (for example) to plan a longer run{practice}",
                 gpu_f.data, flops_f.data, *([over] if over else []))
     return tokens
@@ -267,7 +277,9 @@ def _implied(ledger: Ledger, rows: list[dict]) -> list[float]:
     """The MFU each row of the reference's GPU-hours table implies."""
     kb = ledger.kb
     implied_f = kb.formula("mfu", "gpu_hours", "flops")
+    # the table's FLOPs are 6 · N · D alone (it gives no shape): its MFU counts no attention
     return [ledger.compute(implied_f, {"flops": Q.point(f["flops"]), "gpu_hours": Q.point(f["gpu_hours"]),
+                                       "attention_flops": Q.point(0.0),
                                        "bf16_peak": Q.point(kb.peak(f["hardware"]))})[0].value for f in rows]
 
 

@@ -15,13 +15,14 @@ total-hours MFUs. Every figure says where it comes from::
       throughput)'), ('Llama 3.1 70B', 'total GPU-hours'), ('Llama 3.1 8B', 'total GPU-hours')]
     >>> q = mfu_range(ledger, h100, Q.point(8e9), [], [])
     >>> f"{q.low:.3f}", f"{q.value:.3f}", f"{q.high:.3f}"
-    ('0.138', '0.204', '0.430')
+    ('0.176', '0.244', '0.430')
 """
 
 from __future__ import annotations
 
 from recipekg.formula.expr import Q
 from recipekg.knowledge.derived import once
+from recipekg.plan.attention import run_attention_flops
 from recipekg.plan.figures import rounded, show
 from recipekg.plan.ledger import Ledger
 
@@ -81,9 +82,12 @@ def _named_points(ledger: Ledger, exclude: tuple) -> list[tuple[str, dict]]:
             continue
         if RUN in f["types"] and f.get("gpu_hours") and f.get("tokens") and f.get("params"):
             flops, _ = ledger.compute(flops_f, {"params": Q.point(f["params"]), "tokens": Q.point(f["tokens"])})
+            attention = run_attention_flops(ledger, f)
             mfu, _ = ledger.compute(implied_f, {"flops": flops, "gpu_hours": Q.point(f["gpu_hours"]),
+                                                "attention_flops": attention,
                                                 "bf16_peak": Q.point(kb.peak(f["hardware"]))})
-            out.append((iri, _point(kb, f, mfu.value, "total GPU-hours", gpu_hours=f["gpu_hours"])))
+            out.append((iri, _point(kb, f, mfu.value, "total GPU-hours", gpu_hours=f["gpu_hours"],
+                                    attention_flops=rounded(attention.value))))
         elif "mfu" in f and f.get("params"):
             out.append((iri, _point(kb, f, f["mfu"], "steady state (stated or from throughput)")))
     return out
@@ -243,6 +247,8 @@ def _published(p: dict) -> PublishedRun:
                          "hardware": p["hardware"], "params": p["params"]}
     if "gpu_hours" in p:
         out["gpu_hours"] = p["gpu_hours"]
+    if "attention_flops" in p:
+        out["attention_flops"] = p["attention_flops"]
     return out
 
 

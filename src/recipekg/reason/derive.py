@@ -116,6 +116,7 @@ def _from_model(facts: dict[str, Facts], snap: dict) -> None:
     if arch is None or not arch.values or "params" not in snap["dimensions"]:
         return
     models = [snap["models"].get(v, {}) for v in sorted(arch.values)]
+    _data_of(facts, models, snap)
     if any(not m.get("params") for m in models):  # a family or an architecture: no one size
         return
     dim = snap["dimensions"]["params"]
@@ -132,6 +133,27 @@ def _from_model(facts: dict[str, Facts], snap: dict) -> None:
     facts["params"] = Facts("params", dim["kind"], intervals=[(v, True, v, True) for v in nominal],
                             derived="architecture", constraints=[shown],
                             counted=[(v, True, v, True) for v in counted] if nominal != counted else None)
+
+
+def _data_of(facts: dict[str, Facts], models: list[dict], snap: dict) -> None:
+    """The data a named model reads (``rkg:dataModality``: a language model reads text) is the
+    data the query means when it gives none, so that advice for images or time series does not
+    reach Llama 3 8B (audit 14/10); every model named must read it.
+
+    >>> from recipekg.reason.resolve import resolve_constraints
+    >>> facts = derive(resolve_constraints(parse("recommend x where model = llama-3-8b")[0].constraints, snap), snap)
+    >>> [snap["nodes"][v]["id"] for v in facts["data"].values], facts["data"].derived
+    (['text'], 'architecture')
+    """
+    dim = snap["dimensions"].get("data")
+    if dim is None or "data" in facts or not models or any(not m.get("data") for m in models):
+        return
+    common = set(models[0]["data"]).intersection(*(m["data"] for m in models[1:]))
+    if common:
+        ids = sorted(snap["nodes"][v]["id"] for v in common)
+        facts["data"] = Facts("data", dim["kind"], values=common, derived="architecture",
+                              constraints=[constraint_json(dim, "=", ids[0]) if len(ids) == 1
+                                           else constraint_json(dim, "in", ids)])
 
 
 def _disagrees(given: Facts, by: str, source: Facts, figures: list[float], dim: dict, snap: dict) -> dict | None:

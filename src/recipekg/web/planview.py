@@ -69,6 +69,10 @@ def _time(by_name: dict, method: str | None = None) -> dict | None:
         x = by_name.get(name)
         if x and x.get("value") is not None:
             out[name] = quantity_value(x)
+    attention, flops, seq = (by_name.get(n) for n in ("attention_flops", "flops", "seq_length"))
+    if attention and flops and seq and attention.get("value") and flops.get("value"):
+        out["attention"] = {"flops": quantity_value(attention), "seq": units.grouped(seq["value"], exact=True),
+                            "share": f"{attention['value'] / (attention['value'] + flops['value']):.0%}"}
     if mfu and mfu.get("value") is not None:
         low, high = mfu["low"], mfu["high"]
         out["mfu"] = (f"{units.ratio(low)}–{units.ratio(high)}" if low != high else units.ratio(mfu["value"]))
