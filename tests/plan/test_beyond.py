@@ -115,6 +115,7 @@ PUBLISHED = {
     "recipe-llama-7b": (1.55, 1.81), "recipe-llama2-70b": (2.12, 4.89), "recipe-llama2-7b": (1.42, 2.3),
     "recipe-opt-175b": (3.2, 6.0), "recipe-opt-6.7b": (4.81, 2.06), "recipe-pythia-12b": (4.2, 2.81),
     "recipe-pythia-160m": (1.44, 0.69), "recipe-pythia-1b": (2.75, 1.25), "recipe-pythia-410m": (2.56, 0.93),
+    "recipe-pythia-1-4b": (3.29, 1.39),
 }
 
 
