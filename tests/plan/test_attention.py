@@ -63,6 +63,18 @@ def test_the_attention_share_grows_with_the_sequence_and_a_window_caps_it(run_pl
     assert windowed[16384] == pytest.approx(windowed[4096], rel=1e-6)
 
 
+def test_the_time_line_names_the_window_that_caps_the_attention(run_plan):
+    """The attention is counted at the window, not the sequence: the summary says both (it said
+    "at 16,384 tokens" alone while counting 2,048 of them), and nothing where no window caps it."""
+    windowed = run_plan("plan where params = 3B and seq-length = 16384 and attention-window = 2048 and tokens = 10B "
+                        "and hardware = h100 and gpus = 8")
+    line = next(x for x in windowed["summary"] if x.startswith("time:"))
+    assert "at 16,384 tokens with a sliding window of 2,048" in line
+    whole = run_plan("plan where params = 3B and seq-length = 2048 and attention-window = 4096 and tokens = 10B "
+                     "and hardware = h100 and gpus = 8")
+    assert "sliding window" not in next(x for x in whole["summary"] if x.startswith("time:"))
+
+
 def test_a_plan_without_hardware_shows_the_shape_its_attention_rests_on(run_plan):
     """No layout is searched without GPUs' memory, yet the time counts the attention: the layers,
     hidden size and sequence length it was computed with are listed with where they come from."""

@@ -227,3 +227,43 @@ def test_when_even_recomputation_leaves_too_much_context_parallelism_is_strong(k
     # an ordinary sequence is far below the floor
     (short,) = kb.query(q.replace("128k", "8k"))
     assert _shown(short)["sequence-floor"]["value"][1] < 0.2
+
+
+TP = "sequence-activations-over-one-gpu-tensor-parallelism"
+
+
+def test_a_nodes_tensor_parallelism_comes_before_context_parallelism(kb, snap):
+    """Audit 14/08: tensor parallelism with sequence parallelism divides one sequence's stored
+    activations by its degree, up to the 8 GPUs of one NVLink domain; where that split fits, it is
+    the advice and context parallelism's activation rules do not hold (Llama 3's 8K stage: TP 8,
+    CP 1); where it does not (at 32K, 874% over 8 GPUs), context parallelism is."""
+    eight = _constant(snap, "c_tensor_parallel_nvlink_gpus")
+    (a,) = kb.query("recommend approach where params = 70B and method = pretrain and hardware = h100 and gpus = 256 "
+                    "and seq-length = 8k")
+    shown = _shown(a)
+    share = shown["sequence-activations"]["value"]
+    assert shown["sequence-activations-tensor-parallel"]["value"] == pytest.approx(share / eight, rel=1e-3)
+    assert TP in _rules(a, "tensor-parallelism")
+    assert CP_MODERATE not in _rules(a, "context-parallelism")
+    (few,) = kb.query("recommend approach where params = 70B and method = pretrain and hardware = h100 and gpus = 4 "
+                      "and seq-length = 8k")
+    assert _shown(few)["sequence-activations-tensor-parallel"]["value"] == pytest.approx(
+        _shown(few)["sequence-activations"]["value"] / 4, rel=1e-3)     # fewer GPUs than a node: all of them
+    (long,) = kb.query("recommend approach where params = 70B and method = pretrain and hardware = h100 and gpus = 256 "
+                       "and seq-length = 32k")
+    assert TP not in _rules(long, "tensor-parallelism") and CP_MODERATE in _rules(long, "context-parallelism")
+
+
+def test_without_the_gpus_the_split_ranges_over_every_count(kb):
+    """The GPUs are an open input of the split (rkg:openInput): not given, the share ranges from
+    the activations over 8 GPUs to over one. Above 100% at both ends, context parallelism holds
+    whatever the count; across 100%, the rules on it wait for the GPUs and say so."""
+    (long,) = kb.query("recommend approach where params = 70B and method = pretrain and hardware = h100 "
+                       "and seq-length = 32k")
+    low, high = _shown(long)["sequence-activations-tensor-parallel"]["value"]
+    assert 1.0 < low < high == pytest.approx(_shown(long)["sequence-activations"]["value"], rel=1e-3)
+    assert long["decision"]["pick"] == "context-parallelism"
+    (mid,) = kb.query("recommend approach where params = 70B and method = pretrain and hardware = h100 "
+                      "and seq-length = 8k")
+    tp = next(r for r in mid["results"] if r["id"] == "tensor-parallelism")
+    assert tp["group"] != "matches" and tp["waits_for"] == ["gpus"]

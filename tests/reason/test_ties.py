@@ -82,3 +82,23 @@ def test_long_horizon_forecasting_starts_from_patchtst(kb):
     (a,) = kb.query("recommend architecture where data = time-series and task = forecasting "
                     "and variables = multivariate and horizon = long")
     assert a["decision"]["pick"] == "patchtst"
+
+
+def test_explain_says_what_puts_an_equal_score_above_it(kb):
+    """Audit 14/09: a choice ranked below another at the same score, not tied with it, said only
+    "no change found". Now explain names the entry above and the tie-break that separates them
+    (here a family before its member); a tied choice says it is tied instead, and the first
+    choice has nothing above it."""
+    from recipekg.render.answers import render_answers
+
+    (a,) = kb.query("explain ft-transformer where data = tabular and rows = 200k")
+    (r,) = kb.query("recommend architecture where data = tabular and rows = 200k")
+    ids = [e["id"] for e in r["results"]]
+    above = r["results"][ids.index("ft-transformer") - 1]
+    assert above["score"] == next(e["score"] for e in r["results"] if e["id"] == "ft-transformer")
+    assert a["behind"]["id"] == above["id"] and "family comes before its members" in a["behind"]["by"]
+    assert f"It ranks just below {above['label']} ({above['id']}) at the same score" in render_answers([a], "text")
+    (tied,) = kb.query("explain patchtst where data = time-series and samples = 1M")
+    assert tied.get("tied_with") and "behind" not in tied
+    (first,) = kb.query("explain gradient-boosted-trees where data = tabular and rows = 200k")
+    assert first["rank"] == 1 and "behind" not in first

@@ -178,13 +178,17 @@ def test_a_decoder_lora_recipe_takes_the_row_its_learning_rate_comes_from(kb):
 
 def test_a_setting_published_for_other_sizes_is_not_transplanted(kb):
     """LLaMA's 4M-token batch was published for 6.7B-65.2B: a 1B pretraining recipe gets the
-    batch law's value (and Pythia's published ones beside it), not LLaMA's; a 13B one gets both."""
+    batch law's value (and Pythia's published ones beside it), not LLaMA's; a 13B one gets the
+    law's too, with LLaMA's setting beside it: one global batch per recipe (audit 14/21)."""
     def batch(params):
         a = _recipe(f"recipe where params = {params} and data = text and task = generation and method = pretrain", kb)
-        return [it for _, it in _items(a) if it.get("hyperparameter") == "batch-tokens"]
-    small, large = batch("1B"), batch("13B")
-    assert small and 4e6 not in [it.get("value") for it in small]
-    assert 4e6 in [it.get("value") for it in large]
+        found = [it for _, it in _items(a) if it.get("hyperparameter") in ("batch-tokens", "batch-size")]
+        assert len(found) == 1, found
+        return found[0], {alt["setting"] for alt in found[0]["alternatives"]}
+    (small, small_alts), (large, large_alts) = batch("1B"), batch("13B")
+    assert small["from"] == large["from"] == "plan"
+    assert "llama-batch-tokens" not in small_alts
+    assert "llama-batch-tokens" in large_alts
 
 
 def test_a_choice_a_property_rules_out_is_said_in_its_section(kb):
@@ -788,3 +792,64 @@ def test_a_roberta_fine_tune_takes_roberta_s_own_command(kb):
     (b,) = kb.query("recipe where data = text and task = classification and architecture = bert "
                     "and method = full-fine-tune and hardware = t4 and gpus = 1")
     assert _settings(b)["beta2"]["value"] == 0.999
+
+
+def test_a_resnet_trained_from_scratch_gets_its_papers_recipe(kb):
+    """He et al.'s Section 3.4 and PyTorch's ImageNet example state every SGD setting of a
+    ResNet's ImageNet run (audit 14/23: 15 of 15 were unsourced): the rate 0.1 at a batch of 256,
+    momentum 0.9, weight decay 1e-4, a step schedule, 90 epochs, 224-pixel crops. They hold for a
+    ResNet trained from scratch only: a fine-tune does not get them."""
+    a = _recipe("recipe where data = images and task = classification and architecture = resnet and method = pretrain "
+                "and samples = 1.2M and hardware = v100 and gpus = 8", kb)
+    by = {it.get("hyperparameter"): it for _, it in _items(a) if it.get("hyperparameter")}
+    expected = {"learning-rate": 0.1, "batch-size": 256, "momentum": 0.9, "weight-decay": 1e-4, "epochs": 90,
+                "resolution": 224, "lr-schedule": "step", "final-lr-ratio": 0.01, "warmup-steps": 0}
+    assert {k: by[k]["value"] for k in expected} == expected
+    for name in expected:
+        assert "pytorch-examples-imagenet" in {s["id"] for s in by[name]["sources"]}
+    assert {s["id"] for s in by["learning-rate"]["sources"]} >= {"he2015"}
+    fine = _recipe("recipe where data = images and task = classification and architecture = resnet "
+                   "and method = full-fine-tune and samples = 20k", kb)
+    fine_by = {it.get("hyperparameter"): it for _, it in _items(fine) if it.get("hyperparameter")}
+    assert fine_by.get("batch-size", {}).get("value") != 256
+    assert "resnet-learning-rate" not in {fine_by.get("learning-rate", {}).get("setting")}
+
+
+def test_an_item_says_the_caveat_of_the_advice_it_rests_on(kb):
+    """Audit 14/21: the embedding LayerNorm was in a 7B recipe with no word of BLOOM's finding
+    that it costs zero-shot accuracy, which recommend and explain already carried as the rule's
+    caveat. The recipe's item carries it too, and --detail shows it."""
+    from recipekg.render.answers import render_answers
+
+    a = _recipe("recipe where data = text and task = generation and method = pretrain and params = 7B "
+                "and hardware = h100 and gpus = 64", kb)
+    by = {it["value"]: it for name, it in _items(a) if name == "stability"}
+    assert "zero-shot" in by["embedding-layernorm"]["caveat"]
+    assert all("caveat" not in it or it["caveat"] for it in by.values())
+    assert f"caveat: {by['embedding-layernorm']['caveat']}" in render_answers([a], "text", detail=True)
+
+
+def test_coupled_values_from_different_runs_are_said_to_be(kb):
+    """Audit 14/24: LoRA's rank 4 and alpha 32 (its GPT-2 runs on two projections) sat beside
+    QLoRA's every-linear-layer targets, a mix no run used. The coupled hyperparameters
+    (rkg:coupledWith: alpha with rank, targets and learning rate) whose sources differ say so on
+    the value set apart; a recipe whose coupled values share a source (QLoRA's own, PEFT's 70B
+    example) says nothing."""
+    from recipekg.render.answers import render_answers
+
+    def by(text):
+        a = _recipe(text, kb)
+        return a, {it.get("hyperparameter"): it for _, it in _items(a) if it.get("hyperparameter")}
+
+    mixed, items = by("recipe where model = llama-3-8b and method = lora and hardware = rtx-4090 and gpus = 2")
+    apart = items["lora-targets"]["apart"]
+    assert set(apart["from"]) == {"lora-rank", "lora-alpha", "learning-rate"}
+    assert apart["sources"] == ["hu2021"] and not {s["id"] for s in items["lora-targets"]["sources"]} & set(apart["sources"])
+    assert all("apart" not in items[h] for h in apart["from"])
+    assert "not published with the peak learning rate, LoRA alpha and LoRA rank here" in render_answers([mixed], "text", detail=True)
+    for text in ("recipe where model = mistral-7b and method = qlora and hardware = rtx-4090 and gpus = 1",
+                 "recipe where model = llama-2-70b and method = lora and hardware = h100 and gpus = 8"):
+        _, whole = by(text)
+        assert not [h for h, it in whole.items() if it.get("apart")], text
+    _, given = by("recipe where model = llama-3-8b and method = lora and hardware = rtx-4090 and gpus = 2 and lora-rank = 16")
+    assert given["lora-rank"]["from"] == "given" and "apart" not in given["lora-rank"]

@@ -543,3 +543,12 @@ def test_the_page_says_a_tie_at_any_rank_as_the_text_does(client):
     names the choice the advice does not separate it from."""
     page = html.unescape(client.get("/?q=" + quote("explain soap where model = mixtral-8x7b")).get_data(as_text=True))
     assert "the advice does not separate it from Muon" in page
+
+
+def test_the_page_says_what_puts_an_equal_score_above_as_the_text_does(client):
+    """explain of a choice ranked below another at the same score (FT-Transformer below its
+    family's entry): the page names the entry and the tie-break, with the words of the text."""
+    q = "explain ft-transformer where data = tabular and rows = 200k"
+    page = html.unescape(client.get("/?q=" + quote(q)).get_data(as_text=True))
+    assert "It ranks just below" in page and "Neural tabular models" in page
+    assert "a family comes before its members" in page

@@ -3,7 +3,7 @@ against the constraints, and the smallest change that would rank it first.
 
     >>> from recipekg.contracts.schema import required_keys
     >>> sorted(set(ExplainAnswer.__annotations__) - required_keys(ExplainAnswer))
-    ['member_of', 'memory_saving', 'no_change_because', 'settled_by', 'shortfall', 'superseded', 'tied_with']
+    ['behind', 'member_of', 'memory_saving', 'no_change_because', 'settled_by', 'shortfall', 'superseded', 'tied_with']
 """
 
 from __future__ import annotations
@@ -71,6 +71,15 @@ class Tied(TypedDict):
     label: str
 
 
+class Behind(TypedDict):
+    """The entry ranked just above the choice with the same score, and what puts it first."""
+
+    id: str
+    label: str
+    #: The first tie-break that separates them, in words ("its properties also fit your task").
+    by: str
+
+
 class MemberOf(TypedDict):
     """The family entry the choice is ranked in."""
 
@@ -107,6 +116,9 @@ class ExplainBody(TypedDict):
     #: them (what recommend's ask would put; none when no one value does).
     settled_by: NotRequired[list[Ask]]
     no_change_because: NotRequired[str]
+    #: For a choice ranked just below another of the same score (not tied with it): that choice
+    #: and the tie-break that puts it first.
+    behind: NotRequired[Behind]
     #: The choice's memory saving checked against a memory-load over 100%.
     memory_saving: NotRequired[MemorySaving]
     #: The memory shortfall and what closes it, when the choice is a memory saving.

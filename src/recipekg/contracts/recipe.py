@@ -32,6 +32,12 @@ class Alternative(TypedDict):
     origin: NotRequired[Origin]
 
 
+#: The coupled values an item was not published with (LoRA's rank and alpha beside another run's
+#: target layers): ``from`` their hyperparameters' names, ``labels`` how the recipe names them,
+#: ``sources`` the source they share.
+Apart = TypedDict("Apart", {"from": list[str], "labels": list[str], "sources": list[str]})
+
+
 Item = TypedDict("Item", {
     "what": str,
     "value": str | float | bool | list[str] | Layout | None,
@@ -48,6 +54,10 @@ Item = TypedDict("Item", {
     "alternatives": NotRequired[list[Alternative]],
     "unsourced": NotRequired[Literal[True]],
     "origin": NotRequired[Origin],
+    # the caveat of the advice that gave the item (its price: BLOOM's embedding LayerNorm costs zero-shot accuracy)
+    "caveat": NotRequired[str],
+    # a coupled value (rkg:coupledWith) no source of the others gave: those others and their source
+    "apart": NotRequired[Apart],
 })
 Item.__doc__ = ("An item of a section: ``value`` what a program reads (an id, a number, a name, the steps "
                 "of a fix, a layout), ``text`` how a person reads it, ``why`` and its sources; ``unsourced`` "

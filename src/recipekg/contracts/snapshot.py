@@ -130,6 +130,9 @@ class Dimension(TypedDict):
     #: (``layers``: the formula computing it from ``params``) after those it needs; the reasoner
     #: takes a query's value or a named model's first.
     derived_through: list[list[str]]
+    #: Those of ``derived_from`` the query need not give (the formula's ``rkg:openInput``): not
+    #: given, they range over their dimension's values.
+    open_inputs: list[str]
     plan_only: bool
     #: A demand against a capacity (rkg:capacityShare): a threshold on it is never near.
     capacity: bool
@@ -218,6 +221,9 @@ class Formula(Cited):
     applies_to: list[str]
     #: The training methods (IRIs) the formula is for (``rkg:forMethod``); empty: any.
     for_methods: list[str]
+    #: The dimensions (by name) the formula reads over their whole range when not given
+    #: (``rkg:openInput``).
+    open_inputs: list[str]
     section: str
     caveat: str | None
     superseded_by: NotRequired[list[str]]

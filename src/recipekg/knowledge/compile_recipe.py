@@ -39,7 +39,8 @@ def compile_recipe(ix) -> dict:
                     "section": ix.text(h, RKG.recipeSection), "order": ix.number(h, RKG.order),
                     "needs_regime": sorted(ix.iris(h, RKG.needsRegime)), "applies_to": sorted(ix.iris(h, RKG.appliesTo)),
                     "definition": ix.text(h, SKOS.definition),
-                    "group": registry.get(ix.one(h, SKOS.broader), registry[h])}
+                    "group": registry.get(ix.one(h, SKOS.broader), registry[h]),
+                    "coupled_with": sorted(registry[x] for x in ix.iris(h, RKG.coupledWith) if x in registry)}
              for h, name in sorted(registry.items())}
     owners: dict[str, set] = {}
     for s in ix.spo:  # <choice> rkg:hyperparameter <constant>, or <constant> rkg:appliesTo <choice>

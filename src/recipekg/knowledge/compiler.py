@@ -412,6 +412,7 @@ def _formulas(ix: Index) -> dict:
                 **_parsed(ix.text(f, RKG.expression)),
                 "constants": ix.iris(f, RKG.usesConstant), "applies_to": ix.iris(f, RKG.appliesTo),
                 "for_methods": sorted(ix.iris(f, RKG.forMethod)),
+                "open_inputs": sorted(ix.text(d, SKOS.notation) or local_name(d) for d in ix.iris(f, RKG.openInput)),
                 "text": ix.text(f, RKG.text) or ix.text(f, RDFS.comment),
                 "section": ix.one(f, RKG.section), **sources_of(ix, f), "caveat": _caveat(ix, f)}
             for f in ix.instances(RKG.Formula)}

@@ -51,7 +51,7 @@ def compile_dimensions(ix, nodes: dict) -> dict:
             "derived_by": min(ix.iris(d, RKG.derivedBy), default=None),
             "derived_by_all": sorted(ix.iris(d, RKG.derivedBy)),
             # the model figures that formula reads through a rule of thumb (layers from params): derived_order
-            "derived_through": [],
+            "derived_through": [], "open_inputs": [],
             "problem_fact": ix.text(d, RKG.problemFact) == "true",
             "order": ix.number(d, RKG.order), "value_class": value_class,
             "unit": local_name(ix.one(d, QUDT.unit)) if ix.one(d, QUDT.unit) else None,
@@ -82,6 +82,7 @@ def derived_order(dims: dict, formulas: dict, constants: dict, configured: froze
             d["derived_by"], d["derived_by_all"] = None, []
             continue
         d["derived_from"], d["derived_through"] = inputs, [[k, v] for k, v in figures.items()]
+        d["open_inputs"] = [i for i in inputs if i in f.get("open_inputs", ())]  # (rkg:openInput)
         d["derived_by_all"] = [g for g in d.get("derived_by_all") or [d["derived_by"]]
                                if _same_inputs(formulas.get(g), inputs, figures, formulas, constants, dims, configured)]
         by_formula[name] = inputs

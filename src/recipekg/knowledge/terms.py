@@ -48,6 +48,7 @@ RKG = Namespace(BASE + "ns#", """
     derivedVia derivedFrom derivedBy defaultValue minValue maxValue planOnly capacityShare impliesValue
     DataModality Task Goal Preference InferenceBudget Availability Precision Horizon RecomputeMode
     TrainingMethod OffloadTarget OptimizerStep trainsWeights parallelLayout forMethod fixesHyperparameter fixedValue
+    openInput coupledWith
     Rule Condition recommends advisesAgainst condition strength text section contradicts
     step stepOf Procedure dimension value minInclusive maxExclusive minExclusive maxInclusive
     Strength weight rank wording

@@ -224,13 +224,17 @@ def _mfu_text(mfu: Q) -> str:
 
 
 def _attention_text(ledger: Ledger) -> str:
-    """``, counting the attention's 1.03e20 FLOPs at 32,768 tokens (66% of the model FLOPs)``."""
+    """``, counting the attention's 1.03e20 FLOPs at 32,768 tokens (66% of the model FLOPs)``; a
+    sliding window that caps what each position attends to is said beside the sequence length."""
     attention, flops, seq = (ledger.values.get(n) for n in ("attention_flops", "flops", "seq_length"))
     if attention is None or flops is None or seq is None or not attention.value:
         return ""
     share = attention.value / (attention.value + flops.value)
-    return (f", counting the attention's {show(attention, 'FLOPs')} at {show(seq)} tokens ({share:.0%} of the "
-            f"model FLOPs)")
+    window = getattr(ledger.shape, "window", None)
+    windowed = (f" with a sliding window of {show(window)}" if window is not None and window.value < seq.value
+                else "")
+    return (f", counting the attention's {show(attention, 'FLOPs')} at {show(seq)} tokens{windowed} ({share:.0%} of "
+            f"the model FLOPs)")
 
 
 def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:

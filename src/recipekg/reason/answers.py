@@ -242,10 +242,14 @@ def waits_for(reasons: list, snap: dict, facts: dict | None = None) -> list[str]
     >>> waits_for([reason], snap), waits_for([reason], snap, {"gpus": None})
     (['gpus', 'time'], ['time'])
     """
-    dims = {c["dimension"] for x in reasons if x["match"] == "partial"
-            for c in x["conditions"] if c["status"] == "not given" and c["dimension"]}
-    return sorted({d for dim in dims for d in snap["dimensions"].get(dim, {}).get("derived_from") or (dim,)
-                   if not facts or d not in facts})
+    conditions = [c for x in reasons if x["match"] == "partial" for c in x["conditions"] if c["dimension"]]
+    dims = {c["dimension"] for c in conditions if c["status"] == "not given"}
+    dimensions = snap["dimensions"]
+    # a value derived over an open input the query does not give (every number of GPUs) meets a
+    # condition partly: the rule waits for that input
+    opened = {i for c in conditions if c["status"] == "partly" for i in dimensions.get(c["dimension"], {}).get("open_inputs") or ()}
+    wanted = {d for dim in dims for d in dimensions.get(dim, {}).get("derived_from") or (dim,)} | opened
+    return sorted(wanted - set(facts or ()))
 
 
 def order_results(choices: dict[str, dict], snap: dict, most: int | None = None) -> list[tuple[dict, str]]:

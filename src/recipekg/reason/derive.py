@@ -41,7 +41,7 @@ def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
         if dim.get("derived_by"):
             if not_for_method(dim, facts, snap):
                 facts[name] = Facts(name, dim["kind"], intervals=[], derived="method")  # no value: no rule on it holds
-            elif all(i in facts for i in dim["derived_from"]):
+            elif all(i in facts or i in dim.get("open_inputs", ()) for i in dim["derived_from"]):
                 _from_formula(name, dim, facts, snap)
         elif set(dim["derived_from"]) & set(facts):
             _from_conditions(name, dim, facts, snap)
@@ -207,7 +207,8 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     """The value of a dimension a KB formula computes from others (``derived_by``: the training
     memory of a full copy of the model against one GPU's memory, from params and gpu-memory),
     as the range the formula gives over the inputs' ranges (each input's span, its constants'
-    ranges); an input without a finite positive span derives nothing, nor a formula for other
+    ranges); an input without a finite positive span derives nothing (an open input the query
+    does not give, ``rkg:openInput``, ranges over its dimension's values), nor a formula for other
     training methods than the query's (``rkg:forMethod``: the rule of thumb trains every weight),
     nor, for a query without a method, one for other methods than the default (pretraining); a
     formula for the given method counts the method among what the value comes from.
@@ -240,7 +241,10 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     method = facts.get("method")  # a formula for the given method comes from it too (its bytes per parameter)
     env, sources = {}, ["method"] if record.get("for_methods") and method is not None and not method.derived else []
     for i in dim["derived_from"]:
-        f = facts[i]
+        f = facts.get(i)
+        if f is None:  # an open input the query does not give: every value its dimension allows
+            env[i.replace("-", "_")] = Q.span(_smallest(snap["dimensions"][i]), math.inf)
+            continue
         if not _span(f):
             return
         env[i.replace("-", "_")] = Q.span(*measured(f))
@@ -259,6 +263,17 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     shown = constraint_json(dim, "=", low) if low == high else constraint_json(dim, "between", [low, high])
     facts[name] = Facts(name, dim["kind"], intervals=[(low, True, high, True)], derived=" and ".join(sources),
                         constraints=[shown])
+
+
+def _smallest(dim: dict) -> float:
+    """The smallest value an open input ranges from: its dimension's positive minimum, or 1 for
+    a count (a run has at least one GPU) and 0 otherwise.
+
+    >>> _smallest({"kind": "count", "min": 0.0}), _smallest({"kind": "ratio", "min": 0.5})
+    (1.0, 0.5)
+    """
+    low = dim.get("min") or 0.0
+    return low if low > 0 else (1.0 if dim.get("kind") == "count" else 0.0)
 
 
 def not_for_method(dim: dict, facts: dict[str, Facts], snap: dict) -> bool:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only (the query pa
     from typing import Any
 
     from recipekg.contracts.common import Property
-    from recipekg.contracts.explain import Brief, CheckedProperty, ExplainBody, ExplainRule, Verdict
+    from recipekg.contracts.explain import Behind, Brief, CheckedProperty, ExplainBody, ExplainRule, Verdict
     from recipekg.contracts.recommend import Result
 
 
@@ -106,6 +106,8 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
                 out["settled_by"] = _settling(kind, node["id"], tied, facts, entries[kind], snap, backend)
     if change.get("why"):
         out["no_change_because"] = change["why"]
+    if not change["found"] and not out.get("tied_with") and (above := behind(entry, entries[kind], snap)):
+        out["behind"] = above
     if note := saving_note(iri, facts, snap, entry.get("because", ())):
         out["memory_saving"] = note
         short = shortfall([{"id": node["id"], "label": node["label"], "iri": iri, "memory_saving": note}], facts, snap)
@@ -172,3 +174,57 @@ def _brief(r: ExplainRule) -> Brief:
     if "via" in r:
         out["via"] = r["via"]
     return out
+
+
+def behind(entry: dict, results: list, snap: dict | None = None) -> Behind | None:
+    """For a choice ranked below another of the same score in its group, that choice and what
+    puts it first (audit 14/09: Chronos second to TimesFM at 0.90 said only "no change found"):
+    the first of the ranking's tie-breaks (:func:`recipekg.reason.scoring.rank_key`) on which
+    they differ, in words; None when first, tied (``tied_with`` says so) or below on score.
+
+    >>> a = {"id": "a", "iri": "A", "label": "A", "group": "matches", "score": 0.9, "specificity": [2], "match": "full",
+    ...      "because": [{"match": "full", "strength": "strong", "conditions": [{"dimension": "data"}]}],
+    ...      "fits": ["data", "task"]}
+    >>> b = dict(a, id="b", iri="B", label="B", fits=["data"])
+    >>> behind(b, [a, b])["by"]
+    "its properties also fit your task, which B's do not"
+    """
+    rank = next((i for i, r in enumerate(results) if r is entry), None)
+    if not rank:
+        return None
+    above = results[rank - 1]
+    if above.get("group") != entry.get("group") or above.get("score") != entry.get("score"):
+        return None
+    out: Behind = {"id": above["id"], "label": above["label"], "by": _separated(above, entry, snap or {})}
+    return out
+
+
+def _separated(above: dict, me: dict, snap: dict) -> str:
+    """The first tie-break of the ranking that puts ``above`` before ``me``, in words."""
+    from recipekg.reason.answers import strength_ranks
+
+    ranks = strength_ranks(snap) if snap.get("strengths") else {}
+
+    def fits(r: dict) -> set:
+        read = {c["dimension"] for x in r["because"] if x["match"] in ("full", "general", "near")
+                for c in x.get("conditions", ())}
+        return set(r.get("fits") or ()) - read
+
+    def strongest(r: dict) -> int:
+        return max((ranks.get(x.get("strength"), 0) for x in r["because"] if x["match"] in ("full", "general")),
+                   default=0)
+
+    def depth(r: dict) -> int:
+        return len(snap.get("nodes", {}).get(r.get("iri"), {}).get("ancestors", ()))
+
+    if above.get("specificity") != me.get("specificity"):
+        return "its advice reads more of your constraints"
+    if more := sorted(fits(above) - fits(me)):
+        return f"its properties also fit your {', '.join(more)}, which {me['label']}'s do not"
+    if above.get("match") != me.get("match"):
+        return "its advice applies more fully"
+    if strongest(above) != strongest(me):
+        return "a stronger rule decides for it"
+    if depth(above) < depth(me):
+        return "it is the broader choice, and a family comes before its members"
+    return "the ranking's last tie-breaks (the support of its advice, a checklist's order, then the ids)"

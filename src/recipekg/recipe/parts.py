@@ -28,7 +28,7 @@ def _pick_item(what: str, answer: dict, kind: str) -> dict:
     runner_ups = answer["decision"]["runner_ups"]
     return item(what, pick, result["label"], reason.get("text", ""), reason.get("sources", []),
                 **{"from": f"recommend {kind}", "runner_ups": runner_ups},
-                **(_origin(result, reason) or _excluded_by(answer)))
+                **(_origin(result, reason) or _excluded_by(answer)), **_caveat(reason))
 
 
 def _origin(result: dict, reason: dict) -> dict:
@@ -62,8 +62,14 @@ def _ranked(ctx, kind: str, section: str, snap: dict) -> list[dict]:
             continue
         reason = r["because"][0] if r["because"] else {"text": "", "sources": []}
         out.append(item(r["label"], r["id"], r["label"], reason["text"], reason["sources"],
-                        **{"from": f"recommend {kind}"}, **_origin(r, reason)))
+                        **{"from": f"recommend {kind}"}, **_origin(r, reason), **_caveat(reason)))
     return out
+
+
+def _caveat(reason: dict) -> dict:
+    """``{"caveat": ...}`` when the advice an item rests on carries one (its price), so the
+    recipe says it where recommend and explain do."""
+    return {"caveat": reason["caveat"]} if reason.get("caveat") else {}
 
 
 def holds(choice: str, ctx, snap: dict) -> bool:

@@ -40,7 +40,38 @@ def sections(ctx, plan: PlanBody | None, snap: dict) -> list[Section]:
         if name in ("optimizer", "hyperparameters", "stability") and ctx.trains:
             items += setting_items(name, groups, settings, ctx, plan, snap)
         out.append({"name": name, "items": items})
+    set_apart(out, snap)
     return out
+
+
+def set_apart(sections: list[Section], snap: dict) -> None:
+    """Mark the values of coupled hyperparameters (``rkg:coupledWith``: LoRA's alpha with its
+    rank, target layers and learning rate) that no source of the others gave (audit 14/24: rank 4
+    and alpha 32 from LoRA's runs on two projections, on QLoRA's every linear layer): each such
+    item gets ``apart``, the coupled values it was not published with and their shared source.
+    The user's own values are theirs to couple.
+
+    >>> items = [{"hyperparameter": h, "text": t, "what": h, "sources": [{"id": src}]}
+    ...          for h, t, src in (("lora-alpha", "32", "hu"), ("lora-rank", "4", "hu"), ("lora-targets", "all", "qlora"))]
+    >>> set_apart([{"name": "hyperparameters", "items": items}], snap)
+    >>> items[2]["apart"], "apart" in items[0]
+    ({'from': ['lora-alpha', 'lora-rank'], 'labels': ['LoRA alpha', 'LoRA rank'], 'sources': ['hu']}, False)
+    """
+    items = {it["hyperparameter"]: it for s in sections for it in s["items"]
+             if it.get("hyperparameter") and not it.get("unsourced") and it.get("from") != "given" and it["sources"]}
+    for name, h in snap["hyperparameters"].items():
+        members = [items[m] for m in [name, *h.get("coupled_with", ())] if m in items]
+        if len(members) < 2:
+            continue
+        ids = [{src["id"] for src in it["sources"]} for it in members]
+        shared = max(sorted(set().union(*ids)), key=lambda i: sum(i in x for x in ids))
+        if all(shared in x for x in ids):
+            continue
+        with_it = sorted(it["hyperparameter"] for it, x in zip(members, ids) if shared in x)
+        labels = [snap["hyperparameters"][m]["label"] for m in with_it]
+        for it, x in zip(members, ids):
+            if shared not in x:
+                it["apart"] = {"from": with_it, "labels": labels, "sources": [shared]}
 
 
 def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, snap: dict) -> list[Item]:
@@ -59,12 +90,58 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
         if given := [i for n in members if (i := given_item(n, found, ctx.facts, snap)) is not None]:
             found = given   # the user's own value, the KB's beside it
         if found:
-            out.extend(sorted(found, key=lambda i: (i.get("from") != "plan", i["what"])))
+            out.append(one_value(found))
         else:
             missing = unsourced(hyper[group]["label"], _no_setting(group, ctx, snap))
             missing["hyperparameter"] = group
             out.append(missing)
     return out
+
+
+#: Which of a group's values leads the recipe: the user's, the named model's own published
+#: recipe, plan's law (fitted with the other hyperparameters of its budget), then a setting.
+_LEAD = {"given": 0, "published recipe": 1, "plan": 2}
+
+
+def one_value(found: list[Item]) -> Item:
+    """One item for a group of hyperparameters, whatever gave it values: the leading one
+    (:data:`_LEAD`), the others and their alternatives beside it as its alternatives. A recipe
+    has one global batch: DeepSeek LLM's law's 9.2M tokens and LLaMA's 4M were two items, and the
+    configuration's steps read one while the text showed both (audit 14/21).
+
+    >>> law = {"what": "global batch in tokens (law)", "value": 9.2e6, "text": "9.2M", "from": "plan", "sources": [],
+    ...        "alternatives": [{"value": 4e6, "text": "4M (Llama 2 7B)", "setting": "recipe-llama2-7b", "sources": []}]}
+    >>> llama = {"what": "global batch in tokens", "value": 4e6, "text": "4M", "setting": "llama-batch-tokens",
+    ...          "sources": [], "alternatives": []}
+    >>> lead = one_value([llama, law])
+    >>> lead["value"], [a["setting"] for a in lead["alternatives"]]
+    (9200000.0, ['recipe-llama2-7b', 'llama-batch-tokens'])
+    """
+    lead, *rest = sorted(found, key=lambda i: (_LEAD.get(i.get("from") or "", 3), i["what"]))
+    if not rest:
+        return lead
+    alternatives = list(lead.get("alternatives") or ())
+    seen = {a.get("setting") for a in alternatives} | {lead.get("setting") or lead.get("from")}
+    for i in rest:
+        key, value = i.get("setting") or i.get("from") or "", i.get("value")
+        if isinstance(value, (int, float, str)) and key not in seen:
+            seen.add(key)
+            alternatives.append({"value": value, "text": f"{i['text']} ({_whose(i)})", "setting": key,
+                                 "sources": i["sources"], **origin_json(i)})
+        for a in i.get("alternatives") or ():
+            if a.get("setting") not in seen:
+                seen.add(a.get("setting"))
+                alternatives.append(a)
+    return {**lead, "alternatives": alternatives}
+
+
+def _whose(i: Item) -> str:
+    """What gave an item its value, for its line among alternatives: a setting's owner
+    ("a setting of Decoder-only transformer"), else what the item is."""
+    why = i.get("why") or ""
+    if i.get("setting") and why.endswith(")") and " (a setting of " in why:
+        return why.rsplit(" (", 1)[1][:-1]
+    return i["what"]
 
 
 def given_item(name: str, found: list[Item], facts: dict, snap: dict) -> Item | None:

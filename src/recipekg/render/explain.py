@@ -88,6 +88,8 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
         out += [f"    {q['text']}" for q in a.get("settled_by", ())]
     else:
         out.append("\nNo change of constraints found that ranks it first.")
+    if above := a.get("behind"):
+        out.append(f"It ranks just below {above['label']} ({above['id']}) at the same score: {above['by']}.")
     return "\n".join(out)
 
 

@@ -63,8 +63,21 @@ def _section_brief(items: list[dict]) -> list[str]:
     return out
 
 
+def apart_text(apart: dict) -> str:
+    """What an item's coupled values say of it: not published with them.
+
+    >>> apart_text({"from": ["lora-alpha", "lora-rank"], "labels": ["LoRA alpha", "LoRA rank"], "sources": ["hu2021"]})
+    'not published with the LoRA alpha and LoRA rank here (those come from hu2021): no one run set these together'
+    """
+    names = apart["labels"]
+    named = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+    return (f"not published with the {named} here (those come from {', '.join(apart['sources'])}): "
+            "no one run set these together")
+
+
 def _item_brief(it: dict) -> list[str]:
-    flag = "  [unsourced]" if it.get("unsourced") else "  [give more]" if it.get("needs") else ""
+    flag = ("  [unsourced]" if it.get("unsourced") else "  [give more]" if it.get("needs")
+            else "  [not published with the others: --detail]" if it.get("apart") else "")
     ids = ", ".join(dict.fromkeys(s["id"] for s in it["sources"]))
     n = len(it.get("alternatives") or ())
     also = f" ({n} more published value{'s' * (n > 1)}{_theirs(it, ', one from {}')}: --detail)" if n else ""
@@ -88,6 +101,10 @@ def _item_text(it: dict) -> list[str]:
     lines = [f"  {it['what']}: {it['text']}{flag}{_own(it, '  [{}]')}"]
     if it.get("why"):
         lines.append(f"      {it['why']}")
+    if it.get("caveat"):
+        lines.append(f"      caveat: {it['caveat']}")
+    if it.get("apart"):
+        lines.append(f"      {apart_text(it['apart'])}")
     if it.get("alternatives"):
         lines.append("      also published: " + "; ".join(f"{x['text']} [{sources_short(x['sources'])}]{_own(x, ' ({})')}"
                                                       for x in it["alternatives"]))
@@ -108,7 +125,9 @@ def _theirs(it: dict, form: str) -> str:
 
 def _items_md(items: list[dict]) -> list[str]:
     rows = [(it["what"], it["text"] + (" *(unsourced)*" if it.get("unsourced") else "")
-             + _own(it, " *({})*") + _theirs(it, " *(another published value: {})*"), it.get("why") or "",
+             + _own(it, " *({})*") + _theirs(it, " *(another published value: {})*"),
+             (it.get("why") or "") + (f" *Caveat: {it['caveat']}*" if it.get("caveat") else "")
+             + (f" *({apart_text(it['apart'])})*" if it.get("apart") else ""),
              sources_short(it["sources"])) for it in items]
     return table(["item", "value", "why", "sources"], rows, md=True)
 

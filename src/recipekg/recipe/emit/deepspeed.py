@@ -64,7 +64,8 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     clip = clip_norm(answer, notes)
     if clip is not None:
         config["gradient_clipping"] = clip
-    config.update(_optimizer(answer, ctx, notes))
+    per_step = config["train_micro_batch_size_per_gpu"] * config["gradient_accumulation_steps"] * layout["data_parallel"]
+    config.update(_optimizer(answer, ctx, notes, per_step))
     return config, notes
 
 
@@ -144,7 +145,7 @@ def clip_norm(answer: dict, notes: list[str]) -> float | None:
     return clip
 
 
-def _optimizer(answer: dict, ctx: dict, notes: list[str]) -> dict:
+def _optimizer(answer: dict, ctx: dict, notes: list[str], per_step: int) -> dict:
     if ctx["optimizer"] not in ("adamw", "adam"):
         notes.append(f"optimizer {ctx['optimizer']}: left to the training script (the config names AdamW only)")
         return {}
@@ -160,13 +161,13 @@ def _optimizer(answer: dict, ctx: dict, notes: list[str]) -> dict:
         if (v := setting(answer, name)) is not None:
             params[key] = v
     out = {"optimizer": {"type": "AdamW", "params": params}}
-    scheduler = _scheduler(answer, lr, notes)
+    scheduler = _scheduler(answer, lr, notes, per_step)
     if scheduler:
         out["scheduler"] = scheduler
     return out
 
 
-def _scheduler(answer: dict, lr: float, notes: list[str]) -> dict | None:
+def _scheduler(answer: dict, lr: float, notes: list[str], per_step: int) -> dict | None:
     kind, warmup = setting(answer, "lr-schedule"), setting(answer, "warmup-steps")
     scheduler = named("deepspeed", "lr-schedule", kind)
     if scheduler is None or warmup is None:
@@ -174,11 +175,13 @@ def _scheduler(answer: dict, lr: float, notes: list[str]) -> dict | None:
         return None
     params = {"warmup_num_steps": int(warmup)}
     if kind != "constant":
-        steps = total_steps(answer)
+        steps = total_steps(answer, per_step)
         if steps is None:
             notes.append("no total number of steps (tokens over the batch): the scheduler is left out")
             return None
         params["total_num_steps"] = steps
+        notes.append(f"total_num_steps {steps:,}: plan's tokens over the configured global batch of {per_step:,} "
+                     "sequences")
     if kind == "cosine":
         final = setting(answer, "final-lr-ratio")
         if final is not None:
@@ -189,14 +192,18 @@ def _scheduler(answer: dict, lr: float, notes: list[str]) -> dict | None:
     return {"type": scheduler, "params": params}
 
 
-def total_steps(answer: dict) -> int | None:
-    """Optimizer steps of the run: plan's tokens over the recipe's batch in tokens (or its batch
-    in sequences of plan's sequence length)."""
-    tokens, batch = _plan_value(answer, "tokens"), setting(answer, "batch-tokens")
-    if batch is None and (examples := setting(answer, "batch-size")) is not None:
-        seq = _plan_value(answer, "seq_length")
-        batch = examples * seq if seq else None
-    return math.ceil(tokens / batch) if tokens and batch else None
+def total_steps(answer: dict, sequences: int) -> int | None:
+    """Optimizer steps of the run: plan's tokens over the global batch the configuration runs
+    (``sequences`` per step of plan's sequence length), so the schedule ends where the run does
+    even when the recipe's batch was rounded to whole accumulation steps (2,300.67 sequences of
+    the DeepSeek law run as 2,048: 238,419 steps for 2T tokens, not the law's 217,328).
+
+    >>> answer = {"plan": {"quantities": [{"name": "tokens", "value": 2e12}, {"name": "seq_length", "value": 4096}]}}
+    >>> total_steps(answer, 2048)
+    238419
+    """
+    tokens, seq = _plan_value(answer, "tokens"), _plan_value(answer, "seq_length")
+    return math.ceil(tokens / (sequences * seq)) if tokens and seq and sequences else None
 
 
 def _plan_value(answer: dict, name: str):
