@@ -245,7 +245,7 @@ def single_section(rows: list[dict], results: list[dict]) -> list[str]:
            "Published LoRA and QLoRA fine-tunes on one GPU (`tests/data/published_single_gpu_adapter_runs.json`), "
            "beside plan asked about the same model, GPU, sequence length, micro-batch, rank and full recomputation. "
            "Published figures are peak memory in GiB; plan's in GB (1e9 bytes) and as a share of the published peak.",
-           "", *_peak_table(rows, results)]
+           "", *_peak_table(rows, results), *throughput_table(rows, results)]
     out += _stated(rows)
     out += ["", "Read together: both fit the 24 GB GPU by plan as by torchtune, the 16-bit LoRA with its base at "
             "two thirds of the card, which is the share `rule:memory-over-lora-base-fits` takes as the bound under "
@@ -254,6 +254,39 @@ def single_section(rows: list[dict], results: list[dict]) -> list[str]:
             "torchtune's chunked loss never holds at once, and 0.5–2 GB for the CUDA context, which a peak "
             "read from PyTorch's caching allocator does not hold. plan adapts only the query and value "
             "projections at the rank given, where torchtune's config adapts the MLP too: tens of MB either way.", ""]
+    return out
+
+
+#: The tokens a published run's throughput is timed over (any number: plan's rate does not depend on it).
+TIMED_TOKENS = 1e8
+
+
+def evaluate_throughput(run, row: dict) -> dict | None:
+    """plan's tokens per second for a published run with a measured throughput: the tokens over
+    its GPU-hours, the slow end from its long time; where the published figure falls."""
+    if not row.get("tokens_per_second"):
+        return None
+    (answer,) = [run(f"{row['query']} and tokens = {TIMED_TOKENS:g}")]
+    hours = next(x for x in answer["quantities"] if x["name"] == "gpu_hours")
+    slow, fast = TIMED_TOKENS / (hours["high"] * 3600), TIMED_TOKENS / (hours["low"] * 3600)
+    published = row["tokens_per_second"]
+    where = "inside" if slow <= published <= fast else "above" if published > fast else "below"
+    return {"slow": slow, "fast": fast, "where": where}
+
+
+def throughput_table(rows: list[dict], results: list[dict]) -> list[str]:
+    """Published tokens per second beside plan's range for the same run, and why they differ."""
+    timed = [(row, res) for row, res in zip(rows, results) if res.get("throughput")]
+    if not timed:
+        return []
+    out = ["", "Throughput: the published tokens per second beside plan's range for the same run (the tokens "
+           "over plan's GPU-hours at the MFU of published runs):", "",
+           "| run | published tokens/s | plan's tokens/s | published / plan's fast end | where | why |",
+           "|---|---|---|---|---|---|"]
+    for row, res in timed:
+        t = res["throughput"]
+        out.append(f"| {row['id']} | {row['tokens_per_second']:,} | {t['slow']:,.0f}–{t['fast']:,.0f} | "
+                   f"{row['tokens_per_second'] / t['fast']:.2f} | {t['where']} | {row['throughput_why']} |")
     return out
 
 
@@ -289,7 +322,8 @@ def compute(kb):
             llm, [world_checks.evaluate_llm(run, r) for r in llm],
             adapter_rows(), [evaluate_adapter(run, r) for r in adapter_rows()],
             full_rows(), [evaluate_adapter(run, r) for r in full_rows()],
-            single_rows(), [evaluate_adapter(run, r) for r in single_rows()])
+            single_rows(), [dict(evaluate_adapter(run, r), throughput=evaluate_throughput(run, r))
+                            for r in single_rows()])
 
 
 def main() -> int:
