@@ -83,3 +83,23 @@ def test_a_rule_for_the_choice_on_a_derived_share_is_met_by_the_smallest_knob_ch
     (ckpt,) = kb.query(MEMORY[4])
     sizes = [c["value"] for w in ckpt["would_rank_first_if"] for c in w["changes"] if c["dimension"] == "params"]
     assert sizes and all(30e9 <= v <= 40e9 for v in sizes), sizes
+
+
+@pytest.mark.parametrize("query", [
+    # data = audio is implied by the task: a change to data = text would change the problem
+    "explain lora where task = speech-recognition and architecture = whisper and samples = 2000 and hardware = t4 "
+    "and gpus = 1 and pretrained = yes",
+    "explain lora where task = speech-recognition and samples = 500",
+    "explain vit where task = speech-recognition and samples = 50k",
+])
+def test_a_change_never_contradicts_a_fact_of_the_problem_the_query_implies(kb, snap, query):
+    """Facts of the problem (data, task, symptom, ...) are never changed, whether the user stated
+    them or the query implies them (audit 15/09 proposed data = text for a speech task)."""
+    (a,) = kb.query(query)
+    implied = {c["dimension"]: c["value"] for c in a["constraints"]
+               if snap["dimensions"].get(c["dimension"], {}).get("problem_fact")}
+    assert implied.get("data") == "audio"
+    for w in a["would_rank_first_if"]:
+        for c in w["changes"]:
+            if c["dimension"] in implied:
+                assert c["value"] == implied[c["dimension"]], (w["query"], c)

@@ -172,3 +172,37 @@ def test_a_saving_advised_because_one_sequence_does_not_fit_is_never_called_unne
     (e,) = kb.query("explain gradient-checkpointing where method = pretrain and params = 7B and hardware = h100 "
                     "and gpus = 256 and seq-length = 32k and precision = bf16")
     assert "memory_saving" not in e, "explain says what recommend says"
+
+
+def test_an_answer_that_saves_no_memory_still_says_the_run_does_not_fit_and_what_would(kb, snap):
+    """A full fine-tune over all its GPUs' memory gets the shortfall whatever the kind asked: an
+    approach answer whose pick saves no memory (tensor parallelism for a long sequence) does not
+    read as the fix (audit 14's 70B fine-tune on 16 A100s at 16K picked tensor parallelism alone).
+    explain says the same of any choice."""
+    q = "model = llama-3-70b and method = full-fine-tune and hardware = a100 and gpus = 16 and seq-length = 16k"
+    (a,) = kb.query(f"recommend approach where {q}")
+    load = next(c for c in a["constraints"] if c["dimension"] == "memory-load")["value"]
+    assert load[0] < 1 < load[1]            # 18-20 bytes/param of 70.55B against 16 x 80 GB
+    assert not [r for r in a["results"] if "memory_saving" in r]
+    short = a["shortfall"]
+    assert short["enough_alone"] == [] and short["together"] is None
+    assert "does not fit all 16 GPUs even sharded evenly over them (it may at the low end" in short["text"]
+    fixes = {f["id"]: f for f in short["closes"]}
+    total = _const(snap, "c_training_bytes_per_param")
+    assert fixes["fsdp"]["gpus_needed"]["high"] == math.ceil(total.high * 70.55e9 / 80e9)
+    (e,) = kb.query(f"explain tensor-parallelism where {q}")
+    assert e["shortfall"] == short
+
+
+@pytest.mark.parametrize("query", [
+    # no method given: the rule of thumb is pretraining's, and the pick (LoRA) trains less
+    "recommend approach where params = 1B and hardware = t4 and gpus = 1 and time = 1 day",
+    # a method whose memory the rule of thumb does not count
+    "recommend approach where params = 70B and method = lora and hardware = a100 and gpus = 1",
+    # a full fine-tune that fits
+    "recommend approach where params = 7B and method = full-fine-tune and hardware = a100 and gpus = 8",
+])
+def test_no_shortfall_where_the_method_is_not_given_or_the_run_fits(kb, query):
+    (a,) = kb.query(query)
+    assert "shortfall" not in a
+

@@ -72,3 +72,18 @@ def test_no_shortfall_no_line(kb):
     assert "memory shortfall" not in _cli("query", query, "--detail")
     page = create_app(kb).test_client().get("/", query_string={"q": query}).get_data(as_text=True)
     assert '<p class="shortfall">' not in page and 'class="note memory-saving"' not in page
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_the_shortfall_of_an_answer_that_saves_no_memory_is_said_with_or_without_a_pick(fmt):
+    """An approach answer over all its GPUs' memory (no memory saving among its results) says the
+    shortfall: under the pick, and under "no pick" when every choice decided is advised against;
+    explain of a choice that saves nothing says it too."""
+    run = "model = llama-3-70b and method = full-fine-tune and hardware = a100"
+    for where, pick in ((f"{run} and gpus = 8", False), (f"{run} and gpus = 16 and seq-length = 16k", True)):
+        out = _cli("query", f"recommend approach where {where}", "--format", fmt)
+        assert ("no pick" not in out) is pick
+        line = next(x for x in out.splitlines() if "memory shortfall" in x.lower())
+        assert "nothing advised here saves memory" in line and "What would: shard the training state (FSDP)" in line
+    out = _cli("query", f"explain tensor-parallelism where {run} and gpus = 8", "--format", fmt)
+    assert "does not fit all 8 GPUs even sharded evenly over them" in out

@@ -53,7 +53,7 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
         if any(m is None for m in merged.values()):
             continue  # the rule needs what the choice's property rules out
         changes = {**changes, **merged}
-        facts_changed = sorted(n for n in changes if n in given and snap["dimensions"].get(n, {}).get("problem_fact"))
+        facts_changed = sorted(n for n in changes if _changes_problem(n, changes[n], facts, given, snap))
         if facts_changed:
             blocked.update(c["label"] for c in map(snap["conditions"].get, rule["conditions"])
                            if c and c["dimension"] in facts_changed)
@@ -84,6 +84,18 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
         out["why"] = (f"the rules for it need what the named {' and '.join(sorted({pinned_by(pinned, d) for d in pinned}))} "
                       f"fixes otherwise ({', '.join(sorted(fixed))}); name another to try them")
     return out
+
+
+def _changes_problem(name: str, change: Facts, facts: dict, given: dict, snap: dict) -> bool:
+    """Whether ``change`` would change a fact of the problem: one the user stated, or one the
+    query implies (``data = audio`` from ``task = speech-recognition``), which a change could
+    only contradict (audit 15/09: ``data = text`` for a speech task)."""
+    if not snap["dimensions"].get(name, {}).get("problem_fact") or name not in facts:
+        return False
+    if name in given:
+        return True
+    had = facts[name].values
+    return bool(had) and not (change.values and change.values <= had)
 
 
 def _candidates(iri: str, facts: dict, given: dict, pinned: dict, fixes: dict | None, fixed: set, snap: dict):

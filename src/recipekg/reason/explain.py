@@ -108,11 +108,12 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
         out["no_change_because"] = change["why"]
     if not change["found"] and not out.get("tied_with") and (above := behind(entry, entries[kind], snap)):
         out["behind"] = above
-    if note := saving_note(iri, facts, snap, entry.get("because", ())):
+    note = saving_note(iri, facts, snap, entry.get("because", ()))
+    if note:
         out["memory_saving"] = note
-        short = shortfall([{"id": node["id"], "label": node["label"], "iri": iri, "memory_saving": note}], facts, snap)
-        if short:
-            out["shortfall"] = short
+    noted = [{"id": node["id"], "label": node["label"], "iri": iri, "memory_saving": note}] if note else []
+    if short := shortfall(noted, facts, snap):
+        out["shortfall"] = short
     return out
 
 

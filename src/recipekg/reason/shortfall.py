@@ -182,9 +182,12 @@ def shortfall(entries: list[dict], facts: dict, snap: dict) -> Shortfall | None:
     noted = [e for e in entries if e.get("memory_saving") and e.get("group", "matches") == "matches"
              and e.get("score", 1) > 0]  # the savings advised
     load = load_of(facts)
-    if not noted or load is None:
+    if load is None:
         return None
     kb = view(snap)
+    if not noted:  # (the run's method given: without one, the rule of thumb is pretraining's, which a fine-tune may not be)
+        method = facts.get("method")
+        return _unsaved(kb, facts, load) if method is not None and method.values and not method.derived else None
     alone = [e["id"] for e in noted if e["memory_saving"]["enough"]]
     parts = ", ".join(f"{e['label']} {share(_q(e['memory_saving']['memory_load_after']))}" for e in noted)
     text = (f"the run needs about {share(load)} of the GPUs' memory (the rule of thumb's "
@@ -203,6 +206,25 @@ def shortfall(entries: list[dict], facts: dict, snap: dict) -> Shortfall | None:
     if closes:
         text += ". What would: " + "; ".join(c["text"] for c in closes)
     return {"memory_load": _range(load), "enough_alone": alone, "together": qjson(together), "text": text, "closes": closes}
+
+
+def _unsaved(kb: KBView, facts: dict, load: Q) -> Shortfall:
+    """The shortfall of a run over all its GPUs' memory when the answer advises no memory
+    saving (an approach, a technique): the answer's pick does not make the run fit, so it
+    says so and what would (audit 14's 70B fine-tune on 16 GPUs, whose pick was tensor
+    parallelism alone)."""
+    gpus = facts.get("gpus")
+    count = Q.span(*measured(gpus)) if gpus and gpus.intervals else None
+    where = ("one GPU" if count is not None and count.high == 1 else
+             f"{'the GPUs' if count is None else f'all {show(count)} GPUs'} even sharded evenly over them")
+    text = (f"the run needs about {share(load)} of the GPUs' memory (the rule of thumb's "
+            f"{show(kb.q('c_training_bytes_per_param'), 'bytes/param')}): its training state does not fit {where}"
+            f"{'' if load.low > 1 else ' (it may at the low end of the estimate)'}, "
+            f"whatever the layout, and nothing advised here saves memory")
+    closes = _closers(kb, facts)
+    if closes:
+        text += ". What would: " + "; ".join(c["text"] for c in closes)
+    return {"memory_load": _range(load), "enough_alone": [], "together": None, "text": text, "closes": closes}
 
 
 def _range(q: Q) -> Range:

@@ -35,8 +35,8 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
         out.append("introduced in: " + "; ".join(f"{p['id']} — {p['title']}" for p in c["papers"]))
     out += excluded_lines([a["excluded"]] if a.get("excluded") else [], md)
     if a.get("memory_saving"):
-        out += [f"{'- ' if md else ''}{memory_line(a['memory_saving'])}",
-                *(f"{'- ' if md else ''}{line}" for line in shortfall_line(a))]
+        out.append(f"{'- ' if md else ''}{memory_line(a['memory_saving'])}")
+    out += [f"{'- ' if md else ''}{line}" for line in shortfall_line(a)]
     for p in a.get("properties", ()):
         via = f" (from {p['via']['label']})" if p.get("via") else ""
         out.append(f"{'- ' if md else ''}property{via}: {property_text(p)} — {p['verdict']} [{sources_short(p['sources'])}]")

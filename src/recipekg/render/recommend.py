@@ -140,7 +140,7 @@ def _decision(a: dict, md: bool) -> list[str]:
             out = ["no pick: the reference advises against every choice these constraints decide"]
         else:
             out = ["no pick: no rule decides with these constraints alone" + (" (see below)" if a.get("ask") else "")]
-        return out + against_yours_lines(a) + elsewhere_lines(a)
+        return out + against_yours_lines(a) + shortfall_line(a) + elsewhere_lines(a)
     bold = "**" if md else ""
     out = [f"pick: {bold}{_name(a, d['pick'])}{bold}"]
     if d.get("tied_with"):

@@ -1,0 +1,48 @@
+"""A tabular foundation model beside boosted trees on small tables (kb/data-thresholds.ttl,
+docs/research/architecture-by-data-size.md): TabPFN's paper (Hollmann et al., Nature 2025) reports
+its untuned default beating tuned tree ensembles on tables of up to 10,000 samples; the
+reference's strong judgement for trees stays the pick and TabPFN comes next, from its own
+section beyond the reference; above its evaluated size it is not advised. Its regime (in-context
+learning) has no learning rate, optimizer or trainer config."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.parametrize("query", [
+    "recommend architecture where data = tabular and task = classification and rows = 1500 and hardware = t4",
+    "recommend architecture where data = tabular and task = regression and rows = 400",
+    "recommend architecture where data = tabular and rows = 10k",
+])
+def test_small_tables_get_trees_then_tabpfn_from_its_paper(kb, query):
+    (a,) = kb.query(query)
+    assert a["decision"]["pick"] == "gradient-boosted-trees"
+    assert a["decision"]["runner_ups"][:1] == ["tabpfn"]
+    tabpfn = next(r for r in a["results"] if r["id"] == "tabpfn")
+    assert tabpfn["group"] == "matches" and tabpfn["score"] < a["results"][0]["score"]
+    (why,) = tabpfn["because"]
+    assert [s["id"] for s in why["sources"]] == ["hollmann2025"]
+    assert why["section"].startswith("Beyond the reference")
+
+
+@pytest.mark.parametrize("rows", ["100k", "1M"])
+def test_large_tables_do_not_get_tabpfn(kb, rows):
+    (a,) = kb.query(f"recommend architecture where data = tabular and rows = {rows}")
+    assert "tabpfn" not in [r["id"] for r in a["results"] if r["group"] == "matches"]
+
+
+def test_its_evaluated_size_is_a_property_with_its_source(kb):
+    (e,) = kb.query("explain tabpfn where data = tabular and rows = 50k")
+    prop = next(p for p in e["properties"] if p["id"] == "tabpfn-up-to-10k-samples")
+    assert prop["value"] == 10000 and prop["unit"] == "samples" and prop["verdict"] == "note"
+    assert prop["sources"][0]["id"] == "hollmann2025" and prop["sources"][0]["role"] == "states"
+
+
+@pytest.mark.parametrize("architecture, regime", [("tabpfn", "in-context-learning"), ("arima", "statistical-fitting")])
+def test_a_recipe_outside_gradient_descent_and_boosting_has_no_learning_rate(kb, architecture, regime):
+    (r,) = kb.query(f"recipe where architecture = {architecture} and rows = 5k")
+    assert r["context"]["regimes"] == [regime]
+    shown = [i["what"] for s in r["sections"] for i in s["items"]]
+    assert "peak learning rate" not in shown and "optimizer" in shown
+    assert not r["configs"]
