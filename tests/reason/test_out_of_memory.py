@@ -44,3 +44,20 @@ def test_the_fix_never_points_to_the_method_the_run_already_uses(kb, method):
                       "and model = llama-3-70b and hardware = a100 and gpus = 1")
     assert fix["elsewhere"], "the other kinds' memory advice still answers"
     assert all(e["choice"] != method for e in fix["elsewhere"] if e["verdict"] == "for"), fix["elsewhere"]
+
+
+def test_every_way_of_training_from_scratch_is_advised_against_when_it_does_not_fit(kb):
+    """Chinchilla-optimal and inference-optimal training train every weight from scratch, at a
+    size and token budget of their own: a run over its GPUs' memory gets the same advice against
+    them as against training from scratch (audit 15/07: an 8B model on one 24 GB GPU listed
+    Chinchilla-optimal training among the matches)."""
+    (a,) = kb.query("recommend approach where data = text and task = generation and pretrained = yes and params = 8B "
+                    "and samples = 50k and hardware = rtx-3090 and gpus = 1")
+    by_id = {r["id"]: r for r in a["results"]}
+    for choice in ("chinchilla-optimal-training", "inference-optimal-training"):
+        r = by_id[choice]
+        assert r["group"] == "matches" and r["score"] < 0, (choice, r["group"], r["score"])  # (advised against)
+        assert any(x["id"] == "memory-over-train-from-scratch" for x in r["against"])
+    (fits,) = kb.query("recommend approach where params = 1B and method = pretrain and hardware = h100 and gpus = 8 "
+                       "and time = 1 week")
+    assert not any(x["id"] == "memory-over-train-from-scratch" for r in fits["results"] for x in r.get("against", ()))

@@ -853,3 +853,23 @@ def test_coupled_values_from_different_runs_are_said_to_be(kb):
         assert not [h for h, it in whole.items() if it.get("apart")], text
     _, given = by("recipe where model = llama-3-8b and method = lora and hardware = rtx-4090 and gpus = 2 and lora-rank = 16")
     assert given["lora-rank"]["from"] == "given" and "apart" not in given["lora-rank"]
+
+
+@pytest.mark.parametrize("query", [
+    "recipe where data = images and task = classification and architecture = convnext and pretrained = yes "
+    "and samples = 800 and hardware = rtx-4090 and gpus = 1",
+    "recipe where architecture = resnet and data = images and samples = 1.28M and method = pretrain and hardware = v100 "
+    "and gpus = 8",
+])
+def test_a_cnn_recipe_is_not_sized_by_a_transformers_formulas(kb, query):
+    """plan's formulas (6 x parameters x tokens, Korthikanti's activations) are for transformers:
+    a CNN's recipe gets no layout, memory or time from them, and asks for no tokens, even when the
+    hardware and GPUs are given (audit 15/17: a ConvNeXt fine-tune planned at up to 1.35B
+    parameters with full recomputation)."""
+    (r,) = kb.query(query)
+    assert r["plan"] is None
+    items = {i["what"]: i for s in r["sections"] for i in s["items"]}
+    for what in ("model size", "memory per GPU", "training time"):
+        assert items[what]["unsourced"] and "are for transformers" in items[what]["why"]
+    assert not any("tokens" in (i.get("needs") or ()) for i in items.values())
+    assert not r["configs"]

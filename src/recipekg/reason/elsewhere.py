@@ -88,5 +88,8 @@ def against_yours(results: list[dict], facts: dict, snap: dict) -> list[dict]:
     from recipekg.reason.facts import chosen
 
     mine = chosen(facts, snap)
-    return [r for r in results if r["group"] == "matches" and r["score"] < 0 and r["iri"] in mine
+    given = {v for f in facts.values() if not f.derived for v in f.values or ()}
+    sizing = {i for i, s in snap["recipe_sections"].items() if s == "size"} - given
+    # (a sizing strategy, Chinchilla-optimal training, is how large a run is, not the method given)
+    return [r for r in results if r["group"] == "matches" and r["score"] < 0 and r["iri"] in mine - sizing
             and any(x["match"] == "full" for x in r["against"])]

@@ -225,8 +225,9 @@ def _plan(stmt: Recipe, ctx: Context, facts: dict, snap: dict) -> tuple[PlanBody
     """plan's answer for the same constraints and the recipe's method, with the dimensions it
     did not read; (None, None) when plan's formulas are not for this architecture and the user
     gave nothing to size."""
-    if not (any(d in facts for d in _SIZING) or _planned_by_formulas(ctx, snap)):
-        return None, None
+    if ctx.architecture is not None and not _planned_by_formulas(ctx, snap) or \
+            not (any(d in facts for d in _SIZING) or _planned_by_formulas(ctx, snap)):
+        return None, None  # (a CNN's or a tree ensemble's run is not sized by a transformer's formulas)
     from recipekg.plan.planner import planned
 
     constraints = stmt.constraints

@@ -123,7 +123,8 @@ def against_yours_lines(a: dict) -> list[str]:
         why = next((x for x in r["against"] if x["match"] == "full"), None) if r is not None else None
         text = (f" — {why['text']} [{', '.join(dict.fromkeys(s['id'] for s in why['sources']))}]" if why else
                 f" — not among the results shown: explain {choice} for the advice against it")
-        out.append(f"against your choice: {_name(a, choice)}{text}")
+        name = f"{r['label']} ({choice})" if r is not None else choice  # (the choice itself, not its family entry)
+        out.append(f"against your choice: {name}{text}")
     return out
 
 

@@ -1,4 +1,6 @@
-"""A tabular foundation model beside boosted trees on small tables (kb/data-thresholds.ttl,
+"""Newer evidence beside the reference's judgement, each from its own section beyond the reference.
+
+A tabular foundation model beside boosted trees on small tables (kb/data-thresholds.ttl,
 docs/research/architecture-by-data-size.md): TabPFN's paper (Hollmann et al., Nature 2025) reports
 its untuned default beating tuned tree ensembles on tables of up to 10,000 samples; the
 reference's strong judgement for trees stays the pick and TabPFN comes next, from its own
@@ -46,3 +48,28 @@ def test_a_recipe_outside_gradient_descent_and_boosting_has_no_learning_rate(kb,
     shown = [i["what"] for s in r["sections"] for i in s["items"]]
     assert "peak learning rate" not in shown and "optimizer" in shown
     assert not r["configs"]
+
+
+SERIES = "recommend architecture where data = time-series and task = forecasting and variables = univariate and horizon = short"
+
+
+@pytest.mark.parametrize("samples", ["30k", "150k"])
+def test_thousands_of_univariate_series_get_n_beats_beside_the_classical_models(kb, samples):
+    """The flowchart's classical models for a univariate short-horizon series name no number of
+    series; with thousands of them N-BEATS, trained across the series (M3, M4's 100,000 and
+    TOURISM in its paper), is advised at the same strength (audit 15/03)."""
+    (a,) = kb.query(f"{SERIES} and samples = {samples}")
+    by_id = {r["id"]: r for r in a["results"]}
+    nbeats, classical = by_id["n-beats"], by_id["classical-statistics"]
+    assert nbeats["group"] == "matches" and nbeats["score"] == classical["score"]
+    assert "n-beats" in a["decision"]["runner_ups"] or a["decision"]["pick"] == "n-beats"
+    (why,) = [b for b in nbeats["because"] if b["id"] == "many-univariate-series-n-beats"]
+    assert [s["id"] for s in why["sources"]] == ["oreshkin2019"] and why["section"].startswith("Beyond the reference")
+    assert "single series" not in classical["because"][0]["text"]
+
+
+def test_a_few_univariate_series_keep_the_classical_models_first(kb):
+    (a,) = kb.query(f"{SERIES} and samples = 200")
+    assert a["decision"]["pick"] == "classical-statistics"
+    nbeats = next((r for r in a["results"] if r["id"] == "n-beats"), None)
+    assert nbeats is None or nbeats["score"] < a["results"][0]["score"]
