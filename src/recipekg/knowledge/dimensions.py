@@ -145,11 +145,12 @@ def through(f: dict, formulas: dict, constants: dict, dims: dict, figures: dict,
 
 
 def _rule_of_thumb(name: str, dims: dict, formulas: dict) -> str | None:
-    """The one formula that computes plan-only dimension ``name`` for every method, if any."""
+    """The one formula that computes plan-only dimension ``name`` for every method and model, if
+    any (one for a kind of model, ``rkg:appliesTo``: a mixture of experts' layers, is plan's)."""
     if not dims.get(name, {}).get("plan_only"):
         return None
     found = [iri for iri, f in formulas.items() if (f.get("output") or "").replace("_", "-") == name
-             and not f.get("for_methods") and not f.get("error")]
+             and not f.get("for_methods") and not f.get("applies_to") and not f.get("error")]
     return found[0] if len(found) == 1 else None
 
 

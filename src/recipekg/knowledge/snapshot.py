@@ -295,10 +295,10 @@ class FileBytes:
         """The bytes from ``offset`` on, read from the same file."""
         return FileBytes(self.fd, self.size, self.base + offset, owner=self._owner or self)
 
-    def __del__(self) -> None:
+    def __del__(self, _close=os.close) -> None:  # (bound now: at interpreter exit the module's os may be gone)
         if self._owner is None:
             try:
-                os.close(self.fd)
+                _close(self.fd)
             except OSError:
                 pass
 

@@ -82,8 +82,10 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
     got = {dim: Q.point(v) for dim in (*SHAPE, *MLP, "micro-batch") if (v := whole_number(inputs, dim)) is not None}
     _from_model(ledger, inputs.model, got)
     layers, hidden, heads = got.get("layers"), got.get("hidden"), got.get("heads")
-    if layers is None:
-        layers = _derive(ledger, "layers", {"params": params})
+    if layers is None:  # (a mixture of experts' trunk from the parameters a token passes through)
+        active = inputs.active_params
+        layers = (_derive(ledger, "layers", {"active_params": active}) if active is not None and active.high < params.low
+                  else _derive(ledger, "layers", {"params": params}))
     if hidden is None:
         hidden = _derive(ledger, "hidden", {"layers": layers})
     if heads is None:
