@@ -103,3 +103,19 @@ def test_a_change_never_contradicts_a_fact_of_the_problem_the_query_implies(kb, 
         for c in w["changes"]:
             if c["dimension"] in implied:
                 assert c["value"] == implied[c["dimension"]], (w["query"], c)
+
+
+def test_a_missing_input_of_a_derived_share_is_proposed_not_the_share(kb, snap):
+    """Without a model size, a rule on the training memory against the GPUs (memory-load) is met
+    by the model size that gives it, solved on the formula with the GPUs given (a T4's 16 GB at
+    18-20 bytes per parameter: from 890M), never by the share itself, which nobody can set."""
+    (a,) = kb.query("explain lora where task = speech-recognition and architecture = whisper and samples = 2000 "
+                    "and hardware = t4 and gpus = 1 and pretrained = yes")
+    derived = {n for n, d in snap["dimensions"].items() if d.get("derived_by")}
+    assert a["would_rank_first_if"]
+    for w in a["would_rank_first_if"]:
+        assert not {c["dimension"] for c in w["changes"]} & derived, w["query"]
+    params = [c for w in a["would_rank_first_if"] for c in w["changes"] if c["dimension"] == "params"]
+    assert params and min(c["value"] for c in params) == pytest.approx(8.9e8)
+    (again,) = kb.query(a["would_rank_first_if"][0]["query"])
+    assert again["results"][0]["id"] in ("lora", "fine-tune-pretrained")

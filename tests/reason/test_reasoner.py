@@ -148,6 +148,10 @@ def _dimensions_used(snap, kind):
         used |= {"gpus", "time"}
     if used & {"gpu-memory", "bandwidth"}:
         used.add("hardware")
+    # a value that implies a value of a used dimension (symptom = out-of-memory: prefer = low-memory)
+    dim_of = {v: name for name, d in snap["dimensions"].items() for v in (d.get("values") or {}).values()}
+    used |= {dim_of[v] for v, n in snap["nodes"].items() if v in dim_of
+             and any(dim_of.get(w) in used for w in n.get("implies") or ())}
     return used
 
 

@@ -19,7 +19,7 @@ import math
 from recipekg.reason.conditions import FAILED, HELD, bounds, status
 from recipekg.reason.derive import derive, not_for_method
 from recipekg.reason.facts import Facts, constraint_json, derived_formula, intersect
-from recipekg.reason.inverse import knob_changes, point
+from recipekg.reason.inverse import knob_changes, missing_knob, point
 from recipekg.render.constraints import format_constraint
 
 
@@ -290,7 +290,8 @@ def _deriving(cond: dict, way: dict[str, Facts], given: dict[str, Facts], snap: 
     ground = {**given, **way}
     if status(cond, derive(ground, snap), snap) == HELD:
         return [way]
-    knobs = knob_changes(cond, HELD, ground, snap) or [{cond["dimension"]: _satisfying(cond, snap)}]
+    knobs = (knob_changes(cond, HELD, ground, snap) or [k for k in [missing_knob(cond, ground, snap)] if k]
+             or [{cond["dimension"]: _satisfying(cond, snap)}])
     out = []
     for knob in knobs:
         (name, change), = knob.items()

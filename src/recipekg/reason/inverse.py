@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.reason.conditions import FAILED, HELD, status
+from recipekg.reason.conditions import FAILED, HELD, bounds, status
 from recipekg.reason.derive import derive
 from recipekg.reason.facts import Facts, constraint_json
 
@@ -126,3 +126,63 @@ def _readable(yes: float, no: float, dim: dict, has) -> float:
         if v > 0 and has(v):
             return v
     return yes
+
+
+def missing_knob(cond: dict, given: dict[str, Facts], snap: dict) -> dict[str, Facts] | None:
+    """The one input the user did not give, as the interval that gives ``cond`` (a numeric
+    condition on a dimension a KB formula derives) the status HELD, solved on the formula with
+    the other inputs they gave (``memory-load > 100%`` without a model size on one T4:
+    ``params = 890M``, the smallest that holds it): a knob to give, not the derived share itself. None when more than one
+    input is missing, the formula reads a model figure, or no interval of the input holds.
+
+        >>> from recipekg.reason.resolve import resolve_constraints
+        >>> given = resolve_constraints(parse("recommend x where hardware = t4 and gpus = 1")[0].constraints, snap)
+        >>> over = snap["conditions"]["https://w3id.org/recipekg/cond/memory-load-over-all-gpus"]
+        >>> [c["op"] + " " + format(c["value"], ".3g") for c in missing_knob(over, given, snap)["params"].constraints]
+        ['= 8.9e+08']
+    """
+    from recipekg.formula.expr import Q, const_q, formula_of, solve
+    from recipekg.reason.facts import measured, derived_formula
+
+    dims = snap["dimensions"]
+    dim = dims[cond["dimension"]]
+    facts = derive(given, snap)  # (a GPU's memory from the hardware named)
+    record = derived_formula(dim, facts, snap)
+    missing = [d for d in dim.get("derived_from", ()) if d not in facts or not facts[d].intervals]
+    if cond["values"] or record is None or len(missing) != 1 or dim.get("derived_through"):
+        return None
+    knob = missing[0]
+    kdim = dims[knob]
+    if kdim.get("value_class") or kdim.get("problem_fact"):
+        return None
+    f = formula_of(record)
+    env = {c["symbol"]: const_q(c) for c in map(snap["constants"].get, record["constants"]) if c}
+    env |= {d.replace("-", "_"): Q.span(*measured(facts[d])) for d in dim["derived_from"] if d != knob}
+    low, _, high, _ = bounds(cond)
+    ends = [solve(f, knob.replace("-", "_"), {**env, f.output: Q.point(b)}) if math.isfinite(b) and b > 0 else None
+            for b in (low, high)]
+    # the knob's interval over which every end of the formula's ranges stays inside the condition's
+    lo = ends[0].high if ends[0] is not None else 0.0
+    hi = ends[1].low if ends[1] is not None else math.inf
+    if not lo < hi:
+        return None
+    lo, hi = _inward(lo, hi, kdim)
+    if not math.isfinite(hi) or lo <= 0:  # a half-line: its end, the smallest change (a formula derives from numbers)
+        out = point(kdim, lo if not math.isfinite(hi) else hi)
+    else:
+        out = Facts(knob, kdim["kind"], intervals=[(lo, True, hi, True)],
+                    constraints=[constraint_json(kdim, ">=", lo), constraint_json(kdim, "<=", hi)])
+    return {knob: out} if status(cond, derive({**given, knob: out}, snap), snap) == HELD else None
+
+
+def _inward(lo: float, hi: float, dim: dict) -> tuple[float, float]:
+    """``lo`` rounded up and ``hi`` down to two significant figures (whole numbers for a count),
+    unless that empties the interval."""
+    def rnd(x: float, up: bool) -> float:
+        if not math.isfinite(x) or x <= 0:
+            return x
+        step = 10 ** (math.floor(math.log10(x)) - 1)
+        v = (math.ceil(x / step) if up else math.floor(x / step)) * step
+        return float(math.ceil(v) if up else math.floor(v)) if dim["kind"] == "count" and v >= 1 else float(f"{v:.3g}")
+    a, b = rnd(lo, True), rnd(hi, False)
+    return (a, b) if a < b else (lo, hi)
