@@ -873,3 +873,15 @@ def test_a_cnn_recipe_is_not_sized_by_a_transformers_formulas(kb, query):
         assert items[what]["unsourced"] and "are for transformers" in items[what]["why"]
     assert not any("tokens" in (i.get("needs") or ()) for i in items.values())
     assert not r["configs"]
+
+
+@pytest.mark.parametrize("method, lr, batch, epochs", [("pretrain", 4e-3, 4096, 300), ("full-fine-tune", 5e-5, 512, 30)])
+def test_a_convnext_recipe_takes_its_official_code_s_settings(kb, method, lr, batch, epochs):
+    """ConvNeXt's own training guide and defaults (facebookresearch/ConvNeXt, TRAINING.md and
+    main.py): from scratch 4e-3 at 4,096 for 300 epochs, a 22K-to-1K fine-tune 5e-5 at 512 for 30
+    (audit 15/17: 13 settings unsourced)."""
+    (r,) = kb.query(f"recipe where architecture = convnext and data = images and method = {method}")
+    items = {i["what"]: i for s in r["sections"] for i in s["items"]}
+    for what, value in (("peak learning rate", lr), ("global batch", batch), ("epochs", epochs)):
+        assert items[what]["value"] == pytest.approx(value), what
+        assert "convnext-training" in [s["id"] for s in items[what]["sources"]], what
