@@ -885,3 +885,28 @@ def test_a_convnext_recipe_takes_its_official_code_s_settings(kb, method, lr, ba
     for what, value in (("peak learning rate", lr), ("global batch", batch), ("epochs", epochs)):
         assert items[what]["value"] == pytest.approx(value), what
         assert "convnext-training" in [s["id"] for s in items[what]["sources"]], what
+
+
+def test_a_context_extension_with_lora_takes_longlora_s_settings_and_says_how_to_scale_positions(kb):
+    """A LoRA or QLoRA run on sequences past the model's trained context takes LongLoRA's own
+    settings (its code: 2e-5, no weight decay, 20 warmup steps then constant, 64 sequences, r 8,
+    alpha 16 on the attention's four projections), not QLoRA's instruction tuning's (2e-4, r 64),
+    and the PEFT configuration's notes give the linear RoPE scaling LongLoRA's code applies
+    (audit 15/16); within the trained context QLoRA's own values stay."""
+    run = "model = llama-3-8b and method = qlora and hardware = h100 and gpus = 2 and tokens = 100M"
+    (r,) = kb.query(f"recipe where {run} and seq-length = 32k")
+    items = {i["what"]: i for s in r["sections"] for i in s["items"]}
+    expected = {"peak learning rate": 2e-5, "LoRA rank": 8, "LoRA alpha": 16, "global batch": 64, "warmup": 20,
+                "weight decay": 0}
+    for what, value in expected.items():
+        assert items[what]["value"] == pytest.approx(value), what
+        assert [s["id"] for s in items[what]["sources"]] == ["longlora-code"], what
+    assert items["LoRA target layers"]["value"] == "attention"
+    config = r["configs"]["hf-peft"]
+    assert config["config"]["lora_config"]["target_modules"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
+    assert config["config"]["training_arguments"]["lr_scheduler_type"] == "constant_with_warmup"
+    assert any('"factor": 4' in n for n in config["notes"])  # 32,000 / 8,192 = 3.9, rounded up
+    (short,) = kb.query(f"recipe where {run} and seq-length = 4k")
+    items = {i["what"]: i for s in short["sections"] for i in s["items"]}
+    assert items["peak learning rate"]["value"] == pytest.approx(2e-4) and items["LoRA rank"]["value"] == 64
+    assert not any("rope_scaling" in n for n in short["configs"]["hf-peft"]["notes"])

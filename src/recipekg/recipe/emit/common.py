@@ -23,7 +23,8 @@ NAMES = {
     "hf-peft": {
         "lr-schedule": {"cosine": "cosine", "linear": "linear", "constant": "constant_with_warmup"},
         "optimizer-variant": {"paged-adamw-32bit": "paged_adamw_32bit"},
-        "lora-targets": {"all-linear": "all-linear", "query-value": ["q_proj", "v_proj"]},
+        "lora-targets": {"all-linear": "all-linear", "query-value": ["q_proj", "v_proj"],
+                         "attention": ["q_proj", "k_proj", "v_proj", "o_proj"]},
         "family": {"decoder": "CAUSAL_LM", "encoder-decoder": "SEQ_2_SEQ_LM"},
     },
 }

@@ -29,6 +29,8 @@ sourced optimizer variant (QLoRA's paged AdamW: ``optim``), named as :data:`comm
 
 from __future__ import annotations
 
+import math
+
 from recipekg.recipe.emit.common import Nothing, named, unset_notes, section_values, setting
 from recipekg.recipe.emit.deepspeed import clip_norm, sized_micro_batch, trainable
 
@@ -48,6 +50,7 @@ def write(answer: dict) -> tuple[dict, list[str]]:
         notes.append("LoRA with trainable embeddings and normalization layers is not set here: list the model's "
                      "embedding and normalization modules in the LoraConfig's modules_to_save (their names are the "
                      "model's own)")
+        notes += _rope_note(answer)
     config = {"training_arguments": _training_arguments(answer, layout, notes),
               "lora_config": _lora(answer, ctx, notes)}
     if ctx["method"] == "qlora":
@@ -151,11 +154,23 @@ def _lora(answer: dict, ctx: dict, notes: list[str]) -> dict:
     targets = setting(answer, "lora-targets")
     if (modules := named("hf-peft", "lora-targets", targets)) is not None:
         config["target_modules"] = modules
-        if targets == "query-value":
-            notes.append("target_modules: the query and value projections by their LLaMA-style module names")
+        if targets in ("query-value", "attention"):
+            notes.append("target_modules: the attention's projections by their LLaMA-style module names")
     if (task := named("hf-peft", "family", _family(answer))) is not None:
         config["task_type"] = task
     return config
+
+
+def _rope_note(answer: dict) -> list[str]:
+    """The position scaling a context extension needs, as LongLoRA's code sets it: the model
+    configuration's rope_scaling, linear, by the stretch rounded up (not a training argument)."""
+    stretch = next((c["value"] for c in answer["constraints"] if c["dimension"] == "context-stretch"), None)
+    value = stretch[-1] if isinstance(stretch, list) else stretch
+    if not isinstance(value, (int, float)) or value <= 1:
+        return []
+    factor = math.ceil(value - 1e-9)
+    return [f"the model's configuration, not set here: rope_scaling = {{\"type\": \"linear\", \"factor\": {factor}}} "
+            f"(the sequence over the trained context rounded up, as LongLoRA's code scales the positions)"]
 
 
 def _family(answer: dict) -> str | None:
