@@ -910,3 +910,24 @@ def test_a_context_extension_with_lora_takes_longlora_s_settings_and_says_how_to
     items = {i["what"]: i for s in short["sections"] for i in s["items"]}
     assert items["peak learning rate"]["value"] == pytest.approx(2e-4) and items["LoRA rank"]["value"] == 64
     assert not any("rope_scaling" in n for n in short["configs"]["hf-peft"]["notes"])
+
+
+def test_a_mixture_of_experts_pretraining_recipe_takes_olmoe_s_released_configuration(kb):
+    """A mixture of experts pretrained from scratch gets OLMoE-1B-7B's configuration (its released
+    yml): AdamW 4e-4, betas (0.9, 0.95), 4.19M tokens per step, 2,500 warmup steps, cosine to 0.1,
+    clipping 1.0, a load-balancing loss of 0.01 and a router z-loss of 0.001, and plan sizes it (6
+    FLOPs per active parameter); a dense decoder's recipe has no expert losses (audit 15/19)."""
+    run = ("data = text and task = generation and method = pretrain and params = 7B and tokens = 1T and hardware = h100 "
+           "and gpus = 64 and seq-length = 4k")
+    (r,) = kb.query(f"recipe where architecture = mixture-of-experts and active-params = 1.3B and {run}")
+    items = {i["what"]: i for s in r["sections"] for i in s["items"]}
+    expected = {"peak learning rate": 4e-4, "Adam beta2": 0.95, "global batch in tokens": 4194304, "warmup": 2500,
+                "gradient-clipping max norm": 1.0, "load-balancing loss weight": 0.01, "router z-loss weight": 0.001}
+    for what, value in expected.items():
+        assert items[what]["value"] == pytest.approx(value), what
+        assert [s["id"] for s in items[what]["sources"]] == ["olmoe-config"], what
+    assert r["plan"] is not None
+    assert next(q for q in r["plan"]["quantities"] if q["name"] == "flops")["formula"]["id"] == "training-flops-active"
+    (dense,) = kb.query(f"recipe where architecture = decoder and {run}")
+    whats = {i["what"] for s in dense["sections"] for i in s["items"]}
+    assert not whats & {"load-balancing loss weight", "router z-loss weight"}

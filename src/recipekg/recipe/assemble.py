@@ -24,7 +24,7 @@ from recipekg.reason.answers import constraints_json
 from recipekg.reason.facts import Facts
 from recipekg.reason.recommend import recommend
 from recipekg.reason.resolve import facts_of
-from recipekg.recipe.settings import closure, regimes_of
+from recipekg.recipe.settings import closure, regimes_of, sized_by_formulas
 from recipekg.recipe import sections as build
 
 TYPE_CHECKING = False
@@ -225,8 +225,8 @@ def _plan(stmt: Recipe, ctx: Context, facts: dict, snap: dict) -> tuple[PlanBody
     """plan's answer for the same constraints and the recipe's method, with the dimensions it
     did not read; (None, None) when plan's formulas are not for this architecture and the user
     gave nothing to size."""
-    if ctx.architecture is not None and not _planned_by_formulas(ctx, snap) or \
-            not (any(d in facts for d in _SIZING) or _planned_by_formulas(ctx, snap)):
+    sized = sized_by_formulas(ctx.architecture, snap)
+    if ctx.architecture is not None and not sized or not (any(d in facts for d in _SIZING) or sized):
         return None, None  # (a CNN's or a tree ensemble's run is not sized by a transformer's formulas)
     from recipekg.plan.planner import planned
 
@@ -240,11 +240,3 @@ def _plan(stmt: Recipe, ctx: Context, facts: dict, snap: dict) -> tuple[PlanBody
     except NothingToPlan as e:
         ctx.unplanned = e.message   # (why: what the recipe's sections say instead of plan's figures)
         return None, None
-
-
-def _planned_by_formulas(ctx: Context, snap: dict) -> bool:
-    """Whether the architecture is one the training-FLOPs formula is for."""
-    if ctx.architecture is None:
-        return False
-    targets = {t for f in snap["formulas"].values() if f["output"] == "flops" for t in f.get("applies_to", ())}
-    return bool(targets & set(closure([ctx.architecture], snap)))

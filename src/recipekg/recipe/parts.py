@@ -13,6 +13,7 @@ from __future__ import annotations
 from recipekg.plan.quantities import in_section
 from recipekg.reason.answers import origin_json
 from recipekg.recipe.items import item, unsourced
+from recipekg.recipe.settings import sized_by_formulas
 
 _DESCENT = "https://w3id.org/recipekg/id/gradient-descent"
 
@@ -202,8 +203,7 @@ def quantity_text(q: dict) -> str:
 
 def _no_plan(what: str, ctx, snap: dict) -> dict:
     arch = snap["nodes"][ctx.architecture]["label"] if ctx.architecture else "this architecture"
-    if ctx.architecture and "https://w3id.org/recipekg/id/transformer" not in [
-            ctx.architecture, *snap["nodes"][ctx.architecture]["ancestors"]]:
+    if ctx.architecture and not sized_by_formulas(ctx.architecture, snap):
         return unsourced(what, f"plan's formulas (6 × parameters × tokens) are for transformers; the KB has no "
                                f"sourced compute or memory model for {arch}")
     why = ctx.unplanned or ("nothing to size from: give params = 7B, tokens = 140B, flops = 1e21, or gpus with a "

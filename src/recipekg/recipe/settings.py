@@ -35,6 +35,15 @@ def closure(nodes: list[str], snap: dict) -> list[str]:
     return out
 
 
+def sized_by_formulas(architecture: str | None, snap: dict) -> bool:
+    """Whether plan's training-FLOPs formulas are for ``architecture`` (their ``rkg:appliesTo``,
+    through its broader families: the Transformer's 6ND, a mixture of experts' 6 N_active D)."""
+    if architecture is None:
+        return False
+    targets = {t for f in snap["formulas"].values() if f["output"] == "flops" for t in f.get("applies_to", ())}
+    return bool(targets & set(closure([architecture], snap)))
+
+
 def applying(context: list[str], facts: dict, snap: dict) -> dict[str, dict]:
     """Hyperparameter name → the winning setting among those that apply (see the module)."""
     depth = {n: len(snap["nodes"].get(n, {}).get("ancestors", ())) for n in closure(context, snap)}
