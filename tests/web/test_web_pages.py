@@ -530,3 +530,13 @@ def test_a_decode_rate_over_several_sequences_says_it_is_their_sum(client, kb):
     assert numbers(verdict[verdict.index("in all"):])[0] == pytest.approx(1 / step, rel=5e-3)
     single = answer(kb, "plan where model = llama-3-8b and method = inference and hardware = h100")
     assert not any("in all" in x for x in single["summary"])
+
+
+def test_no_pick_says_why_as_the_text_answer_does(client):
+    """Every choice decided advised against reads as the text answer reads it, not as "no rule
+    decides" (a 70B full fine-tune on 8 A100s: every approach the constraints decide is advised
+    against, and the memory shortfall follows)."""
+    html = client.get("/", query_string={"q": "recommend approach where model = llama-3-70b and method = "
+                                              "full-fine-tune and hardware = a100 and gpus = 8"}).get_data(as_text=True)
+    assert "No pick: the reference advises against every choice these constraints decide." in html
+    assert "No pick yet" not in html and "Memory shortfall:" in html
