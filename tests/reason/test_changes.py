@@ -119,3 +119,18 @@ def test_a_missing_input_of_a_derived_share_is_proposed_not_the_share(kb, snap):
     assert params and min(c["value"] for c in params) == pytest.approx(8.9e8)
     (again,) = kb.query(a["would_rank_first_if"][0]["query"])
     assert again["results"][0]["id"] in ("lora", "fine-tune-pretrained")
+
+
+def test_a_missing_gpu_count_is_solved_whichever_way_the_share_moves(kb, snap):
+    """The training memory against all the GPUs falls as the GPUs grow: without a GPU count, FSDP's
+    rule (the copy fits all the GPUs) is met by the count that brings a 70B model's 18-20 bytes per
+    parameter within 80 GB GPUs (18), not by a memory-load the user cannot set."""
+    from recipekg.query.parser import parse
+    from recipekg.reason.inverse import missing_knob
+    from recipekg.reason.resolve import resolve_constraints
+
+    given = resolve_constraints(parse("recommend x where params = 70B and hardware = a100")[0].constraints, snap)
+    within = snap["conditions"]["https://w3id.org/recipekg/cond/memory-load-within-all-gpus"]
+    over = snap["conditions"]["https://w3id.org/recipekg/cond/memory-load-over-all-gpus"]
+    assert [c["value"] for c in missing_knob(within, given, snap)["gpus"].constraints] == [18]
+    assert [c["value"] for c in missing_knob(over, given, snap)["gpus"].constraints] == [15]

@@ -161,18 +161,26 @@ def missing_knob(cond: dict, given: dict[str, Facts], snap: dict) -> dict[str, F
     low, _, high, _ = bounds(cond)
     ends = [solve(f, knob.replace("-", "_"), {**env, f.output: Q.point(b)}) if math.isfinite(b) and b > 0 else None
             for b in (low, high)]
-    # the knob's interval over which every end of the formula's ranges stays inside the condition's
-    lo = ends[0].high if ends[0] is not None else 0.0
-    hi = ends[1].low if ends[1] is not None else math.inf
-    if not lo < hi:
-        return None
-    lo, hi = _inward(lo, hi, kdim)
-    if not math.isfinite(hi) or lo <= 0:  # a half-line: its end, the smallest change (a formula derives from numbers)
-        out = point(kdim, lo if not math.isfinite(hi) else hi)
-    else:
-        out = Facts(knob, kdim["kind"], intervals=[(lo, True, hi, True)],
-                    constraints=[constraint_json(kdim, ">=", lo), constraint_json(kdim, "<=", hi)])
-    return {knob: out} if status(cond, derive({**given, knob: out}, snap), snap) == HELD else None
+    # the knob's interval over which every end of the formula's ranges stays inside the condition's:
+    # the condition's low end gives the knob's low end when the formula grows with it (a model size),
+    # its high end when the formula falls as it grows (a GPU count); the one that holds is kept
+    for first, second in ((ends[0], ends[1]), (ends[1], ends[0])):
+        lo = first.high if first is not None else 0.0
+        hi = second.low if second is not None else math.inf
+        if lo < hi and (out := _knob_fact(kdim, *_inward(lo, hi, kdim))) is not None \
+                and status(cond, derive({**given, knob: out}, snap), snap) == HELD:
+            return {knob: out}
+    return None
+
+
+def _knob_fact(dim: dict, lo: float, hi: float) -> Facts | None:
+    """The knob's interval as a fact to give: a half-line's finite end (the smallest change; a
+    formula derives from numbers), else the interval."""
+    if not math.isfinite(hi) or lo <= 0:
+        end = lo if not math.isfinite(hi) else hi
+        return point(dim, end) if math.isfinite(end) and end > 0 else None
+    return Facts(dim["name"], dim["kind"], intervals=[(lo, True, hi, True)],
+                 constraints=[constraint_json(dim, ">=", lo), constraint_json(dim, "<=", hi)])
 
 
 def _inward(lo: float, hi: float, dim: dict) -> tuple[float, float]:
