@@ -931,3 +931,19 @@ def test_a_mixture_of_experts_pretraining_recipe_takes_olmoe_s_released_configur
     (dense,) = kb.query(f"recipe where architecture = decoder and {run}")
     whats = {i["what"] for s in dense["sections"] for i in s["items"]}
     assert not whats & {"load-balancing loss weight", "router z-loss weight"}
+
+
+@pytest.mark.parametrize("query, said", [
+    ("recipe where architecture = tabpfn and data = tabular and rows = 50k", "10,000 samples"),
+    ("recipe where architecture = bert and data = text and seq-length = 4k and method = full-fine-tune", "512 positions"),
+])
+def test_a_given_architecture_carries_what_its_sources_say_the_constraints_go_past(kb, query, said):
+    """The recipe follows the architecture the user gave, and its item says the property the
+    constraints go past (TabPFN evaluated up to 10,000 rows, for 50,000; BERT's 512 positions, for
+    4,096 tokens); within them, no caveat."""
+    (r,) = kb.query(query)
+    arch = next(i for s in r["sections"] for i in s["items"] if i["what"] == "architecture")
+    assert said in arch["caveat"]
+    (inside,) = kb.query("recipe where architecture = tabpfn and data = tabular and rows = 5k")
+    arch = next(i for s in inside["sections"] for i in s["items"] if i["what"] == "architecture")
+    assert "caveat" not in arch

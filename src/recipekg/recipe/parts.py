@@ -110,7 +110,7 @@ def architecture(ctx, plan, snap: dict) -> list[dict]:
     if ctx.architecture_from == "given":
         node = snap["nodes"][ctx.architecture]
         return [item("architecture", node["id"], node["label"], f"given: architecture = {node['id']}",
-                     _papers(node, snap), **{"from": "constraints"})]
+                     _papers(node, snap), **{"from": "constraints"}, **_past_properties(ctx, snap))]
     if ctx.architecture is None:
         return [_no_pick("architecture", answer, "architecture")] + ruled_out(answer, "architecture")
     if ctx.architecture_from.startswith("assumed"):
@@ -118,6 +118,18 @@ def architecture(ctx, plan, snap: dict) -> list[dict]:
         return [item("architecture", node["id"], node["label"], f"{ctx.architecture_from}; give the architecture to plan "
                      "another", [], **{"from": "plan"})] + ruled_out(answer, "architecture")
     return [_pick_item("architecture", answer, "architecture")] + ruled_out(answer, "architecture")
+
+
+def _past_properties(ctx, snap: dict) -> dict:
+    """A given architecture's properties the constraints go past or contradict (TabPFN, evaluated
+    up to 10,000 rows, for 50,000), as the item's caveat: the recipe still follows the user's
+    choice, and says what its sources say of it."""
+    from recipekg.reason.properties import CONTRADICTS, NOTE, checks
+
+    past = [c for c in checks(ctx.architecture, "architecture", ctx.facts, snap) if c["verdict"] in (NOTE, CONTRADICTS)]
+    if not past:
+        return {}
+    return {"caveat": " ".join(c["property"]["text"] for c in past)}
 
 
 def ruled_out(answer: dict, kind: str, said: tuple[str, ...] = ()) -> list[dict]:
