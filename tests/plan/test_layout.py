@@ -51,10 +51,38 @@ def test_the_querys_layout_choices_are_kept(kb):
     assert layout["tensor_parallel"] * layout["pipeline_parallel"] * layout["data_parallel"] == 16
 
 
-def test_a_small_model_needs_no_sharding_nor_recomputation(kb):
-    layout = plan(kb, "plan where params = 125M and hardware = a100 and gpus = 8")["fit"]["layout"]
+def test_a_small_model_needs_no_model_parallelism_nor_recomputation(kb):
+    """Nothing that costs compute or traffic: its optimizer states are sharded at stage 1, which
+    moves what plain data parallelism moves (ZeRO Section 7) and is what Pythia's runs did even
+    where a copy per GPU fits; on one GPU there is nothing to shard over, and stage 0 stays."""
+    answer = plan(kb, "plan where params = 125M and hardware = a100 and gpus = 8")
+    layout = answer["fit"]["layout"]
     assert (layout["zero"], layout["tensor_parallel"], layout["pipeline_parallel"], layout["recompute"]) == \
-        (0, 1, 1, "none")
+        (1, 1, 1, "none")
+    why = next(n for n in answer["notes"] if n["text"].startswith("ZeRO stage 1 shards"))
+    assert "8 data-parallel GPUs" in why["text"] and "a full copy per GPU would fit" in why["text"]
+    cited = {s["id"]: s.get("where", "") for s in why["sources"]}
+    assert "7.2.1" in cited["rajbhandari2019"] and "pythia-1b.yml" in cited["biderman2023pythia"]
+    alone = plan(kb, "plan where params = 125M and hardware = a100 and gpus = 1")
+    assert alone["fit"]["layout"]["zero"] == 0
+    assert not any(n["text"].startswith("ZeRO stage") for n in alone["notes"])
+
+
+def test_stages_of_equal_traffic_come_before_stage_3_and_stage_1_first(kb):
+    """Stages 0-2 move the same data (the KB's c_zero_communication_sharded_states is 1, stage 3's
+    1.5): stage 1 first (c_zero_first_stage), stage 2 when it does not fit, and stage 3 only for a
+    model whose states do not fit at stage 2."""
+    by_symbol = {c["symbol"]: c["value"] for c in kb.snap["constants"].values()}
+    assert (by_symbol["c_zero_communication_sharded_states"], by_symbol["c_zero_communication_sharded_weights"],
+            by_symbol["c_zero_first_stage"]) == (1.0, 1.5, 1.0)
+    assert plan(kb, "plan where params = 7B and hardware = h100 and gpus = 8")["fit"]["layout"]["zero"] == 1
+    mid = plan(kb, "plan where params = 13B and hardware = a100 and gpus = 8")
+    assert mid["fit"]["layout"]["zero"] == 2
+    assert any(n["text"].startswith("ZeRO stage 2 shards") and "stage 1 does not fit" in n["text"] for n in mid["notes"])
+    one = plan(kb, "plan where params = 13B and hardware = a100 and gpus = 8 and zero = 1")["fit"]["layout"]
+    assert one["zero"] == 1 and (one["tensor_parallel"] * one["pipeline_parallel"] > 1 or one["recompute"] != "none")
+    big = plan(kb, "plan where params = 70B and hardware = h100 and gpus = 64 and tokens = 1T")["fit"]
+    assert big["layout"]["zero"] == 3
 
 
 def test_more_memory_never_makes_a_run_need_more(kb):

@@ -27,9 +27,11 @@ and at stage 3 the frozen base and the adapters sharded::
      ('optimizer_states', '7 GB'), ('activations', '9.71 GB'), ('headroom', '1.25 GB')]
 
 "Cheapest" is our ordering, from the costs the papers give: full recomputation (a third more
-compute) is avoided first, then model parallelism (communication in every layer), then higher
-ZeRO stages (stage 3 moves 1.5× the data of plain data parallelism), then selective
-recomputation (a few percent of compute, Korthikanti et al.).
+compute) is avoided first, then model parallelism (communication in every layer), then ZeRO's
+traffic (stages 0-2 move what plain data parallelism moves, stage 3 1.5 times it: the KB's
+``c_zero_communication_*``), then selective recomputation (a few percent of compute, Korthikanti
+et al.). Among stages of equal traffic over more than one data-parallel GPU, stage 1 (the KB's
+``c_zero_first_stage``, as Pythia's and BLOOM's runs) comes first, then 2, then 0.
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | No
     else:
         from recipekg.plan.method_record import record_method
         record_method(ledger, memo, best, inputs)
+    if fits:
+        _note_sharding(ledger, memo, best, cap)
     room = micro_batch_room(best, cap, inputs) if fits else None
     out = {"fits": fits, "layout": _layout_json(best, shape, method, room), "memory_per_gpu": qjson(best["per_gpu"]),
            "capacity": qjson(cap), "text": _text(best, fits, cap, room)}
@@ -179,6 +183,41 @@ def _cost(c: tuple) -> tuple:
     return (rec == "full", tp * pp, zero, rec == "selective", pp)
 
 
+def _note_sharding(ledger: Ledger, memo: "_Evaluator", best: dict, cap: Q) -> None:
+    """Say why a layout that fits shards the optimizer states (stages 1 and 2): at no traffic."""
+    if best["zero"] not in (1, 2) or best["dp"] <= 1:
+        return
+    first = int(ledger.kb.q("c_zero_first_stage").value)
+    what = "the optimizer states" + (" and the gradients" if best["zero"] == 2 else "")
+    if best["zero"] != first:
+        why = f"as stage {first} does not fit"
+    elif memo.layout((0, best["tp"], best["pp"], best["recompute"]), best["tp"] * best["pp"] * best["dp"])["per_gpu"].high <= cap.low:
+        why = "as published runs do where a full copy per GPU would fit"
+    else:
+        why = "as a full copy per GPU does not fit"
+    ledger.note(f"ZeRO stage {best['zero']} shards {what} over the {best['dp']:,} data-parallel GPUs at the "
+                f"communication of plain data parallelism (a reduce-scatter of the gradients and an all-gather "
+                f"of the updated weights), {why}",
+                ledger.kb.constant("c_zero_communication_sharded_states"), ledger.kb.constant("c_zero_first_stage"))
+
+
+def _first_fit_order(kb, gpus: int):
+    """The order in which :func:`first_fit` tries layouts: :func:`_cost`'s, but ZeRO's stages
+    weighed by their communication (the KB's ``c_zero_communication_*``: stages 1 and 2 move what
+    plain data parallelism moves, stage 3 1.5 times it) and, among stages of equal traffic over
+    more than one data-parallel GPU, the KB's ``c_zero_first_stage`` first (stage 1: the
+    optimizer states sharded, as published runs do), then those sharding more, then less."""
+    sharded = kb.q("c_zero_communication_sharded_states").value
+    comm = {0: 1.0, 1: sharded, 2: sharded, 3: kb.q("c_zero_communication_sharded_weights").value}
+    first = int(kb.q("c_zero_first_stage").value)
+
+    def key(c: tuple) -> tuple:
+        zero, tp, pp, rec = c
+        rank = (zero < first, abs(zero - first)) if gpus // (tp * pp) > 1 else (False, zero)
+        return (rec == "full", tp * pp, comm[zero], rank, rec == "selective", pp)
+    return key
+
+
 def _leanest(c: tuple, given: dict, method: Method) -> list[tuple]:
     """The layouts with ``c``'s parallel degrees among which is the one that needs the least
     memory the query allows: the highest ZeRO stage, with full and with selective recomputation
@@ -195,7 +234,7 @@ def first_fit(memo: "_Evaluator", inputs: Inputs, gpus: int, cap: Q) -> dict | N
     leanest layout does not fit (memory only falls with the ZeRO stage and recomputation)."""
     hopeless: set = set()
     shape, method = memo.shape, memo.method
-    for c in sorted(_candidates(inputs, gpus, shape, method), key=_cost):
+    for c in sorted(_candidates(inputs, gpus, shape, method), key=_first_fit_order(memo.ledger.kb, gpus)):
         group = (c[1], c[2])
         if group in hopeless:
             continue
@@ -255,7 +294,7 @@ def micro_batch_room(best: dict, cap: Q, inputs: Inputs) -> int | None:
     >>> inputs = read_inputs(parse("plan where params = 125M and hardware = a100 and gpus = 8")[0], snap)
     >>> found = search_layout(ledger, inputs, inputs.params)
     >>> found["layout"]["micro_batch"], found["layout"]["micro_batch_room"]
-    (1, 105)
+    (1, 107)
     """
     if best["method"] == "inference" or whole_number(inputs, "micro-batch") is not None:
         return None
