@@ -27,7 +27,7 @@ from recipekg.api import answer as native_answer
 from recipekg.cli.main import main
 from recipekg.errors import EngineError, RecipeKGError, UnsupportedStatement
 from recipekg.names import slug
-from recipekg.query.ast import Plan, Recipe
+from recipekg.query.ast import Explain, Plan, Recipe
 from recipekg.query.parser import parse
 from recipekg.reason.recommend import rank
 from recipekg.reason.resolve import facts_of
@@ -70,6 +70,10 @@ def _statements() -> list:
 
 STATEMENTS = _statements()
 ANSWERABLE = [s for s in STATEMENTS if not isinstance(s, (Plan, Recipe))]
+# rdflib (about 2 s a query here) compares the statements one query answers; explain's search
+# runs dozens of queries of the same exported form under other facts (over a minute each on
+# rdflib), compared on every example by Oxigraph and Virtuoso.
+ONE_QUERY = [s for s in ANSWERABLE if not isinstance(s, Explain)]
 EXAMPLES = [s for s in parse((REPO / "queries" / "examples.rkg").read_text(encoding="utf-8"))
             if not isinstance(s, (Plan, Recipe))] if (REPO / "queries" / "examples.rkg").is_file() else \
     [s for s in parse(FALLBACK) if not isinstance(s, (Plan, Recipe))][:7]
@@ -220,7 +224,7 @@ def test_virtuoso_answers_like_the_native_reasoner(statement, snap, virtuoso):
     assert_same_answer(through(virtuoso, statement, snap), native(statement, snap), "virtuoso")
 
 
-@pytest.mark.parametrize("statement", ANSWERABLE, ids=_id)
+@pytest.mark.parametrize("statement", ONE_QUERY, ids=_id)
 def test_rdflib_answers_like_the_native_reasoner(statement, snap, rdflib_engine):
     assert_same_answer(through(rdflib_engine, statement, snap), native(statement, snap), "rdflib")
 
