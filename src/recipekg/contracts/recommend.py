@@ -112,8 +112,10 @@ class ShortfallFix(TypedDict):
 
 
 class Shortfall(TypedDict):
-    """The run's memory shortfall and what closes it, when a memory saving is advised for a
-    run over all the GPUs' memory: the pick is not presented as the fix when it is not one."""
+    """The run's memory shortfall and what closes it, for a run over all the GPUs' memory: when
+    a memory saving is advised (the pick is not presented as the fix when it is not one), and
+    when the method is a full training run (pretrain, full fine-tune) whatever the answer's
+    kind, no result saving memory (``enough_alone`` and ``together`` then empty and null)."""
 
     memory_load: Range
     #: The savings advised here that are enough alone.
