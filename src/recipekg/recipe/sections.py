@@ -256,12 +256,17 @@ def _number(value, unit: str | None, label: str = "") -> str:
     """A setting's value with its unit, the unit left out where it only names the quantity
     (LoRA rank 64, not "64 rank").
 
+    A whole number below a million keeps every digit (a published batch of 32,768 is not 32,770):
+
     >>> _number(64.0, "rank", "LoRA rank"), _number(0.1, "decoupled, per step"), _number(2000.0, "steps")
     ('64', '0.1 (decoupled, per step)', '2,000 steps')
+    >>> _number(32768.0, "examples per step")
+    '32,768 (examples per step)'
     """
     from recipekg.render.numbers import num
 
-    text = num(value) if isinstance(value, (int, float)) else str(value)
+    whole = isinstance(value, (int, float)) and abs(value) < 1e6 and value == int(value)
+    text = f"{int(value):,}" if whole else num(value) if isinstance(value, (int, float)) else str(value)
     if not unit or unit == "dimensionless" or unit.split()[0].lower() in label.lower().split():
         return text
     return f"{text} ({unit})" if " " in unit and not unit.startswith("×") else f"{text} {unit}"
