@@ -106,3 +106,40 @@ def test_a_batch_that_does_not_fit_one_pass_is_accumulated(kb):
                     "and method = pretrain")
     (u,) = [u for u in c["unused"] if u["dimension"] == "batch-size"]
     assert "seq-length" in u["why"]
+
+
+def test_continued_pretraining_gets_a_full_fine_tunes_memory_advice_and_is_no_runner_up(kb):
+    """Continued pretraining updates every weight (its method is a full fine-tune's): an 8B model
+    on one 24 GB card does not fit it, so it no longer ties the pick (audit 15/07), and a choice
+    that applying advice weighs against is not offered as a runner-up (nor is anything else here:
+    LoRA and QLoRA are kinds of the pick)."""
+    run = ("data = text and task = generation and pretrained = yes and params = 8B and samples = 50k "
+           "and hardware = rtx-3090 and gpus = 1")
+    (a,) = kb.query(f"recommend approach where {run}")
+    cpt = next(r for r in a["results"] if r["id"] == "continued-pretraining")
+    assert any(x["id"] == "memory-over-full-fine-tune" and x["match"] == "full" for x in cpt["against"])
+    assert scores_of(a)["continued-pretraining"] < scores_of(a)["lora"] < scores_of(a)["fine-tune-pretrained"]
+    assert a["decision"]["pick"] == "fine-tune-pretrained"
+    assert "continued-pretraining" not in a["decision"]["runner_ups"]
+    assert "train-from-scratch" not in a["decision"]["runner_ups"]
+    # on GPUs that hold it, continued pretraining is not advised against
+    (big,) = kb.query(f"recommend approach where {run.replace('rtx-3090 and gpus = 1', 'h100 and gpus = 8')}")
+    cpt = next(r for r in big["results"] if r["id"] == "continued-pretraining")
+    assert not any(x["id"] == "memory-over-full-fine-tune" and x["match"] == "full" for x in cpt["against"])
+
+
+def test_no_runner_up_of_any_golden_answer_is_advised_against(kb):
+    """Runner-ups are alternatives: none of the recorded example answers offers a choice that
+    advice applying in full weighs against."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "queries"
+    checked = 0
+    for path in sorted(root.glob("*.rkg")):
+        for a in kb.query(path.read_text(encoding="utf-8")):
+            if "decision" not in a or "results" not in a:
+                continue
+            opposed = {r["id"] for r in a["results"] if any(x["match"] == "full" for x in r.get("against") or ())}
+            assert not opposed & set(a["decision"].get("runner_ups") or ()), (path.name, a.get("statement"))
+            checked += 1
+    assert checked > 20

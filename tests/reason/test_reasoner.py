@@ -144,6 +144,10 @@ def _dimensions_used(snap, kind):
     for prop in (snap.get("choice_properties") or {}).values():  # a property's check is related too (method)
         if prop["check"] and kind in snap["nodes"].get(prop["of"], {}).get("kinds", ()):
             used.add(prop["check"]["dimension"])
+    # a dimension whose values are choices of the kind gives the answer itself (architecture =
+    # gpt-3-175b to recommend architecture: the given choice matches in full)
+    used |= {name for name, d in snap["dimensions"].items()
+             if any(kind in snap["nodes"].get(v, {}).get("kinds", ()) for v in (d.get("values") or {}).values())}
     if "tier" in used:
         used |= {"gpus", "time"}
     if used & {"gpu-memory", "bandwidth"}:

@@ -276,6 +276,12 @@ def _step(result: dict) -> tuple[str, int] | None:
     return min(steps, key=lambda s: s[1]) if steps else None
 
 
+def _opposed(r: Mapping) -> bool:
+    """Whether advice that applies in full weighs against result ``r`` (a run that does not fit,
+    a choice the constraints rule out): it still ranks, but it is no runner-up to the pick."""
+    return any(a.get("match") == "full" for a in r.get("against") or ())
+
+
 def decision(results: list, limit: int = 3, near: list | None = None, nodes: Mapping | None = None,
              sections: Mapping | None = None, kind: str | None = None) -> Decision:
     """The recommended pick, its runner-ups and the choices the reference says to compare
@@ -317,7 +323,7 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
     # advice every run gets (listed below them all the same: clip gradients, whatever the run)
     for_case = bool(matching) and situated(matching[0])
     runner_ups = [r["id"] for r in matching[1:] if r["id"] not in compare and r["id"] not in steps
-                  and r["id"] not in kin and (not for_case or situated(r))][:limit]
+                  and r["id"] not in kin and (not for_case or situated(r)) and not _opposed(r)][:limit]
     ranked = {r["id"] for r in matching}
     for other in (n["other_side"]["pick"] for n in near or () if n.get("other_side")):
         if other in ranked and other != pick and other not in runner_ups and other not in compare + steps \
