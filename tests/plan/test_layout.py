@@ -63,6 +63,9 @@ def test_a_small_model_needs_no_model_parallelism_nor_recomputation(kb):
     assert "8 data-parallel GPUs" in why["text"] and "a full copy per GPU would fit" in why["text"]
     cited = {s["id"]: s.get("where", "") for s in why["sources"]}
     assert "7.2.1" in cited["rajbhandari2019"] and "pythia-1b.yml" in cited["biderman2023pythia"]
+    given = plan(kb, "plan where params = 125M and hardware = a100 and gpus = 8 and zero = 2")
+    assert given["fit"]["layout"]["zero"] == 2  # the user's stage, with no note on why the search chose it
+    assert not any(n["text"].startswith("ZeRO stage") for n in given["notes"])
     alone = plan(kb, "plan where params = 125M and hardware = a100 and gpus = 1")
     assert alone["fit"]["layout"]["zero"] == 0
     assert not any(n["text"].startswith("ZeRO stage") for n in alone["notes"])

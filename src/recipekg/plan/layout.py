@@ -81,7 +81,7 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | No
     else:
         from recipekg.plan.method_record import record_method
         record_method(ledger, memo, best, inputs)
-    if fits:
+    if fits and "zero" not in shape.given:  # the search's choice, not the user's
         _note_sharding(ledger, memo, best, cap)
     room = micro_batch_room(best, cap, inputs) if fits else None
     out = {"fits": fits, "layout": _layout_json(best, shape, method, room), "memory_per_gpu": qjson(best["per_gpu"]),
