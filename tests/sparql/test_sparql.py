@@ -70,9 +70,10 @@ def _statements() -> list:
 
 STATEMENTS = _statements()
 ANSWERABLE = [s for s in STATEMENTS if not isinstance(s, (Plan, Recipe))]
-# rdflib (about 2 s a query here) compares the statements one query answers; explain's search
-# runs dozens of queries of the same exported form under other facts (over a minute each on
-# rdflib), compared on every example by Oxigraph and Virtuoso.
+# rdflib (about 2 s a query here) and Virtuoso (about 1 s) compare every statement one query
+# answers; explain's search runs dozens of queries of the same exported form under other facts
+# (over a minute each on either), compared for every statement by Oxigraph and, for every example
+# of queries/examples.rkg, by Virtuoso too (test_examples_are_identical_natively_on_oxigraph_and_on_virtuoso).
 ONE_QUERY = [s for s in ANSWERABLE if not isinstance(s, Explain)]
 EXAMPLES = [s for s in parse((REPO / "queries" / "examples.rkg").read_text(encoding="utf-8"))
             if not isinstance(s, (Plan, Recipe))] if (REPO / "queries" / "examples.rkg").is_file() else \
@@ -219,7 +220,7 @@ def test_oxigraph_answers_like_the_native_reasoner(statement, snap, oxigraph):
 
 
 @pytest.mark.virtuoso
-@pytest.mark.parametrize("statement", ANSWERABLE, ids=_id)
+@pytest.mark.parametrize("statement", ONE_QUERY, ids=_id)
 def test_virtuoso_answers_like_the_native_reasoner(statement, snap, virtuoso):
     assert_same_answer(through(virtuoso, statement, snap), native(statement, snap), "virtuoso")
 
@@ -231,8 +232,9 @@ def test_rdflib_answers_like_the_native_reasoner(statement, snap, rdflib_engine)
 
 @pytest.mark.virtuoso
 def test_examples_are_identical_natively_on_oxigraph_and_on_virtuoso(snap, oxigraph, virtuoso):
-    """The issue's "done when": every example query, three ways, one answer."""
-    assert EXAMPLES
+    """The issue's "done when": every example query, three ways, one answer (an explain among
+    them: its search's queries are Virtuoso's only explain check)."""
+    assert EXAMPLES and any(isinstance(s, Explain) for s in EXAMPLES)
     for statement in EXAMPLES:
         want = native(statement, snap)
         assert_same_answer(through(oxigraph, statement, snap), want, f"oxigraph: {statement.text}")
