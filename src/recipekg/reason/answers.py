@@ -324,7 +324,7 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
     for_case = bool(matching) and situated(matching[0])
     runner_ups = [r["id"] for r in matching[1:] if r["id"] not in compare and r["id"] not in steps
                   and r["id"] not in kin and (not for_case or situated(r)) and not _opposed(r)][:limit]
-    ranked = {r["id"] for r in matching}
+    ranked = {r["id"] for r in matching if not _opposed(r)}
     for other in (n["other_side"]["pick"] for n in near or () if n.get("other_side")):
         if other in ranked and other != pick and other not in runner_ups and other not in compare + steps \
                 and kin.get(other) not in ("broader", "narrower"):
