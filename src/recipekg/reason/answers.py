@@ -374,8 +374,10 @@ def _alongside(matching: list, section, kin: Mapping) -> list[Alongside]:
     """The best match of each section but the pick's, in rank order, with the matches the
     advice does not separate from it (as :func:`tied_with_first`)."""
     out: list[Alongside] = []
-    for name in dict.fromkeys(section(r) for r in matching):
-        mine = [r for r in matching if section(r) == name]
+    by_section: dict = {}
+    for r in matching:  # (one pass: a section's matches in rank order)
+        by_section.setdefault(section(r), []).append(r)
+    for name, mine in by_section.items():
         entry: Alongside = {"section": name, "pick": mine[0]["id"]}
         if tied := tied_with_first(mine, kin):
             entry["tied_with"] = tied
@@ -403,16 +405,25 @@ def relatives(matching: list, pick: str | None, nodes: Mapping) -> dict[str, str
     """
     out: dict[str, str] = {}
     head = next((r for r in matching if r["id"] == pick), None)
-    above: list[dict] = [head] if head else []
+    head_iri = head["iri"] if head else None
+    head_up = set(nodes.get(head_iri, {}).get("ancestors", ())) if head else set()
+    others: set[str] = set()  # the alternatives above (their IRIs) and every ancestor of theirs:
+    others_up: set[str] = set()  # one of them is akin to a match when either holds the other
+    skipped = False
     for r in matching:
         if r is head:
             continue
-        if head and _akin(head["iri"], r["iri"], nodes):
-            out[r["id"]] = "narrower" if head["iri"] in nodes.get(r["iri"], {}).get("ancestors", ()) else "broader"
-        elif any(_akin(a["iri"], r["iri"], nodes) for a in above[1:]):
+        iri = r["iri"]
+        up = nodes.get(iri, {}).get("ancestors", ())
+        if head and (head_iri in up or iri in head_up):
+            out[r["id"]] = "narrower" if head_iri in up else "broader"
+        elif iri in others_up or not others.isdisjoint(up):
             out[r["id"]] = "kin"
+        elif head is None and not skipped:  # (without a pick the first alternative stands alone)
+            skipped = True
         else:  # an alternative: its own relatives below it are not others
-            above.append(r)
+            others.add(iri)
+            others_up.update(up)
     return out
 
 
@@ -457,4 +468,5 @@ def tied_with_first(matching: list, kin: Mapping | None = None) -> list[str]:
 
     first = matching[0]
     mine, fit = weight(first), fits(first)
-    return [r["id"] for r in matching[1:] if r["id"] not in (kin or {}) and weight(r) == mine and fits(r) == fit]
+    return [r["id"] for r in matching[1:] if r["score"] == mine[0] and r["id"] not in (kin or {})
+            and weight(r) == mine and fits(r) == fit]
