@@ -150,6 +150,12 @@ class Context:
     def gradient_descent(self) -> bool:
         return _KB + "gradient-descent" in self.regimes
 
+    def given_nodes(self) -> list[str]:
+        """The architecture, optimizer and method the query itself names (of :meth:`nodes`):
+        those whose settings are the user's to settle when they wait for a condition."""
+        return [n for n, how in ((self.architecture, self.architecture_from), (self.optimizer, self.optimizer_from),
+                                 (self.method, self.method_from)) if n and how == "given"]
+
     def nodes(self) -> list[str]:
         """The choices whose settings the recipe reads, narrowest first."""
         techniques = [r["iri"] for r in self.rankings["technique"]["results"] if r["group"] == "matches" and r["score"] > 0]

@@ -17,7 +17,7 @@ from recipekg.knowledge.view import SnapshotView
 from recipekg.reason.answers import origin_json, sources_json
 from recipekg.recipe import parts
 from recipekg.recipe.items import item, unsourced
-from recipekg.recipe.settings import applying, closure, relevant
+from recipekg.recipe.settings import applying, closure, relevant, waiting
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -33,12 +33,13 @@ SECTIONS = ("architecture", "approach", "size", "data", "optimizer", "hyperparam
 def sections(ctx, plan: PlanBody | None, snap: dict) -> list[Section]:
     """Every section of the recipe, in :data:`SECTIONS` order."""
     settings = applying(ctx.nodes(), ctx.facts, snap)
+    waits = waiting(ctx.given_nodes(), ctx.facts, snap)  # (another choice's settings for other runs: noise)
     groups = relevant(ctx.nodes(), ctx.regimes, snap)
     out: list[Section] = []
     for name in SECTIONS:
         items: list[Item] = getattr(parts, name)(ctx, plan, snap)
         if name in ("optimizer", "hyperparameters", "stability") and ctx.trains:
-            items += setting_items(name, groups, settings, ctx, plan, snap)
+            items += setting_items(name, groups, settings, ctx, plan, snap, waits)
         out.append({"name": name, "items": items})
     set_apart(out, snap)
     return out
@@ -58,7 +59,8 @@ def set_apart(sections: list[Section], snap: dict) -> None:
     ({'from': ['lora-alpha', 'lora-rank'], 'labels': ['LoRA alpha', 'LoRA rank'], 'sources': ['hu']}, False)
     """
     items = {it["hyperparameter"]: it for s in sections for it in s["items"]
-             if it.get("hyperparameter") and not it.get("unsourced") and it.get("from") != "given" and it["sources"]}
+             if it.get("hyperparameter") and not it.get("unsourced") and not it.get("needs") and it.get("from") != "given"
+             and it["sources"]}  # (a value waiting for the query is not yet the recipe's)
     for name, h in snap["hyperparameters"].items():
         members = [items[m] for m in [name, *h.get("coupled_with", ())] if m in items]
         if len(members) < 2:
@@ -74,9 +76,11 @@ def set_apart(sections: list[Section], snap: dict) -> None:
                 it["apart"] = {"from": with_it, "labels": labels, "sources": [shared]}
 
 
-def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, snap: dict) -> list[Item]:
+def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, snap: dict,
+                  waits: dict | None = None) -> list[Item]:
     """The items of one section's hyperparameters: a sourced setting, plan's fitted value
-    for it, or unsourced."""
+    for it, a setting waiting for what the query does not give (``waits``: :func:`waiting`), or
+    unsourced."""
     hyper = snap["hyperparameters"]
     out: list[Item] = []
     for group in groups:
@@ -91,11 +95,38 @@ def setting_items(section: str, groups: list[str], settings: dict, ctx, plan, sn
             found = given   # the user's own value, the KB's beside it
         if found:
             out.append(one_value(found))
+        elif pending := [waiting_item(n, chosen, snap) for n in members if (chosen := (waits or {}).get(n))]:
+            out.append(pending[0])
         else:
             missing = unsourced(hyper[group]["label"], _no_setting(group, ctx, snap))
             missing["hyperparameter"] = group
             out.append(missing)
     return out
+
+
+def waiting_item(name: str, chosen: dict, snap: dict) -> Item:
+    """Hyperparameter ``name`` as a setting gives it once the query says what its conditions
+    read and it does not (``chosen["waits"]``): the value, on those conditions, with its source,
+    and ``needs`` those dimensions; no value a trainer would read, since it may not hold.
+
+    >>> from recipekg.reason.resolve import facts_of
+    >>> from recipekg.recipe.settings import waiting
+    >>> facts = facts_of(parse("recipe where method = qlora and params = 7B")[0].constraints, snap)
+    >>> w = waiting(["https://w3id.org/recipekg/id/method-qlora"], facts, snap)
+    >>> it = waiting_item("gradient-clip-norm", w["gradient-clip-norm"], snap)
+    >>> it["value"], it["text"], it["needs"]
+    (None, '0.3 (global L2 norm) if architecture = transformer', ['architecture'])
+    """
+    const = snap["constants"][chosen["constant"]]
+    owner = snap["nodes"].get(chosen["owner"], {}).get("label", chosen["owner"])
+    label = snap["hyperparameters"][name]["label"]
+    value = chosen["label"] or _number(chosen["value"], chosen["unit"], label)
+    conditions = " and ".join(c["label"] for c in chosen["waits"])
+    needs = sorted({c["dimension"] for c in chosen["waits"]})
+    why = (f"{const['text']} (a setting of {owner}, for {conditions}: give {', '.join(needs)} to settle it; "
+           "no configuration sets it until then)")
+    return item(label, None, f"{value} if {conditions}", why, sources_json(const, snap), hyperparameter=name,
+                setting=const["id"], unit=chosen["unit"], needs=needs, **origin_json(const))
 
 
 #: Which of a group's values leads the recipe: the user's, the named model's own published

@@ -22,7 +22,7 @@ unsourced, never guessed.
 
 from __future__ import annotations
 
-from recipekg.reason.conditions import FAILED, HELD, status
+from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, status
 
 
 def closure(nodes: list[str], snap: dict) -> list[str]:
@@ -46,25 +46,59 @@ def sized_by_formulas(architecture: str | None, snap: dict) -> bool:
 
 def applying(context: list[str], facts: dict, snap: dict) -> dict[str, dict]:
     """Hyperparameter name → the winning setting among those that apply (see the module)."""
+    found: dict[str, list[dict]] = {}
+    for c, s, node, depth in _settings_of(context, snap):
+        statuses = [status(snap["conditions"][x], facts, snap) for x in s["conditions"]]
+        if FAILED in statuses or any(st != HELD for st in statuses) or _outside(s, facts, snap):
+            continue
+        found.setdefault(s["hyperparameter"], []).append(_candidate(c, node, s, len(statuses), depth, snap))
+    return {name: _best(candidates) for name, candidates in found.items()}
+
+
+def waiting(context: list[str], facts: dict, snap: dict) -> dict[str, dict]:
+    """Hyperparameter name → the best setting that would apply once the query gives what some
+    of its conditions read and it does not (every other condition holding, the run not outside
+    its scope), with ``waits``: those conditions. QLoRA's gradient clipping at 0.3 is for a
+    transformer: a QLoRA recipe that names no architecture waits for it rather than having no
+    sourced value::
+
+        >>> from recipekg.reason.resolve import facts_of
+        >>> facts = facts_of(parse("recipe where method = qlora and params = 7B")[0].constraints, snap)
+        >>> w = waiting([snap["rule_index"]["choices"]["adamw"], "https://w3id.org/recipekg/id/method-qlora"], facts, snap)
+        >>> w["gradient-clip-norm"]["value"], [c["dimension"] for c in w["gradient-clip-norm"]["waits"]]
+        (0.3, ['architecture'])
+    """
+    found: dict[str, list[dict]] = {}
+    for c, s, node, depth in _settings_of(context, snap):
+        conds = [snap["conditions"][x] for x in s["conditions"]]
+        statuses = [status(x, facts, snap) for x in conds]
+        if NOT_GIVEN not in statuses or any(st not in (HELD, NOT_GIVEN) for st in statuses) or _outside(s, facts, snap):
+            continue
+        candidate = _candidate(c, node, s, statuses.count(HELD), depth, snap)
+        candidate["waits"] = [x for x, st in zip(conds, statuses) if st == NOT_GIVEN]
+        found.setdefault(s["hyperparameter"], []).append(candidate)
+    return {name: _best(candidates) for name, candidates in found.items()}
+
+
+def _settings_of(context: list[str], snap: dict):
+    """``(constant, setting, the node it hangs off, that node's depth)`` for every setting of the
+    context's nodes and their broader families, narrowest node first."""
     depth = {n: len(snap["nodes"].get(n, {}).get("ancestors", ())) for n in closure(context, snap)}
     owned: dict[str, list[str]] = {}
     for c, s in snap["settings"].items():
         for owner in s["owners"]:
             owned.setdefault(owner, []).append(c)
-    found: dict[str, list[dict]] = {}
     for node in depth:
         for c in owned.get(node, ()):
-            s = snap["settings"][c]
-            statuses = [status(snap["conditions"][x], facts, snap) for x in s["conditions"]]
-            if FAILED in statuses or any(st != HELD for st in statuses) or _outside(s, facts, snap):
-                continue
-            found.setdefault(s["hyperparameter"], []).append(_candidate(c, node, s, len(statuses), depth[node], snap))
-    out = {}
-    for name, candidates in found.items():
-        candidates.sort(key=lambda x: (-x["held"], -x["depth"], x["constant"]))
-        best, rest = candidates[0], candidates[1:]
-        out[name] = dict(best, alternatives=[r for r in rest if r["value"] != best["value"]])
-    return out
+            yield c, snap["settings"][c], node, depth[node]
+
+
+def _best(candidates: list[dict]) -> dict:
+    """The most specific candidate (more held conditions, then the narrower node it hangs off),
+    with the others of another value as its alternatives."""
+    candidates.sort(key=lambda x: (-x["held"], -x["depth"], x["constant"]))
+    best, rest = candidates[0], candidates[1:]
+    return dict(best, alternatives=[r for r in rest if r["value"] != best["value"]])
 
 
 def _outside(setting: dict, facts: dict, snap: dict) -> bool:

@@ -1,0 +1,44 @@
+"""A setting of a choice the query names that waits only for a condition the query does not
+give is said with that condition, not called unsourced: QLoRA's gradient clipping at 0.3 is
+for a transformer, so a QLoRA recipe that names no architecture shows 0.3 "if architecture =
+transformer" and asks for the architecture (``needs``), and no configuration reads it until
+the architecture is given. Settings of a choice the recipe only ranked (AdamW's epsilon for
+ConvNeXt) are no such value: a run of another architecture is no sign of the user's."""
+
+import pytest
+
+QLORA = "recipe where method = qlora and params = 7B and hardware = rtx-4090 and gpus = 1"
+
+
+def _items(kb, query: str) -> dict:
+    (r,) = kb.query(query)
+    return {i["what"]: i for s in r["sections"] for i in s["items"]}
+
+
+def test_a_setting_waiting_for_the_architecture_says_so(kb):
+    clip = _items(kb, QLORA)["gradient-clipping max norm"]
+    assert clip["value"] is None and "unsourced" not in clip
+    assert clip["needs"] == ["architecture"] and clip["setting"] == "qlora-max-grad-norm"
+    assert clip["text"].startswith("0.3 ") and clip["text"].endswith("if architecture = transformer")
+    assert [s["id"] for s in clip["sources"]] == ["dettmers2023"]
+
+
+def test_given_the_architecture_the_setting_is_the_recipes(kb):
+    clip = _items(kb, QLORA + " and architecture = llama")["gradient-clipping max norm"]
+    assert clip["value"] == pytest.approx(0.3) and "needs" not in clip and "unsourced" not in clip
+
+
+def test_a_ranked_choices_settings_for_other_runs_do_not_wait(kb):
+    epsilon = _items(kb, QLORA)["Adam epsilon"]
+    assert epsilon.get("unsourced") is True and "needs" not in epsilon
+
+
+def test_the_text_flags_it_and_leaves_it_off_the_unsourced_list(kb):
+    from recipekg.render.answers import render_text
+
+    (r,) = kb.query(QLORA)
+    text = render_text(r)
+    line = next(x for x in text.splitlines() if "gradient-clipping max norm" in x)
+    assert "[give more]" in line and "0.3" in line
+    unsourced = next(x for x in text.splitlines() if x.startswith("unsourced ("))
+    assert "gradient-clipping" not in unsourced and "Adam epsilon" in unsourced
