@@ -513,6 +513,15 @@ def test_a_recipe_page_says_whether_it_trains_or_serves(client):
     assert "<strong>Training</strong>" in context(training) and "optimizer" in context(training)
 
 
+def test_a_recipe_page_marks_a_value_waiting_for_the_query(client):
+    """A setting that holds once the query gives what it waits for (QLoRA's clipping at 0.3, for a
+    transformer) shows its condition and what to give, as the text's [give more] does."""
+    page = client.get("/?q=" + quote("recipe where method = qlora and params = 7B")).get_data(as_text=True)
+    row = page.split("<td>gradient-clipping max norm</td>")[1].split("</tr>")[0]
+    assert "if architecture = transformer" in row and '<span class="needs-tag">give architecture</span>' in row
+    assert "unsourced-tag" not in row
+
+
 def test_a_recipe_page_shows_plans_warnings(client):
     """A recipe's plan warning (a sequence longer than the model was trained on) is on the
     recipe page, as on the plan page, not only in the JSON."""
