@@ -333,3 +333,24 @@ def test_a_named_language_model_means_text_unless_the_data_is_given(kb):
 
 
 KB_TEXT = "https://w3id.org/recipekg/id/text"
+
+
+def test_a_tier_kept_for_the_facts_it_reads_equals_one_derived_afresh(snap):
+    """A dimension defined by conditions (the compute tier) is kept per snapshot for the facts its
+    conditions read, so the trials of an answer share it; what they get equals what the
+    conditions give afresh, for facts that differ in what the tiers read and in what they do not."""
+    from recipekg.query.parser import parse
+    from recipekg.reason.derive import _defined, derive
+    from recipekg.reason.resolve import resolve_constraints
+
+    dim = snap["dimensions"]["tier"]
+    seen = []
+    for where in ("gpus = 8 and time = 3 days", "gpus = 64 and time = 2 weeks", "gpus = 1 and time = 12 hours",
+                  "gpus = 8 and time = 3 days and data = text", "gpus = 1", "time = 3 days", "gpus = 8 and time = 2 weeks"):
+        given = resolve_constraints(parse(f"plan where {where}")[0].constraints, snap)
+        first, again = derive(given, snap), derive(given, snap)
+        fresh = _defined("tier", dim, {k: v for k, v in first.items() if k != "tier"}, snap)
+        assert first.get("tier") == fresh and again.get("tier") is first.get("tier"), where
+        seen.append(first.get("tier"))
+    assert seen[0] != seen[1] != seen[2] != seen[0] and seen[0] != seen[6]  # (the same GPUs, another time)
+    assert seen[0] is seen[3]  # (data: read by no tier)

@@ -400,7 +400,54 @@ def _via_hardware(snap: dict) -> list[tuple[str, dict, str]]:
 
 def _from_conditions(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:
     """The values of ``dim`` whose conditions the facts meet (all of them: a run can be in two
-    overlapping tiers), or those they rule out."""
+    overlapping tiers), or those they rule out: :func:`_defined`, kept per snapshot for the facts
+    it reads (ask's and the boundaries' trials derive a tier again from the same GPUs and time a
+    dozen times an answer; Facts are never changed once made, so one is shared)."""
+    read = once(snap, "dimensions the defining conditions read", _read_by_definitions)
+    key = (name, *(_fact_key(facts.get(d)) for d in read.get(name, dim["derived_from"])))
+    kept = once(snap, "facts derived from defining conditions", _no_facts_yet)
+    found = kept.get(key, kept)  # (the dict itself: not kept yet; read once, so another thread may clear it)
+    if found is kept:
+        found = _defined(name, dim, facts, snap)
+        if len(kept) >= _KEPT_DERIVED:
+            kept.clear()
+        kept[key] = found
+    if found is not None:
+        facts[name] = found
+
+
+#: How many facts :func:`_from_conditions` keeps per snapshot (a web server answers many queries).
+_KEPT_DERIVED = 4096
+
+
+def _read_by_definitions(snap: dict) -> dict[str, list[str]]:
+    """Each dimension defined by conditions on others: the dimensions it is derived from and
+    every one its values' conditions read (an extension's tier may read another)."""
+    out = {}
+    for name, dim in snap["dimensions"].items():
+        if dim.get("derived_from") and not dim.get("derived_by"):
+            mine = set(dim["values"].values())
+            read = {snap["conditions"][c]["dimension"] for iri, t in snap["tiers"].items() if iri in mine
+                    for c in t["conditions"] if c in snap["conditions"]}
+            out[name] = sorted(read | set(dim["derived_from"]))
+    return out
+
+
+def _no_facts_yet(snap: dict) -> dict:
+    return {}
+
+
+def _fact_key(f: Facts | None) -> tuple | None:
+    """What of a fact a defining condition can read, as a key (None: not given)."""
+    if f is None:
+        return None
+    return (f.dimension, f.kind, None if f.values is None else frozenset(f.values), frozenset(f.excluded),
+            None if f.intervals is None else tuple(map(tuple, f.intervals)), f.derived, f.all_of,
+            tuple(sorted(f.near.items())), None if f.counted is None else tuple(map(tuple, f.counted)))
+
+
+def _defined(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> Facts | None:
+    """The fact :func:`_from_conditions` derives for ``dim`` (None when no value holds or fails)."""
     held, failed, mine = set(), set(), set(dim["values"].values())
     near: dict[str, tuple[str, float, float]] = {}
     for iri, defined in snap["tiers"].items():
@@ -420,10 +467,11 @@ def _from_conditions(name: str, dim: dict, facts: dict[str, Facts], snap: dict) 
     if held:
         shown = (constraint_json(dim, "=", _ids(held, snap)[0]) if len(held) == 1 else
                  constraint_json(dim, "all of", _ids(held, snap)))
-        facts[name] = Facts(name, dim["kind"], values=held, all_of=True, derived=derived, constraints=[shown])
-    elif failed:
-        facts[name] = Facts(name, dim["kind"], excluded=failed, derived=derived, near=near,
-                            constraints=[constraint_json(dim, "not in", _ids(failed, snap))])
+        return Facts(name, dim["kind"], values=held, all_of=True, derived=derived, constraints=[shown])
+    if failed:
+        return Facts(name, dim["kind"], excluded=failed, derived=derived, near=near,
+                     constraints=[constraint_json(dim, "not in", _ids(failed, snap))])
+    return None
 
 
 def _narrowly(conds: list[dict], statuses: list[str], facts: dict[str, Facts]) -> tuple[str, float, float] | None:
