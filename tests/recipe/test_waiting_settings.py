@@ -42,3 +42,14 @@ def test_the_text_flags_it_and_leaves_it_off_the_unsourced_list(kb):
     assert "[give more]" in line and "0.3" in line
     unsourced = next(x for x in text.splitlines() if x.startswith("unsourced ("))
     assert "gradient-clipping" not in unsourced and "Adam epsilon" in unsourced
+
+
+def test_settings_of_other_values_waiting_alike_leave_it_unsourced(kb):
+    """Where the settings waiting for what the query leaves open disagree (AdamW's weight decay for
+    a decoder and for a ConvNeXt), none is shown as the recipe's; where they agree, the value is
+    shown on each of their conditions, with each one's sources."""
+    items = _items(kb, "recipe where optimizer = adamw and method = pretrain")
+    assert items["weight decay"].get("unsourced") is True and "needs" not in items["weight decay"]
+    epsilon = items["Adam epsilon"]
+    assert epsilon["needs"] == ["architecture"] and " or " in epsilon["text"]
+    assert len({s["id"] for s in epsilon["sources"]}) >= 2

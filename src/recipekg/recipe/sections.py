@@ -121,11 +121,13 @@ def waiting_item(name: str, chosen: dict, snap: dict) -> Item:
     owner = snap["nodes"].get(chosen["owner"], {}).get("label", chosen["owner"])
     label = snap["hyperparameters"][name]["label"]
     value = chosen["label"] or _number(chosen["value"], chosen["unit"], label)
-    conditions = " and ".join(c["label"] for c in chosen["waits"])
-    needs = sorted({c["dimension"] for c in chosen["waits"]})
+    each = [chosen, *chosen.get("also", ())]  # (settings of the same value, each on its own conditions)
+    conditions = " or ".join(" and ".join(c["label"] for c in x["waits"]) for x in each)
+    needs = sorted({c["dimension"] for x in each for c in x["waits"]})
     why = (f"{const['text']} (a setting of {owner}, for {conditions}: give {', '.join(needs)} to settle it; "
            "no configuration sets it until then)")
-    return item(label, None, f"{value} if {conditions}", why, sources_json(const, snap), hyperparameter=name,
+    sources = list({s["id"]: s for x in each for s in sources_json(snap["constants"][x["constant"]], snap)}.values())
+    return item(label, None, f"{value} if {conditions}", why, sources, hyperparameter=name,
                 setting=const["id"], unit=chosen["unit"], needs=needs, **origin_json(const))
 
 

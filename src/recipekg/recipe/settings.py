@@ -77,7 +77,14 @@ def waiting(context: list[str], facts: dict, snap: dict) -> dict[str, dict]:
         candidate = _candidate(c, node, s, statuses.count(HELD), depth, snap)
         candidate["waits"] = [x for x, st in zip(conds, statuses) if st == NOT_GIVEN]
         found.setdefault(s["hyperparameter"], []).append(candidate)
-    return {name: _best(candidates) for name, candidates in found.items()}
+    # settings of other values waiting as well (AdamW's beta2 for a decoder, another for a ConvNeXt):
+    # which holds depends on what the query leaves open, so none of them is the recipe's to show
+    out = {}
+    for name, candidates in found.items():
+        best = _best(candidates)
+        if not best["alternatives"]:  # (``also``: the others of the same value, on their conditions)
+            out[name] = dict(best, also=[c for c in candidates if c is not candidates[0]])
+    return out
 
 
 def _settings_of(context: list[str], snap: dict):
