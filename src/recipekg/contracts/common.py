@@ -126,8 +126,11 @@ class Constraint(TypedDict):
     #: The words typed, when they are not the values' names.
     given_as: NotRequired[str]
     #: How a number in bits was read; for a named model's size, the size it is published as
-    #: beside the count of its weights (what the formulas read).
+    #: beside the count of its weights (what the formulas read); for what a named choice gives,
+    #: the properties it comes from.
     note: NotRequired[str]
+    #: The sources of what a named choice gives (Llama 2 7B's released weights: pretrained = yes).
+    sources: NotRequired[list[Source]]
     no_advice: NotRequired[list[NoAdvice]]
     #: Another constraint implies a value of this dimension that none of these values agrees
     #: with (task = forecasting is done on time series; data = tabular given): read as given.

@@ -11,9 +11,11 @@ condition-shaped dict the reasoner evaluates with the same code as a rule's cond
 
 The tests turn a value into a check: ``at-most`` (a bound the constraint must not pass),
 ``at-least`` (a bound it must reach), ``one-of`` (the values the choice is for) and
-``none-of`` (the values the choice already is or does badly with). An aspect with ``rkg:via``
-checks the dimension's values through one of their properties: "needs fp8 tensor cores" is
-the hardware whose ``rkg:supportsPrecision`` holds fp8, or that states no precision at all;
+``none-of`` (the values the choice already is or does badly with); ``given-by-naming`` is no
+check but what a query naming the choice has (``gives``: Llama 2 7B's published weights are a
+pretrained model), which :mod:`recipekg.reason.implied` takes as a derived constraint. An aspect
+with ``rkg:via`` checks the dimension's values through one of their properties: "needs fp8
+tensor cores" is the hardware whose ``rkg:supportsPrecision`` holds fp8, or that states no precision at all;
 "not for hardware with bf16 tensor cores" (``none-of``) is the hardware that states bf16.
 The snapshot holds them in four containers: ``choice_properties`` (iri → property),
 ``properties_by_choice`` (choice → its own properties; the reasoner adds its ancestors'),
@@ -28,7 +30,9 @@ from __future__ import annotations
 
 from recipekg.knowledge.terms import RDF, RDFS, RKG, local_name
 
-TESTS = {RKG.AtMost: "at-most", RKG.AtLeast: "at-least", RKG.OneOf: "one-of", RKG.NoneOf: "none-of"}
+GIVEN_BY_NAMING = "given-by-naming"  # (no check: what naming the choice gives, reason/implied.py reads it)
+TESTS = {RKG.AtMost: "at-most", RKG.AtLeast: "at-least", RKG.OneOf: "one-of", RKG.NoneOf: "none-of",
+         RKG.GivenByNaming: GIVEN_BY_NAMING}
 
 
 def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
@@ -53,7 +57,8 @@ def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
                        "unit": ix.text(aspect, RKG.unitLabel) if aspect else None},
             "test": test, "dimension": dim,
             "value": number if number is not None else [nodes.get(v, {}).get("id", local_name(v)) for v in values],
-            "check": _check(ix, dim, test, number, values, ix.one(aspect, RKG.via) if aspect else None, nodes),
+            "check": None if test == GIVEN_BY_NAMING else
+            _check(ix, dim, test, number, values, ix.one(aspect, RKG.via) if aspect else None, nodes),
             "when": ix.iris(p, RKG.when), "strict": ix.text(p, RKG.strict) not in ("false", "0"),
             # (a property of every choice of a kind is checked where they rank as that kind: QK-norm,
             # a fix and a technique, is no fix when it ranks as a technique)
@@ -67,6 +72,8 @@ def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
             by_kind.setdefault(kind, []).append(p)
         if props[p]["check"]:
             by_dimension.setdefault(props[p]["check"]["dimension"], []).append(p)
+        elif test == GIVEN_BY_NAMING and dim and values:  # what a query naming the choice has (not checked)
+            props[p]["gives"] = {"dimension": dim, "values": sorted(values)}
     return {"choice_properties": props, "properties_by_choice": by_choice, "properties_by_dimension": by_dimension,
             "properties_by_kind": by_kind}
 

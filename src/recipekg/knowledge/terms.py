@@ -62,7 +62,7 @@ RKG = Namespace(BASE + "ns#", """
     where roleName adviceGap nearestQuery nearestSection
     Hyperparameter sets valueNode scopeCondition recipeSection TrainingRegime trainedWith needsRegime asMethod combines bySection
     LearningRateSchedule
-    ChoiceProperty PropertyAspect PropertyTest AtMost AtLeast OneOf NoneOf propertyOf propertyOfKind aspect checks test via when
+    ChoiceProperty PropertyAspect PropertyTest AtMost AtLeast OneOf NoneOf GivenByNaming propertyOf propertyOfKind aspect checks test via when
     problemFact differsFrom strict
     publishedTitle authorsComplete authorCount authorGroup booktitle journal volume number pages doi version accessed
 """)

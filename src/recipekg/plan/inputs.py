@@ -119,6 +119,8 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
     for c in stmt.constraints:
         constraints.setdefault(resolve_dimension(c.dimension, snap)["name"], c)
     facts = facts_of(stmt.constraints, snap)
+    if "pretrained" in facts and facts["pretrained"].derived:  # (weights a named model's makers released:
+        del facts["pretrained"]  # a plan sizes the model's own pretraining unless pretrained or method is given)
 
     def number(dim: str, budget: bool = False) -> Q | None:
         return _number(dim, stmt, constraints, facts, budget=budget)

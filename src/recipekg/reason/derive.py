@@ -27,11 +27,12 @@ import math
 from recipekg.knowledge.derived import once
 from recipekg.reason.conditions import FAILED, HELD, status
 from recipekg.reason.facts import Facts, constraint_json, derived_formula, measured
+from recipekg.reason.implied import implied, say
 
 
 def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
     facts = dict(facts)
-    _implied(facts, snap)
+    implied(facts, snap)
     _from_model(facts, snap)
     _from_hardware(facts, snap)
     for name in snap.get("derived_dimensions", ()):  # those a formula computes first, in order
@@ -46,57 +47,6 @@ def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
         elif set(dim["derived_from"]) & set(facts):
             _from_conditions(name, dim, facts, snap)
     return facts
-
-
-def _implied(facts: dict[str, Facts], snap: dict) -> None:
-    """The values a given value implies of a dimension the query does not give (``rkg:
-    impliesValue``: summarization is done on text), when every value given for its dimension
-    implies one there (``task in (ner, summarization)``: text; ``task in (ner, forecasting)``:
-    nothing).
-
-    >>> from recipekg.reason.resolve import resolve_constraints
-    >>> facts = derive(resolve_constraints(parse("recommend x where task = summarization")[0].constraints, snap), snap)
-    >>> facts["data"].constraints, facts["data"].derived
-    ([{'dimension': 'data', 'op': '=', 'value': 'text'}], 'task')
-    """
-    nodes = snap["nodes"]
-    by_class = once(snap, "dimension of each value class", _dimension_of_classes)
-
-    def dim_of(w: str) -> str:  # (reads the implied value's node only: not every value's)
-        return next((by_class[t] for t in nodes.get(w, {}).get("types", ()) if t in by_class), "")
-
-    for name, f in list(facts.items()):
-        if f.derived or not f.values or f.kind != "categorical":
-            continue
-        targets = {dim_of(w) for v in f.values for w in nodes.get(v, {}).get("implies", ())}
-        for target in sorted(targets):
-            sets = [{w for w in nodes.get(v, {}).get("implies", ()) if dim_of(w) == target} for v in sorted(f.values)]
-            if target and target in facts and all(sets):
-                _say(facts, target, _contradicted(facts[target], name, f, set().union(*sets), nodes))
-            elif target and target not in facts and all(sets):
-                values = set().union(*sets)
-                dim = snap["dimensions"][target]
-                ids = sorted(nodes[w]["id"] for w in values)
-                shown = constraint_json(dim, "=", ids[0]) if len(ids) == 1 else constraint_json(dim, "in", ids)
-                facts[target] = Facts(target, dim["kind"], values=values, derived=name, constraints=[shown])
-
-
-def _contradicted(given: Facts, by: str, source: Facts, implied: set[str], nodes: dict) -> dict | None:
-    """Mark ``given``'s constraints where none of its values agrees with what ``source`` (of
-    dimension ``by``) implies there (the same value, a broader or a narrower one): ``task =
-    forecasting`` is done on time series, and ``data = tabular`` says otherwise. The answer
-    reads the value as given and says so (``implied_otherwise``); nothing is dropped."""
-    if given.derived or not given.values:
-        return None
-
-    def agrees(v: str) -> bool:
-        up = set(nodes.get(v, {}).get("ancestors", ()))
-        return any(v == w or w in up or v in nodes.get(w, {}).get("ancestors", ()) for w in implied)
-
-    if any(agrees(v) for v in given.values):
-        return None
-    return {"dimension": by, "value": sorted(nodes[v]["id"] for v in source.values if v in nodes),
-            "implies": sorted(nodes[w]["id"] for w in implied)}
 
 
 def _from_model(facts: dict[str, Facts], snap: dict) -> None:
@@ -122,7 +72,7 @@ def _from_model(facts: dict[str, Facts], snap: dict) -> None:
     dim = snap["dimensions"]["params"]
     if "params" in facts:  # given: read as given, said where the model's size disagrees
         sizes = [m.get("nominal_params") or m["params"] for m in models] + [m["params"] for m in models]
-        _say(facts, "params", _disagrees(facts["params"], "architecture", arch, sizes, dim, snap))
+        say(facts, "params", _disagrees(facts["params"], "architecture", arch, sizes, dim, snap))
         return
     nominal = sorted({m.get("nominal_params") or m["params"] for m in models})
     counted = sorted({m["params"] for m in models})
@@ -176,31 +126,12 @@ def _disagrees(given: Facts, by: str, source: Facts, figures: list[float], dim: 
             "implies": [], "figures": sorted({_tidy(x) for x in figures}), "unit": constraint_json(dim, "=", figures[0]).get("unit") or ""}
 
 
-def _say(facts: dict[str, Facts], name: str, said: dict | None) -> None:
-    """Note ``said`` (if any) on the constraints of ``facts[name]``, in a new Facts with new
-    constraint dicts: the query's own are shared with every trial a ranking derives again (``ask``
-    tries ``hardware = dgx-spark``), whose notes must not reach the answer (a gpu-memory the user
-    gave was said to disagree with a DGX Spark they never named)."""
-    if said is None:
-        return
-    f = facts[name]
-    facts[name] = Facts(f.dimension, f.kind, f.values, f.excluded, f.intervals,
-                        [c if said in c.get("implied_otherwise", ()) else
-                         {**c, "implied_otherwise": [*c.get("implied_otherwise", ()), said]} for c in f.constraints],
-                        f.derived, f.all_of, f.near, f.counted)
-
-
 def _nominal_note(models: list[dict]) -> str:
     """What the published size of named models is, beside the count of their weights."""
     counts = ", ".join(dict.fromkeys(f"{m['params'] / 1e9:.4g}B" for m in models))  # (every model is over 1B)
     labels = " and ".join(m["label"] for m in models)
     return (f"the size {labels} is published as; its weights count {counts}" if len(models) == 1 else
             f"the sizes {labels} are published as; their weights count {counts}")
-
-
-def _dimension_of_classes(snap: dict) -> dict[str, str]:
-    """Each categorical dimension's value class → the dimension's name."""
-    return {d["value_class"]: name for name, d in snap["dimensions"].items() if d.get("value_class")}
 
 
 def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:
@@ -371,7 +302,7 @@ def _from_hardware(facts: dict[str, Facts], snap: dict) -> None:
             continue  # e.g. a bf16 peak the vendor has not published
         if name in facts:
             if dim["kind"] != "categorical":
-                _say(facts, name, _disagrees(facts[name], "hardware", hw, figures, dim, snap))
+                say(facts, name, _disagrees(facts[name], "hardware", hw, figures, dim, snap))
             continue
         if dim["kind"] == "categorical":  # what every named accelerator has (its tensor cores' precisions)
             _named_via(name, dim, figures, facts, snap)

@@ -13,6 +13,9 @@
     >>> constraint_label({"dimension": "gpu-memory", "op": "=", "value": 1e10, "unit": "bytes",
     ...                   "given_as": "80Gb", "note": "Gb is gigabits"})
     'gpu-memory = 10GB (given as 80Gb: Gb is gigabits, 8 bits to a byte)'
+    >>> constraint_label({"dimension": "pretrained", "op": "=", "value": "yes", "derived_from": "architecture",
+    ...                   "note": "Mistral 7B's pretrained weights are released", "sources": [{"id": "jiang2023"}]})
+    "pretrained = yes (from architecture: Mistral 7B's pretrained weights are released [jiang2023])"
 
 Every output (text, Markdown, the web page, explain's suggested queries) writes constraints
 through these two functions. A value the reference has no advice for is said so, with the
@@ -43,6 +46,8 @@ def constraint_label(c: dict) -> str:
     if c.get("given_as") and c.get("note"):
         return format_constraint(c) + f" (given as {c['given_as']}: {c['note']}, 8 bits to a byte)" + own
     note = f": {c['note']}" if c.get("note") else ""  # (a named model's published size, beside its count)
+    if c.get("sources"):  # (what a named choice gives, with its sources)
+        note += f" [{', '.join(s['id'] for s in c['sources'])}]"
     return format_constraint(c) + (f" (from {_listed(c['derived_from'])}{note})" if c.get("derived_from") else "") + own
 
 
