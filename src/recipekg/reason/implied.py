@@ -30,6 +30,7 @@ def implied(facts: dict[str, Facts], snap: dict) -> None:
     """
     nodes = snap["nodes"]
     by_class = once(snap, "dimension of each value class", _dimension_of_classes)
+    known = once(snap, "what each value implies", _nothing_yet)  # (filled as values are given: the same for every query)
 
     def dim_of(w: str) -> str:  # (reads the implied value's node only: not every value's)
         return next((by_class[t] for t in nodes.get(w, {}).get("types", ()) if t in by_class), "")
@@ -37,7 +38,7 @@ def implied(facts: dict[str, Facts], snap: dict) -> None:
     for name, f in list(facts.items()):
         if f.derived or not f.values or f.kind != "categorical":
             continue
-        each = {v: _implications(v, snap) for v in sorted(f.values)}
+        each = {v: known[v] if v in known else known.setdefault(v, _implications(v, snap)) for v in sorted(f.values)}
         targets = {dim_of(w) for found in each.values() for w in found}
         for target in sorted(targets):
             sets = [{w for w in found if dim_of(w) == target} for found in each.values()]
@@ -114,3 +115,8 @@ def say(facts: dict[str, Facts], name: str, said: dict | None) -> None:
 def _dimension_of_classes(snap: dict) -> dict[str, str]:
     """Each categorical dimension's value class → the dimension's name."""
     return {d["value_class"]: name for name, d in snap["dimensions"].items() if d.get("value_class")}
+
+
+def _nothing_yet(snap: dict) -> dict:
+    """An empty table, filled per snapshot as values are given (what each value implies)."""
+    return {}

@@ -252,19 +252,36 @@ def _whole_reason(a, facts: dict, snap: dict, lean: bool, near: dict | None = No
     """The reason (a RankedReason once scored) of one rule's verdict about a choice, made whole at
     once, with the constraints it uses (what the scoring reads, as of :func:`reason_record`)."""
     reason = _made_reason(a, facts, snap, lean, near, contribution)
-    reason["uses"] = uses(a.ev["conditions"], a.ev["statuses"], facts)
+    made = a.ev[MADE]
+    if len(made) < 5:  # (the constraints it uses: read from the same facts as the evaluation)
+        a.ev[MADE] = made = (*made, uses(a.ev["conditions"], a.ev["statuses"], facts))
+    reason["uses"] = made[4]
     return reason
+
+
+#: The key of an evaluation (``Applied.ev``) under which the reason made of it is kept.
+MADE = "made"
 
 
 def _made_reason(a, facts: dict, snap: dict, lean: bool, near: dict | None, contribution: float) -> Any:
     """The reason of a verdict (:func:`recipekg.reason.answers.reason_json`), near its threshold
-    when ``near`` is given, its disputes filtered when it is not lean, with its specificity."""
-    reason: Any = reason_json(a.rule, a.view, a.ev, snap, lean)
+    when ``near`` is given, its disputes filtered when it is not lean, with its specificity.
+
+    What reads only the rule and its evaluation (the reason, its specificity) is made once per
+    evaluation and copied: an evaluation is reused only for the same facts of the dimensions
+    its conditions read (:class:`recipekg.reason.backend.Evaluations`), so a trial of the answer
+    that leaves them alone copies the reason instead of making it again."""
+    ev = a.ev
+    made = ev.get(MADE)
+    if made is None or made[0] is not a.view or made[1] is not lean:
+        ev[MADE] = made = (a.view, lean, reason_json(a.rule, a.view, ev, snap, lean),
+                           specificity(ev["conditions"], ev["statuses"], facts))
+    reason: Any = dict(made[2])
     if near is not None:
         reason.update(match=NEAR, near=near, contribution=round(contribution, 4))
     if type(reason["sources"]) is list and reason["disputed_by"]:  # a lean reason's: when dressed
         reason["disputed_by"] = [d for d in reason["disputed_by"] if could_apply(d["rule"], facts, snap)]
-    reason["specificity"] = specificity(a.ev["conditions"], a.ev["statuses"], facts)
+    reason["specificity"] = made[3]
     return reason
 
 
