@@ -53,9 +53,15 @@ def test_a_value_given_otherwise_is_read_as_given_and_said(kb):
     (a,) = kb.query(APPROACH.format("llama-2-7b") + " and pretrained = no")
     c = _pretrained(a)
     assert c["value"] == "no" and "derived_from" not in c
-    assert c["implied_otherwise"] == [{"dimension": "architecture", "value": ["llama-2-7b"], "implies": ["yes"]}]
+    (said,) = c["implied_otherwise"]
+    assert {k: said[k] for k in ("dimension", "value", "implies")} == {
+        "dimension": "architecture", "value": ["llama-2-7b"], "implies": ["yes"]}
+    assert said["note"] == "Llama 2 7B's pretrained weights are released"
+    assert [s["id"] for s in said["sources"]] == ["touvron2023llama2"]
     assert a["decision"]["pick"] == "train-from-scratch"
-    assert "architecture = llama-2-7b implies pretrained = yes" in render_answers([a], "text")
+    assert ("architecture = llama-2-7b implies pretrained = yes (Llama 2 7B's pretrained weights are released "
+            "[touvron2023llama2]), which pretrained = no does not agree with") in render_answers([a], "text")
+    assert not schema_errors(a)
 
 
 def test_the_text_names_the_property_and_its_sources(kb):

@@ -111,6 +111,11 @@ class ImpliedOtherwise(TypedDict):
     implies: list[str]
     figures: NotRequired[list[float]]
     unit: NotRequired[str]
+    #: What a named choice gives, where its properties say so: their labels and sources.
+    note: NotRequired[str]
+    sources: NotRequired[list[Source]]
+    #: What an extension added: its file and line (absent for the KB's own knowledge).
+    origin: NotRequired[Origin]
 
 
 class Constraint(TypedDict):

@@ -43,7 +43,10 @@ def implied(facts: dict[str, Facts], snap: dict) -> None:
         for target in sorted(targets):
             sets = [{w for w in found if dim_of(w) == target} for found in each.values()]
             if target and target in facts and all(sets):
-                say(facts, target, _contradicted(facts[target], name, f, set().union(*sets), nodes))
+                values = set().union(*sets)
+                if said := _contradicted(facts[target], name, f, values, nodes):
+                    _because(said, [p for found in each.values() for w in values for p in found.get(w, ())], snap)
+                say(facts, target, said)
             elif target and target not in facts and all(sets):
                 values = set().union(*sets)
                 dim = snap["dimensions"][target]
@@ -68,8 +71,8 @@ def _implications(value: str, snap: dict) -> dict[str, tuple]:
 
 
 def _because(shown: dict, props: list[str], snap: dict) -> None:
-    """Say on an implied constraint (``shown``) the properties it comes from: their labels as
-    its note, their sources (and an extension's origin)."""
+    """Say on an implied constraint, or on what a given one disagrees with (``shown``), the
+    properties it comes from: their labels as its note, their sources (and an extension's origin)."""
     found = [snap["choice_properties"][p] for p in dict.fromkeys(props)]
     if found:
         shown["note"] = "; ".join(p["label"] for p in found)

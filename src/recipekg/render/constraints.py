@@ -84,6 +84,8 @@ def implied_lines(constraints: list[dict]) -> list[str]:
     for c in constraints:
         for other in c.get("implied_otherwise", ()):
             implies = " or ".join(other["implies"] or [value(x, other.get("unit")) for x in other.get("figures", ())])
+            if other.get("note"):  # (what a named choice gives, with its sources)
+                implies += f" ({other['note']} [{', '.join(s['id'] for s in other.get('sources', ()))}])"
             out.append(f"note: {other['dimension']} = {', '.join(other['value'])} implies {c['dimension']} = {implies}, "
                        f"which {format_constraint(c)} does not agree with: the answer reads {format_constraint(c)} "
                        f"as you gave it")
