@@ -96,3 +96,8 @@ fact:gpt-3-weights-ours a rkg:ChoiceProperty ;
     from recipekg.render.answers import render_answers
 
     assert f"[extension {ext}, line" in render_answers([a], "text")
+    # given otherwise, what the extension's property implied is said, with its origin
+    (a,) = merged.query(APPROACH.format("gpt-3-175b") + " and pretrained = no")
+    (said,) = _pretrained(a)["implied_otherwise"]
+    assert said["origin"]["file"] == str(ext)
+    assert f"(Our copy of GPT-3's weights [brown2020]) [extension {ext}, line" in render_answers([a], "text")

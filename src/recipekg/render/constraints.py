@@ -84,8 +84,10 @@ def implied_lines(constraints: list[dict]) -> list[str]:
     for c in constraints:
         for other in c.get("implied_otherwise", ()):
             implies = " or ".join(other["implies"] or [value(x, other.get("unit")) for x in other.get("figures", ())])
-            if other.get("note"):  # (what a named choice gives, with its sources)
+            if other.get("note"):  # (what a named choice gives, with its sources, and an extension's origin)
                 implies += f" ({other['note']} [{', '.join(s['id'] for s in other.get('sources', ()))}])"
+                if other.get("origin"):
+                    implies += f" [extension {other['origin']['file']}, line {other['origin']['line']}]"
             out.append(f"note: {other['dimension']} = {', '.join(other['value'])} implies {c['dimension']} = {implies}, "
                        f"which {format_constraint(c)} does not agree with: the answer reads {format_constraint(c)} "
                        f"as you gave it")
