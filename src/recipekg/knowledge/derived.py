@@ -15,7 +15,8 @@ recent :data:`KEPT` snapshots keep theirs (a process rarely holds more than one)
     2
 
 Only what depends on the snapshot alone belongs here, and a value kept here is shared by
-every answer: it is never changed after it is built.
+every answer: it is never changed after it is built, but for a :func:`table`, which answers fill
+entry by entry with what the snapshot alone gives for a key (so whoever fills one fills it alike).
 """
 
 from __future__ import annotations
@@ -42,3 +43,19 @@ def once(snap: dict, name: str, build):
     except KeyError:
         value = values[name] = build(snap)
         return value
+
+
+def table(snap: dict, name: str) -> dict:
+    """A dict kept with ``snap`` under ``name``, empty at first: what answers compute for a key from
+    the snapshot alone (a choice's own method, what a value implies), each entry computed once
+    and kept (a table its user bounds may be cleared, as the derived tiers' is).
+
+    >>> t = table({}, "squares")
+    >>> t.setdefault(3, 9), table({}, "squares") is t
+    (9, False)
+    """
+    return once(snap, name, _empty)
+
+
+def _empty(snap: dict) -> dict:
+    return {}

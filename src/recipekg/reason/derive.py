@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.knowledge.derived import once
+from recipekg.knowledge.derived import once, table
 from recipekg.reason.conditions import FAILED, HELD, status
 from recipekg.reason.facts import Facts, constraint_json, derived_formula, measured
 from recipekg.reason.implied import implied, say
@@ -336,7 +336,7 @@ def _from_conditions(name: str, dim: dict, facts: dict[str, Facts], snap: dict) 
     dozen times an answer; Facts are never changed once made, so one is shared)."""
     read = once(snap, "dimensions the defining conditions read", _read_by_definitions)
     key = (name, *(_fact_key(facts.get(d)) for d in read.get(name, dim["derived_from"])))
-    kept = once(snap, "facts derived from defining conditions", _no_facts_yet)
+    kept = table(snap, "facts derived from defining conditions")
     found = kept.get(key, kept)  # (the dict itself: not kept yet; read once, so another thread may clear it)
     if found is kept:
         found = _defined(name, dim, facts, snap)
@@ -363,9 +363,6 @@ def _read_by_definitions(snap: dict) -> dict[str, list[str]]:
             out[name] = sorted(read | set(dim["derived_from"]))
     return out
 
-
-def _no_facts_yet(snap: dict) -> dict:
-    return {}
 
 
 def _fact_key(f: Facts | None) -> tuple | None:

@@ -6,7 +6,7 @@ query gives otherwise is read as given, and the answer says what was implied."""
 
 from __future__ import annotations
 
-from recipekg.knowledge.derived import once
+from recipekg.knowledge.derived import once, table
 from recipekg.reason.answers import sources_json
 from recipekg.reason.facts import Facts, constraint_json
 
@@ -30,7 +30,7 @@ def implied(facts: dict[str, Facts], snap: dict) -> None:
     """
     nodes = snap["nodes"]
     by_class = once(snap, "dimension of each value class", _dimension_of_classes)
-    known = once(snap, "what each value implies", _nothing_yet)  # (filled as values are given: the same for every query)
+    known = table(snap, "what each value implies")  # (filled as values are given: the same for every query)
 
     def dim_of(w: str) -> str:  # (reads the implied value's node only: not every value's)
         return next((by_class[t] for t in nodes.get(w, {}).get("types", ()) if t in by_class), "")
@@ -42,17 +42,19 @@ def implied(facts: dict[str, Facts], snap: dict) -> None:
         targets = {dim_of(w) for found in each.values() for w in found}
         for target in sorted(targets):
             sets = [{w for w in found if dim_of(w) == target} for found in each.values()]
-            if target and target in facts and all(sets):
-                values = set().union(*sets)
+            if not target or not all(sets):
+                continue  # (some value given implies nothing there: nothing is implied)
+            values = set().union(*sets)
+            props = [p for found in each.values() for w in values for p in found.get(w, ())]
+            if target in facts:
                 if said := _contradicted(facts[target], name, f, values, nodes):
-                    _because(said, [p for found in each.values() for w in values for p in found.get(w, ())], snap)
+                    _because(said, props, snap)
                 say(facts, target, said)
-            elif target and target not in facts and all(sets):
-                values = set().union(*sets)
+            else:
                 dim = snap["dimensions"][target]
                 ids = sorted(nodes[w]["id"] for w in values)
                 shown = constraint_json(dim, "=", ids[0]) if len(ids) == 1 else constraint_json(dim, "in", ids)
-                _because(shown, [p for found in each.values() for w in values for p in found.get(w, ())], snap)
+                _because(shown, props, snap)
                 facts[target] = Facts(target, dim["kind"], values=values, derived=name, constraints=[shown])
 
 
@@ -119,7 +121,3 @@ def _dimension_of_classes(snap: dict) -> dict[str, str]:
     """Each categorical dimension's value class → the dimension's name."""
     return {d["value_class"]: name for name, d in snap["dimensions"].items() if d.get("value_class")}
 
-
-def _nothing_yet(snap: dict) -> dict:
-    """An empty table, filled per snapshot as values are given (what each value implies)."""
-    return {}

@@ -19,7 +19,7 @@ user's choice speaking for itself.
 
 from __future__ import annotations
 
-from recipekg.knowledge.derived import once
+from recipekg.knowledge.derived import table
 from recipekg.reason.facts import Facts
 
 #: The dimension a choice is taken on (what its ``rkg:methodFor`` property checks).
@@ -35,7 +35,7 @@ def own_method(iri: str, snap: dict) -> str | None:
     >>> own_method(snap["rule_index"]["choices"]["fine-tune-pretrained"], snap) is None
     True
     """
-    known = once(snap, "own method of each choice", _none_yet)  # (what the snapshot alone says)
+    known = table(snap, "own method of each choice")  # (what the snapshot alone says)
     try:
         return known[iri]
     except KeyError:
@@ -46,10 +46,6 @@ def own_method(iri: str, snap: dict) -> str | None:
     found = known[iri] = next(iter(methods)) if len(methods) == 1 else None
     return found
 
-
-def _none_yet(snap: dict) -> dict[str, str | None]:
-    """Each choice's own method, filled as answers first read each (the same whoever fills it)."""
-    return {}
 
 
 def same_run(pick: str | None, other: str, snap: dict) -> bool:
