@@ -50,6 +50,29 @@ class Elsewhere(TypedDict):
     query: str
 
 
+class Family(TypedDict):
+    """A family a choice is one of (``skos:broader``): its id and label."""
+
+    id: str
+    label: str
+
+
+class Yours(TypedDict):
+    """A choice of the kind asked that the user gave, and where the answer ranks it."""
+
+    choice: str
+    label: str
+    #: The dimension the user gave it on (``architecture`` for ``model = mistral-7b``).
+    dimension: str
+    #: When it ranks only through a family of it (no rule names it): that family, the nearest.
+    family: NotRequired[Family]
+    #: Its entry's (or the family's) rank, group and score; absent when no entry ranks it.
+    rank: NotRequired[int]
+    group: NotRequired[Literal["matches", "would apply"]]
+    score: NotRequired[float]
+    text: str
+
+
 class Decision(TypedDict):
     """The recommended pick (null when no choice matches and scores), its runner-ups and the
     choices the reference says to compare with it."""
@@ -81,6 +104,9 @@ class Decision(TypedDict):
     #: Choices the user made (their optimizer, the approach that is their method) that advice
     #: for their case weighs against, in rank order: pretraining 13B on 8 GPUs for a week.
     against_yours: NotRequired[list[str]]
+    #: Where the answer ranks each other choice of the kind the user gave (their optimizer, their
+    #: model): its own entry, the nearest family of it that ranks, or none (reason/elsewhere.py).
+    yours: NotRequired[list[Yours]]
 
 
 class MemorySaving(TypedDict):

@@ -17,8 +17,9 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
     from collections.abc import Callable
+    from typing import Any
 
-    from recipekg.contracts.recommend import Elsewhere
+    from recipekg.contracts.recommend import Elsewhere, Yours
 
 
 def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], list[dict]]) -> list[Elsewhere]:
@@ -93,3 +94,96 @@ def against_yours(results: list[dict], facts: dict, snap: dict) -> list[dict]:
     # (a sizing strategy, Chinchilla-optimal training, is how large a run is, not the method given)
     return [r for r in results if r["group"] == "matches" and r["score"] < 0 and r["iri"] in mine - sizing
             and any(x["match"] == "full" for x in r["against"])]
+
+
+def yours(kind: str, facts: dict, results: list[dict], snap: dict, against: list[str], more: bool) -> list[Yours]:
+    """Where the answer ranks each choice of ``kind`` the user gave (a value of theirs that is a
+    choice of the kind asked: their optimizer, their model, which is an architecture): its own
+    entry, else the nearest family of it that ranks (Mistral 7B, no rule of which names it, by
+    the decoder-only transformers it is one of), else no entry: no advice of the kind speaks for
+    or against it here (``more``: the answer made only its first results, so it may rank
+    further down). A choice the advice weighs against is said by ``decision.against_yours``
+    (``against``) instead.
+
+        >>> from recipekg.reason.recommend import rank
+        >>> from recipekg.reason.resolve import facts_of
+        >>> facts = facts_of(parse("recommend architecture where model = mistral-7b and samples = 2k")[0].constraints, snap)
+        >>> [(y["choice"], y["family"]["id"], y["group"]) for y in yours("architecture", facts, rank("architecture", facts, snap), snap, [], False)]
+        [('mistral-7b', 'decoder', 'would apply')]
+    """
+    nodes, methods = snap["nodes"], snap["training_methods"]
+    out: list[Yours] = []
+    for name, f in facts.items():
+        for value in sorted(f.values or ()) if not f.derived else ():  # a value, or the approach its method is
+            for choice in (value, *sorted(a for a, m in methods.items() if m == value)):
+                node = nodes.get(choice)
+                if node is not None and kind in node.get("kinds", ()) and node["id"] not in against:
+                    out.append(_standing(choice, node, name, kind, results, nodes, more))
+    return out
+
+
+def _standing(value: str, node: dict, name: str, kind: str, results: list[dict], nodes: dict, more: bool) -> Yours:
+    """One choice the user gave on dimension ``name``, and where the answer ranks it."""
+    entry, family = _ranked(value, node, results, nodes)
+    found: Any = {"choice": node["id"], "label": node["label"], "dimension": name}
+    if family is not None:
+        found["family"] = {"id": nodes[family]["id"], "label": nodes[family]["label"]}
+    if entry is not None:
+        found.update(rank=entry["rank"], group=entry["group"], score=entry["score"])
+    found["text"] = _standing_text(found, entry, kind, more)
+    return found
+
+
+def given_on(facts: dict, snap: dict, choices: list[str]) -> set[str]:
+    """The dimensions the user gave one of ``choices`` (ids) on.
+
+        >>> from recipekg.reason.resolve import facts_of
+        >>> given_on(facts_of(parse("recommend x where optimizer = sgd-momentum and data = images")[0].constraints, snap), snap, ["sgd-momentum"])
+        {'optimizer'}
+    """
+    iri_of = snap["rule_index"]["choices"]  # (id -> IRI)
+    iris = {iri_of[i] for i in choices if i in iri_of}
+    iris |= {m for a, m in snap["training_methods"].items() if a in iris}  # (the method an approach is)
+    return {name for name, f in facts.items() if not f.derived and not iris.isdisjoint(f.values or ())}
+
+
+def _ranked(value: str, node: dict, results: list[dict], nodes: dict) -> tuple[dict | None, str | None]:
+    """The result that ranks choice ``value`` (its own entry, or a family entry that folds it in)
+    and, when it ranks only through a family of it, that family (the deepest that ranks)."""
+    for r in results:
+        if r["iri"] == value or any(m["iri"] == value for m in r.get("members", ())):
+            return r, None
+    by_iri = {i: r for r in results for i in (r["iri"], *(m["iri"] for m in r.get("members", ())))}
+    ranked = [a for a in node.get("ancestors", ()) if a in by_iri]
+    if not ranked:
+        return None, None
+    family = max(ranked, key=lambda a: (len(nodes[a].get("ancestors", ())), a))  # the nearest: the deepest
+    return by_iri[family], family
+
+
+def _standing_text(found: dict, entry: dict | None, kind: str, more: bool) -> str:
+    """``found``'s standing in words: "your choice, Mistral 7B (mistral-7b), is not ranked
+    itself; its family Decoder-only transformer (decoder) ranks 5th (would apply: it waits for a
+    condition you did not give)"."""
+    name = f"{found['label']} ({found['choice']})"
+    if entry is None:
+        return (f"your choice, {name}, is not among the first results: explain {found['choice']} for the "
+                f"advice about it" if more else
+                f"your choice, {name}: no {kind} advice in the KB speaks for or against it here")
+    waits = entry.get("waits_for")  # (filled for the results an answer shows)
+    where = f"ranks {_ordinal(entry['rank'])}" + (
+        " (matches your constraints)" if entry["group"] == "matches" else
+        f" (would apply: it waits for {' and '.join(waits)})" if waits else
+        " (would apply: it waits for a condition you did not give)")
+    if "family" in found:
+        return (f"your choice, {name}, is not ranked itself; its family {found['family']['label']} "
+                f"({found['family']['id']}) {where}")
+    return f"your choice, {name}, {where}"
+
+
+def _ordinal(n: int) -> str:
+    """>>> [_ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '101st']
+    """
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -45,7 +45,7 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     results (:data:`SHOWN` when the statement gives none; ``more`` then says how many more)."""
     from recipekg.reason.ask import LOOK_AT, questions  # here, not at the top: plan ranks without them
     from recipekg.reason.boundaries import boundaries
-    from recipekg.reason.elsewhere import against_yours
+    from recipekg.reason.elsewhere import against_yours, given_on, yours
     from recipekg.reason.properties import parts_of
     from recipekg.reason.families import group_families
     from recipekg.reason.scope import out_of_scope
@@ -83,6 +83,10 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
             del answer["decision"]["alongside"]
     if against := [r["id"] for r in against_yours(results, facts, snap)]:
         answer["decision"]["against_yours"] = against
+    if mine := yours(kind, facts, results, snap, against, entries > len(results)):
+        answer["decision"]["yours"] = mine
+    if said := given_on(facts, snap, [*against, *(y["choice"] for y in mine)]):  # used: the answer says where each ranks
+        answer["unused"] = [u for u in answer["unused"] if u["dimension"] not in said]
     if stmt.top is None and entries > SHOWN:
         answer["more"] = {"shown": SHOWN, "of": entries,
                           "text": f"the first {SHOWN} of {entries} results; add top {entries} to the "

@@ -128,6 +128,12 @@ def against_yours_lines(a: dict) -> list[str]:
     return out
 
 
+def yours_lines(a: dict) -> list[str]:
+    """Where the answer ranks each choice of its kind the user gave (``decision.yours``): its
+    entry, the family of it that ranks, or none."""
+    return [y["text"] for y in (a.get("decision") or {}).get("yours", ())]
+
+
 def alongside_text(a: dict, entry: dict) -> str:
     """One section's best match beside the pick: "parallelism — Five-way parallelism (...)"."""
     tied = ", tied with " + ", ".join(_name(a, i) for i in entry["tied_with"]) if entry.get("tied_with") else ""
@@ -141,7 +147,7 @@ def _decision(a: dict, md: bool) -> list[str]:
             out = ["no pick: the reference advises against every choice these constraints decide"]
         else:
             out = ["no pick: no rule decides with these constraints alone" + (" (see below)" if a.get("ask") else "")]
-        return out + against_yours_lines(a) + shortfall_line(a) + elsewhere_lines(a)
+        return out + against_yours_lines(a) + yours_lines(a) + shortfall_line(a) + elsewhere_lines(a)
     bold = "**" if md else ""
     out = [f"pick: {bold}{_name(a, d['pick'])}{bold}"]
     if d.get("tied_with"):
@@ -161,6 +167,7 @@ def _decision(a: dict, md: bool) -> list[str]:
     if d.get("alongside"):  # the best of the other sections: other parts of the run, not alternatives
         out.append("alongside, for other parts of the run: " + "; ".join(alongside_text(a, e) for e in d["alongside"]))
     out += against_yours_lines(a)
+    out += yours_lines(a)
     out += shortfall_line(a)
     return [line + ("  " if md else "") for line in out]
 

@@ -1,0 +1,95 @@
+"""Where a ``recommend`` answer ranks each choice of its kind the user gave (``decision.yours``):
+their model (an architecture), their optimizer, the approach their method is. Asked for an
+architecture with Mistral 7B and 2,000 examples, the answer picked BERT tied with GPT and never
+said where the user's own model stood; a given optimizer no optimizer rule reads was listed as
+"not used" while the answer said the advice was against it."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+
+def _answer(kb, text: str) -> dict:
+    (a,) = kb.query(text)
+    return a
+
+
+def _dimensions(a: dict, key: str) -> set[str]:
+    return {u["dimension"] for u in a[key]}
+
+
+def test_a_model_no_rule_names_ranks_through_its_nearest_family(kb):
+    a = _answer(kb, "recommend architecture where model = mistral-7b and samples = 2k")
+    (y,) = a["decision"]["yours"]
+    decoder = next(r for r in a["results"] if r["id"] == "decoder")
+    assert (y["choice"], y["dimension"], y["family"]["id"]) == ("mistral-7b", "architecture", "decoder")
+    assert (y["rank"], y["group"], y["score"]) == (decoder["rank"], decoder["group"], decoder["score"])
+    assert not any(r["id"] == "mistral-7b" for r in a["results"]), "no rule names the model itself"
+    assert "is not ranked itself; its family Decoder-only transformer (decoder) ranks" in y["text"]
+    assert "waits for task" in y["text"], decoder.get("waits_for")
+
+
+def test_a_choice_ranked_itself_says_its_rank(kb):
+    a = _answer(kb, "recommend optimizer where optimizer = adamw and architecture = vit")
+    (y,) = a["decision"]["yours"]
+    adamw = next(r for r in a["results"] if r["id"] == "adamw")
+    assert "family" not in y and (y["rank"], y["group"]) == (adamw["rank"], "matches")
+    assert y["text"] == f"your choice, AdamW (adamw), ranks {'1st' if adamw['rank'] == 1 else adamw['rank']} " \
+                        "(matches your constraints)"
+
+
+def test_a_choice_no_advice_reaches_is_said_and_its_constraint_is_used(kb):
+    a = _answer(kb, "recommend optimizer where optimizer = muon and data = tabular")
+    (y,) = a["decision"]["yours"]
+    assert "rank" not in y and not any(r["id"] == "muon" for r in a["results"])
+    assert y["text"] == "your choice, Muon (muon): no optimizer advice in the KB speaks for or against it here"
+    assert "optimizer" not in _dimensions(a, "unused"), "the answer says where the user's optimizer stands"
+
+
+def test_a_choice_advised_against_is_said_once_and_its_constraint_is_used(kb):
+    a = _answer(kb, "recommend optimizer where optimizer = sgd-momentum and architecture = vit and method = pretrain")
+    assert a["decision"]["against_yours"] == ["sgd-momentum"]
+    assert "yours" not in a["decision"], "the line against it says where it stands"
+    assert "optimizer" not in _dimensions(a, "unused")
+
+
+def test_the_approach_a_method_is_counts_as_the_users(kb):
+    a = _answer(kb, "recommend approach where method = lora and params = 7B and hardware = rtx-4090 and gpus = 1")
+    assert [(y["choice"], y["dimension"]) for y in a["decision"]["yours"]] == [("lora", "method")]
+    assert "method" not in _dimensions(a, "unused")
+
+
+@pytest.mark.parametrize("text", [
+    "recommend optimizer where architecture = cnn and data = images",  # an architecture, asked for an optimizer
+    "recommend architecture where data = tabular and rows = 30k",      # no choice given
+])
+def test_nothing_is_yours_without_a_choice_of_the_kind(kb, text):
+    assert "yours" not in _answer(kb, text)["decision"]
+
+
+def test_beyond_the_results_made_it_says_where_to_look(kb):
+    from recipekg.reason.elsewhere import yours
+    from recipekg.reason.recommend import rank
+    from recipekg.reason.resolve import facts_of
+    from recipekg.query.parser import parse
+
+    facts = facts_of(parse("recommend optimizer where optimizer = muon")[0].constraints, kb.snap)
+    results = [r for r in rank("optimizer", facts, kb.snap) if r["id"] != "muon"]
+    (y,) = yours("optimizer", facts, results, kb.snap, [], more=True)
+    assert y["text"] == "your choice, Muon (muon), is not among the first results: explain muon for the advice about it"
+
+
+def test_every_surface_says_it(kb):
+    from recipekg.render.answers import render_answers
+    from recipekg.web.app import create_app
+
+    query = "recommend architecture where model = mistral-7b and samples = 2k"
+    answers = kb.query(query)
+    text = render_answers(answers, "text", detail=False).splitlines()
+    at = next(i for i, line in enumerate(text) if line.startswith("pick: "))
+    assert text[at + 1].startswith("your choice, Mistral 7B (mistral-7b), is not ranked itself")
+    assert "your choice, Mistral 7B (mistral-7b), is not ranked itself" in render_answers(answers, "markdown")
+    page = create_app(kb).test_client().get("/?q=" + quote(query)).get_data(as_text=True)
+    assert '<p class="shortfall yours">Your choice, Mistral 7B (mistral-7b), is not ranked itself' in page
