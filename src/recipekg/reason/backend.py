@@ -78,6 +78,7 @@ class NativeBackend(Backend):
         self.snap, self.scan = snap, scan
         self.evaluations = Evaluations(snap)
         self.targeting: dict[tuple[str, str], tuple] = {}  # (rule, kind) -> its targets of that kind
+        self.named: dict[str, tuple] = {}  # choice -> (rule IRI, rule, side) of the rules naming it
 
     def _evaluate(self, iri: str, rule: dict, facts: dict) -> dict:
         """The rule's evaluation under ``facts``, reused from an earlier ranking by this backend
@@ -138,14 +139,20 @@ class NativeBackend(Backend):
         return found
 
     def naming(self, choice: str, facts: dict) -> list[Applied]:
-        rules = self.snap["rules"]
-        out = []
+        named = self.named.get(choice)
+        if named is None:  # the rules naming it and on which side, looked up once per backend
+            named = self.named[choice] = self._named(choice)
+        return [Applied(iri, choice, side, rule, self._evaluate(iri, rule, facts)) for iri, rule, side in named]
+
+    def _named(self, choice: str) -> tuple:
+        """``(rule IRI, rule, side)`` of every rule recommending or advising against ``choice``."""
+        rules, out = self.snap["rules"], []
         for iri in self.snap["rule_index"]["by_target"].get(choice, ()):
             rule = rules[iri]
             side = "for" if choice in rule["recommends"] else "against" if choice in rule["against"] else None
             if side:
-                out.append(Applied(iri, choice, side, rule, self._evaluate(iri, rule, facts)))
-        return out
+                out.append((iri, rule, side))
+        return tuple(out)
 
 
 class Evaluations:

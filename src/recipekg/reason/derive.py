@@ -228,10 +228,20 @@ def not_for_method(dim: dict, facts: dict[str, Facts], snap: dict) -> bool:
     method = facts.get("method")
     if method is None or not method.values:
         return False  # (no method, or only methods ruled out: some method may be the query's)
-    records = [snap["formulas"].get(i) for i in dim.get("derived_by_all") or [dim["derived_by"]]]
-    if any(r is None or not r.get("for_methods") for r in records):
-        return False
-    return all(not method.values & set(r["for_methods"]) for r in records)
+    known = table(snap, "dimensions not for a method")  # (what the snapshot and the methods alone say)
+    key = (dim["name"], frozenset(method.values))
+    found = known.get(key)
+    if found is None:
+        records = [snap["formulas"].get(i) for i in dim.get("derived_by_all") or [dim["derived_by"]]]
+        found = not any(r is None or not r.get("for_methods") for r in records) and \
+            all(not method.values & set(r["for_methods"]) for r in records)
+        if len(known) < KEPT_VERDICTS:  # (bounded: a query may list any methods)
+            known[key] = found
+    return found
+
+
+#: How many (dimension, methods) verdicts of :func:`not_for_method` a snapshot keeps.
+KEPT_VERDICTS = 4096
 
 
 def _span(f: Facts | None) -> bool:
