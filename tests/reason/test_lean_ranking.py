@@ -59,7 +59,7 @@ def _plainly(answer_of, stmt, snap, shown: int):
     every result made in full (not only those shown), unused from every evaluation."""
     full = recommend_module.ranking
 
-    def not_lean(kind, facts, snap, backend=None, among=None, lean=False, decisive=False, shown=None):
+    def not_lean(kind, facts, snap, backend=None, among=None, lean=False, decisive=False, shown=None, keep=()):
         return full(kind, facts, snap, backend, among, False, decisive)
 
     with (mock.patch.object(recommend_module, "ranking", not_lean),

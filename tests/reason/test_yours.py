@@ -55,10 +55,11 @@ def test_a_choice_advised_against_is_said_once_and_its_constraint_is_used(kb):
     assert "optimizer" not in _dimensions(a, "unused")
 
 
-def test_the_approach_a_method_is_counts_as_the_users(kb):
-    a = _answer(kb, "recommend approach where method = lora and params = 7B and hardware = rtx-4090 and gpus = 1")
-    assert [(y["choice"], y["dimension"]) for y in a["decision"]["yours"]] == [("lora", "method")]
-    assert "method" not in _dimensions(a, "unused")
+def test_a_method_names_no_approach_as_the_users(kb):
+    """``method = full-fine-tune`` is how the model trains, which full fine-tuning and continued
+    pretraining both do: naming it chooses neither approach."""
+    a = _answer(kb, "recommend approach where method = full-fine-tune and samples = 50 and data = text")
+    assert "yours" not in a["decision"]
 
 
 @pytest.mark.parametrize("text", [
@@ -69,16 +70,20 @@ def test_nothing_is_yours_without_a_choice_of_the_kind(kb, text):
     assert "yours" not in _answer(kb, text)["decision"]
 
 
-def test_beyond_the_results_made_it_says_where_to_look(kb):
-    from recipekg.reason.elsewhere import yours
-    from recipekg.reason.recommend import rank
-    from recipekg.reason.resolve import facts_of
-    from recipekg.query.parser import parse
+def test_it_is_said_where_the_answer_makes_only_its_first_results(kb):
+    """An answer makes the results it shows in full and counts the rest; the user's choice and
+    its families are made wherever they rank, so the line is the same with 2 results made."""
+    from unittest import mock
 
-    facts = facts_of(parse("recommend optimizer where optimizer = muon")[0].constraints, kb.snap)
-    results = [r for r in rank("optimizer", facts, kb.snap) if r["id"] != "muon"]
-    (y,) = yours("optimizer", facts, results, kb.snap, [], more=True)
-    assert y["text"] == "your choice, Muon (muon), is not among the first results: explain muon for the advice about it"
+    from recipekg.query.parser import parse
+    from recipekg.reason import recommend as recommend_module
+
+    text = "recommend architecture where model = mistral-7b and samples = 2k"
+    full = recommend_module.recommend(parse(text)[0], kb.snap)["decision"]["yours"]
+    with mock.patch.object(recommend_module, "SHOWN", 2):
+        lean = recommend_module.recommend(parse(text + " top 1")[0], kb.snap)
+    assert lean["decision"]["yours"] == full and full[0]["rank"] > 2, full
+    assert full[0]["text"].endswith("(would apply: it waits for task)")
 
 
 def test_every_surface_says_it(kb):

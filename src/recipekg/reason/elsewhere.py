@@ -96,41 +96,56 @@ def against_yours(results: list[dict], facts: dict, snap: dict) -> list[dict]:
             and any(x["match"] == "full" for x in r["against"])]
 
 
-def yours(kind: str, facts: dict, results: list[dict], snap: dict, against: list[str], more: bool) -> list[Yours]:
+def yours(kind: str, facts: dict, results: list[dict], snap: dict, against: list[str]) -> list[Yours]:
     """Where the answer ranks each choice of ``kind`` the user gave (a value of theirs that is a
     choice of the kind asked: their optimizer, their model, which is an architecture): its own
     entry, else the nearest family of it that ranks (Mistral 7B, no rule of which names it, by
     the decoder-only transformers it is one of), else no entry: no advice of the kind speaks for
-    or against it here (``more``: the answer made only its first results, so it may rank
-    further down). A choice the advice weighs against is said by ``decision.against_yours``
-    (``against``) instead.
+    or against it here (the ranking makes the results of these choices and their families
+    whatever their rank: :func:`choices_given`). A choice the advice weighs against is said by
+    ``decision.against_yours`` (``against``) instead.
 
         >>> from recipekg.reason.recommend import rank
         >>> from recipekg.reason.resolve import facts_of
         >>> facts = facts_of(parse("recommend architecture where model = mistral-7b and samples = 2k")[0].constraints, snap)
-        >>> [(y["choice"], y["family"]["id"], y["group"]) for y in yours("architecture", facts, rank("architecture", facts, snap), snap, [], False)]
+        >>> [(y["choice"], y["family"]["id"], y["group"]) for y in yours("architecture", facts, rank("architecture", facts, snap), snap, [])]
         [('mistral-7b', 'decoder', 'would apply')]
     """
-    nodes, methods = snap["nodes"], snap["training_methods"]
-    out: list[Yours] = []
-    for name, f in facts.items():
-        for value in sorted(f.values or ()) if not f.derived else ():  # a value, or the approach its method is
-            for choice in (value, *sorted(a for a, m in methods.items() if m == value)):
-                node = nodes.get(choice)
-                if node is not None and kind in node.get("kinds", ()) and node["id"] not in against:
-                    out.append(_standing(choice, node, name, kind, results, nodes, more))
-    return out
+    nodes = snap["nodes"]
+    return [_standing(choice, name, kind, results, facts, snap)
+            for name, choice in _given(kind, facts, snap) if nodes[choice]["id"] not in against]
 
 
-def _standing(value: str, node: dict, name: str, kind: str, results: list[dict], nodes: dict, more: bool) -> Yours:
+def choices_given(kind: str, facts: dict, snap: dict) -> frozenset[str]:
+    """The choices of ``kind`` the user gave (:func:`yours`) and the families they are of: the
+    results a ranking makes whatever their rank, so that the answer can say where each is."""
+    nodes = snap["nodes"]
+    return frozenset(i for _, c in _given(kind, facts, snap) for i in (c, *nodes[c].get("ancestors", ())))
+
+
+def _given(kind: str, facts: dict, snap: dict) -> list[tuple[str, str]]:
+    """``(dimension, choice)`` for each value the user gave that is a choice of ``kind`` (a
+    method is none: several approaches train as one, and naming it picks none of them)."""
+    nodes = snap["nodes"]
+    return [(name, value) for name, f in facts.items() if not f.derived for value in sorted(f.values or ())
+            if kind in nodes.get(value, {}).get("kinds", ())]
+
+
+def _standing(value: str, name: str, kind: str, results: list[dict], facts: dict, snap: dict) -> Yours:
     """One choice the user gave on dimension ``name``, and where the answer ranks it."""
+    from recipekg.reason.answers import fill_waits
+
+    nodes = snap["nodes"]
+    node = nodes[value]
     entry, family = _ranked(value, node, results, nodes)
+    if entry is not None and entry["group"] != "matches" and entry.get("waits_for", ()) is None:
+        fill_waits(entry, snap, facts)  # (an entry past those shown: what it waits for, made now)
     found: Any = {"choice": node["id"], "label": node["label"], "dimension": name}
     if family is not None:
         found["family"] = {"id": nodes[family]["id"], "label": nodes[family]["label"]}
     if entry is not None:
         found.update(rank=entry["rank"], group=entry["group"], score=entry["score"])
-    found["text"] = _standing_text(found, entry, kind, more)
+    found["text"] = _standing_text(found, entry, kind)
     return found
 
 
@@ -161,16 +176,14 @@ def _ranked(value: str, node: dict, results: list[dict], nodes: dict) -> tuple[d
     return by_iri[family], family
 
 
-def _standing_text(found: dict, entry: dict | None, kind: str, more: bool) -> str:
+def _standing_text(found: dict, entry: dict | None, kind: str) -> str:
     """``found``'s standing in words: "your choice, Mistral 7B (mistral-7b), is not ranked
     itself; its family Decoder-only transformer (decoder) ranks 5th (would apply: it waits for a
     condition you did not give)"."""
     name = f"{found['label']} ({found['choice']})"
     if entry is None:
-        return (f"your choice, {name}, is not among the first results: explain {found['choice']} for the "
-                f"advice about it" if more else
-                f"your choice, {name}: no {kind} advice in the KB speaks for or against it here")
-    waits = entry.get("waits_for")  # (filled for the results an answer shows)
+        return f"your choice, {name}: no {kind} advice in the KB speaks for or against it here"
+    waits = entry.get("waits_for")
     where = f"ranks {_ordinal(entry['rank'])}" + (
         " (matches your constraints)" if entry["group"] == "matches" else
         f" (would apply: it waits for {' and '.join(waits)})" if waits else

@@ -45,7 +45,7 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     results (:data:`SHOWN` when the statement gives none; ``more`` then says how many more)."""
     from recipekg.reason.ask import LOOK_AT, questions  # here, not at the top: plan ranks without them
     from recipekg.reason.boundaries import boundaries
-    from recipekg.reason.elsewhere import against_yours, given_on, yours
+    from recipekg.reason.elsewhere import against_yours, choices_given, given_on, yours
     from recipekg.reason.properties import parts_of
     from recipekg.reason.families import group_families
     from recipekg.reason.scope import out_of_scope
@@ -56,7 +56,8 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     native = backend if isinstance(backend, NativeBackend) else NativeBackend(snap)
     top = SHOWN if stmt.top is None else stmt.top
     # results in full for the entries shown and those ask looks at (and every match: ranking)
-    ranked = ranking(kind, facts, snap, backend or native, lean=True, shown=max(top, LOOK_AT))
+    ranked = ranking(kind, facts, snap, backend or native, lean=True, shown=max(top, LOOK_AT),
+                     keep=choices_given(kind, facts, snap))  # (and the user's own: where each ranks)
     results: list = group_families(ranked["results"], snap)
     entries = len(results) + ranked["count"] - len(ranked["results"])  # those not made are entries of their own
     # the trials re-rank through one native backend, which reuses the evaluations of every rule
@@ -83,7 +84,7 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
             del answer["decision"]["alongside"]
     if against := [r["id"] for r in against_yours(results, facts, snap)]:
         answer["decision"]["against_yours"] = against
-    if mine := yours(kind, facts, results, snap, against, entries > len(results)):
+    if mine := yours(kind, facts, results, snap, against):
         answer["decision"]["yours"] = mine
     if said := given_on(facts, snap, [*against, *(y["choice"] for y in mine)]):  # used: the answer says where each ranks
         answer["unused"] = [u for u in answer["unused"] if u["dimension"] not in said]
@@ -147,7 +148,7 @@ def rank(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
 
 def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
             among: tuple[str, ...] | None = None, lean: bool = False, decisive: bool = False,
-            shown: int | None = None) -> dict:
+            shown: int | None = None, keep: frozenset[str] = frozenset()) -> dict:
     """``{"results", "count", "excluded", "evaluated", "verdicts", "near"}``: the ranked results
     (``count`` of them), the choices a property rules out, the backend's evaluations of the rules
     on the given dimensions, the property checks made and the evaluations near their threshold
@@ -155,7 +156,7 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
 
     ``shown``: the results are made in full (reasons, labels: :func:`recipekg.reason.answers.result_json`)
     only for every choice that matches, those a family could fold (:func:`recipekg.reason.families.foldable`)
-    and the first ``shown`` others; the rest are ordered from their reasons as the scoring reads
+    the first ``shown`` others and those ``keep`` names; the rest are ordered from their reasons as the scoring reads
     them (:func:`reason_record`) and counted, not made (each result keeps its ``rank`` among all
     of them). What is made is the full ranking's (a test compares them).
 
@@ -200,7 +201,7 @@ def ranking(kind: str, facts: dict, snap: dict, backend: Backend | None = None,
                 r.pop("uses", None)
         results = [result_json(iri, choices[iri], snap, score, i, lean, facts) for i, (score, iri) in enumerate(order, 1)]
     else:
-        made = _made(order, shown)
+        made = _made(order, shown, keep)
         results = [result_json(iri, _reasons(choices[iri], facts, snap, lean), snap, score, i, lean, facts)
                    for i, (score, iri) in enumerate(order, 1) if iri in made]
     return {"results": results, "count": len(order), "excluded": excluded, "evaluated": evaluated,
@@ -289,14 +290,14 @@ def _made_reason(a, facts: dict, snap: dict, lean: bool, near: dict | None, cont
     return reason
 
 
-def _made(order: list[tuple[dict, str]], shown: int) -> set[str]:
+def _made(order: list[tuple[dict, str]], shown: int, keep: frozenset[str] = frozenset()) -> set[str]:
     """The choices whose results a ranking makes in full: see :func:`ranking`."""
     from recipekg.reason.families import foldable  # (plan's rankings make every result)
 
     related = foldable([iri for _, iri in order], {iri: score["node"] for score, iri in order})
     made = set()
     for score, iri in order:
-        if score["group"] == MATCHES or iri in related:
+        if score["group"] == MATCHES or iri in related or iri in keep:
             made.add(iri)
         elif shown > 0:
             made.add(iri)
