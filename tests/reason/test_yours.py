@@ -98,3 +98,26 @@ def test_every_surface_says_it(kb):
     assert "your choice, Mistral 7B (mistral-7b), is not ranked itself" in render_answers(answers, "markdown")
     page = create_app(kb).test_client().get("/?q=" + quote(query)).get_data(as_text=True)
     assert '<p class="shortfall yours">Your choice, Mistral 7B (mistral-7b), is not ranked itself' in page
+
+
+def test_a_match_advised_against_is_not_said_to_match(kb):
+    """A choice of the user's that ranks with a negative score but no fully matching reason
+    against it (so not ``against_yours``) reads as advised against, as its results group does."""
+    from recipekg.reason.elsewhere import yours
+    from recipekg.reason.recommend import rank
+    from recipekg.reason.resolve import facts_of
+    from recipekg.query.parser import parse
+
+    facts = facts_of(parse("recommend optimizer where optimizer = adamw")[0].constraints, kb.snap)
+    results = [dict(r, score=-0.3) if r["id"] == "adamw" else r for r in rank("optimizer", facts, kb.snap)]
+    (y,) = yours("optimizer", facts, results, kb.snap, [])
+    assert y["text"].endswith("(advised against for your constraints)"), y["text"]
+
+
+def test_a_member_of_a_family_entry_is_said_to_rank_in_it(kb):
+    a = _answer(kb, "recommend optimizer where optimizer = lamb and batch-size = 64k and method = pretrain")
+    (y,) = a["decision"]["yours"]
+    entry = next(r for r in a["results"] if "lamb" in {m["id"] for m in r.get("members", ())})
+    assert y["rank"] == entry["rank"] and entry["id"] != "lamb"
+    assert f"ranks {'1st' if entry['rank'] == 1 else entry['rank']} in the entry of {entry['label']} ({entry['id']})" \
+        in y["text"], y["text"]

@@ -165,10 +165,9 @@ def given_on(facts: dict, snap: dict, choices: list[str]) -> set[str]:
 def _ranked(value: str, node: dict, results: list[dict], nodes: dict) -> tuple[dict | None, str | None]:
     """The result that ranks choice ``value`` (its own entry, or a family entry that folds it in)
     and, when it ranks only through a family of it, that family (the deepest that ranks)."""
-    for r in results:
-        if r["iri"] == value or any(m["iri"] == value for m in r.get("members", ())):
-            return r, None
     by_iri = {i: r for r in results for i in (r["iri"], *(m["iri"] for m in r.get("members", ())))}
+    if value in by_iri:
+        return by_iri[value], None
     ranked = [a for a in node.get("ancestors", ()) if a in by_iri]
     if not ranked:
         return None, None
@@ -178,13 +177,16 @@ def _ranked(value: str, node: dict, results: list[dict], nodes: dict) -> tuple[d
 
 def _standing_text(found: dict, entry: dict | None, kind: str) -> str:
     """``found``'s standing in words: "your choice, Mistral 7B (mistral-7b), is not ranked
-    itself; its family Decoder-only transformer (decoder) ranks 5th (would apply: it waits for a
-    condition you did not give)"."""
+    itself; its family Decoder-only transformer (decoder) ranks 5th (would apply: it waits for
+    task)"; a match the advice weighs against is said to be advised against."""
     name = f"{found['label']} ({found['choice']})"
     if entry is None:
         return f"your choice, {name}: no {kind} advice in the KB speaks for or against it here"
     waits = entry.get("waits_for")
-    where = f"ranks {_ordinal(entry['rank'])}" + (
+    within = f" in the entry of {entry['label']} ({entry['id']})" if entry["id"] not in (
+        found["choice"], found.get("family", {}).get("id")) else ""  # (a member a family's entry folds)
+    where = f"ranks {_ordinal(entry['rank'])}{within}" + (
+        " (advised against for your constraints)" if entry["group"] == "matches" and entry["score"] < 0 else
         " (matches your constraints)" if entry["group"] == "matches" else
         f" (would apply: it waits for {' and '.join(waits)})" if waits else
         " (would apply: it waits for a condition you did not give)")
