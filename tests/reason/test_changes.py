@@ -134,3 +134,15 @@ def test_a_missing_gpu_count_is_solved_whichever_way_the_share_moves(kb, snap):
     over = snap["conditions"]["https://w3id.org/recipekg/cond/memory-load-over-all-gpus"]
     assert [c["value"] for c in missing_knob(within, given, snap)["gpus"].constraints] == [18]
     assert [c["value"] for c in missing_knob(over, given, snap)["gpus"].constraints] == [15]
+
+
+def test_narrowing_what_the_user_gave_comes_before_replacing_it(kb):
+    """AdamW for a CNN ranks first for a ConvNeXt (its own rule) and for CLIP (a stronger rule):
+    the change that says more of the user's CNN is the one shown, not one that swaps it out."""
+    (a,) = kb.query("explain adamw where architecture = cnn and data = images")
+    (first,) = a["would_rank_first_if"][:1]
+    assert first["changes"] == [{"dimension": "architecture", "op": "=", "value": "convnext"}], first
+    (swapped,) = kb.query("explain adamw where architecture = clip and data = images")
+    assert swapped["rank"] == 1, "the replacement ranks it first too: the order, not the search, chose"
+    cnn, convnext = (kb.snap["rule_index"]["choices"][i] for i in ("cnn", "convnext"))
+    assert cnn in kb.snap["nodes"][convnext]["ancestors"]

@@ -67,7 +67,8 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
         trial.update(changes)
         tried += 1
         if _first(kind, trial, snap, first, tested):
-            candidate = _candidate(rule, changes, given, snap["strengths"][rule["strength"]] if rule["strength"] else None)
+            candidate = _candidate(rule, changes, given, snap["strengths"][rule["strength"]] if rule["strength"] else None,
+                                   snap["nodes"])
             if key not in found or candidate < found[key][0]:
                 found[key] = (candidate, rule_iri, changes, iri in rule.get("against", ()))
     ordered = sorted(found.values(), key=lambda x: x[0])
@@ -156,11 +157,33 @@ def _contains(changes: dict, other: dict) -> bool:
                                              for n, f in other.items())
 
 
-def _candidate(rule: dict, changes: dict, given: dict, strength: dict | None) -> tuple:
-    """How a change ranks among the changes found, best first: adding a constraint costs 1,
-    overriding one the user gave costs 2; then the stronger rule, then the rule's id."""
+def _candidate(rule: dict, changes: dict, given: dict, strength: dict | None, nodes: dict) -> tuple:
+    """How a change ranks among the changes found, best first: adding a constraint costs 1, and
+    so does narrowing one the user gave (a value of it, or a number within it:
+    :func:`_narrows`), overriding one costs 2; then the stronger rule, then the rule's id."""
     weight = strength["weight"] if strength is not None else 0.0
-    return (sum(2 if name in given else 1 for name in changes), -weight, rule["id"])
+    return (sum(2 if name in given and not _narrows(changes[name], given[name], nodes) else 1 for name in changes),
+            -weight, rule["id"])
+
+
+def _narrows(change: Facts, was: Facts, nodes: dict) -> bool:
+    """Whether ``change`` says more of what the user gave rather than something else: each value
+    a narrower one of a value given (a ConvNeXt for a CNN), or each number within the numbers
+    given.
+
+    >>> cnn, convnext = snap["rule_index"]["choices"]["cnn"], snap["rule_index"]["choices"]["convnext"]
+    >>> f = lambda *v: Facts("architecture", "categorical", values=set(v))
+    >>> _narrows(f(convnext), f(cnn), snap["nodes"]), _narrows(f(cnn), f(convnext), snap["nodes"])
+    (True, False)
+    >>> n = lambda lo, hi: Facts("samples", "count", intervals=[(lo, True, hi, True)])
+    >>> _narrows(n(2e4, 2e4), n(1e4, 5e4), {}), _narrows(n(6e4, 6e4), n(1e4, 5e4), {})
+    (True, False)
+    """
+    if change.values and was.values:
+        return all(not was.values.isdisjoint(nodes.get(v, {}).get("ancestors", ())) for v in change.values)
+    if change.intervals and was.intervals:
+        return all(any(intersect(c, w) == c for w in was.intervals) for c in change.intervals)
+    return False
 
 
 def _outranked(key: tuple, rule: dict, changes: dict, given: dict, found: dict, snap: dict) -> bool:
@@ -170,13 +193,14 @@ def _outranked(key: tuple, rule: dict, changes: dict, given: dict, found: dict, 
 
     >>> found = {("samples",): ((2, -1.0, "b"), "r", {}, False)}
     >>> rule = {"id": "a", "strength": None}
-    >>> _outranked(("samples",), rule, {"samples": 0}, {"samples": 0}, found, {}), _outranked(("gpus",), rule, {"gpus": 0}, {}, found, {})
+    >>> at = lambda dim, x: {dim: Facts(dim, "count", intervals=[(x, True, x, True)])}
+    >>> _outranked(("samples",), rule, at("samples", 1e3), at("samples", 5e3), found, {"nodes": {}}), _outranked(("gpus",), rule, at("gpus", 2), {}, found, {"nodes": {}})
     (True, False)
     """
     strength = snap["strengths"].get(rule["strength"]) if rule["strength"] else None
     if rule["strength"] and strength is None:
         return False  # re-ranked as before (whose error, if it ranks first, is the answer's)
-    candidate = _candidate(rule, changes, given, strength)
+    candidate = _candidate(rule, changes, given, strength, snap["nodes"])
     if key in found and found[key][0] <= candidate:
         return True
     shown = [c for c, _, ch, _ in found.values() if not any(_contains(ch, o[2]) for o in found.values())]
