@@ -84,7 +84,31 @@ def smallest_change(iri: str, kind: str, facts: dict, snap: dict, first) -> dict
     elif not best and fixed:
         out["why"] = (f"the rules for it need what the named {' and '.join(sorted({pinned_by(pinned, d) for d in pinned}))} "
                       f"fixes otherwise ({', '.join(sorted(fixed))}); name another to try them")
+    elif not best and not tried and (why := _nothing_to_meet(iri, facts, snap)):
+        out["why"] = why
     return out
+
+
+def _nothing_to_meet(iri: str, facts: dict, snap: dict) -> str | None:
+    """Why no change was even tried, when no rule for the choice has a condition left to meet:
+    none recommends it, or each that does holds already (general advice, or met by the
+    constraints), and the advice for the choices above it outweighs them.
+
+    >>> from recipekg.reason.resolve import facts_of
+    >>> facts = facts_of(parse("recommend x where architecture = transformer and method = pretrain")[0].constraints, snap)
+    >>> _nothing_to_meet(snap["rule_index"]["choices"]["lion"], facts, snap).startswith("every rule for it holds already (1)")
+    True
+    """
+    rules = [rule for _, rule in _recommending(iri, snap)]
+    if not rules:
+        return ("no rule of the KB recommends it itself, only rules about the families it is one of, which rank "
+                "as families" if snap["nodes"].get(iri, {}).get("ancestors") else "no rule of the KB recommends it")
+    conditions = snap["conditions"]
+    if all(c in conditions and status(conditions[c], facts, snap) == HELD for r in rules for c in r["conditions"]):
+        return (f"every rule for it holds already ({len(rules)}), as general advice or met by your constraints, "
+                f"and the advice for the choices above it outweighs {'them' if len(rules) > 1 else 'it'}: "
+                f"no condition of its own is left for a change to meet")
+    return None
 
 
 def _changes_problem(name: str, change: Facts, facts: dict, given: dict, snap: dict) -> bool:
