@@ -374,7 +374,6 @@ def _read_by_definitions(snap: dict) -> dict[str, list[str]]:
     return out
 
 
-
 def _fact_key(f: Facts | None) -> tuple | None:
     """What of a fact a defining condition can read, as a key (None: not given)."""
     if f is None:
