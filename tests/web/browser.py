@@ -48,15 +48,17 @@ def start_chromium(window: str = "1280,1400"):
 
 def page_ready(driver, timeout: float = 20) -> None:
     """Wait until the page has loaded and, on a page with the query box, its word list
-    (``/api/vocab``, fetched by the box's completion) has come: nothing the page fetches
-    changes it after that, so an interaction meets the page as a user would see it."""
+    (``/api/vocab``, fetched by the box's completion) has come and, on an answer page, the side
+    panel's list (``/vocab/panel``) is in place: nothing the page fetches changes it after
+    that, so an interaction meets the page as a user would see it."""
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
     # a script run while the page navigates is "aborted by navigation": asked again, not failed
     WebDriverWait(driver, timeout, ignored_exceptions=(WebDriverException,)).until(lambda d: d.execute_script(
         "return document.readyState === 'complete' && (!document.getElementById('q-complete')"
-        " || performance.getEntriesByType('resource').some(e => e.name.endsWith('/api/vocab') && e.responseEnd > 0))"))
+        " || performance.getEntriesByType('resource').some(e => e.name.endsWith('/api/vocab') && e.responseEnd > 0))"
+        " && !document.querySelector('aside.vocab[data-panel]')"))
 
 
 def click(driver, element, timeout: float = 20) -> None:

@@ -1,6 +1,8 @@
 """The word list on the web: ``GET /api/vocab`` is ``recipekg vocab --format json``; the front
-page's side panel lists every dimension; an answer's 'no advice' note; and, in Chromium, the
-query box completes words from the list."""
+page's side panel lists every dimension; an answer page carries the panel's heading and a link,
+and its script puts the panel (``/vocab/panel``, kept by the browser) in place; ``/vocab`` is the
+list as a page; an answer's 'no advice' note; and, in Chromium, the query box completes words
+from the list and the answer page's panel fills in."""
 
 from __future__ import annotations
 
@@ -52,11 +54,49 @@ def test_api_vocab_one_dimension_and_unknown(client, kb):
 
 
 def test_front_page_panel_lists_every_dimension_and_value(client, kb):
-    page = client.get("/").get_data(as_text=True)
+    _lists_every_dimension_and_value(client.get("/").get_data(as_text=True), kb)
+
+
+def _lists_every_dimension_and_value(page: str, kb) -> None:
     for d in kb.vocab()["dimensions"]:
         assert f'id="vocab-{d["name"]}"' in page
         for v in d.get("values", []):
             assert f"<code>{v['id']}</code>" in page
+
+
+def test_answer_page_carries_the_panel_by_reference(client, kb):
+    """The panel is the same 60 KB on every page: an answer page holds its heading, a link to
+    /vocab (for a browser without scripts) and where the script fetches it from, not the list."""
+    front = client.get("/").get_data(as_text=True)
+    page = client.get("/", query_string={"q": "recommend fix where symptom = loss-spike"}).get_data(as_text=True)
+    assert 'id="vocab-symptom"' in front and 'id="vocab-symptom"' not in page
+    stub = re.search(r'<aside class="vocab"[^>]*data-panel="([^"]+)"[^>]*>(.*?)</aside>', page, re.S)
+    assert stub and stub.group(1) == "/vocab/panel" and 'href="/vocab"' in stub.group(2)
+    assert 'querySelector("aside.vocab[data-panel]")' in page  # the script that fills it in
+    panel = client.get(stub.group(1))
+    assert panel.status_code == 200 and panel.mimetype == "text/html"
+    body = panel.get_data(as_text=True)
+    _lists_every_dimension_and_value(body, kb)
+    assert body in front  # the front page's own panel, byte for byte
+
+
+def test_the_panel_is_kept_by_the_browser(client):
+    first = client.get("/vocab/panel")
+    assert first.headers["ETag"] and first.headers["Cache-Control"] == "no-cache"
+    again = client.get("/vocab/panel", headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+    other = client.get("/vocab/panel", headers={"If-None-Match": '"something-else"'})
+    assert other.status_code == 200 and other.data == first.data
+
+
+def test_vocab_page_is_the_list_and_every_page_links_it(client, kb):
+    page = client.get("/vocab")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    _lists_every_dimension_and_value(html, kb)
+    assert "<title>Words you can use · recipekg</title>" in html
+    for path in ("/", "/papers", "/map"):
+        assert '<a href="/vocab">Words</a>' in client.get(path).get_data(as_text=True)
 
 
 def test_answer_page_says_no_advice_and_links_the_nearest(client):
@@ -168,3 +208,23 @@ def test_api_vocab_writes_each_document_once_per_app(kb, monkeypatch):
     assert first.json == real() and one.status_code == 200 and missing.status_code == missing_again.status_code == 404
     assert calls == [None, "failure", "symptm", "symptm"]
     assert "symptm" not in client.application.extensions["recipekg"]["vocab_documents"]
+
+
+@pytest.mark.browser
+def test_browser_answer_page_panel_fills_in(chromium_driver, live_server, kb):
+    """On an answer page the script puts the whole word list where its heading was: every
+    dimension is there to open, as on the front page, and the link for browsers without
+    scripts is gone with the stub."""
+    from selenium.webdriver.common.by import By
+
+    from web.browser import page_ready
+
+    d = chromium_driver
+    d.get(live_server + "/?q=" + quote("recommend fix where symptom = loss-spike"))
+    page_ready(d)
+    ids = {e.get_attribute("id") for e in d.find_elements(By.CSS_SELECTOR, "aside.vocab details.vocab-dim")}
+    assert ids >= {f"vocab-{x['name']}" for x in kb.vocab()["dimensions"]}
+    assert not d.find_elements(By.CSS_SELECTOR, "aside.vocab[data-panel]")
+    symptom = d.find_element(By.ID, "vocab-symptom")
+    symptom.find_element(By.TAG_NAME, "summary").click()
+    assert "loss-spike" in symptom.text

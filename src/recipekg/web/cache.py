@@ -8,8 +8,9 @@ puts each response's own nonce there. The placeholder is random per cache, so no
 can forge it.
 
 The memory is bounded twice: at most :data:`MAX_ENTRIES` pages and at most :data:`MAX_CHARS`
-characters of pages in all (bytes, for the pages an answer worker wrote) (an answer page is 3 to 40 KB: about 10 MB for 512 of them; a page
-larger than the whole budget is not kept). The least recently used pages go first.
+characters of pages in all (bytes, for the pages an answer worker wrote) (an answer page is 15
+to 95 KB, the word list not among them: 330 pages or more fit; a page larger than the whole
+budget is not kept). The least recently used pages go first.
 
     >>> cache = PageCache(max_entries=2)
     >>> cache.page("q1", "n1", lambda ph: f"<script nonce='{ph}'>")

@@ -1,5 +1,5 @@
 """The pages: the query box with its answers, papers, a paper, an entity, a claim, the
-decision-tree map.
+decision-tree map, the word list.
 
 Each view reads the app's knowledge base from ``current_app.extensions["recipekg"]``
 (:func:`recipekg.web.app.create_app` puts it there) and renders a template; nothing here
@@ -108,7 +108,8 @@ def answer_page(q: str, nonce: str | None = None, failure: RecipeKGError | None 
         v["bibtex"] = bibtex(bundles.for_answers([v["answer"]], snap, v["answer"].get("query", "")))
     extra = {} if nonce is None else {"csp_nonce": nonce}
     return render_template("index.html", q=q, views=views, error=error, error_parts=error_parts,
-                           example_groups=EXAMPLE_GROUPS, vocab_panel=vocab_panel(), **extra)
+                           example_groups=EXAMPLE_GROUPS, vocab_panel=vocab_panel() if not q else vocab_stub(),
+                           **extra)
 
 
 def vocab_panel() -> Markup:
@@ -118,6 +119,41 @@ def vocab_panel() -> Markup:
     if state.get("vocab_panel") is None:
         state["vocab_panel"] = Markup(render_template("_vocab_panel.html", vocab=state["kb"].vocab()))
     return state["vocab_panel"]
+
+
+def vocab_stub() -> Markup:
+    """The side panel on an answer page: its heading and a link to ``/vocab``, which the
+    page's script replaces by the whole panel (``/vocab/panel``, kept by the browser). The
+    panel is about 60 KB, three quarters of an answer page, the same on every one: sent with
+    each, it cost the server a tenth of a distinct page's time (docs/performance.md)."""
+    stubs = _state().setdefault("vocab_stubs", {})  # by the pages' root: the links are under it
+    stub = stubs.get(request.script_root)
+    if stub is None:
+        stub = Markup(render_template("_vocab_stub.html"))
+        if len(stubs) < 16:  # a server has one root, or a few behind proxies
+            stubs[request.script_root] = stub
+    return stub
+
+
+def vocab_page():
+    """``GET /vocab``: the word list as a page of its own (the answer pages link to it)."""
+    return render_template("vocab.html", vocab_panel=vocab_panel())
+
+
+def vocab_panel_fragment():
+    """``GET /vocab/panel``: the side panel's HTML alone, for an answer page's script to put in
+    place of its stub; an ETag (the panel's digest) lets the browser keep it (304)."""
+    state = _state()
+    if state.get("vocab_panel_bytes") is None:
+        import hashlib
+
+        body = str(vocab_panel()).encode("utf-8")
+        state["vocab_panel_bytes"] = body, hashlib.sha256(body).hexdigest()[:32]
+    body, etag = state["vocab_panel_bytes"]
+    response = current_app.response_class(body, mimetype="text/html")
+    response.set_etag(etag)
+    response.headers["Cache-Control"] = "no-cache"  # kept, but asked again: a restarted server may hold another KB
+    return response.make_conditional(request)
 
 
 def bibtex(bundle) -> str:
@@ -212,6 +248,8 @@ def register(app) -> None:
     app.add_url_rule("/papers", "papers", papers)
     app.add_url_rule("/map", "tree_map", tree_map)
     app.add_url_rule("/api/vocab", "api_vocab", api_vocab)
+    app.add_url_rule("/vocab", "vocab_page", vocab_page)
+    app.add_url_rule("/vocab/panel", "vocab_panel", vocab_panel_fragment)
     app.add_url_rule("/paper/<pid>", "paper", paper)
     app.add_url_rule("/entity/<name>", "entity", entity)
     app.add_url_rule("/<any(rule, formula, constant, fact):kind>/<cid>", "claim", claim)
