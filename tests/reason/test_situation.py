@@ -488,6 +488,28 @@ def test_a_constraint_only_another_kind_advises_on_names_that_question(kb, snap,
         assert other["decision"]["pick"], statement
 
 
+@pytest.mark.parametrize("query, dims, kind", [
+    # a full copy of a 13B model is 290-330% of an 80 GB GPU: the approach advice (FSDP) reads the
+    # size and the GPUs through the replica's and the sharded states' share of the memory
+    ("recommend technique where params = 13B and hardware = a100-80gb and gpus = 4 and method = full-fine-tune",
+     ("params", "gpus"), "approach"),
+    ("recommend technique where seq-length = 128k and model = llama-3-8b and gpus = 8 and hardware = h100",
+     ("gpus",), "approach"),
+])
+def test_a_constraint_this_kind_reads_elsewhere_names_the_kind_that_reads_it_here(kb, query, dims, kind):
+    """A constraint the kind's advice needs another situation for (techniques on the model size
+    are for runs that do not fit) still says so, and names the statement of the kind whose
+    advice holds on it here; that statement, asked, uses it."""
+    a = kb.query(query)[0]
+    for dim in dims:
+        u = next(u for u in a["unused"] if u["dimension"] == dim)
+        assert "is for other situations" in u["why"] and f"here the {kind} advice reads it" in u["why"], u
+        assert u["answered_by"] and all(s.startswith(f"recommend {kind} where ") and s in u["why"]
+                                        for s in u["answered_by"]), u
+        other = kb.query(u["answered_by"][0])[0]
+        assert dim not in _unused(other) and other["decision"]["pick"], u["answered_by"][0]
+
+
 def test_an_unused_constraint_keeps_its_operator(kb):
     """``time < 100 hours`` unused is shown as given, never as ``time = 100h``."""
     a = kb.query("recommend architecture where data = text and time < 100 hours")[0]

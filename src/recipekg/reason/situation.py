@@ -172,12 +172,16 @@ def unused_entries(kind: str, name: str, facts: dict, needs: set[str] | None, sn
     if needs and underived:  # both: what the rules reached need, then what the others need given
         underived = (f"{_why(kind, name, needs, [], snap)}; it also reads it"
                      f"{underived.split(f'depends on {name} reads it', 1)[1]}")
+    here = _held_elsewhere(kind, name, facts, snap) if needs or underived else []
     out: list = []
     for c in f.constraints:
         asks = [_statement(k, name, c) for k in elsewhere] or [whole_statement(k, facts) for k in through]
         why = (f"no {kind} advice depends on {format_constraint({'dimension': name, 'op': '=', **c})}; "
                f"the KB's advice for it is about other choices: {'; '.join(asks)}" if asks
                else underived or _why(kind, name, needs, _checked_by(kind, name, snap), snap))
+        if here:  # this kind's advice on it is for other situations; another kind's holds here
+            asks = [whole_statement(k, facts) for k in here]
+            why += f"; here the {' and the '.join(here)} advice reads it: {'; '.join(asks)}"
         entry: Unused = ({"dimension": name, "op": c.get("op", "="), "value": c["value"], "unit": c["unit"], "why": why}
                          if c.get("unit") else {"dimension": name, "op": c.get("op", "="), "value": c["value"], "why": why})
         if asks:
@@ -243,6 +247,23 @@ def _through_derived(kind: str, name: str, facts: dict, snap: dict) -> list[str]
     kinds: set[str] = set()
     for d, rule, statuses in _on_derived(name, facts, snap):
         if all(st != FAILED for _, st in statuses) and any(c["dimension"] == d and st == HELD for c, st in statuses):
+            kinds |= _kinds_of(rule, snap)
+    kinds.discard(kind)
+    return sorted(kinds)
+
+
+def _held_elsewhere(kind: str, name: str, facts: dict, snap: dict) -> list[str]:
+    """The other kinds of choice whose rules hold here on the constraint ``name``, or on a fact
+    a formula derives from it (:func:`_through_derived`), none of their conditions failing on
+    the query's facts: a 13B full fine-tune on four 80 GB GPUs asked of techniques, whose advice
+    on the model size is for runs that do not fit, is a question for the approaches (a full
+    copy does not fit one GPU: shard it). At most :data:`OTHER_KINDS_SCAN` rules on ``name``."""
+    rules, conds = snap["rules"], snap["conditions"]
+    kinds = set(_through_derived(kind, name, facts, snap))
+    for iri in snap["rule_index"]["by_dimension"].get(name, ())[:OTHER_KINDS_SCAN]:
+        rule = rules.get(iri)
+        statuses = [(conds[c], status(conds[c], facts, snap)) for c in rule["conditions"] if c in conds] if rule else ()
+        if all(st != FAILED for _, st in statuses) and any(c["dimension"] == name and st == HELD for c, st in statuses):
             kinds |= _kinds_of(rule, snap)
     kinds.discard(kind)
     return sorted(kinds)
