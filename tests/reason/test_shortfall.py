@@ -206,3 +206,36 @@ def test_no_shortfall_where_the_method_is_not_given_or_the_run_fits(kb, query):
     (a,) = kb.query(query)
     assert "shortfall" not in a
 
+
+
+@pytest.mark.parametrize("query, gpus_needed", [
+    ("recommend technique where symptom = out-of-memory and params = 7B and hardware = rtx-4090 and method = full-fine-tune", 6),
+    ("recommend technique where params = 13B and hardware = a100-80gb and method = pretrain and prefer = low-memory", 4),
+])
+def test_a_query_without_a_gpu_count_is_checked_against_one_gpu_and_says_so(kb, query, gpus_needed):
+    """A run's method and GPU given but not how many, its full copy over one GPU's memory (the
+    replica-memory: the memory-load's formula with one GPU): the savings advised are checked
+    against one GPU and say so, and the shortfall is the same as with ``gpus = 1`` given but for
+    saying that no GPU count was (a 7B full fine-tune on an RTX 4090 picked gradient
+    checkpointing and never said it cannot make the run fit)."""
+    (a,) = kb.query(query)
+    (one,) = kb.query(query + " and gpus = 1")
+    s = a["shortfall"]
+    assert s["text"].startswith("a full copy of the run needs about") and "no GPU count is given" in s["text"]
+    assert s["memory_load"] == one["shortfall"]["memory_load"] and s["enough_alone"] == []
+    fsdp = next(c for c in s["closes"] if c["id"] == "fsdp")
+    assert fsdp["gpus_needed"]["high"] == gpus_needed == one["shortfall"]["closes"][0]["gpus_needed"]["high"]
+    noted = [r for r in a["results"] if "memory_saving" in r]
+    assert noted and all("on one GPU, as no GPU count is given" in r["memory_saving"]["text"] for r in noted)
+    assert all(r["memory_saving"]["enough"] is False for r in noted)
+    assert "gpus" not in {c["dimension"] for c in a["constraints"]}  # an assumption of the notes, not a constraint
+
+
+@pytest.mark.parametrize("query", [
+    "recommend technique where params = 1B and hardware = rtx-4090 and method = full-fine-tune and prefer = low-memory",
+    "recommend technique where params = 7B and hardware = rtx-4090 and prefer = low-memory",  # no method given
+])
+def test_no_one_gpu_check_where_a_copy_fits_or_the_method_is_not_given(kb, query):
+    (a,) = kb.query(query)
+    assert "shortfall" not in a
+    assert not any("no GPU count" in r.get("memory_saving", {}).get("text", "") for r in a["results"])

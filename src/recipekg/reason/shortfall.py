@@ -17,9 +17,17 @@ adapters on a 4-bit base for fine-tuning, offloading::
     >>> facts = facts_of(parse("recommend x where params = 4.2B and gpus = 1 and hardware = a100-80gb")[0].constraints, snap)
     >>> saving_note(snap["rule_index"]["choices"]["adam-8bit"], facts, snap)["text"]
     "saves 2.8–6 bytes/param of the rule of thumb's 18–20: leaves memory-load at about 63–90.3% (enough alone)"
-    >>> facts = facts_of(parse("recommend x where params = 70B and hardware = a100-80gb")[0].constraints, snap)
-    >>> saving_note(snap["rule_index"]["choices"]["adam-8bit"], facts, snap) is None   # no GPU count: no memory-load
+    >>> facts = facts_of(parse("recommend x where params = 70B and method = lora")[0].constraints, snap)
+    >>> saving_note(snap["rule_index"]["choices"]["adam-8bit"], facts, snap) is None   # no GPU memory: no memory-load
     True
+
+A query naming the GPU but not how many, whose full copy is over one GPU's memory
+(``replica-memory``: the memory-load's formula with one GPU), is checked against one GPU and
+says so (:func:`memory_facts`)::
+
+    >>> facts = facts_of(parse("recommend x where params = 7B and hardware = rtx-4090 and method = full-fine-tune")[0].constraints, snap)
+    >>> saving_note(snap["rule_index"]["choices"]["adam-8bit"], facts, snap)["text"]
+    "saves 2.8–6 bytes/param of the rule of thumb's 18–20: leaves memory-load at about 350–501.6% on one GPU, as no GPU count is given (not enough alone)"
 
 The saving is plan's too (plan/savings.py reads :func:`saved_per_param`): one model of what a
 saving brings, written once, in the KB. The check only describes: it changes no ranking (a
@@ -92,6 +100,36 @@ def saved_per_param(kb: KBView, iri: str, overrides: dict[str, Q] | None = None
     return evaluate(f.parsed, env), f, used
 
 
+#: What stands for the GPU count of a query that names the GPUs' memory but not how many (:func:`memory_facts`).
+ONE_GPU = "one GPU, as no GPU count is given"
+
+
+def memory_facts(facts: dict) -> dict:
+    """The facts a memory saving is checked against: ``facts``, or, for a query that gives the
+    run's method and the GPUs' memory but no GPU count, and whose full copy is over one GPU
+    (``replica-memory`` above 100%, the memory-load's formula with one GPU: a 7B full fine-tune
+    on an RTX 4090), those with that share as the memory-load of one GPU (``gpus`` derived as
+    :data:`ONE_GPU`, which the texts say). Without a method given the rule of thumb is only
+    pretraining's default (a question about 70B on A100s is no claim to one GPU); a copy that
+    fits one GPU is left alone (a GPU count would change nothing the notes say)."""
+    method = facts.get("method")
+    if "memory-load" in facts or "gpus" in facts or method is None or not method.values or method.derived:
+        return facts
+    replica = facts.get("replica-memory")
+    if replica is None or not replica.intervals or not 1 < replica.intervals[-1][2] < math.inf:
+        return facts
+    from recipekg.reason.facts import Facts
+    return {**facts, "memory-load": Facts("memory-load", replica.kind, intervals=list(replica.intervals),
+                                          derived=replica.derived),
+            "gpus": Facts("gpus", "count", intervals=[(1.0, True, 1.0, True)], derived=ONE_GPU)}
+
+
+def _one_gpu(facts: dict) -> bool:
+    """Whether ``facts`` are :func:`memory_facts`' one GPU for a query that gives no GPU count."""
+    gpus = facts.get("gpus")
+    return gpus is not None and gpus.derived == ONE_GPU
+
+
 def _load(facts: dict) -> Q | None:
     """The memory-load the query gives or implies, when it is known and finite."""
     f = facts.get("memory-load")
@@ -154,6 +192,7 @@ def saving_note(iri: str, facts: dict, snap: dict, because=()) -> MemorySaving |
     as ``prefer = low-memory``); None when the load is not known or the choice saves nothing
     the KB quantifies, or when the run fits by the rule of thumb but a rule advising the choice
     (``because``: its reasons) holds on another memory share (:func:`_over_elsewhere`)."""
+    facts = memory_facts(facts)
     over = load_of(facts)
     load = over if over is not None else fitting_load(facts)
     if load is None or over is None and _over_elsewhere(because, snap):
@@ -167,7 +206,7 @@ def saving_note(iri: str, facts: dict, snap: dict, because=()) -> MemorySaving |
     enough = _enough(after)
     total = kb.q("c_training_bytes_per_param")
     text = (f"saves {show(saved, 'bytes/param')} of the rule of thumb's {show(total)}: leaves memory-load at "
-            f"about {share(after)} ({VERDICT[enough]})")
+            f"about {share(after)}{f' on {ONE_GPU}' if _one_gpu(facts) else ''} ({VERDICT[enough]})")
     if over is None:
         text = (f"not needed to fit: the run's memory-load is about {share(load)} without it (the rule of thumb's "
                 f"{show(total, 'bytes/param')}); it saves {show(saved, 'bytes/param')}, to about {share(after)}")
@@ -181,6 +220,7 @@ def shortfall(entries: list[dict], facts: dict, snap: dict) -> Shortfall | None:
     the one explained choice) carry memory-saving notes; None when none does."""
     noted = [e for e in entries if e.get("memory_saving") and e.get("group", "matches") == "matches"
              and e.get("score", 1) > 0]  # the savings advised
+    facts = memory_facts(facts)
     load = load_of(facts)
     if load is None:
         return None
@@ -190,8 +230,7 @@ def shortfall(entries: list[dict], facts: dict, snap: dict) -> Shortfall | None:
         return _unsaved(kb, facts, load) if method is not None and method.values and not method.derived else None
     alone = [e["id"] for e in noted if e["memory_saving"]["enough"]]
     parts = ", ".join(f"{e['label']} {share(_q(e['memory_saving']['memory_load_after']))}" for e in noted)
-    text = (f"the run needs about {share(load)} of the GPUs' memory (the rule of thumb's "
-            f"{show(kb.q('c_training_bytes_per_param'), 'bytes/param')})")
+    text = _needs(kb, facts, load)
     together = _together(kb, noted, load)
     if alone:
         text += f": {', '.join(e['label'] for e in noted if e['id'] in alone)} closes it alone"
@@ -217,14 +256,23 @@ def _unsaved(kb: KBView, facts: dict, load: Q) -> Shortfall:
     count = Q.span(*measured(gpus)) if gpus and gpus.intervals else None
     where = ("one GPU" if count is not None and count.high == 1 else
              f"{'the GPUs' if count is None else f'all {show(count)} GPUs'} even sharded evenly over them")
-    text = (f"the run needs about {share(load)} of the GPUs' memory (the rule of thumb's "
-            f"{show(kb.q('c_training_bytes_per_param'), 'bytes/param')}): its training state does not fit {where}"
+    text = (f"{_needs(kb, facts, load)}: its training state does not fit {where}"
             f"{'' if load.low > 1 else ' (it may at the low end of the estimate)'}, "
             f"whatever the layout, and nothing advised here saves memory")
     closes = _closers(kb, facts)
     if closes:
         text += ". What would: " + "; ".join(c["text"] for c in closes)
     return {"memory_load": _range(load), "enough_alone": [], "together": None, "text": text, "closes": closes}
+
+
+def _needs(kb: KBView, facts: dict, load: Q) -> str:
+    """What the run needs of the GPUs' memory, the shortfall's first words (of one GPU's, said
+    so, for a query that gives no GPU count: :func:`memory_facts`)."""
+    thumb = f"the rule of thumb's {show(kb.q('c_training_bytes_per_param'), 'bytes/param')}"
+    if _one_gpu(facts):
+        return (f"a full copy of the run needs about {share(load)} of one GPU's memory ({thumb}; no GPU count is "
+                f"given: gpus = N checks it against yours)")
+    return f"the run needs about {share(load)} of the GPUs' memory ({thumb})"
 
 
 def _range(q: Q) -> Range:
