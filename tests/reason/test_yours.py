@@ -121,3 +121,34 @@ def test_a_member_of_a_family_entry_is_said_to_rank_in_it(kb):
     assert y["rank"] == entry["rank"] and entry["id"] != "lamb"
     assert f"ranks {'1st' if entry['rank'] == 1 else entry['rank']} in the entry of {entry['label']} ({entry['id']})" \
         in y["text"], y["text"]
+
+
+@pytest.mark.parametrize("query, mine", [
+    ("explain adamw where optimizer = sgd-momentum and architecture = vit and method = pretrain", "sgd-momentum"),
+    ("explain gradient-boosted-trees where architecture = tabpfn and data = tabular and rows = 5k", "tabpfn"),
+])
+def test_explain_says_where_the_users_own_choice_ranks(kb, query, mine):
+    """``explain X`` for a user who gave another choice of X's kind (their optimizer) says where
+    the ranking puts theirs, as recommend's ``decision.yours`` does (the same text), and their
+    constraint is used, not listed as one no advice depends on."""
+    from urllib.parse import quote
+
+    from recipekg.render.answers import render_answers
+    from recipekg.web.app import create_app
+
+    answers = kb.query(query)
+    (a,) = answers
+    (y,) = a["yours"]
+    assert y["choice"] == mine
+    (r,) = kb.query("recommend " + a["kind"] + " where " + query.split(" where ", 1)[1])
+    said = {x["choice"]: x for x in r["decision"].get("yours", ())}
+    assert y == said[mine] if mine in said else mine in r["decision"]["against_yours"]  # (said there with its reason)
+    assert a["unused"] == [] or all(u["dimension"] not in ("optimizer", "architecture") for u in a["unused"])
+    assert y["text"] in render_answers(answers, "text", detail=False)
+    page = create_app(kb).test_client().get("/?q=" + quote(query)).get_data(as_text=True)
+    assert f'<p class="shortfall yours">Your choice, {y["text"].split(", ", 1)[1].split(")", 1)[0]})' in page
+
+
+def test_explain_of_the_users_own_choice_says_nothing_more(kb):
+    (a,) = kb.query("explain adamw where optimizer = adamw")
+    assert "yours" not in a and all(u["dimension"] != "optimizer" for u in a["unused"])

@@ -3,7 +3,7 @@ against the constraints, and the smallest change that would rank it first.
 
     >>> from recipekg.contracts.schema import required_keys
     >>> sorted(set(ExplainAnswer.__annotations__) - required_keys(ExplainAnswer))
-    ['behind', 'member_of', 'memory_saving', 'no_change_because', 'settled_by', 'shortfall', 'superseded', 'tied_with']
+    ['behind', 'member_of', 'memory_saving', 'no_change_because', 'settled_by', 'shortfall', 'superseded', 'tied_with', 'yours']
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Literal, NotRequired, TypedDict
 
 from recipekg.contracts.common import (Ask, Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp,
                                        Taken, Unused, Via)
-from recipekg.contracts.recommend import Group, MemorySaving, Shortfall
+from recipekg.contracts.recommend import Group, MemorySaving, Shortfall, Yours
 
 
 class ExplainedChoice(Choice):
@@ -123,6 +123,9 @@ class ExplainBody(TypedDict):
     memory_saving: NotRequired[MemorySaving]
     #: The memory shortfall and what closes it, when the choice is a memory saving.
     shortfall: NotRequired[Shortfall]
+    #: Where the ranking puts each other choice of the kind the user gave (their optimizer, when
+    #: another is explained), as recommend's ``decision.yours`` says it.
+    yours: NotRequired[list[Yours]]
 
 
 class ExplainAnswer(ExplainBody, Stamp):

@@ -95,6 +95,7 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
            "would_rank_first_if": change["found"]}
     if entry and entry["iri"] != iri:
         out["member_of"] = {"id": entry["id"], "label": entry["label"], "rank": entry["rank"]}
+    _yours(out, kind, facts, entries[kind], snap)
     if entry.get("group") in (MATCHES, "would apply"):  # (tied within its group: the matches, or those waiting)
         peers = [r for r in entries[kind] if r is not entry and r["group"] == entry["group"]
                  and r["score"] == entry["score"]]
@@ -115,6 +116,19 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
     if short := shortfall(noted, facts, snap):
         out["shortfall"] = short
     return out
+
+
+def _yours(out: ExplainBody, kind: str, facts: dict, entries: list, snap: dict) -> None:
+    """Where the ranking puts each other choice of ``kind`` the user gave (``yours``: their
+    optimizer, when AdamW is explained; recommend's ``decision.yours``); those and the choice
+    explained, given, are used constraints, not unused ones."""
+    from recipekg.reason.elsewhere import given_on, yours
+
+    choice = out["choice"]["id"]
+    if mine := [y for y in yours(kind, facts, entries, snap, []) if y["choice"] != choice]:
+        out["yours"] = mine
+    if said := given_on(facts, snap, [choice, *(y["choice"] for y in mine)]):
+        out["unused"] = [u for u in out["unused"] if u["dimension"] not in said]
 
 
 def _settling(kind: str, choice: str, tied: list[str], facts: dict, results: list[Any], snap: dict,

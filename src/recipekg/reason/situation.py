@@ -181,7 +181,8 @@ def unused_entries(kind: str, name: str, facts: dict, needs: set[str] | None, sn
                else underived or _why(kind, name, needs, _checked_by(kind, name, snap), snap))
         if here:  # this kind's advice on it is for other situations; another kind's holds here
             asks = [whole_statement(k, facts) for k in here]
-            why += f"; here the {' and the '.join(here)} advice reads it: {'; '.join(asks)}"
+            reads = "reads" if len(here) == 1 else "read"
+            why += f"; here the {' and the '.join(here)} advice {reads} it: {'; '.join(asks)}"
         entry: Unused = ({"dimension": name, "op": c.get("op", "="), "value": c["value"], "unit": c["unit"], "why": why}
                          if c.get("unit") else {"dimension": name, "op": c.get("op", "="), "value": c["value"], "why": why})
         if asks:

@@ -34,6 +34,7 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
     if c["papers"]:
         out.append("introduced in: " + "; ".join(f"{p['id']} — {p['title']}" for p in c["papers"]))
     out += excluded_lines([a["excluded"]] if a.get("excluded") else [], md)
+    out += [f"{'- ' if md else ''}{y['text']}" for y in a.get("yours", ())]
     if a.get("memory_saving"):
         out.append(f"{'- ' if md else ''}{memory_line(a['memory_saving'])}")
     out += [f"{'- ' if md else ''}{line}" for line in shortfall_line(a)]
