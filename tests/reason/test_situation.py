@@ -677,3 +677,28 @@ def test_embedding_collapse_outside_a_language_model_is_said(kb):
     assert "data" not in {u["dimension"] for u in a["unused"]}
     (b,) = kb.query("recommend fix where symptom = embedding-collapse and data = text")
     assert not b.get("out_of_scope")
+
+
+def test_what_to_give_asks_for_each_dimension_once(kb):
+    """The why of an unused constraint read through derived dimensions asks for each input
+    once: a derived one's own sources asked for beside it are not repeated inside it (gpus = 1
+    asked of approaches asked for the model size and the memory per GPU twice)."""
+    import re
+
+    from support import REPO
+
+    statements = ["recommend approach where data = tabular and rows = 2M and gpus = 1",
+                  "recommend approach where seq-length = 128k and params = 8B and gpus = 8"]
+    statements += [line.strip() for f in sorted((REPO / "queries").glob("*.rkg")) for line in f.read_text().splitlines()
+                   if line.startswith("recommend ")]
+    checked = 0
+    for text in statements:
+        for a in kb.query(text):
+            for u in a.get("unused", ()):
+                if " give " not in u["why"]:
+                    continue
+                give = u["why"].split(" give ", 1)[1].split("; here ", 1)[0]
+                asked = re.findall(r"\(([a-z-]+) = ", give)
+                assert len(asked) == len(set(asked)), (text, u["why"])
+                checked += 1
+    assert checked >= 3

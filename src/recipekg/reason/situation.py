@@ -300,7 +300,8 @@ def _underived(kind: str, name: str, facts: dict, snap: dict) -> str | None:
                       if i not in facts}, key=list(dims).index)
     if not through or not missing:
         return None
-    give = " and ".join(asked_for(dims[i], snap, facts) for i in missing)
+    # (each asked for once: a derived one's own sources that are asked for beside it are not repeated)
+    give = " and ".join(asked_for(dims[i], snap, {**facts, **dict.fromkeys(set(missing) - {i})}) for i in missing)
     them = " and ".join(through)
     return (f"the {kind} advice that depends on {name} reads it through {them}, "
             f"{'which need' if len(through) > 1 else 'which needs'} more than {name}: give {give} to derive "
