@@ -227,14 +227,20 @@ def _kinds_of(rule: dict, snap: dict) -> set[str]:
 def _other_kinds(kind: str, name: str, f, snap: dict) -> list[str]:
     """The other kinds of choice whose rules hold a condition on the constraint ``name`` as
     given (``f``: its facts): ``symptom = loss-spike`` asked of techniques is a question for
-    the fixes. At most :data:`OTHER_KINDS_SCAN` of the rules on ``name`` are read."""
+    the fixes."""
+    return _holding(kind, name, {name: f}, snap)
+
+
+def _holding(kind: str, name: str, facts: dict, snap: dict) -> list[str]:
+    """The other kinds of choice whose rules hold on the constraint ``name`` under ``facts``,
+    none of their conditions failing (on the constraint alone, the others are not given). At
+    most :data:`OTHER_KINDS_SCAN` of the rules on ``name`` are read."""
     rules, conds = snap["rules"], snap["conditions"]
-    given = {name: f}
     kinds: set[str] = set()
     for iri in snap["rule_index"]["by_dimension"].get(name, ())[:OTHER_KINDS_SCAN]:
         rule = rules.get(iri)
-        if rule is not None and any(conds[c]["dimension"] == name and status(conds[c], given, snap) == HELD
-                                    for c in rule["conditions"] if c in conds):
+        statuses = [(conds[c], status(conds[c], facts, snap)) for c in rule["conditions"] if c in conds] if rule else ()
+        if all(st != FAILED for _, st in statuses) and any(c["dimension"] == name and st == HELD for c, st in statuses):
             kinds |= _kinds_of(rule, snap)
     kinds.discard(kind)
     return sorted(kinds)
@@ -254,20 +260,12 @@ def _through_derived(kind: str, name: str, facts: dict, snap: dict) -> list[str]
 
 
 def _held_elsewhere(kind: str, name: str, facts: dict, snap: dict) -> list[str]:
-    """The other kinds of choice whose rules hold here on the constraint ``name``, or on a fact
-    a formula derives from it (:func:`_through_derived`), none of their conditions failing on
-    the query's facts: a 13B full fine-tune on four 80 GB GPUs asked of techniques, whose advice
-    on the model size is for runs that do not fit, is a question for the approaches (a full
-    copy does not fit one GPU: shard it). At most :data:`OTHER_KINDS_SCAN` rules on ``name``."""
-    rules, conds = snap["rules"], snap["conditions"]
-    kinds = set(_through_derived(kind, name, facts, snap))
-    for iri in snap["rule_index"]["by_dimension"].get(name, ())[:OTHER_KINDS_SCAN]:
-        rule = rules.get(iri)
-        statuses = [(conds[c], status(conds[c], facts, snap)) for c in rule["conditions"] if c in conds] if rule else ()
-        if all(st != FAILED for _, st in statuses) and any(c["dimension"] == name and st == HELD for c, st in statuses):
-            kinds |= _kinds_of(rule, snap)
-    kinds.discard(kind)
-    return sorted(kinds)
+    """The other kinds of choice whose rules hold here on the constraint ``name`` (:func:`_holding`
+    under the query's facts), or on a fact a formula derives from it (:func:`_through_derived`):
+    a 13B full fine-tune on four 80 GB GPUs asked of techniques, whose advice on the model size
+    is for runs that do not fit, is a question for the approaches (a full copy does not fit one
+    GPU: shard it)."""
+    return sorted({*_holding(kind, name, facts, snap), *_through_derived(kind, name, facts, snap)})
 
 
 def whole_statement(kind: str, facts: dict) -> str:
