@@ -110,3 +110,25 @@ def _entry(text: str, head: str) -> str:
 def _reasons(block: str) -> list[str]:
     """A result's reason lines (not what it applies only if: pretrained is not given here)."""
     return [line for line in block.splitlines()[1:] if "applies only if" not in line]
+
+
+@pytest.mark.parametrize("statement", [
+    "explain lora where model = llama-2-13b and hardware = rtx-4090 and samples = 500",
+    "explain vit where data = images and samples = 3000",
+    "explain gradient-checkpointing where params = 7B and hardware = rtx-4090",
+])
+def test_a_brief_explain_says_which_rules_wait_for_a_constraint_not_given(kb, statement):
+    """A rule that applies on the conditions given, with others not given, is one line of the
+    brief explain like a rule that fully applies; the line says what it waits for, as the
+    detail's ``not given`` lines do, and a rule that fully applies says nothing of the kind."""
+    answer, = kb.query(statement)
+    lines = render_answers([answer], "text", detail=False).splitlines()
+    for rule in answer["rules"] + answer.get("family_rules", []):
+        if not rule["fires"]:
+            continue
+        line = next(x for x in lines if x.startswith(("FOR", "AGAINST")) and rule["text"] in x)
+        waiting = [c["condition"] for c in rule["conditions"] if c["status"] == "not given"]
+        if rule["match"] == "partial" and waiting:
+            assert f"(waits for: {'; '.join(waiting)}, not given)" in line
+        else:
+            assert "(waits for:" not in line

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
 from recipekg.render.situation import (excluded_lines, memory_line, missed_text, property_text, shortfall_line,
-                                      taken_text, unused_lines)
+                                      taken_text, unused_lines, waiting_text)
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 
 
@@ -104,7 +104,7 @@ def brief_rules(rules: list[dict]) -> list[str]:
             ids = ", ".join(dict.fromkeys(s["id"] for s in x["sources"]))
             near = ", near" if x.get("near") else ""
             out.append(f"{'FOR' if x['side'] == 'for' else 'AGAINST'}{about} [{x['strength']}{near}] {x['text']}"
-                       f"{missed_text(x.get('near'))}{taken_text(x.get('taken'))} [{ids}]")
+                       f"{waiting_text(x)}{missed_text(x.get('near'))}{taken_text(x.get('taken'))} [{ids}]")
     idle = sum(not x["fires"] and not x.get("near") for x in rules)
     if idle:
         out.append(f"… {idle} more rule{'s' * (idle != 1)} that do{'es' * (idle == 1)} not apply here, each with "

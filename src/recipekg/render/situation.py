@@ -43,6 +43,22 @@ def taken_text(taken: dict | None) -> str:
     return f" (once taken: {taken['dimension']} = {taken['value']}{', so ' + so if so else ''}; not a constraint you gave)"
 
 
+def waiting_text(rule: dict) -> str:
+    """`` (waits for: task = classification or ner, not given)`` for a rule that applies on part
+    of its conditions only, the others not given, else "": the one line of a brief ``explain``
+    says the rule is not yet known to hold, as the detail's ``not given`` lines do.
+
+    >>> waiting_text({"fires": True, "match": "partial", "conditions": [
+    ...     {"status": "held", "condition": "data = text"},
+    ...     {"status": "not given", "condition": "task = classification or ner"}]})
+    ' (waits for: task = classification or ner, not given)'
+    """
+    if not rule.get("fires") or rule.get("match") != "partial":
+        return ""
+    waiting = [c["condition"] for c in rule.get("conditions", ()) if c.get("status") == "not given"]
+    return f" (waits for: {'; '.join(waiting)}, not given)" if waiting else ""
+
+
 def missed_text(near: dict | None) -> str:
     """`` (missed narrowly: time 2 weeks against 1 week)`` for a rule near its threshold, else "".
 
