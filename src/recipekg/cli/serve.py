@@ -39,6 +39,7 @@ from recipekg.limits import ANSWER_TIMEOUT_SECONDS, ANSWER_WORKERS, SPARQL_TIMEO
 @user_errors
 def serve(host, port, server_name, threads, cors, sparql_timeout, query_timeout, extensions):
     """A read-only web page: query box, reasons, papers and backlinks, BibTeX to copy."""
+    from recipekg.web.answer_worker import frozen
     from recipekg.web.answering import warm
     from recipekg.web.app import LOOPBACK_HOSTS, create_app
     from recipekg.web.server import make_server
@@ -56,6 +57,7 @@ def serve(host, port, server_name, threads, cors, sparql_timeout, query_timeout,
         server = make_server(app, host, port, server=server_name, threads=threads)
     except OSError as exc:  # (before any answer worker starts: none is left running)
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    frozen()  # the app and its KB live as long as the server: no collection scans them
     warm(app)  # the answer workers load the KB while the server starts
     shown = f"[{host}]" if ":" in host else host
     pool = f", {server.threads} threads" if server.threads else ""

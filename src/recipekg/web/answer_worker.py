@@ -40,6 +40,17 @@ def respond(app, request: dict) -> tuple[dict, bytes]:
     return {"status": STATUS.get(error.kind, 400)}, json.dumps({"error": error.transfer()}).encode("utf-8")
 
 
+def frozen() -> None:
+    """Move every object alive now (the KB, the app, the modules) out of the garbage collector's
+    reach (``gc.freeze``), as the shell does: they live as long as the process, and a full
+    collection scanning them and what the first answers decode (80,000 objects) paused a page
+    for 30 ms about every 2,000 pages (2 ms once they are frozen)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 #: How many script roots' request contexts a worker keeps (a server has one, or a few behind proxies).
 CONTEXTS_KEPT = 16
 
@@ -64,6 +75,7 @@ def serve(extensions: list[str], stdin=None, stdout=None) -> None:
 
     stdin, stdout = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
     app = create_app(KnowledgeBase.load(extensions))
+    frozen()
     stdout.write(b"ready\n")
     stdout.flush()
     for line in stdin:

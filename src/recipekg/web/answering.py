@@ -28,6 +28,9 @@ import sys
 from recipekg.errors import InternalError, LimitError, error_of
 
 MODULE = "recipekg.web.answer_worker"
+#: Where a worker's failure met before Flask (:mod:`recipekg.web.front`) waits for the view in
+#: the request's WSGI environment (:func:`recipekg.web.views.page_of`).
+FAILURE = "recipekg.failure"
 #: The HTTP status of an error by its kind (every other kind is the user's: 400).
 STATUS = {"internal": 500, "limit": 503}
 
@@ -96,12 +99,16 @@ def pool_for(kb, *, size: int, timeout: float):
 def app_pool():
     """The answer pool of this request's app, made on first use (None when ``create_app`` had
     no ``answers`` settings: answer in this thread)."""
+    from flask import current_app
+
+    return pool_of(current_app.extensions["recipekg"])
+
+
+def pool_of(state: dict):
+    """:func:`app_pool` of the app whose state (``app.extensions["recipekg"]``) is ``state``."""
     import atexit
     import threading
 
-    from flask import current_app
-
-    state = current_app.extensions["recipekg"]
     settings = state.get("answers_settings")
     if settings is None:
         return None

@@ -104,15 +104,16 @@ def openapi_json():
     return openapi(__version__)
 
 
-def wants_json() -> bool:
-    """Whether the request's ``Accept`` prefers JSON to HTML (``*/*`` and browsers get HTML).
+def wants_json(req=None) -> bool:
+    """Whether the request's ``Accept`` (``req``'s, default: this request's) prefers JSON to
+    HTML (``*/*`` and browsers get HTML).
 
     >>> from flask import Flask
     >>> with Flask("t").test_request_context(headers={"Accept": "application/json"}):
     ...     wants_json()
     True
     """
-    return request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
+    return (req or request).accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
 
 
 def register(app, *, cors_origins=()) -> None:

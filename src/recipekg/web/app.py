@@ -19,14 +19,11 @@ header names neither the server nor Python's version.
 
 from __future__ import annotations
 
-import secrets
 from urllib.parse import urlsplit
 
+from recipekg.web.headers import host_name, new_nonce, security_headers
+
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
-CSP = ("default-src 'none'; script-src 'nonce-{nonce}'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
-
-
 def is_http_url(url) -> bool:
     """Whether ``url`` may become a link: an absolute http(s) URL with a host, no spaces
     or control characters (``javascript:``, ``data:``, `` javascript:``, ``https:evil`` → no).
@@ -41,20 +38,6 @@ def is_http_url(url) -> bool:
     except ValueError:
         return False
     return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
-
-
-def host_name(host: str) -> str:
-    """A Host header's name, without the port, lower case; IPv6 literals keep their brackets.
-
-    >>> host_name("[::1]:8000"), host_name("LocalHost:80"), host_name("::1"), host_name("127.0.0.1")
-    ('[::1]', 'localhost', '[::1]', '127.0.0.1')
-    """
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[:host.find("]") + 1] if "]" in host else host
-    if host.count(":") > 1:
-        return f"[{host}]"
-    return host.partition(":")[0]
 
 
 def environment_class():
@@ -132,6 +115,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     from recipekg.errors import INTERNAL_ERROR
     from recipekg.cite.graph import CiteGraph
     from recipekg.web import api, fragments, sparql_endpoint, views
+    from recipekg.web.front import answer_pages_first
     from recipekg.web.cache import PageCache
     from recipekg.render.numbers import value as number_text
     from recipekg.render.sources import role_text
@@ -161,17 +145,14 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
 
     @app.before_request
     def nonce():
-        g.csp_nonce = secrets.token_urlsafe(18)
+        g.csp_nonce = new_nonce()
         if trusted and host_name(request.headers.get("Host", "")) not in trusted:
             return "Bad Request: unknown host", 400  # DNS rebinding; werkzeug's check misses [::1]
 
     @app.after_request
     def headers(response):
-        response.headers["Content-Security-Policy"] = CSP.format(nonce=getattr(g, "csp_nonce", ""))
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        response.headers["X-Frame-Options"] = "DENY"
-        response.headers["Server"] = "recipekg"  # not the server's and Python's versions
+        for name, value in security_headers(getattr(g, "csp_nonce", "")):
+            response.headers[name] = value
         return response
 
     @app.context_processor
@@ -195,4 +176,5 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     views.register(app)
     api.register(app, cors_origins=cors_origins)
     sparql_endpoint.register(app, **(sparql or {}))
+    app.wsgi_app = answer_pages_first(app, app.wsgi_app, trusted)  # type: ignore[method-assign]
     return app

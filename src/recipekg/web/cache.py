@@ -1,7 +1,8 @@
-"""The web page's answer cache: a bounded, thread-safe LRU of pages keyed by query text.
+"""The web page's answer cache: a bounded, thread-safe LRU of pages keyed by query text (the
+app's key: the pages' root, under which their links are, and the query text).
 
-An answer page is a pure function of the query text and the knowledge base, which a running
-app never changes, so the page of a query asked before is served from here instead of parsing,
+An answer page is a pure function of the query text, the root and the knowledge base, which a
+running app never changes, so the page of a query asked before is served from here instead of parsing,
 reasoning and rendering again. Only the CSP nonce differs between two responses: pages are
 stored with :attr:`PageCache.placeholder` where the nonce goes, and :meth:`PageCache.page`
 puts each response's own nonce there. The placeholder is random per cache, so no query text
@@ -40,7 +41,7 @@ class PageCache:
         self.max_entries, self.max_chars = max_entries, max_chars
         self.placeholder = "rkg-nonce-" + secrets.token_hex(16)
         self._placeholder_bytes = self.placeholder.encode()
-        self._pages: OrderedDict[str, list] = OrderedDict()
+        self._pages: OrderedDict[object, list] = OrderedDict()
         self._chars = 0
         self._lock = threading.Lock()
         self.hits = self.misses = 0
@@ -48,11 +49,11 @@ class PageCache:
     def __len__(self) -> int:
         return len(self._pages)
 
-    def __contains__(self, key: str) -> bool:
+    def __contains__(self, key) -> bool:
         return key in self._pages
 
-    def keys(self) -> list[str]:
-        """The query texts held, least recently used first."""
+    def keys(self) -> list:
+        """The keys held, least recently used first."""
         with self._lock:
             return list(self._pages)
 
@@ -61,7 +62,7 @@ class PageCache:
         """The characters of the pages held."""
         return self._chars
 
-    def page(self, key: str, nonce: str, render, keep=None) -> str | bytes:
+    def page(self, key, nonce: str, render, keep=None) -> str | bytes:
         """The page for ``key`` with ``nonce`` in place; ``render(placeholder)`` makes it on a
         miss, stored unless ``keep()`` says not (a query stopped at the time limit: another try
         may find a worker free). Two threads missing the same key at once may both render it
@@ -86,7 +87,7 @@ class PageCache:
                 self._store(key, parts)
         return nonce.join(parts) if isinstance(parts[0], str) else nonce.encode().join(parts)
 
-    def _store(self, key: str, parts: list) -> None:
+    def _store(self, key, parts: list) -> None:
         size = sum(map(len, parts))
         with self._lock:
             self.misses += 1

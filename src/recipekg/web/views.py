@@ -23,7 +23,7 @@ from recipekg.cite.graph import SNAP_KEYS
 from recipekg.errors import RecipeKGError, closest
 from recipekg.limits import MAX_WEB_QUERY_CHARS
 from recipekg.render.errors import error_text
-from recipekg.web.answering import app_pool, page_text
+from recipekg.web.answering import FAILURE, app_pool, page_text
 from recipekg.web.present import answer_view, claim_details, error_view, paper_kind
 from recipekg.web.treemap import decision_tree
 
@@ -63,19 +63,24 @@ def not_found(what: str, name: str, candidates):
 
 def index():
     """The query box and, for ``?q=``, the answers: from the app's page cache
-    (:mod:`recipekg.web.cache`) when this text was asked before, else rendered by an answer
+    (:mod:`recipekg.web.cache`) when this text was asked before under this root (the page's
+    links are under it), else rendered by an answer
     worker (:mod:`recipekg.web.answering`) or, without a pool, here."""
     q = request.args.get("q", "").strip()
     if len(q) > MAX_WEB_QUERY_CHARS:  # not worth a cache entry
         return answer_page(q)
-    return _state()["pages"].page(q, getattr(g, "csp_nonce", ""), lambda placeholder: page_of(q, placeholder),
+    return _state()["pages"].page((request.script_root, q), getattr(g, "csp_nonce", ""),
+                                  lambda placeholder: page_of(q, placeholder),
                                   keep=lambda: not getattr(g, "answer_limited", False))
 
 
 def page_of(q: str, nonce: str) -> str | bytes:
     """The page answering ``q``: from the app's answer pool when it has one (the UTF-8 bytes
-    it wrote; a failure of the worker, such as the time limit, shown on a page rendered here),
-    else :func:`answer_page`."""
+    it wrote; a failure of the worker, such as the time limit, shown on a page rendered here,
+    also when :mod:`recipekg.web.front` met it first), else :func:`answer_page`."""
+    failure = request.environ.get(FAILURE)
+    if failure is not None:
+        return answer_page(q, nonce, failure=failure)
     pool = app_pool() if q else None
     if pool is None:
         return answer_page(q, nonce)
