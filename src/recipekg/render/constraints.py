@@ -13,6 +13,8 @@
     >>> constraint_label({"dimension": "gpu-memory", "op": "=", "value": 1e10, "unit": "bytes",
     ...                   "given_as": "80Gb", "note": "Gb is gigabits"})
     'gpu-memory = 10GB (given as 80Gb: Gb is gigabits, 8 bits to a byte)'
+    >>> constraint_label({"dimension": "symptom", "op": "=", "value": "slow-divergence", "given_as": "divergence"})
+    'symptom = slow-divergence (given as divergence)'
     >>> constraint_label({"dimension": "pretrained", "op": "=", "value": "yes", "derived_from": "architecture",
     ...                   "note": "Mistral 7B's pretrained weights are released", "sources": [{"id": "jiang2023"}]})
     "pretrained = yes (from architecture: Mistral 7B's pretrained weights are released [jiang2023])"
@@ -40,11 +42,14 @@ def format_constraint(c: dict) -> str:
 
 
 def constraint_label(c: dict) -> str:
-    """:func:`format_constraint`, saying where a derived constraint comes from, and how a
-    value given in bits was read."""
+    """:func:`format_constraint`, saying where a derived constraint comes from, how a value
+    given in bits was read, and the words a value was given by when they are not its name (an
+    alias: ``divergence`` is read as ``slow-divergence``)."""
     own = f" [extension {c['origin']['file']}, line {c['origin']['line']}]" if c.get("origin") else ""
     if c.get("given_as") and c.get("note"):
         return format_constraint(c) + f" (given as {c['given_as']}: {c['note']}, 8 bits to a byte)" + own
+    if c.get("given_as") and not c.get("derived_from"):  # a value named by other words: which it was read as
+        return format_constraint(c) + f" (given as {c['given_as']})" + own
     note = f": {c['note']}" if c.get("note") else ""  # (a named model's published size, beside its count)
     if c.get("sources"):  # (what a named choice gives, with its sources)
         note += f" [{', '.join(s['id'] for s in c['sources'])}]"
