@@ -104,3 +104,26 @@ def test_a_page_is_kept_for_the_root_it_was_asked_under(kb):
     under = client.get("/", query_string=q, environ_overrides={"SCRIPT_NAME": "/kg"})
     assert b'href="/paper/' in plain.data and b'href="/kg/paper/' in under.data and b'href="/paper/' not in under.data
     assert set(app.extensions["recipekg"]["pages"].keys()) == {("", QUERIES[0]), ("/kg", QUERIES[0])}
+
+
+def test_a_bug_before_flask_is_answered_by_flask_s_own_path(kb, monkeypatch):
+    """An unexpected error in the path before Flask (here, a worker's reply the server cannot
+    read) is never a bare server error: Flask's own path answers the request, with its headers."""
+    from recipekg.web import answering
+
+    calls = []
+
+    def broken(pool, q, nonce, root):
+        calls.append(q)
+        if len(calls) == 1:
+            raise KeyError("keep")  # the first call, before Flask
+        return f'<p nonce="{nonce}">{q}</p>'.encode(), True
+
+    monkeypatch.setattr(answering, "page_text", broken)
+    monkeypatch.setattr(answering, "pool_of", lambda state: object())
+    monkeypatch.setattr("recipekg.web.views.page_text", broken)
+    monkeypatch.setattr("recipekg.web.views.app_pool", lambda: object())
+    app = create_app(kb, answers={"timeout": 1, "size": 1})
+    page = app.test_client().get("/", query_string={"q": QUERIES[0]})
+    assert page.status_code == 200 and QUERIES[0].encode() in page.data and len(calls) == 2
+    assert "script-src 'nonce-" in page.headers["Content-Security-Policy"]
