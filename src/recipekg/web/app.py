@@ -24,6 +24,8 @@ from urllib.parse import urlsplit
 from recipekg.web.headers import host_name, new_nonce, security_headers
 
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+
+
 def is_http_url(url) -> bool:
     """Whether ``url`` may become a link: an absolute http(s) URL with a host, no spaces
     or control characters (``javascript:``, ``data:``, `` javascript:``, ``https:evil`` → no).

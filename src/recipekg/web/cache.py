@@ -1,9 +1,9 @@
-"""The web page's answer cache: a bounded, thread-safe LRU of pages keyed by query text (the
-app's key: the pages' root, under which their links are, and the query text).
+"""The web page's answer cache: a bounded, thread-safe LRU of pages, which the app keys by the
+pages' root (their links are under it) and the query text.
 
 An answer page is a pure function of the query text, the root and the knowledge base, which a
-running app never changes, so the page of a query asked before is served from here instead of parsing,
-reasoning and rendering again. Only the CSP nonce differs between two responses: pages are
+running app never changes, so the page of a query asked before is served from here instead of
+parsing, reasoning and rendering again. Only the CSP nonce differs between two responses: pages are
 stored with :attr:`PageCache.placeholder` where the nonce goes, and :meth:`PageCache.page`
 puts each response's own nonce there. The placeholder is random per cache, so no query text
 can forge it.
