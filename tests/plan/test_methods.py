@@ -132,6 +132,28 @@ def test_qlora_base_is_nf4_with_its_constants(run_plan):
     assert not lora["fit"]["fits"]                       # the 16-bit frozen base alone is 130 GB
 
 
+def test_qlora_time_divides_the_mfu_by_its_time_against_lora(run_plan, snap):
+    """QLoRA dequantizes its 4-bit base at every use: plan divides the published runs' MFU (LoRA's,
+    as every method's) by QLoRA's time against LoRA's (const:qlora-time-over-lora: torchtune's
+    measured 1.278 to NeMo's 3, Vertex AI's 1.66 as the typical figure), says so with the three
+    sources, and leaves an mfu the user gives alone."""
+    where = "plan where params = 7B and gpus = 1 and hardware = a100 and tokens = 100M and method = "
+    lora, qlora = q(run_plan(where + "lora"), "mfu"), q(run_plan(where + "qlora"), "mfu")
+    factor = KBView(snap).constant_by_id("qlora-time-over-lora")
+    assert (factor["low"], factor["value"], factor["high"]) == (1.278, 1.66, 3.0)
+    assert qlora["low"] == pytest.approx(lora["low"] / factor["high"], rel=1e-3)
+    assert qlora["high"] == pytest.approx(lora["high"] / factor["low"], rel=1e-3)
+    assert qlora["value"] == pytest.approx(lora["value"] / factor["value"], rel=1e-3)
+    assert "qlora-time-over-lora" in [c["id"] for c in qlora["constants"]]
+    assert {"torchtune-readme", "nemo-qlora-docs", "vertex-lora-qlora-docs"} <= {s["id"] for s in qlora["sources"]}
+    said = [n for n in run_plan(where + "qlora")["notes"] if "time divides the MFU" in n["text"]]
+    assert said and {s["id"] for s in said[0]["sources"]} >= {"nemo-qlora-docs", "vertex-lora-qlora-docs"}
+    assert not [n for n in run_plan(where + "lora")["notes"] if "time divides the MFU" in n["text"]]
+    given = run_plan(where + "qlora and mfu = 30%")
+    assert q(given, "mfu")["value"] == pytest.approx(0.3)
+    assert not [n for n in given["notes"] if "time divides the MFU" in n["text"]]
+
+
 def test_lora_rank_changes_the_adapters(run_plan):
     base = "plan where params = 7B and method = lora and gpu-memory = 80GB and layers = 32 and hidden = 4096"
     r8, r64 = run_plan(base + " and lora-rank = 8"), run_plan(base + " and lora-rank = 64")

@@ -23,7 +23,7 @@ from recipekg.formula.expr import Q, const_q, solve
 from recipekg.knowledge.terms import FACT
 from recipekg.plan.figures import rounded, round_up, show
 from recipekg.plan.inputs import Inputs
-from recipekg.plan.kbview import KBFormula
+from recipekg.plan.kbview import KBFormula, const_json
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Sizes
 from recipekg.record import Record
@@ -87,6 +87,8 @@ def time_setup(ledger: Ledger, inputs: Inputs, params: Q | None = None) -> Setup
         ledger.entry("mfu")["unit"] = "fraction of fp8 peak"
         if inputs.mfu is None:
             mfu = _fp8_span(ledger, kb.peak(hw) / peak.value, mfu)
+    if mfu is not None and inputs.mfu is None and inputs.method is not None:
+        mfu = _slowed(ledger, inputs.method, mfu)
     if hw is not None and inputs.hardware is None:
         ledger.note(f"no hardware given: time is for {kb.label(hw)}, the hardware of the reference's table")
     _say_peak(ledger, inputs, hw, peak)
@@ -106,6 +108,32 @@ def _fp8_span(ledger: Ledger, ratio: float, mfu: Q) -> Q:
                                 f"(median {span.value:.3f}): the low end and the median are the published "
                                 f"ones times the bf16 peak over the fp8 peak ({ratio:.3g}), no gain from fp8, "
                                 f"the high end the published one against the fp8 peak, the whole gain")
+    ledger.values["mfu"] = span
+    return span
+
+
+def _slowed(ledger: Ledger, method: str, mfu: Q) -> Q:
+    """The MFU of a run whose method does work its model FLOPs do not count (QLoRA dequantizes
+    its 4-bit base before every product): the published runs' MFU divided by the method's
+    training-time factor (a constant of quantity ``training-time-factor`` on the method,
+    ``const:qlora-time-over-lora``), its low end by the factor's high end; a method without
+    one keeps the MFU. An mfu the user gives is the run's own and is never divided."""
+    kb = ledger.kb
+    factor = next(iter(kb.constants_for(method, "training-time-factor")), None)
+    if factor is None:
+        return mfu
+    f = const_q(factor)
+    span = Q.span(mfu.low / f.high, mfu.high / f.low, mfu.value / f.value)
+    by = f"{factor['label']} ({f.low:g}–{f.high:g}×, {f.value:g}× as a typical figure)"
+    entry = ledger.entry("mfu")
+    if entry is not None:
+        entry["value"], entry["low"], entry["high"] = rounded(span.value), rounded(span.low), rounded(span.high)
+        entry["label"] += f", divided by {factor['label']}"
+        entry["derivation"] += (f"; for {kb.label(method)}, divided by {by}, the low end by the high one: "
+                                f"{span.low:.3f}–{span.high:.3f} (median {span.value:.3f})")
+        entry["constants"] = [*(entry.get("constants") or ()), const_json(factor)]
+        entry["sources"] = kb.sources({"sources": entry["sources"]}, factor)
+    ledger.note(f"method = {ledger.method or kb.label(method)}: time divides the MFU of published runs by {by}", factor)
     ledger.values["mfu"] = span
     return span
 
