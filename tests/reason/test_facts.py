@@ -76,3 +76,20 @@ def test_a_contradiction_by_not_equal_is_reported_at_the_constraint_that_empties
     (same,) = kb.query("recommend architecture where data = tabular and rows = 90k")
     assert [r["id"] for r in left["results"]] == [r["id"] for r in same["results"]]
     assert left["results"][0]["score"] == same["results"][0]["score"]
+
+
+@pytest.mark.parametrize("statement, value, says", [
+    ("recommend approach where gpus = 2.5", "2.5", "counts whole things"),
+    ("explain ddp where gpus = 0 and params = 7B", "0", "must be between 1 and"),
+    ("recommend optimizer where batch-size in (512, 0.5)", "0.5", "counts whole things"),
+    ("plan where params = 7B and gpus = 2.5", "2.5", "counts whole things"),
+])
+def test_a_count_of_whole_things_is_a_whole_number_in_range_in_every_statement(kb, statement, value, says):
+    """GPUs, a batch of sequences, layers: a fraction or a number out of range is the user's error
+    at the value (exit 2 on the command line) in recommend and explain as in plan, never an
+    answer that picks data parallelism for 2.5 GPUs; a bound (gpus < 2.5) is a bound and stays."""
+    with pytest.raises(RangeError) as info:
+        kb.query(statement)
+    assert says in str(info.value) and info.value.column == statement.rindex(value) + 1
+    (bound,) = kb.query("recommend approach where gpus < 2.5")
+    assert bound["constraints"][0]["op"] == "<"

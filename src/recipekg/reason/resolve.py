@@ -20,6 +20,7 @@ import math
 
 from recipekg.errors import RangeError, VocabularyError, closest
 from recipekg.knowledge.derived import once
+from recipekg.limits import WHOLE_NUMBERS
 from recipekg.names import is_misspelling, slug
 from recipekg.query.ast import Constraint, Name, Number, Quantity, String
 from recipekg.query.literals import BITS_PER_BYTE
@@ -243,6 +244,8 @@ def resolve_constraints(constraints: tuple[Constraint, ...], snap: dict) -> dict
     for c in constraints:
         dim = resolve_dimension(c.dimension, snap)
         values = [resolve_value(v, dim, snap) for v in c.values]
+        if c.op in ("=", "in") and dim["name"] in WHOLE_NUMBERS:
+            _whole(c, dim, values)
         f = facts.setdefault(dim["name"], Facts(dim["name"], dim["kind"]))
         f.constraints.append(_describe(c, dim, values, snap))
         if dim["kind"] == "categorical":
@@ -255,6 +258,27 @@ def resolve_constraints(constraints: tuple[Constraint, ...], snap: dict) -> dict
     for name, points in pending.items():
         _exclude(facts[name], points)
     return facts
+
+
+def _whole(c: Constraint, dim: dict, values: list) -> None:
+    """RangeError at the value when a count of whole things (:data:`recipekg.limits.WHOLE_NUMBERS`:
+    GPUs, layers, a batch of sequences) is given a fraction or a number out of its range, in
+    every statement as in plan (a bound such as ``gpus < 2.5`` is a bound, not a count).
+
+    >>> s = parse("recommend approach where gpus = 2.5")[0]
+    >>> resolve_constraints(s.constraints, snap)
+    Traceback (most recent call last):
+    recipekg.errors.RangeError: line 1, column 33: 'gpus' counts whole things: a whole number, not 2.5
+    expected: gpus = 8
+    """
+    least, most = WHOLE_NUMBERS[dim["name"]]
+    for value, v in zip(c.values, values):
+        if v != int(v):
+            raise RangeError.at(value.pos, f"'{dim['name']}' counts whole things: a whole number, not {value.text}",
+                                expected=[dim.get("example") or f"{dim['name']} = 8"])
+        if not least <= v <= most:
+            raise RangeError.at(value.pos, f"'{dim['name']}' must be between {least:,.0f} and {most:,.0f}, "
+                                           f"not {value.text}", expected=[dim.get("example") or f"{dim['name']} = 8"])
 
 
 def _exclude(f: Facts, points: list[tuple[float, Constraint]]) -> None:
