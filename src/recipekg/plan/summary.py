@@ -43,7 +43,21 @@ class Findings(Record):
 
 def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     """A few lines that answer the user's questions, the verdict and what to change first."""
-    return _verdict(ledger, inputs, found) + _details(ledger, inputs, found)
+    return _verdict(ledger, inputs, found) + _details(ledger, inputs, found) + _unused(inputs)
+
+
+def _unused(inputs: Inputs) -> list[str]:
+    """The constraints plan does not read, said where the answer starts (every constraint
+    counts: one that changes nothing is named, not dropped silently; the note says it too).
+
+    >>> (answer,) = kb.query("plan where params = 7B and gpus = 8 and batch-size = 1024 and symptom = loss-spike")
+    >>> answer["summary"][-1]
+    'not used by plan: batch-size, symptom (no figure of a plan is computed from them; recommend and recipe read them)'
+    """
+    unused = inputs.unused()
+    return [f"not used by plan: {', '.join(unused)} (no figure of a plan is computed from "
+            f"{'it' if len(unused) == 1 else 'them'}; recommend and recipe read {'it' if len(unused) == 1 else 'them'})"
+            ] if unused else []
 
 
 def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:

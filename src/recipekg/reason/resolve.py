@@ -277,8 +277,13 @@ def _whole(c: Constraint, dim: dict, values: list) -> None:
             raise RangeError.at(value.pos, f"'{dim['name']}' counts whole things: a whole number, not {value.text}",
                                 expected=[dim.get("example") or f"{dim['name']} = 8"])
         if not least <= v <= most:
-            raise RangeError.at(value.pos, f"'{dim['name']}' must be between {least:,.0f} and {most:,.0f}, "
+            raise RangeError.at(value.pos, f"'{dim['name']}' must be between {_count(least)} and {_count(most)}, "
                                            f"not {value.text}", expected=[dim.get("example") or f"{dim['name']} = 8"])
+
+
+def _count(x: float) -> str:
+    """A bound of a count as the errors write it: ``100M``, ``1,000``."""
+    return f"{x / 1e6:g}M" if x >= 1e6 and x % 1e6 == 0 else f"{x:,.0f}"
 
 
 def _exclude(f: Facts, points: list[tuple[float, Constraint]]) -> None:
