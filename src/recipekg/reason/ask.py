@@ -19,7 +19,7 @@ reference says to compare with them::
 from __future__ import annotations
 
 from recipekg.names import a_kind
-from recipekg.reason.conditions import FAILED, NOT_GIVEN, status
+from recipekg.reason.conditions import FAILED, NOT_GIVEN, PARTLY, status
 from recipekg.reason.derive import derive
 from recipekg.reason.answers import decision
 from recipekg.reason.facts import Facts, asked_for, derived_formula
@@ -59,8 +59,8 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     undecided = pick is None and all(r["group"] != MATCHES for r in results)
     found = []
     for dim, conds in _open_dimensions(looked_at, given, facts, snap, undecided).items():
-        changed, named = False, []
-        for value in _trial_values(conds, snap):
+        changed, named, tried = False, [], _trial_values(conds, snap, given.get(dim))
+        for value in tried:
             d = decision(rerank(derive({**given, dim: value}, snap)), nodes=snap["nodes"] if sections else None,
                          sections=sections, kind=kind)
             # the first section (the pick's, those alongside it, then one the value opens) whose pick it changes
@@ -80,7 +80,8 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
             changed = True
             named += [i for i in [was, now, *d["compare_with"]] if i and i not in named]
         if changed:
-            found.append(_question(snap["dimensions"][dim], named, snap, facts))
+            narrowed = [v for t in tried for v in t.values or ()] if dim in given else []
+            found.append(_question(snap["dimensions"][dim], named, snap, facts, narrowed))
     asked = {q["dimension"]: set(q["would_change"]) for q in found}
     found = [q for q in found if not _repeats(q, asked, facts, snap) and not _restates(q, found, facts, snap)]
     found.sort(key=lambda q: (-len(q["would_change"]), q["dimension"]))
@@ -251,12 +252,31 @@ def _waiting(reason: dict, given: dict, facts: dict, snap: dict, undecided: bool
     by_label = {cond["label"]: cond for cond in map(snap["conditions"].get, rule.get("conditions", ())) if cond}
     for c in reason["conditions"]:
         dim = snap["dimensions"].get(c["dimension"] or "")
-        if c["status"] != NOT_GIVEN or dim is None or dim["name"] in given or \
+        cond = by_label.get(c["condition"])
+        if c["status"] == PARTLY and dim is not None and cond is not None and _narrower(cond, given.get(dim["name"]), snap):
+            pass  # a broader value given (data = visual): the values under it it lists are worth trying
+        elif c["status"] != NOT_GIVEN or dim is None or dim["name"] in given or \
                 _derived(dim) and not (undecided or _partly_given(dim, given)):
             continue
-        cond = by_label.get(c["condition"])
         if cond is not None and cond not in out.setdefault(dim["name"], []):
             out[dim["name"]].append(cond)
+
+
+def _narrower(cond: dict, f: Facts | None, snap: dict) -> list[str]:
+    """The values ``cond`` lists that are narrower than a value the query gives (``images`` and
+    ``video`` under ``data = visual``): a rule on them holds only partly, and giving one of them
+    may decide (empty when the query gives no such broader value).
+
+    >>> from recipekg.reason.resolve import facts_of
+    >>> facts = facts_of(parse("recommend architecture where data = visual")[0].constraints, snap)
+    >>> images = snap["dimensions"]["data"]["values"]["images"]
+    >>> [snap["nodes"][v]["id"] for v in _narrower({"values": [images]}, facts["data"], snap)]
+    ['images']
+    """
+    if f is None or not f.values or not cond["values"]:
+        return []
+    nodes = snap["nodes"]
+    return [v for v in cond["values"] if f.values & set(nodes.get(v, {}).get("ancestors", ()))]
 
 
 def _derived(dim: dict) -> bool:
@@ -268,13 +288,15 @@ def _partly_given(dim: dict, given: dict) -> bool:
     return any(d in given for d in dim.get("derived_from") or ())
 
 
-def _trial_values(conds: list[dict], snap: dict) -> list[Facts]:
-    """One value inside each condition: each value it lists, or a number inside its bounds."""
+def _trial_values(conds: list[dict], snap: dict, given: Facts | None = None) -> list[Facts]:
+    """One value inside each condition: each value it lists (under a broader value the query
+    gives, ``given``, those narrower than it), or a number inside its bounds."""
     out = []
     for cond in conds:
         dim = snap["dimensions"][cond["dimension"]]
         if cond["values"]:
-            out += [Facts(dim["name"], dim["kind"], values={v}) for v in cond["values"]]
+            values = _narrower(cond, given, snap) if given is not None else cond["values"]
+            out += [Facts(dim["name"], dim["kind"], values={v}) for v in values]
             continue
         x = _inside(cond["min"], cond["max"])
         out.append(Facts(dim["name"], dim["kind"], intervals=[(x, True, x, True)]))
@@ -300,9 +322,19 @@ def _within(choice: str | None, family: str, snap: dict) -> bool:
     return bool(choice) and iris.get(family) in snap["nodes"].get(iris.get(choice), {}).get("ancestors", ())
 
 
-def _question(dim: dict, would_change: list[str], snap: dict, given: dict | tuple = ()) -> Ask:
+def _question(dim: dict, would_change: list[str], snap: dict, given: dict | tuple = (),
+              narrowed: list[str] | tuple = ()) -> Ask:
+    """The question for ``dim``, whose values would change the pick to those ``would_change``
+    names; ``narrowed``: the narrower values tried in place of a broader one the query gives
+    (``data = visual``: images or video), which the question then asks to choose between."""
     labels = [_label(i, snap) for i in would_change]
     asked = asked_for(dim, snap, given)
+    if narrowed:
+        f = given[dim["name"]] if isinstance(given, dict) and dim["name"] in given else None
+        broad = " or ".join(sorted(snap["nodes"][v]["id"] for v in (f.values if f is not None and f.values else ())))
+        ids = list(dict.fromkeys(snap["nodes"][v]["id"] for v in narrowed))
+        asked = (f"{dim['name']} more precisely than {broad}: {dim['name']} = "
+                 + (" or ".join(ids) if len(ids) < 3 else ", ".join(ids[:-1]) + " or " + ids[-1]))
     if len(labels) > 1 and all(_within(i, would_change[0], snap) for i in would_change[1:]):
         # every other pick is a member of this one: the question narrows the family down
         narrower = " or ".join(labels[1:])
