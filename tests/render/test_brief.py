@@ -132,3 +132,20 @@ def test_a_brief_explain_says_which_rules_wait_for_a_constraint_not_given(kb, st
             assert f"(waits for: {'; '.join(waiting)}, not given)" in line
         else:
             assert "(waits for:" not in line
+
+
+@pytest.mark.parametrize("statement, dimension", [
+    ("explain lamb where batch-size = 4096 and architecture = transformer", "batch-size"),
+    ("explain vit where data = images and samples = 3000", "samples"),
+])
+def test_an_explain_says_which_condition_of_the_choices_own_rules_fails(kb, statement, dimension):
+    """What makes a rule about the explained choice fail is why it does not apply: the constraint
+    is used, never listed as unused (LAMB at batch-size = 4096, whose rules need more than 32K),
+    and the brief explain names the failing conditions where it counted the rules alone."""
+    answer, = kb.query(statement)
+    assert dimension not in [u["dimension"] for u in answer["unused"]]
+    failed = {c["condition"] for r in answer["rules"] if not r["fires"] and not r.get("near")
+              for c in r["conditions"] if c["status"] == "failed" and c["dimension"] == dimension}
+    assert failed
+    line = next(x for x in render_answers([answer], "text", detail=False).splitlines() if "not apply here" in x)
+    assert any(f in line for f in failed), line

@@ -95,6 +95,8 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
            "would_rank_first_if": change["found"]}
     if entry and entry["iri"] != iri:
         out["member_of"] = {"id": entry["id"], "label": entry["label"], "rank": entry["rank"]}
+    if ruled := _ruling(rules + family, facts):  # what rules the choice's own rules out is used: it is the why
+        out["unused"] = [u for u in out["unused"] if u["dimension"] not in ruled]
     _yours(out, kind, facts, entries[kind], snap)
     if entry.get("group") in (MATCHES, "would apply"):  # (tied within its group: the matches, or those waiting)
         peers = [r for r in entries[kind] if r is not entry and r["group"] == entry["group"]
@@ -115,6 +117,27 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
     noted = [{"id": node["id"], "label": node["label"], "iri": iri, "memory_saving": note}] if note else []
     if short := shortfall(noted, facts, snap):
         out["shortfall"] = short
+    return out
+
+
+def _ruling(rules: list, facts: dict) -> set[str]:
+    """The given dimensions on which a condition of a rule about the explained choice fails (a
+    derived one through those it comes from): they are why that rule does not
+    apply, so the answer uses them, never lists them as unused (LAMB at batch-size = 4096, whose
+    rules need more than 32K).
+
+    >>> from recipekg.reason.resolve import facts_of
+    >>> facts = facts_of(parse("explain lamb where batch-size = 4096 and gpus = 8")[0].constraints, snap)
+    >>> sorted(_ruling([{"fires": False, "conditions": [{"dimension": "batch-size", "status": "failed"},
+    ...                                                  {"dimension": "gpus", "status": "held"}]}], facts))
+    ['batch-size']
+    """
+    out: set[str] = set()
+    for r in rules:
+        for c in r["conditions"] if not r["fires"] else ():
+            if c["status"] == "failed" and c.get("dimension") in facts:
+                f = facts[c["dimension"]]
+                out |= set(f.derived.split(" and ")) if f.derived else {c["dimension"]}
     return out
 
 

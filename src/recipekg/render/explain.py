@@ -105,8 +105,10 @@ def brief_rules(rules: list[dict]) -> list[str]:
             near = ", near" if x.get("near") else ""
             out.append(f"{'FOR' if x['side'] == 'for' else 'AGAINST'}{about} [{x['strength']}{near}] {x['text']}"
                        f"{waiting_text(x)}{missed_text(x.get('near'))}{taken_text(x.get('taken'))} [{ids}]")
-    idle = sum(not x["fires"] and not x.get("near") for x in rules)
+    idle = [x for x in rules if not x["fires"] and not x.get("near")]
     if idle:
-        out.append(f"… {idle} more rule{'s' * (idle != 1)} that do{'es' * (idle == 1)} not apply here, each with "
-                   f"the conditions that failed: --detail")
+        failed = list(dict.fromkeys(c["condition"] for x in idle for c in x["conditions"] if c["status"] == "failed"))
+        what = (f": {', '.join(failed[:3])}{' and more' if len(failed) > 3 else ''} failed (--detail lists each rule "
+                f"with its conditions)" if failed else ", each with the conditions that failed: --detail")
+        out.append(f"… {len(idle)} more rule{'s' * (len(idle) != 1)} that do{'es' * (len(idle) == 1)} not apply here{what}")
     return out
