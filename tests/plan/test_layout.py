@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from recipekg.plan.kbview import KBView
+
 from support import REPO
 
 TABLE = json.loads((REPO / "tests" / "data" / "published_fits.json").read_text(encoding="utf-8"))
@@ -117,6 +119,26 @@ def test_any_gpu_by_its_peak_memory_and_the_published_mfu_range(kb):
     assert quantity(on_a100, "gpu_hours")["value"] == pytest.approx(
         (quantity(on_a100, "flops")["value"] + quantity(on_a100, "attention_flops")["value"])
         / (400e12 * quantity(on_a100, "mfu")["value"] * 3600), rel=1e-6)
+
+
+def test_a_gpu_without_runs_of_its_compute_takes_its_architectures_runs(kb, snap):
+    """The H100 PCIe card has no published run of its own peak: it is planned at the MFU of the
+    runs on the other NVIDIA Hopper parts (rkg:gpuArchitecture), said so, so at its lower peak it
+    never plans faster than the SXM part (it did at the median, on every GPU's runs); a part whose
+    architecture has no runs either (the Blackwell B200) still takes every GPU's."""
+    where = "plan where params = 7B and gpus = 8 and hardware = "
+    sxm, pcie = plan(kb, where + "h100"), plan(kb, where + "h100-pcie")
+    assert {k: quantity(pcie, "mfu")[k] for k in ("value", "low", "high")} == \
+        {k: quantity(sxm, "mfu")[k] for k in ("value", "low", "high")}
+    assert quantity(pcie, "mfu")["measured_on"] == ["h100"]
+    ratio = KBView(snap).peak(snap["dimensions"]["hardware"]["values"]["h100"]) / \
+        KBView(snap).peak(snap["dimensions"]["hardware"]["values"]["h100-pcie"])
+    for end in ("value", "low", "high"):
+        assert quantity(pcie, "gpu_hours")[end] == pytest.approx(quantity(sxm, "gpu_hours")[end] * ratio, rel=1e-3)
+    assert any("other NVIDIA Hopper GPUs (NVIDIA H100 SXM)" in n["text"] for n in pcie["notes"])
+    assert "other NVIDIA Hopper GPUs" in next(line for line in pcie["summary"] if line.startswith("time:"))
+    b200 = quantity(plan(kb, where + "b200"), "mfu")
+    assert len(b200["measured_on"]) > 1 and "h100" in b200["measured_on"] and "a100" in b200["measured_on"]
 
 
 RESEARCH_ID = {"mfu-korthikanti-22b": "korthikanti-22b", "mfu-korthikanti-175b": "korthikanti-175b",

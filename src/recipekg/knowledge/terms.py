@@ -41,7 +41,7 @@ RKG = Namespace(BASE + "ns#", """
     Entity Architecture ArchitectureFamily Optimizer Approach Technique Fix kindName
     FailureMode symptom Hardware memoryBytes bandwidthBytesPerSecond bf16PeakFlopsPerSecond
     fp16PeakFlopsPerSecond fp8PeakFlopsPerSecond interconnectBytesPerSecond interconnectKind
-    powerWatts memoryKind devicesPerPackage supportsPrecision sameComputeAs ComputeTier
+    powerWatts memoryKind devicesPerPackage supportsPrecision sameComputeAs gpuArchitecture ComputeTier
     ModelConfiguration layers hiddenSize attentionHeads kvHeads vocabSize ffnHidden ffnMatrices experts
     expertsPerToken contextLength attentionWindow activeParams nominalParams
     Dimension DimensionKind Categorical Count Duration Bytes Ratio dimensionKind valueClass

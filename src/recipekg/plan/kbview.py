@@ -219,6 +219,21 @@ class KBView(SnapshotView):
         return {self.node_id(h) for h, figures in table.items()
                 if h == hardware or h in own or hardware in (figures.get(RKG.sameComputeAs) or ())}
 
+    def same_architecture(self, hardware: str) -> set[str]:
+        """The ids of the hardware of ``hardware``'s chip architecture (``rkg:gpuArchitecture``:
+        the H100 PCIe card and the SXM part are both NVIDIA Hopper); empty when the KB names none.
+
+        >>> sorted(KBView(snap).same_architecture(snap["dimensions"]["hardware"]["values"]["h100-pcie"]))
+        ['h100', 'h100-pcie', 'h200']
+        """
+        table = self.snap["hardware"]
+        name = table.get(hardware, {}).get(RKG.gpuArchitecture)
+        return {self.node_id(h) for h, figures in table.items() if name and figures.get(RKG.gpuArchitecture) == name}
+
+    def architecture(self, hardware: str) -> str | None:
+        """The name of ``hardware``'s chip architecture (None when the KB names none)."""
+        return self.snap["hardware"].get(hardware, {}).get(RKG.gpuArchitecture)
+
     def fp8_peak(self, hardware: str | None) -> float | None:
         """The hardware's dense fp8 peak in FLOP/s (None when the KB has no such figure)."""
         return self.snap["hardware"].get(hardware, {}).get(RKG.fp8PeakFlopsPerSecond)

@@ -255,7 +255,10 @@ def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
     if t.gpu_hours is None:
         return "time: " + ledger.entry("gpu_hours")["derivation"]
     entry = ledger.entry("mfu") or {}
-    mfu = _mfu_text(t.mfu) + (f" (published runs on other GPUs: too few on {ledger.kb.node_id(t.hardware)})"
+    kind = ledger.kb.architecture(t.hardware) if t.hardware else None
+    kin = (f"other {kind} GPUs" if kind and set(entry.get("measured_on") or ()) <= ledger.kb.same_architecture(t.hardware)
+           else "other GPUs")
+    mfu = _mfu_text(t.mfu) + (f" (published runs on {kin}: too few on {ledger.kb.node_id(t.hardware)})"
                               if entry.get("same_peak") is False and t.hardware else "")
     attention = _attention_text(ledger)
     if t.backwards:

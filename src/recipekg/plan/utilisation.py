@@ -116,13 +116,16 @@ def kin(ledger: Ledger, hw: str):
 
 def evidence(ledger: Ledger, hw: str | None, params: Q | None, exclude: tuple = ()) -> list[dict]:
     """The points a plan of ``params`` on ``hw`` is compared with, on GPUs of its compute (the
-    same dense 16-bit peak, or stated the same: :func:`kin`; else on any): the runs'
+    same dense 16-bit peak, or stated the same: :func:`kin`; else on GPUs of its chip
+    architecture, ``rkg:gpuArchitecture``; else on any): the runs'
     total-hours MFUs within the KB's size window (else at the nearest sizes below and above),
     and the steady MFUs papers state on those GPUs, of any size (the high end: what a tuned
     run reached there)."""
     every = points(ledger, exclude)
     same = list(filter(kin(ledger, hw), every)) if hw else []
-    pool = same if len(same) >= 2 else every  # one run on a GPU is no range: every GPU's runs then
+    # one run on a GPU is no range: the runs on GPUs of its architecture then, else every GPU's
+    related = [p for p in every if p["hardware"] in ledger.kb.same_architecture(hw)] if hw and len(same) < 2 else []
+    pool = same if len(same) >= 2 else related if len(related) >= 2 else every
     window = ledger.kb.q("c_mfu_size_window").value
     runs = [p for p in pool if p["basis"] == "total GPU-hours"]
     if params is None:          # planning backwards: the size is not known yet, every run counts
@@ -238,6 +241,10 @@ def measured_on(ledger: Ledger, hw: str | None, found: list[dict]) -> dict:
     others = ", ".join(kb.label(hardware.get(i, i)) for i in ids if not any(p["hardware"] == i for p in own)) or labels
     why = (f"the KB has no published run on a GPU of {kb.label(hw)}'s {what}" if not own else
            f"the KB has one published run on a GPU of {kb.label(hw)}'s {what} ({own[0]['label']}), too few for a range")
+    kind = kb.architecture(hw)
+    if kind and set(ids) <= kb.same_architecture(hw):  # its architecture's runs (evidence): said so
+        return {**out, "text": f"other {kind} GPUs ({labels}; {why})", "short": f"other {kind} GPUs ({labels})",
+                "why": why, "others": f"other {kind} GPUs ({others})" + (", that run's with them" if own else "")}
     return {**out, "text": f"other GPUs ({labels}; {why})", "short": f"other GPUs ({labels})", "why": why,
             "others": f"other GPUs ({others})" + (", that run's with them" if own else "")}
 
