@@ -141,6 +141,17 @@ def test_a_gpu_without_runs_of_its_compute_takes_its_architectures_runs(kb, snap
     assert len(b200["measured_on"]) > 1 and "h100" in b200["measured_on"] and "a100" in b200["measured_on"]
 
 
+@pytest.mark.parametrize("given", ["tp = 3", "pp = 7"])
+def test_a_layout_the_gpus_cannot_split_into_is_the_verdict_not_a_warning_below_it(kb, given):
+    """Degrees that divide no layout of the GPUs leave nothing to check: the fit's first words say
+    so, the rule of thumb's verdict after them, where the headline said "fits with FSDP sharding"
+    and only a warning further down said no layout was checked."""
+    answer = plan(kb, f"plan where model = llama-2-7b and gpus = 8 and {given} and hardware = h100")
+    assert answer["fit"]["text"].startswith("no layout of 8 GPUs has ")
+    assert "rule of thumb: fits" in answer["fit"]["text"] and answer["fit"].get("layout") is None
+    assert any(line.endswith(answer["fit"]["text"]) for line in answer["summary"])
+
+
 RESEARCH_ID = {"mfu-korthikanti-22b": "korthikanti-22b", "mfu-korthikanti-175b": "korthikanti-175b",
                "mfu-korthikanti-530b": "korthikanti-530b", "mfu-korthikanti-1t": "korthikanti-1t",
                "mfu-mtnlg-530b": "mtnlg-530b-via-palm", "mfu-llama-65b": "llama-65b", "mfu-opt-175b": "opt-175b",

@@ -127,6 +127,11 @@ def _detailed(ledger: Ledger, inputs: Inputs, params: Q, fit: dict, method=None)
     if found is None:
         return
     fit["rule_of_thumb"] = {"verdict": fit["verdict"], "text": fit["text"]}
+    if "impossible" in found:  # the layout asked for cannot be: said first, the rule of thumb after it
+        whose = (f" (for training every weight: no layout of method = {method.id} was checked)"
+                 if method is not None and not method.trains_all else "")
+        fit["text"] = f"{found['impossible']}, so no layout was checked; the reference's rule of thumb: {fit['text']}{whose}"
+        return
     if method is not None:
         fit["method"] = method.id
         if not method.trains_all:

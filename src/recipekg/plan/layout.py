@@ -49,7 +49,8 @@ MORE_GPUS_LIMIT = 1 << 17
 
 
 def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | None = None) -> dict | None:
-    """``{"fits", "layout", "text", ...}`` for the plan's GPUs (None without a GPU memory);
+    """``{"fits", "layout", "text", ...}`` for the plan's GPUs (None without a GPU memory;
+    ``{"impossible": why}`` when the degrees the query gives split no layout of its GPUs);
     records the model states, activations and memory per GPU of the layout found."""
     cap = inputs.gpu_memory
     method = method or read_method(ledger, inputs)
@@ -67,9 +68,9 @@ def search_layout(ledger: Ledger, inputs: Inputs, params: Q, method: Method | No
         return None
     if not any(True for _ in _candidates(inputs, gpus, shape, method)):
         given = ", ".join(f"{k.replace('_', '-')} = {v}" for k, v in shape.given.items())
-        ledger.note(f"no layout of {gpus:,} GPUs has {given}: the degrees must divide the GPUs "
-                    f"(and tensor parallelism the heads); no layout was checked", warn=True)
-        return None
+        why = f"no layout of {gpus:,} GPUs has {given}: the degrees must divide the GPUs (and tensor parallelism the heads)"
+        ledger.note(f"{why}; no layout was checked", warn=True)
+        return {"impossible": why}
     _note_unlisted(ledger, shape.given, method)
     best = first_fit(memo, inputs, gpus, cap)
     fits = best is not None
