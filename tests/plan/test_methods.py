@@ -315,3 +315,15 @@ def test_a_batch_of_sequences_routes_to_more_experts(run_plan):
     plain = run_plan("plan where params = 47B and active-params = 13B and method = inference and hardware = h100 "
                      "and gpus = 2 and batch-size = 16 and seq-length = 4k")
     assert q(plain, "weights_read")["formula"]["id"] == "weights-read-per-step"
+
+
+def test_fp32_training_says_what_still_counts_16_bits(run_plan):
+    """precision = fp32 moves the rule of thumb's memory to 4-byte weights and gradients; the
+    layout's memory and the time still count 16 bits (the KB has no fp32 peak), and the answer
+    warns so, where it said nothing and timed fp32 at the bf16 peak."""
+    fp32 = run_plan("plan where params = 7B and gpus = 8 and hardware = h100 and precision = fp32")
+    bf16 = run_plan("plan where params = 7B and gpus = 8 and hardware = h100")
+    assert q(fp32, "memory")["value"] > q(bf16, "memory")["value"]
+    assert q(fp32, "gpu_hours")["value"] == q(bf16, "gpu_hours")["value"]
+    assert any("precision = fp32" in w["text"] and "low end" in w["text"] for w in fp32["warnings"])
+    assert not any("precision = fp32" in w["text"] for w in bf16["warnings"])

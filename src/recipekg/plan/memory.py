@@ -91,6 +91,11 @@ def _precision(ledger: Ledger, precision: str | None, parts: dict) -> bool:
         parts["weights"] = parts["gradients"] = (const_q(fp32), [fp32])
         ledger.note(f"precision = fp32: weights and gradients at {units.grouped(fp32['value'])} bytes per "
                     f"parameter each instead of bf16's {units.grouped(kb.q(WEIGHTS).value)}", fp32)
+        if ledger.method != "inference":  # (a training run: what the rest of the plan still counts in 16 bits)
+            ledger.note("precision = fp32: only the rule of thumb's training memory counts 4-byte weights and "
+                        "gradients; the layout's memory per GPU (the fit) keeps 16-bit weights, gradients and "
+                        "activations, and the time the dense 16-bit peak, which fp32 does not run at (the KB has "
+                        "no fp32 or TF32 peak): for an fp32 run both are the low end", warn=True)
         return True
     if pid == "fp16":
         ledger.note("precision = fp16: a 16-bit format like bf16, so the breakdown's bf16 byte counts are "
