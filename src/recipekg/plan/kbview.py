@@ -130,7 +130,7 @@ class KBView(SnapshotView):
         rate and a batch: ``plan_index["recipes_by_params"]``).
 
         >>> [f["id"] for f in KBView(snap).recipes_near(175e9)]
-        ['recipe-opt-175b']
+        ['recipe-gpt3-175b', 'recipe-opt-175b']
         >>> [f["id"] for f in KBView(snap).recipes_near(9e9)]
         ['recipe-llama2-7b', 'recipe-pythia-12b']
         """

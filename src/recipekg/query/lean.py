@@ -45,7 +45,7 @@ TERMINALS = (
     ("TOP", r"(?ai:top)(?![a-zA-Z0-9_-])"),
     ("BETWEEN", r"(?ai:between)(?![a-zA-Z0-9_-])"),
     ("IN", r"(?ai:in)(?![a-zA-Z0-9_-])"),
-    ("NAME", r"(?!(?ai:recommend|plan|explain|recipe|where|and|top|between|in)(?![a-zA-Z0-9_-]))[a-zA-Z][a-zA-Z0-9_-]*"),
+    ("NAME", r"(?!(?ai:recommend|plan|explain|recipe|where|and|top|between|in)(?![a-zA-Z0-9_-]))[a-zA-Z][a-zA-Z0-9_-]*(?:\.[0-9][a-zA-Z0-9_-]*)*"),
     ("STRING", r'"(?:[^"\\\n]|\\[^\n])*"'),
     ("NE", "!="), ("LE", "<="), ("GE", ">="), ("EQ", "="), ("LT", "<"), ("GT", ">"),
     ("LPAR", r"\("), ("RPAR", r"\)"), ("COMMA", ","), ("_SEMI", ";"),
@@ -144,6 +144,8 @@ def quick_tokens(text: str) -> list | None:
             continue
         if ch in _LETTERS:
             stop = _run(text, pos + 1, _NAME_CHARS)
+            while text[stop:stop + 1] == "." and text[stop + 1:stop + 2] in _DIGITS:  # a version: llama-3.1-405b
+                stop = _run(text, stop + 2, _NAME_CHARS)
             word = text[pos:stop]
             kind = word.upper() if word.lower() in KEYWORDS else "NAME"
         elif ch in _DIGITS:

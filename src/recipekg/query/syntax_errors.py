@@ -186,8 +186,8 @@ def _bad_characters(text: str, exc) -> RecipeKGError:
     if ch == "[" and "LPAR" in allowed:
         return _err("write the list in parentheses: in (a, b)", line, column, 1, expected)
     if ch == "." and prev is not None and prev.end_pos == i and prev.type == "NAME":
-        return _err("names may contain only letters, digits, '-' and '_': put other text in "
-                    "quotes", line, column, 1, expected, [f'"{prev.value}{word}"'])
+        return _err("names may contain only letters, digits, '-', '_' and a '.' before a digit (llama-3.1-405b): "
+                    "put other text in quotes", line, column, 1, expected, [f'"{prev.value}{word}"'])
     shown = f"'{ch}'" if ch.isprintable() and not ch.isspace() else f"U+{ord(ch):04X}"
     return _err(f"unexpected character {shown}", line, column, 1, expected)
 
