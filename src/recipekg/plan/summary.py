@@ -106,7 +106,8 @@ def _details(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     else:
         lines = [_size_line(ledger, inputs, found)]
     if "effective_tokens" in v:
-        lines.append(f"repeated data: {show(v['epochs'], 'epochs') if 'epochs' in v else ''} "
+        epochs = v.get("epochs") or inputs.epochs  # (given: not a computed value of the ledger's)
+        lines.append(f"repeated data: {show(epochs, 'epochs') + ' ' if epochs is not None else ''}"
                      f"worth {show(v['effective_tokens'], 'tokens')} of fresh data by the data-constrained law "
                      f"(Muennighoff et al.); the reference's formula says "
                      f"{show(v['effective_tokens_reference'], 'tokens')}"
