@@ -102,3 +102,25 @@ def test_explain_says_what_puts_an_equal_score_above_it(kb):
     assert tied.get("tied_with") and "behind" not in tied
     (first,) = kb.query("explain gradient-boosted-trees where data = tabular and rows = 200k")
     assert first["rank"] == 1 and "behind" not in first
+
+
+def test_a_pick_ahead_of_equals_only_by_its_properties_says_so(kb):
+    """Mamba, the decoder, a distilled model and RWKV score alike for a 32K-token generation on a
+    tight budget; Mamba is first only because its own property covers the sequence length. The
+    decision says so (``ahead_by``), the pick's line too, where it named Mamba alone; nothing is
+    said when no equal is behind the pick (a plain first)."""
+    from recipekg.render.answers import render_answers
+    from support import schema_errors
+
+    (a,) = kb.query("recommend architecture where data = text and task = generation and "
+                    "inference-budget = tight and seq-length = 32k top 5")
+    d = a["decision"]
+    assert d["pick"] == "mamba" and "decoder" in d["ahead_by"]["of"] and d["ahead_by"]["fits"] == ["seq-length"]
+    first = next(r for r in a["results"] if r["id"] == "mamba")
+    for other in d["ahead_by"]["of"]:
+        r = next(x for x in a["results"] if x["id"] == other)
+        assert r["score"] == first["score"] and "seq-length" not in (r.get("fits") or ())
+    assert "ahead of Decoder-only transformer" in render_answers([a], "text").splitlines()[3]
+    assert schema_errors(a, "recommend") == []
+    (plain,) = kb.query("recommend architecture where data = tabular and rows = 30k")
+    assert "ahead_by" not in plain["decision"]

@@ -37,6 +37,18 @@ class Alongside(TypedDict):
     tied_with: NotRequired[list[str]]
 
 
+class AheadBy(TypedDict):
+    """The matches the advice ranks alike with the pick (the same score, specificity and deciding
+    rules' strengths) that the pick is ahead of only because its own properties fit constraints
+    no deciding rule reads: Mamba for a 32K-token generation, ahead of the decoder it shares a
+    score with, as its property covers the sequence length."""
+
+    #: Those matches, in rank order.
+    of: list[str]
+    #: The dimensions the pick's properties fit and theirs do not.
+    fits: list[str]
+
+
 class Elsewhere(TypedDict):
     """Another kind of choice whose advice for these constraints decides, when this answer has
     no advice of its own (reason/elsewhere.py): the kind, the statement that asks it, and the
@@ -84,6 +96,8 @@ class Decision(TypedDict):
     #: The matches the advice does not separate from the pick (the same score from the same
     #: rules): the pick is first among them by id only.
     tied_with: NotRequired[list[str]]
+    #: Matches ranked alike with the pick that it is ahead of only by its properties' fit.
+    ahead_by: NotRequired[AheadBy]
     #: Matches that are the family the pick is one of (``skos:broader``, at any depth), in rank
     #: order: no alternative to it, so never runner-ups.
     broader: NotRequired[list[str]]

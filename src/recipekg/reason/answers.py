@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only (the query pa
 
     from recipekg.contracts.common import (Choice, Constraint, DisputedBy, Reason, ReasonMore, Role,
                                            Source)
-    from recipekg.contracts.recommend import Alongside, Decision, Result
+    from recipekg.contracts.recommend import AheadBy, Alongside, Decision, Result
 
 
 def constraints_json(facts: dict) -> list[Constraint]:
@@ -344,6 +344,8 @@ def decision(results: list, limit: int = 3, near: list | None = None, nodes: Map
         out["procedure"] = {"id": step[0], "steps": steps}
     elif matching and (tied := tied_with_first(matching, kin)):
         out["tied_with"] = tied
+    if matching and not steps and (ahead := ahead_by_fits(matching, kin)):
+        out["ahead_by"] = ahead
     if sections is not None and mine is not None:
         out["section"] = mine
     if also := _alongside(elsewhere, section, kin):
@@ -446,6 +448,43 @@ def situated(result: dict) -> bool:
                for r in result["because"])
 
 
+def ahead_by_fits(matching: list, kin: Mapping | None = None) -> AheadBy | None:
+    """``{"of", "fits"}``: the matches the advice ranks alike with the first (:func:`tied_with_first`'s
+    weight) that it is ahead of only because its own properties fit constraints no deciding rule
+    reads (``fits``): Mamba for a 32K-token generation, at the score of the decoder, the distilled
+    model and RWKV, as Mamba's property covers the sequence length; None when nothing is.
+
+    >>> rule = {"match": "full", "strength": "strong", "conditions": [{"dimension": "task"}]}
+    >>> a = {"id": "a", "score": 0.9, "specificity": [1, 0, 0], "match": "full", "because": [rule], "against": [],
+    ...      "fits": ["seq-length"]}
+    >>> ahead_by_fits([a, {**a, "id": "b", "fits": []}, {**a, "id": "c", "score": 0.5}])
+    {'of': ['b'], 'fits': ['seq-length']}
+    """
+    first = matching[0]
+    mine = _weight(first)
+    own = _fits(first)
+    behind = [r for r in matching[1:] if r["id"] not in (kin or {}) and _weight(r) == mine and _fits(r) != own]
+    beyond = sorted(own - set().union(*(_fits(r) for r in behind))) if behind else []
+    return {"of": [r["id"] for r in behind], "fits": beyond} if beyond else None
+
+
+def _weight(r: Mapping) -> tuple:
+    """What ranks a match alike with another, its properties' fits aside: the score, specificity,
+    match and the strengths of its deciding rules, for and against (a checklist's earlier item
+    first: its step orders it)."""
+    return (r["score"], tuple(r["specificity"]), r["match"],
+            tuple(sorted(x["strength"] for x in r["because"] if x["match"] in DECIDED)),
+            tuple(sorted(x["strength"] for x in r["against"] if x["match"] in DECIDED)),
+            min((x["step"] for x in r["because"] if x["match"] in DECIDED and x.get("step") is not None),
+                default=None))
+
+
+def _fits(r: Mapping) -> set[str]:
+    """What a match's properties fit that its deciding rules do not read (as ``fits_more``)."""
+    read = {c["dimension"] for x in r["because"] if x["match"] in DECIDED for c in x["conditions"]}
+    return set(r.get("fits") or ()) - read
+
+
 def tied_with_first(matching: list, kin: Mapping | None = None) -> list[str]:
     """The matches the advice does not separate from the first: the same score, decided alike
     (the same specificity and match, deciding rules of the same strengths, for and against:
@@ -455,18 +494,7 @@ def tied_with_first(matching: list, kin: Mapping | None = None) -> list[str]:
     at 64K with a distilled model the same rule names); their order is only the ids'. Rules
     that wait for a condition not given do not decide (the answer asks for that condition
     instead); the pick's family and kinds (``kin``) are ordered by breadth, not tied."""
-    def weight(r: dict) -> tuple:  # (a checklist's earlier item comes first: its step orders it)
-        return (r["score"], tuple(r["specificity"]), r["match"],
-                tuple(sorted(x["strength"] for x in r["because"] if x["match"] in DECIDED)),
-                tuple(sorted(x["strength"] for x in r["against"] if x["match"] in DECIDED)),
-                min((x["step"] for x in r["because"] if x["match"] in DECIDED and x.get("step") is not None),
-                    default=None))
-
-    def fits(r: dict) -> set[str]:  # what its properties fit that its deciding rules do not read (as fits_more)
-        read = {c["dimension"] for x in r["because"] if x["match"] in DECIDED for c in x["conditions"]}
-        return set(r.get("fits") or ()) - read
-
     first = matching[0]
-    mine, fit = weight(first), fits(first)
+    mine, fit = _weight(first), _fits(first)
     return [r["id"] for r in matching[1:] if r["score"] == mine[0] and r["id"] not in (kin or {})
-            and weight(r) == mine and fits(r) == fit]
+            and _weight(r) == mine and _fits(r) == fit]

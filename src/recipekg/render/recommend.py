@@ -153,6 +153,9 @@ def _decision(a: dict, md: bool) -> list[str]:
     if d.get("tied_with"):
         out[0] += (", tied with " + ", ".join(_name(a, i) for i in d["tied_with"]) +
                    ": the advice speaks for each equally (the same score, strength and specificity; first here by id only)")
+    if ahead := d.get("ahead_by"):
+        out[0] += (", ahead of " + ", ".join(_name(a, i) for i in ahead["of"]) + " at the same score and strength: "
+                   f"its own properties fit {', '.join(ahead['fits'])}, which no advice deciding for them reads")
     if d.get("procedure"):
         steps = d["procedure"]["steps"]
         out.append(f"then, in order ({d['procedure']['id']}): " + " → ".join(_name(a, i) for i in steps[1:]))
