@@ -39,15 +39,29 @@ def _configs(kb, fmt: str) -> list[tuple[str, dict]]:
     return out
 
 
-def test_every_deepspeed_config_is_accepted_by_deepspeed(kb):
+class _Unit:
+    """A launcher's model-parallel unit as DeepSpeed reads it (Megatron-DeepSpeed's ``mpu``):
+    the data-parallel copies its batch arithmetic counts."""
+
+    def __init__(self, copies: int):
+        self.copies = copies
+
+    def get_data_parallel_world_size(self) -> int:
+        return self.copies
+
+
+def test_every_deepspeed_config_is_accepted_by_deepspeed(kb, monkeypatch):
+    import deepspeed.runtime.config as ds_config
     import torch
     from deepspeed.runtime import lr_schedules
     from deepspeed.runtime.config import DeepSpeedConfig
 
     configs = _configs(kb, "deepspeed")
     assert len(configs) >= 3, "the pretraining and full fine-tuning recipes emit DeepSpeed configurations"
+    monkeypatch.setattr(ds_config.dist, "get_rank", lambda: 0)  # (as on a launched rank: the unit gives the copies)
     for text, config in configs:
-        parsed = DeepSpeedConfig(dict(config))
+        (a,) = kb.query(text)
+        parsed = DeepSpeedConfig(dict(config), mpu=_Unit(a["plan"]["fit"]["layout"]["data_parallel"]))
         assert parsed.zero_optimization_stage == config["zero_optimization"]["stage"], text
         assert parsed.train_micro_batch_size_per_gpu == config["train_micro_batch_size_per_gpu"], text
         assert parsed.gradient_accumulation_steps == config["gradient_accumulation_steps"], text
@@ -57,6 +71,28 @@ def test_every_deepspeed_config_is_accepted_by_deepspeed(kb):
             weight = torch.nn.Parameter(torch.zeros(2))
             optimizer = torch.optim.AdamW([weight], **{k: v for k, v in config["optimizer"]["params"].items()})
             getattr(lr_schedules, config["scheduler"]["type"])(optimizer, **config["scheduler"]["params"])
+
+
+def test_deepspeed_checks_the_batch_against_plans_data_parallel_copies(kb, monkeypatch):
+    """With tensor parallelism (Llama 2 70B on 2,048 A100s: TP 2 × 1,024 copies) the file says
+    train_batch_size, which DeepSpeed's own parser accepts when the launcher's model-parallel
+    unit gives it plan's 1,024 data-parallel copies and refuses when every GPU is counted as a
+    copy (where the batch and steps would silently double); the notes say where TP is set."""
+    import deepspeed.runtime.config as ds_config
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    (a,) = kb.query("recipe where model = llama-2-70b and tokens = 2T and gpus = 2048 and hardware = a100")
+    emitted = a["configs"]["deepspeed"]
+    config, layout = emitted["config"], a["plan"]["fit"]["layout"]
+    assert layout["tensor_parallel"] == 2 and layout["data_parallel"] == 1024
+    assert config["train_batch_size"] == config["train_micro_batch_size_per_gpu"] * \
+        config["gradient_accumulation_steps"] * layout["data_parallel"]
+    assert any("--tensor-model-parallel-size 2" in n for n in emitted["notes"])
+
+    monkeypatch.setattr(ds_config.dist, "get_rank", lambda: 0)
+    assert DeepSpeedConfig(dict(config), mpu=_Unit(1024)).train_batch_size == config["train_batch_size"]
+    with pytest.raises(Exception, match="train_batch_size"):
+        DeepSpeedConfig(dict(config), mpu=_Unit(2048))
 
 
 def test_deepspeed_refuses_what_the_test_would_miss(kb):

@@ -65,8 +65,33 @@ def write(answer: dict) -> tuple[dict, list[str]]:
     if clip is not None:
         config["gradient_clipping"] = clip
     per_step = config["train_micro_batch_size_per_gpu"] * config["gradient_accumulation_steps"] * layout["data_parallel"]
+    config["train_batch_size"] = per_step
+    _model_parallel(layout, notes)
     config.update(_optimizer(answer, ctx, notes, per_step))
     return config, notes
+
+
+def _model_parallel(layout: dict, notes: list[str]) -> None:
+    """Say where plan's tensor and pipeline degrees go: DeepSpeed's configuration has no key for
+    them (its launcher's model-parallel unit, Megatron-DeepSpeed's, sets them), and its
+    ``train_batch_size`` (micro-batch × accumulation × plan's data-parallel copies) makes
+    DeepSpeed refuse a launch that counts every GPU as a data-parallel copy, whose batch and
+    steps would be the degrees' multiple of the recipe's.
+
+    >>> notes = []
+    >>> _model_parallel({"tensor_parallel": 2, "pipeline_parallel": 1, "data_parallel": 1024}, notes)
+    >>> notes[0][:96]
+    'tensor-parallel = 2: DeepSpeed takes it from the model-parallel unit of its launcher (Megatron-D'
+    """
+    degrees = {k: layout.get(k.replace("-", "_")) or 1 for k in ("tensor-parallel", "pipeline-parallel")}
+    given = [f"{k} = {v}" for k, v in degrees.items() if v > 1]
+    if not given:
+        return
+    flags = " and ".join(f"--{k.replace('-parallel', '-model-parallel-size')} {v}" for k, v in degrees.items() if v > 1)
+    notes.append(f"{' and '.join(given)}: DeepSpeed takes {'it' if len(given) == 1 else 'them'} from the model-parallel "
+                 f"unit of its launcher (Megatron-DeepSpeed: {flags}), not from this file; train_batch_size is "
+                 f"micro-batch × accumulation × plan's {layout['data_parallel']:,} data-parallel copies, so DeepSpeed "
+                 f"refuses a launch that counts every GPU as a copy")
 
 
 def global_batch(answer: dict) -> float | None:
