@@ -48,7 +48,30 @@ MAGNITUDES = (1e-30, 1e40)
 WHOLE_NUMBERS = {"gpus": (1, 1e8), "zero": (0, 3), "tensor-parallel": (1, 1e6), "pipeline-parallel": (1, 1e6),
                  "layers": (1, 1e6), "heads": (1, 1e6), "kv-heads": (1, 1e6), "hidden": (1, 1e9),
                  "vocab": (1, 1e9), "seq-length": (1, 1e9), "micro-batch": (1, 1e9), "batch-size": (1, 1e9),
-                 "lora-rank": (1, 1e6)}
+                 "lora-rank": (1, 1e6), "ffn-hidden": (1, 1e9), "ffn-matrices": (1, 1e9), "attention-window": (1, 1e9)}
+
+
+def whole_number_problem(name: str, value: float, text: str) -> str | None:
+    """What is wrong with ``value`` (typed as ``text``) as the count :data:`WHOLE_NUMBERS` names
+    ``name``, or None: a fraction, or a number outside the count's range. The one check of a
+    query's counts, in every statement (recipekg.reason.resolve) and in plan (recipekg.plan.inputs).
+
+    >>> whole_number_problem("gpus", 2.5, "2.5"), whole_number_problem("gpus", 0.0, "0")
+    ("'gpus' counts whole things: a whole number, not 2.5", "'gpus' must be between 1 and 100M, not 0")
+    >>> whole_number_problem("zero", 3.0, "3") is None
+    True
+    """
+    least, most = WHOLE_NUMBERS[name]
+    if value != int(value):
+        return f"'{name}' counts whole things: a whole number, not {text}"
+    if not least <= value <= most:
+        return f"'{name}' must be between {_count(least)} and {_count(most)}, not {text}"
+    return None
+
+
+def _count(x: float) -> str:
+    """A bound of a count as the errors write it: ``100M``, ``1,000``."""
+    return f"{x / 1e6:g}M" if x >= 1e6 and x % 1e6 == 0 else f"{x:,.0f}"
 
 
 def extension_bytes_cap(environ) -> int:

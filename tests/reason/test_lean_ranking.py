@@ -20,7 +20,7 @@ from recipekg.query.parser import parse
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY
 from recipekg.reason.explain import explain
 from recipekg.reason.recommend import recommend
-from recipekg.reason.situation import _derived_needs, _sources_of, near_reasons, unused_entries
+from recipekg.reason.situation import _derived_needs, sources_of, near_reasons, unused_entries
 
 
 def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
@@ -38,7 +38,7 @@ def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
                 continue
             about = ((applies or miss is not None) and s in (HELD, PARTLY)
                      or miss is not None and (miss["dimension"] == c["dimension"] or s == FAILED))
-            for g in _sources_of(c["dimension"], facts):
+            for g in sources_of(c["dimension"], facts):
                 if about:
                     used.add(g)
                 else:
@@ -46,7 +46,7 @@ def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
                         o["label"] for o, so in zip(conds, statuses) if so in (FAILED, NOT_GIVEN))
     for v in verdicts:
         for dim in (v["dimension"], *v.get("when", ())):
-            used |= _sources_of(dim, facts)
+            used |= sources_of(dim, facts)
     for name in [n for n, f in facts.items() if not f.derived and n not in used and n not in needs]:
         needs[name] = _derived_needs(kind, name, facts, snap) or None  # rules the index does not reach
     return [e for name, f in facts.items() if not f.derived and name not in used

@@ -18,7 +18,7 @@ import math
 from recipekg.errors import NothingToPlan, RangeError
 from recipekg.formula.expr import SCALE, Q
 from recipekg.record import Record
-from recipekg.limits import WHOLE_NUMBERS
+from recipekg.limits import WHOLE_NUMBERS, whole_number_problem
 from recipekg.query.ast import Plan, Position
 from recipekg.reason.facts import Facts
 from recipekg.reason.resolve import facts_of, resolve_dimension
@@ -240,12 +240,8 @@ def whole(dim: str, stmt: Plan, constraints: dict, facts: dict, snap: dict | Non
     if len(f.intervals) != 1 or low != high or not math.isfinite(low):
         raise RangeError.at(where, f"plan needs one whole number for '{dim}', not a range or a bound", expected=example)
     at = c.values[0].pos if c is not None and c.values else where
-    if low != int(low):
-        raise RangeError.at(at, f"'{dim}' counts whole things: a whole number, not {units.num(low)}", expected=example)
-    least, most = BOUNDS.get(dim, (1, 1e9))
-    if not least <= low <= most:
-        raise RangeError.at(at, f"'{dim}' must be between {units.num(least)} and {units.num(most)} to plan, "
-                                f"not {units.num(low)}", expected=example)
+    if problem := whole_number_problem(dim, low, units.num(low)):
+        raise RangeError.at(at, problem, expected=example)
     return int(low)
 
 

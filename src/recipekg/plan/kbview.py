@@ -226,9 +226,9 @@ class KBView(SnapshotView):
         >>> sorted(KBView(snap).same_architecture(snap["dimensions"]["hardware"]["values"]["h100-pcie"]))
         ['h100', 'h100-pcie', 'h200']
         """
-        table = self.snap["hardware"]
-        name = table.get(hardware, {}).get(RKG.gpuArchitecture)
-        return {self.node_id(h) for h, figures in table.items() if name and figures.get(RKG.gpuArchitecture) == name}
+        name = self.architecture(hardware)
+        return {self.node_id(h) for h, figures in self.snap["hardware"].items()
+                if name and figures.get(RKG.gpuArchitecture) == name}
 
     def architecture(self, hardware: str) -> str | None:
         """The name of ``hardware``'s chip architecture (None when the KB names none)."""

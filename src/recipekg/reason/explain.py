@@ -31,7 +31,7 @@ from recipekg.reason.shortfall import saving_note, shortfall
 from recipekg.reason.recommend import ranking
 from recipekg.reason.resolve import facts_of, resolve_choice
 from recipekg.reason.scoring import MATCHES
-from recipekg.reason.situation import near_reasons, unused
+from recipekg.reason.situation import near_reasons, sources_of, unused
 from recipekg.reason.taking import taken_verdicts
 
 TYPE_CHECKING = False
@@ -132,13 +132,8 @@ def _ruling(rules: list, facts: dict) -> set[str]:
     ...                                                  {"dimension": "gpus", "status": "held"}]}], facts))
     ['batch-size']
     """
-    out: set[str] = set()
-    for r in rules:
-        for c in r["conditions"] if not r["fires"] else ():
-            if c["status"] == "failed" and c.get("dimension") in facts:
-                f = facts[c["dimension"]]
-                out |= set(f.derived.split(" and ")) if f.derived else {c["dimension"]}
-    return out
+    return {d for r in rules if not r["fires"] for c in r["conditions"]
+            if c["status"] == "failed" and c.get("dimension") in facts for d in sources_of(c["dimension"], facts)}
 
 
 def _yours(out: ExplainBody, kind: str, facts: dict, entries: list, snap: dict) -> None:

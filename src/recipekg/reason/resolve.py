@@ -20,7 +20,7 @@ import math
 
 from recipekg.errors import RangeError, VocabularyError, closest
 from recipekg.knowledge.derived import once
-from recipekg.limits import WHOLE_NUMBERS
+from recipekg.limits import WHOLE_NUMBERS, whole_number_problem
 from recipekg.names import is_misspelling, slug
 from recipekg.query.ast import Constraint, Name, Number, Quantity, String
 from recipekg.query.literals import BITS_PER_BYTE
@@ -271,19 +271,9 @@ def _whole(c: Constraint, dim: dict, values: list) -> None:
     recipekg.errors.RangeError: line 1, column 33: 'gpus' counts whole things: a whole number, not 2.5
     expected: gpus = 8
     """
-    least, most = WHOLE_NUMBERS[dim["name"]]
     for value, v in zip(c.values, values):
-        if v != int(v):
-            raise RangeError.at(value.pos, f"'{dim['name']}' counts whole things: a whole number, not {value.text}",
-                                expected=[dim.get("example") or f"{dim['name']} = 8"])
-        if not least <= v <= most:
-            raise RangeError.at(value.pos, f"'{dim['name']}' must be between {_count(least)} and {_count(most)}, "
-                                           f"not {value.text}", expected=[dim.get("example") or f"{dim['name']} = 8"])
-
-
-def _count(x: float) -> str:
-    """A bound of a count as the errors write it: ``100M``, ``1,000``."""
-    return f"{x / 1e6:g}M" if x >= 1e6 and x % 1e6 == 0 else f"{x:,.0f}"
+        if problem := whole_number_problem(dim["name"], v, value.text):
+            raise RangeError.at(value.pos, problem, expected=[dim.get("example") or f"{dim['name']} = 8"])
 
 
 def _exclude(f: Facts, points: list[tuple[float, Constraint]]) -> None:

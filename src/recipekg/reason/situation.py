@@ -106,7 +106,7 @@ def held_near(reason: dict, facts: dict, snap: dict) -> list[tuple[str, float, f
 
 # ----------------------------------------------------------------------------- unused
 
-def _sources_of(dim: str, facts: dict) -> set[str]:
+def sources_of(dim: str, facts: dict) -> set[str]:
     """The given dimensions a fact stands for: itself, or those it was derived from."""
     f = facts.get(dim)
     return set(f.derived.split(" and ")) if f is not None and f.derived else {dim}
@@ -125,7 +125,7 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
     used: set[str] = set()
     for v in verdicts:
         for dim in (v["dimension"], *v.get("when", ())):
-            used |= _sources_of(dim, facts)
+            used |= sources_of(dim, facts)
     given = {name for name, f in facts.items() if not f.derived}
     needs: dict[str, set[str]] = {}
     for find_needs in (False, True):  # first what is used; then, for what is not, what the rules need
@@ -141,9 +141,9 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
                 about = ((applies or miss is not None) and s in (HELD, PARTLY)
                          or miss is not None and (miss["dimension"] == c["dimension"] or s == FAILED))
                 if about and not find_needs:
-                    used |= _sources_of(c["dimension"], facts)
+                    used |= sources_of(c["dimension"], facts)
                 elif not about and find_needs:
-                    for g in _sources_of(c["dimension"], facts) & left:
+                    for g in sources_of(c["dimension"], facts) & left:
                         needs.setdefault(g, set()).update(
                             o["label"] for o, so in zip(conds, statuses) if so in (FAILED, NOT_GIVEN))
             if not find_needs and given <= used:
