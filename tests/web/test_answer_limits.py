@@ -13,6 +13,7 @@ import pytest
 
 from http_server import request, served
 from recipekg.web.app import create_app
+from web.pools import close_answers
 
 #: 200 statements of a plan: seconds of work, far more than the limits below.
 SLOW = "; ".join(["plan where params = 70B and hardware = a100 and gpus = 2"] * 200)
@@ -26,7 +27,7 @@ AMPLE = 120
 def limited(kb):
     app = create_app(kb, answers={"timeout": 0.5, "size": 2})
     yield app
-    app.extensions["recipekg"]["answers"].close()
+    close_answers(app)
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +36,7 @@ def unlimited(kb):
     the app's own, whatever the load."""
     app = create_app(kb, answers={"timeout": AMPLE, "size": 2})
     yield app
-    app.extensions["recipekg"]["answers"].close()
+    close_answers(app)
 
 
 def test_a_worker_answers_as_the_app_itself_does(unlimited, kb):

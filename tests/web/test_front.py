@@ -10,6 +10,7 @@ import pytest
 from werkzeug.test import Client
 
 from recipekg.web.app import create_app
+from web.pools import close_answers
 
 HOST = {"Host": "localhost"}
 QUERIES = ["recommend fix where symptom = loss-spike top 1",
@@ -23,7 +24,7 @@ QUERIES = ["recommend fix where symptom = loss-spike top 1",
 def pooled(kb):
     app = create_app(kb, answers={"timeout": 120, "size": 1}, trusted_hosts=["localhost"])
     yield app
-    app.extensions["recipekg"]["answers"].close()
+    close_answers(app)
 
 
 def _both(app, path: str = "/", **kwargs):
