@@ -124,8 +124,7 @@ def test_any_gpu_by_its_peak_memory_and_the_published_mfu_range(kb):
 def test_a_gpu_without_runs_of_its_compute_takes_its_architectures_runs(kb, snap):
     """The H100 PCIe card has no published run of its own peak: it is planned at the MFU of the
     runs on the other NVIDIA Hopper parts (rkg:gpuArchitecture), said so, so at its lower peak it
-    never plans faster than the SXM part (it did at the median, on every GPU's runs); a part whose
-    architecture has no runs either (the Blackwell B200) still takes every GPU's."""
+    never plans faster than the SXM part (it did at the median, on every GPU's runs)."""
     where = "plan where params = 7B and gpus = 8 and hardware = "
     sxm, pcie = plan(kb, where + "h100"), plan(kb, where + "h100-pcie")
     assert {k: quantity(pcie, "mfu")[k] for k in ("value", "low", "high")} == \
@@ -137,8 +136,31 @@ def test_a_gpu_without_runs_of_its_compute_takes_its_architectures_runs(kb, snap
         assert quantity(pcie, "gpu_hours")[end] == pytest.approx(quantity(sxm, "gpu_hours")[end] * ratio, rel=1e-3)
     assert any("other NVIDIA Hopper GPUs (NVIDIA H100 SXM)" in n["text"] for n in pcie["notes"])
     assert "other NVIDIA Hopper GPUs" in next(line for line in pcie["summary"] if line.startswith("time:"))
-    b200 = quantity(plan(kb, where + "b200"), "mfu")
-    assert len(b200["measured_on"]) > 1 and "h100" in b200["measured_on"] and "a100" in b200["measured_on"]
+
+
+@pytest.mark.parametrize("faster", ["b200", "mi300x"])
+def test_a_gpu_faster_than_every_gpu_with_runs_takes_the_fastest_s(kb, snap, faster):
+    """A part above every part with runs (in dense 16-bit peak), with no run of its own compute or
+    architecture, is planned at the MFU of the runs on the fastest parts, as NVIDIA's benchmarks
+    find the same recipes at about the same fraction of peak on a B200 as on an H100
+    (fact:mfu-beyond-fastest): its time is the fastest part's over the peaks' ratio, where every
+    part's runs (the A100's higher MFUs among them) planned a B200 3.4 times as fast as an H100
+    against a peak 2.27 times as high. A part below the fastest (the L40S) keeps every part's."""
+    where = "plan where params = 7B and gpus = 8 and hardware = "
+    h100, other = plan(kb, where + "h100"), plan(kb, where + faster)
+    values = snap["dimensions"]["hardware"]["values"]
+    view = KBView(snap)
+    fastest = max(view.peak(values[p]) for p in quantity(h100, "mfu")["measured_on"])
+    assert view.peak(values[faster]) > fastest  # (the premise: no part with runs is faster)
+    assert quantity(other, "mfu")["measured_on"] == ["h100"]
+    ratio = view.peak(values["h100"]) / view.peak(values[faster])
+    for end in ("value", "low", "high"):
+        assert quantity(other, "gpu_hours")[end] == pytest.approx(quantity(h100, "gpu_hours")[end] * ratio, rel=1e-3)
+    note = next(n for n in other["notes"] if "the fastest GPUs with runs (NVIDIA H100 SXM)" in n["text"])
+    assert "megatron-bridge-performance" in {s["id"] for s in note["sources"]}
+    assert "h100, the fastest GPUs with runs" in next(line for line in other["summary"] if line.startswith("time:"))
+    l40s = quantity(plan(kb, where + "l40s"), "mfu")
+    assert {"a100", "h100", "v100"} <= set(l40s["measured_on"])
 
 
 @pytest.mark.parametrize("given", ["tp = 3", "pp = 7"])

@@ -54,7 +54,7 @@ def test_plans_on_gpus_with_runs_name_them(run_plan, snap, hardware):
     assert "other GPUs" not in mfu["derivation"] and peak
 
 
-@pytest.mark.parametrize("hardware, why", [("b200", "no published run"), ("tpu-v4", "one published run")])
+@pytest.mark.parametrize("hardware, why", [("l40s", "no published run"), ("tpu-v4", "one published run")])
 def test_a_gpu_with_too_few_runs_says_it_falls_back(run_plan, hardware, why):
     a = run_plan(f"plan where params = 70B and hardware = {hardware} and gpus = 512")
     mfu = q(a, "mfu")

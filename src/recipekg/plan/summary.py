@@ -25,6 +25,7 @@ from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Strategy
 from recipekg.plan.timing import Timing
+from recipekg.plan.utilisation import others_words
 from recipekg.record import Record
 
 
@@ -256,10 +257,12 @@ def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
     if t.gpu_hours is None:
         return "time: " + ledger.entry("gpu_hours")["derivation"]
     entry = ledger.entry("mfu") or {}
-    kind = ledger.kb.architecture(t.hardware) if t.hardware else None
-    kin = (f"other {kind} GPUs" if kind and set(entry.get("measured_on") or ()) <= ledger.kb.same_architecture(t.hardware)
-           else "other GPUs")
-    mfu = _mfu_text(t.mfu) + (f" (published runs on {kin}: too few on {ledger.kb.node_id(t.hardware)})"
+    on = entry.get("measured_on") or ()
+    kin = others_words(ledger, t.hardware, on) if t.hardware else "other GPUs"
+    if kin.startswith("the fastest"):
+        kin = f"{', '.join(on)}, {kin}"
+    mfu = _mfu_text(t.mfu) + (f" (published runs on {kin}: too few on {ledger.kb.node_id(t.hardware)}"
+                              f"{' or its architecture' if 'the fastest' in kin else ''})"
                               if entry.get("same_peak") is False and t.hardware else "")
     attention = _attention_text(ledger)
     if t.backwards:

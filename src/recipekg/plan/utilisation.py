@@ -123,9 +123,11 @@ def evidence(ledger: Ledger, hw: str | None, params: Q | None, exclude: tuple = 
     run reached there)."""
     every = points(ledger, exclude)
     same = list(filter(kin(ledger, hw), every)) if hw else []
-    # one run on a GPU is no range: the runs on GPUs of its architecture then, else every GPU's
+    # one run on a GPU is no range: the runs on GPUs of its architecture then, else (with its
+    # own) those on the fastest GPUs for a GPU faster than all (fact:mfu-beyond-fastest), else every GPU's
     related = [p for p in every if p["hardware"] in ledger.kb.same_architecture(hw)] if hw and len(same) < 2 else []
-    pool = same if len(same) >= 2 else related if len(related) >= 2 else every
+    pool = same if len(same) >= 2 else related if len(related) >= 2 else (
+        _fastest_below(ledger, hw, every, [*same, *related]) if hw else every)
     window = ledger.kb.q("c_mfu_size_window").value
     runs = [p for p in pool if p["basis"] == "total GPU-hours"]
     if params is None:          # planning backwards: the size is not known yet, every run counts
@@ -137,6 +139,31 @@ def evidence(ledger: Ledger, hw: str | None, params: Q | None, exclude: tuple = 
         near = [p for p in runs if p["params"] in (below, above)]
     steady = [p for p in pool if p["basis"] != "total GPU-hours"]   # what tuned runs reached on the GPU, any size
     return near + steady
+
+
+def _fastest_below(ledger: Ledger, hw: str, every: list[dict], own: list[dict]) -> list[dict]:
+    """For a GPU faster (in dense 16-bit peak) than every chip architecture with two or more
+    points: ``own`` (its one point, if any) with the points on the fastest of those
+    (fact:mfu-beyond-fastest); every point for any other GPU::
+
+        >>> from recipekg.plan.kbview import KBView
+        >>> ledger, values = Ledger(KBView(snap)), snap["dimensions"]["hardware"]["values"]
+        >>> sorted({p["hardware"] for p in _fastest_below(ledger, values["b200"], points(ledger), [])})
+        ['h100']
+        >>> len(_fastest_below(ledger, values["l40s"], points(ledger), [])) == len(points(ledger))
+        True
+    """
+    peak = ledger.kb.peak(hw)
+    groups: dict[str, list[dict]] = {}
+    for p in every:
+        groups.setdefault(ledger.kb.architecture(p["item"]["hardware"]) or p["hardware"], []).append(p)
+    fastest = {name: max(p["peak"] for p in group) for name, group in groups.items() if len(group) >= 2}
+    top = max(fastest.values(), default=None)
+    if not peak or top is None or peak <= top:
+        return every
+    taken = {p["fact"] for p in own}
+    return [*{p["fact"]: p for p in own}.values(),
+            *(p for name, group in groups.items() if fastest.get(name) == top for p in group if p["fact"] not in taken)]
 
 
 def _size_text(window: float, params: Q | None, sizes: list[float]) -> str:
@@ -189,8 +216,9 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict]
                       "mfu": rounded(v)} for f, v in zip(rows, implied)],
                published=[_published(p) for p in found], measured_on=on["hardware"], same_peak=same)
     if not same and hw is not None:
+        nearest = [kb.fact("mfu-beyond-fastest")] if on["others"].startswith("the fastest") else []
         ledger.note(f"{on['why']}: the range of the runs on {on['others']} is assumed; give mfu = 40% (for example) "
-                    f"to plan with your own", *[p["item"] for p in found[:1]])
+                    f"to plan with your own", *[p["item"] for p in found[:1]], *filter(None, nearest))
     if totals:
         similar = "nearest in size" if size.startswith(" nearest") else "of a similar size"
         ledger.note(f"the MFU is a range: what published runs {similar} paid for in total GPU-hours (restarts, "
@@ -242,11 +270,27 @@ def measured_on(ledger: Ledger, hw: str | None, found: list[dict]) -> dict:
     why = (f"the KB has no published run on a GPU of {kb.label(hw)}'s {what}" if not own else
            f"the KB has one published run on a GPU of {kb.label(hw)}'s {what} ({own[0]['label']}), too few for a range")
     kind = kb.architecture(hw)
+    where = others_words(ledger, hw, ids)
+    if where.startswith("the fastest"):  # no run of its architecture either: said so
+        why = why.replace(f"'s {what}", f"'s {what} or of its {kind} architecture" if kind else f"'s {what}", 1)
+        why += ", and its peak is above that of every GPU with runs"
+    return {**out, "text": f"{where} ({labels}; {why})", "short": f"{where} ({labels})", "why": why,
+            "others": f"{where} ({others})" + (", that run's with them" if own else "")}
+
+
+def others_words(ledger: Ledger, hw: str, ids) -> str:
+    """What the GPUs ``ids`` (not all of ``hw``'s compute) are to ``hw``, in words: other GPUs
+    of its architecture, the fastest GPUs with runs, slower than it (:func:`_fastest_below`), or other GPUs."""
+    kb = ledger.kb
+    kind = kb.architecture(hw)
     if kind and set(ids) <= kb.same_architecture(hw):  # its architecture's runs (evidence): said so
-        return {**out, "text": f"other {kind} GPUs ({labels}; {why})", "short": f"other {kind} GPUs ({labels})",
-                "why": why, "others": f"other {kind} GPUs ({others})" + (", that run's with them" if own else "")}
-    return {**out, "text": f"other GPUs ({labels}; {why})", "short": f"other GPUs ({labels})", "why": why,
-            "others": f"other GPUs ({others})" + (", that run's with them" if own else "")}
+        return f"other {kind} GPUs"
+    every = points(ledger)
+    fastest = {p["hardware"] for p in _fastest_below(ledger, hw, every, [])}
+    mine = kb.same_compute(hw) | kb.same_architecture(hw)
+    if fastest != {p["hardware"] for p in every} and set(ids) - mine <= fastest:
+        return "the fastest GPUs with runs"
+    return "other GPUs"
 
 
 def _published(p: dict) -> PublishedRun:
