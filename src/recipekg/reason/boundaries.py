@@ -43,10 +43,11 @@ def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, 
         for reason in r["because"] + r["against"]:
             if reason["match"] == "near":
                 n = reason["near"]
-                _note(found, n["dimension"], n["value"], n["threshold"], reason, _for(r, reason, entries), missed=True)
+                _note(found, n["dimension"], n["value"], n["threshold"], reason, _for(r, reason, entries), missed=True,
+                      own=r["id"])
             elif reason["match"] == "full" and "via" not in reason:
                 for dim, value, threshold in held_near(reason, facts, snap):
-                    _note(found, dim, value, threshold, reason, _for(r, reason, entries), missed=False)
+                    _note(found, dim, value, threshold, reason, _for(r, reason, entries), missed=False, own=r["id"])
     given = {n: f for n, f in facts.items() if not f.derived}
     out = []
     for (dim, threshold), spot in sorted(found.items()):
@@ -61,7 +62,9 @@ def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, 
         if there == here and not speaks:
             continue  # the threshold does not decide the ranking
         # the rule that makes the other side's first choice first, then the rules for another choice
-        spot["missed"].sort(key=lambda r: (there != here and there not in r["for"], not (r["for"] - {here})))
+        # (a member of the pick's family entry here counts as itself: its own entry there)
+        spot["missed"].sort(key=lambda r: (there != here and there not in r["for"] | r["own"],
+                                           not (r["for"] - {here})))
         out.append(_entry(dim, spot, threshold, value, (here, there, speaks), labels, facts, snap))
     return out
 
@@ -76,14 +79,17 @@ def _for(result: dict, reason: dict, entries: dict[str, dict]) -> str | None:
 
 
 def _note(found: dict, dim: str, value: float, threshold: float, reason: dict, choice: str | None,
-          missed: bool) -> None:
+          missed: bool, own: str) -> None:
+    """Record ``reason`` at its threshold: the entry it speaks for (``choice``: the choice's
+    own or its family's) and the choice itself (``own``)."""
     spot = found.setdefault((dim, threshold), {"value": value, "missed": [], "held": []})
     side = spot["missed" if missed else "held"]
     rule = next((r for r in side if r["rule"] == reason["rule"]), None)
     if rule is None:
-        side.append(rule := {"rule": reason["rule"], "id": reason["id"], "for": set()})
+        side.append(rule := {"rule": reason["rule"], "id": reason["id"], "for": set(), "own": set()})
     if choice:
         rule["for"].add(choice)
+        rule["own"].add(own)
 
 
 #: How far past a threshold the other side is tried: just beyond it, in the neighbouring row.

@@ -7,7 +7,7 @@ whose ancestor (``skos:broader``) has the same signature is folded into the ance
 as a member. The entry takes the place of its best-ranked result, so runner-ups are the next
 real alternatives::
 
-    >>> a = {"id": "gbt", "label": "GBT", "iri": "G", "group": "matches",
+    >>> a = {"id": "gbt", "label": "GBT", "iri": "G", "group": "matches", "score": 0.9,
     ...      "because": [{"rule": "r", "match": "full"}], "against": []}
     >>> b = dict(a, id="xgb", label="XGBoost", iri="X", papers=[])
     >>> nodes = {"G": {"ancestors": []}, "X": {"ancestors": ["G"]}}
@@ -23,18 +23,39 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
     from recipekg.contracts.recommend import Member, Result
 
-#: The matches of reasons that decide a matching choice's place (waiting ones do not).
-DECIDING = ("full", "general", "near")
+#: The matches of reasons that apply (a near one decides a matching choice's place through its score alone).
+APPLYING = ("full", "general")
 
 
 def signature(result: dict) -> tuple:
-    """The rules that place a result (rule, side, match): for a matching result the rules
-    deciding for and against it; for one that waits (or is ruled against), every rule it has,
-    so that a family whose members wait for the same conditions is one entry too."""
-    counted = DECIDING if result["group"] == MATCHES else None
-    keys = {(r["rule"], "for", r["match"]) for r in result["because"] if counted is None or r["match"] in counted}
-    keys |= {(r["rule"], "against", r["match"]) for r in result["against"] if counted is None or r["match"] in counted}
-    return result["group"], tuple(sorted(keys))
+    """What places a result: for a matching result its score and the rules that apply for and
+    against it (rule, side, match), or on a side where none applies, those near their
+    threshold; beside a rule that applies, a near one places it only through the score (below
+    it, it adds nothing: BERT's "100-1K examples" near 2K examples leaves it where the encoder
+    rule puts it and its family, so it is one of the family's entry);
+    for a result that waits (or is ruled against), every rule it has, so that a family whose
+    members wait for the same conditions is one entry too.
+
+    >>> r = {"group": "matches", "score": 0.9, "against": [],
+    ...      "because": [{"rule": "enc", "match": "full"}, {"rule": "nlp-100-1k", "match": "near"}]}
+    >>> signature(r) == signature(dict(r, because=r["because"][:1]))
+    True
+    >>> signature(r) == signature(dict(r, score=0.95))
+    False
+    """
+    if result["group"] != MATCHES:
+        keys = {(r["rule"], "for", r["match"]) for r in result["because"]}
+        keys |= {(r["rule"], "against", r["match"]) for r in result["against"]}
+        return result["group"], tuple(sorted(keys))
+    keys = _placing(result["because"], "for") | _placing(result["against"], "against")
+    return result["group"], tuple(sorted(keys)), result["score"]
+
+
+def _placing(reasons: list[dict], side: str) -> set[tuple]:
+    """The keys of the reasons on one side that place a matching result: those that apply, or
+    when none does, those near their threshold."""
+    applying = {(r["rule"], side, r["match"]) for r in reasons if r["match"] in APPLYING}
+    return applying or {(r["rule"], side, r["match"]) for r in reasons if r["match"] == "near"}
 
 
 def group_families(results: list, snap: dict) -> list[Result]:
