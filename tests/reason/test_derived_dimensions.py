@@ -211,13 +211,26 @@ def test_values_that_imply_different_things_imply_nothing(kb, snap):
     assert [c["value"] for c in a["constraints"] if c["dimension"] == "data"] == ["text"]
     (b,) = kb.query("recommend architecture where task in (ner, classification)")
     assert not [c for c in b["constraints"] if c["dimension"] == "data"]
-    implying = [n for n in snap["nodes"].values() if n.get("implies")]
-    assert {n["id"] for n in implying} >= {"summarization", "speech-recognition", "forecasting", "out-of-memory"}
-    tasks = set(snap["dimensions"]["task"]["values"].values())
-    by_id = {n["id"]: iri for iri, n in snap["nodes"].items()}
-    for n in implying:  # a task implies its data; a symptom what it asks for (out of memory: low memory)
-        dim = "data" if by_id[n["id"]] in tasks else "prefer"
-        assert all(w in snap["dimensions"][dim]["values"].values() for w in n["implies"]), n["id"]
+    implying = {iri: n for iri, n in snap["nodes"].items() if n.get("implies")}
+    assert {n["id"] for n in implying.values()} >= {"summarization", "speech-recognition", "forecasting", "out-of-memory"}
+    values_of = {d: set(dim["values"].values()) for d, dim in snap["dimensions"].items() if dim.get("values")}
+    implied_in = {"task": {"data"}, "symptom": {"prefer"}, "horizon": {"task", "data"}}
+    for iri, n in implying.items():  # a task implies its data; a symptom what it asks for (out of memory:
+        own = next(d for d, vs in values_of.items() if iri in vs)  # low memory); a horizon is of a forecast
+        assert {d for w in n["implies"] for d, vs in values_of.items() if w in vs} <= implied_in[own], n["id"]
+
+
+def test_a_horizon_is_of_a_forecast_of_a_time_series(kb):
+    """``horizon = long`` (how far ahead a forecast looks) reads task = forecasting and data =
+    time-series where the query gives neither, so the forecasting models' own property no
+    longer waits for the task ("applies only if: PatchTST is a forecasting model")."""
+    (a,) = kb.query("recommend architecture where horizon = long and sequences = 500k")
+    derived = {c["dimension"]: (c["value"], c.get("derived_from")) for c in a["constraints"] if c.get("derived_from")}
+    assert derived["task"] == ("forecasting", "horizon") and derived["data"] == ("time-series", "horizon")
+    patchtst = next(r for r in a["results"] if r["id"] == "patchtst")
+    assert not patchtst.get("applies_if")
+    (b,) = kb.query("recommend architecture where horizon = long and task = classification")
+    assert [c["value"] for c in b["constraints"] if c["dimension"] == "task"] == ["classification"]
 
 
 def test_the_word_list_says_what_a_value_implies(kb):
