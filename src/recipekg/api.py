@@ -144,9 +144,13 @@ def answer(statement, snap: dict, backend: Backend | None = None) -> dict:
 
 def _answer(statement, snap: dict, backend: Backend | None = None) -> dict:
     if isinstance(statement, Recommend):
+        from recipekg.recipe.check import compute_check
         from recipekg.reason.recommend import recommend
 
-        return recommend(statement, snap, backend)
+        out = recommend(statement, snap, backend)
+        if check := compute_check(statement, out, snap):  # plan's time for the run it decides on
+            out["compute_check"] = check
+        return out
     if isinstance(statement, Explain):
         from recipekg.reason.explain import explain
 

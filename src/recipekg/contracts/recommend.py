@@ -168,6 +168,23 @@ class Shortfall(TypedDict):
     closes: list[ShortfallFix]
 
 
+class ComputeCheck(TypedDict):
+    """plan's verdict on the time budget for the run the answer decides on (recipe/check.py): the
+    approach picked (or picked alongside) that plan sizes a run for, planned with the same
+    constraints and its training method."""
+
+    #: The plan statement that gives the verdict in full.
+    query: str
+    #: The approach the run is for, an id of the answer's results (null when the method is the user's own).
+    approach: str | None
+    #: The training method plan sized the run for (the approach's, ``rkg:asMethod``, or the user's).
+    method: str
+    meets_time_budget: bool
+    #: The GPUs that would keep to the budget at the same MFU (null when it is met, or no count does).
+    gpus_for_time: int | None
+    text: str
+
+
 class OutOfScope(TypedDict):
     """A failure mode given whose entry the reference writes for other runs (``rkg:condition``)
     than the user's constraints describe: a loss spike of a LoRA fine-tune, where the
@@ -302,11 +319,13 @@ class RecommendBody(TypedDict):
     shortfall: NotRequired[Shortfall]
     #: Failure modes given whose KB entry is about other runs than the constraints describe.
     out_of_scope: NotRequired[list[OutOfScope]]
+    #: plan's verdict on the time budget for the run decided on (added by recipekg.api, recipe/check.py).
+    compute_check: NotRequired[ComputeCheck]
 
 
 class RecommendAnswer(RecommendBody, Stamp):
     """The answer to ``recommend <kind> [where ...] [top n]``."""
 
 
-__all__ = ["Choice", "Decision", "Group", "Member", "MemorySaving", "NearBoundary", "RecommendAnswer", "RecommendBody",
+__all__ = ["Choice", "ComputeCheck", "Decision", "Group", "Member", "MemorySaving", "NearBoundary", "RecommendAnswer", "RecommendBody",
            "Result", "Shortfall", "ShortfallFix"]

@@ -126,6 +126,8 @@ class RecommendSummary(SummaryCommon):
     near_boundary: NotRequired[list[str]]
     #: The memory shortfall (a run over all the GPUs' memory) and what closes it.
     shortfall: NotRequired[str]
+    #: plan's verdict on the time budget for the run decided on.
+    compute_check: NotRequired[str]
     #: With no pick: the other kinds whose advice for these constraints decides.
     elsewhere: NotRequired[list[SummaryElsewhere]]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, format_constraint, no_advice_lines
 from recipekg.render.situation import (entry_name, excluded_lines, missed_text, near_lines, note_lines, taken_text,
-                                      shortfall_line, unused_lines)
+                                      shortfall_line, unused_lines, compute_check_line)
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 
 MATCHES_HEAD = "matches your constraints"
@@ -147,7 +147,8 @@ def _decision(a: dict, md: bool) -> list[str]:
             out = ["no pick: the reference advises against every choice these constraints decide"]
         else:
             out = ["no pick: no rule decides with these constraints alone" + (" (see below)" if a.get("ask") else "")]
-        return out + against_yours_lines(a) + yours_lines(a) + shortfall_line(a) + elsewhere_lines(a)
+        return (out + against_yours_lines(a) + yours_lines(a) + shortfall_line(a) + compute_check_line(a)
+                + elsewhere_lines(a))
     bold = "**" if md else ""
     out = [f"pick: {bold}{_name(a, d['pick'])}{bold}"]
     if d.get("tied_with"):
@@ -172,6 +173,7 @@ def _decision(a: dict, md: bool) -> list[str]:
     out += against_yours_lines(a)
     out += yours_lines(a)
     out += shortfall_line(a)
+    out += compute_check_line(a)
     return [line + ("  " if md else "") for line in out]
 
 

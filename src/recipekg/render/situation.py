@@ -169,3 +169,10 @@ def shortfall_line(a: dict) -> list[str]:
     memory savings do not close the gap says first, so that the pick is not read as the fix."""
     s = a.get("shortfall")
     return [f"memory shortfall: {s['text']}"] if s else []
+
+
+def compute_check_line(a: dict) -> list[str]:
+    """plan's verdict on the time budget for the run the answer decides on (``compute_check``),
+    as a line naming the plan statement that gives it in full."""
+    c = a.get("compute_check")
+    return [f"compute check: {c['text']} ({c['query']})"] if c else []

@@ -157,6 +157,8 @@ def _situation(a: dict) -> dict:
         out["near_boundary"] = [n["text"] for n in a["near_boundary"]]
     if a.get("shortfall"):
         out["shortfall"] = a["shortfall"]["text"]
+    if a.get("compute_check"):
+        out["compute_check"] = a["compute_check"]["text"]
     return out
 
 

@@ -1,0 +1,58 @@
+"""recommend's compute check (recipekg/recipe/check.py): where the advice decides on a way to
+train that plan sizes a run for and the statement gives a time budget, GPUs, their hardware and
+a size, the answer carries plan's verdict for the same constraints and that method, the same as
+the plan statement it names gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from recipekg.render.answers import render_text
+
+SLOW = "recommend approach where params = 3B and gpus = 8 and hardware = a100 and time = 5 days"
+
+
+def _one(kb, text: str) -> dict:
+    (a,) = kb.query(text)
+    return a
+
+
+def test_a_tier_s_rule_of_thumb_is_checked_against_plan_s_time(kb):
+    """The flowchart's tier says four to eight GPUs for a week pretrain up to 3B; plan says 3B on
+    8 A100s takes 9.9-20 days: the answer that advises training from scratch says so, with plan's
+    own verdict and the GPUs that would keep to the budget."""
+    a = _one(kb, SLOW)
+    assert "train-from-scratch" in [a["decision"].get("pick"), *(e["pick"] for e in a["decision"].get("alongside", ()))]
+    check = a["compute_check"]
+    assert check["approach"] == "train-from-scratch" and check["method"] == "pretrain"
+    plan = _one(kb, check["query"])
+    assert plan["statement"] == "plan" and check["query"].endswith("and method = pretrain")
+    assert check["meets_time_budget"] is plan["feasibility"]["meets_time_budget"] is False
+    assert check["gpus_for_time"] == plan["feasibility"]["gpus_for_time"] > 8
+    assert check["text"].endswith(plan["feasibility"]["text"])
+    text = render_text(a, detail=False)
+    assert f"compute check: {check['text']} ({check['query']})" in text
+
+
+def test_a_run_within_the_budget_is_said_to_keep_to_it(kb):
+    check = _one(kb, "recommend approach where params = 1B and gpus = 8 and hardware = h100 and time = 5 days top 3")
+    check = check["compute_check"]
+    assert check["meets_time_budget"] is True and check["gpus_for_time"] is None
+    assert "keeps to the 5 days budget" in check["text"] and " top " not in check["query"]
+
+
+@pytest.mark.parametrize("text", [
+    "recommend approach where params = 3B and gpus = 8 and hardware = a100",     # no time budget
+    "recommend approach where gpus = 8 and hardware = a100 and time = 5 days",   # nothing to size
+    "recommend optimizer where params = 3B and gpus = 8 and hardware = a100 and time = 5 days",  # no approach decided
+])
+def test_no_check_without_a_budget_a_size_or_a_run_decided_on(kb, text):
+    assert "compute_check" not in _one(kb, text)
+
+
+def test_the_web_page_says_it_with_a_link_to_the_plan(kb):
+    from recipekg.web.app import create_app
+
+    page = create_app(kb).test_client().get("/", query_string={"q": SLOW}).get_data(as_text=True)
+    assert "Compute check:" in page and "misses the 5 days budget" in page
+    assert "method+%3D+pretrain" in page or "method%20%3D%20pretrain" in page
