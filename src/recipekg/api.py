@@ -152,9 +152,13 @@ def _answer(statement, snap: dict, backend: Backend | None = None) -> dict:
             out["compute_check"] = check
         return out
     if isinstance(statement, Explain):
+        from recipekg.recipe.check import compute_check
         from recipekg.reason.explain import explain
 
-        return explain(statement, snap, backend)
+        out = explain(statement, snap, backend)
+        if check := compute_check(statement, out, snap):  # plan's time for the run it explains
+            out["compute_check"] = check
+        return out
     if isinstance(statement, Recipe):
         if backend is not None and not backend.plans:
             raise UnsupportedStatement.recipe()

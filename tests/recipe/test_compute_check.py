@@ -34,6 +34,21 @@ def test_a_tier_s_rule_of_thumb_is_checked_against_plan_s_time(kb):
     assert f"compute check: {check['text']} ({check['query']})" in text
 
 
+def test_explaining_the_approach_carries_the_same_check(kb):
+    """``explain train-from-scratch`` under the same constraints says what recommend's answer
+    says of it (text and summary too)."""
+    explained = _one(kb, SLOW.replace("recommend approach", "explain train-from-scratch"))
+    check = explained["compute_check"]
+    assert {k: v for k, v in check.items() if k != "query"} == \
+        {k: v for k, v in _one(kb, SLOW)["compute_check"].items() if k != "query"}
+    assert check["query"] == _one(kb, SLOW)["compute_check"]["query"]
+    assert f"compute check: {check['text']}" in render_text(explained, detail=False)
+    from recipekg.render.summary import summary
+
+    assert summary(explained)["compute_check"] == check["text"]
+    assert "compute_check" not in _one(kb, SLOW.replace("recommend approach", "explain ddp"))
+
+
 def test_a_run_within_the_budget_is_said_to_keep_to_it(kb):
     check = _one(kb, "recommend approach where params = 1B and gpus = 8 and hardware = h100 and time = 5 days top 3")
     check = check["compute_check"]

@@ -3,7 +3,8 @@ against the constraints, and the smallest change that would rank it first.
 
     >>> from recipekg.contracts.schema import required_keys
     >>> sorted(set(ExplainAnswer.__annotations__) - required_keys(ExplainAnswer))
-    ['behind', 'member_of', 'memory_saving', 'no_change_because', 'settled_by', 'shortfall', 'superseded', 'tied_with', 'yours']
+    ['behind', 'compute_check', 'member_of', 'memory_saving', 'no_change_because', 'settled_by', 'shortfall', 'superseded',
+     'tied_with', 'yours']
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Literal, NotRequired, TypedDict
 
 from recipekg.contracts.common import (Ask, Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp,
                                        Taken, Unused, Via)
-from recipekg.contracts.recommend import Group, MemorySaving, Shortfall, Yours
+from recipekg.contracts.recommend import ComputeCheck, Group, MemorySaving, Shortfall, Yours
 
 
 class ExplainedChoice(Choice):
@@ -123,6 +124,9 @@ class ExplainBody(TypedDict):
     memory_saving: NotRequired[MemorySaving]
     #: The memory shortfall and what closes it, when the choice is a memory saving.
     shortfall: NotRequired[Shortfall]
+    #: plan's verdict on the time budget for the run of the choice explained, when it is an
+    #: approach plan sizes (added by recipekg.api, recipe/check.py).
+    compute_check: NotRequired[ComputeCheck]
     #: Where the ranking puts each other choice of the kind the user gave (their optimizer, when
     #: another is explained), as recommend's ``decision.yours`` says it.
     yours: NotRequired[list[Yours]]

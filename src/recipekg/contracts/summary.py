@@ -164,6 +164,8 @@ class ExplainSummary(SummaryCommon):
     memory_saving: NotRequired[str]
     #: The memory shortfall and what closes it.
     shortfall: NotRequired[str]
+    #: plan's verdict on the time budget for the run of the choice explained.
+    compute_check: NotRequired[str]
 
 
 class SummaryQuantity(TypedDict):

@@ -2,7 +2,7 @@
 
 Where a ``recommend`` answer decides on a way to train that plan sizes a run for (its pick or
 the pick alongside it is an approach with a training method, ``rkg:asMethod``: train from
-scratch is pretraining), and the statement gives a time budget, GPUs, their hardware (or
+scratch is pretraining), or an ``explain`` answer explains one, and the statement gives a time budget, GPUs, their hardware (or
 peak) and what plan sizes a run from (params, a model, tokens or FLOPs), the answer carries
 what ``plan`` finds for the same constraints and that method (``compute_check``): whether the
 run keeps to the budget and the GPUs that would. The flowchart's tiers are rules of thumb
@@ -21,10 +21,11 @@ arithmetic for 3B on 8 A100s in 5 days says 9.9-20 days, and the answer says bot
 from __future__ import annotations
 
 from recipekg.errors import RecipeKGError
-from recipekg.query.ast import Constraint, Name, Plan, Recommend
+from recipekg.query.ast import Constraint, Explain, Name, Plan, Recommend
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.explain import ExplainBody
     from recipekg.contracts.recommend import ComputeCheck, RecommendBody
 
 #: What plan sizes a run from (one of them given), and what a time check needs besides.
@@ -33,10 +34,11 @@ _NEEDED = ("time", "gpus")
 _PEAK = ("hardware", "peak-flops")
 
 
-def compute_check(stmt: Recommend, answer: RecommendBody, snap: dict) -> ComputeCheck | None:
-    """plan's verdict on the time budget for the run ``answer`` decides on, or None when the
-    statement does not give what plan times a run from, the answer decides on no approach plan
-    sizes (and no method is given), or plan finds no verdict (a time it cannot compute)."""
+def compute_check(stmt: Recommend | Explain, answer: RecommendBody | ExplainBody, snap: dict) -> ComputeCheck | None:
+    """plan's verdict on the time budget for the run ``answer`` decides on (or explains), or
+    None when the statement does not give what plan times a run from, the answer is about no
+    approach plan sizes (and no method is given), or plan finds no verdict (a time it cannot
+    compute)."""
     given = {c["dimension"] for c in answer["constraints"] if not c.get("derived_from")}
     if not (given & set(_SIZES) and given >= set(_NEEDED) and given & set(_PEAK)):
         return None
@@ -68,13 +70,16 @@ def compute_check(stmt: Recommend, answer: RecommendBody, snap: dict) -> Compute
             "text": f"{label}, as plan sizes it{how}: {feasibility['text']}"}
 
 
-def _approach(answer: RecommendBody, snap: dict) -> str | None:
+def _approach(answer: RecommendBody | ExplainBody, snap: dict) -> str | None:
     """The IRI of the approach the answer decides on that plan sizes a run for: the pick, or
-    a pick alongside it (another part of the run); None when neither is one."""
-    decision = answer["decision"]
-    picks = [decision.get("pick"), *(e.get("pick") for e in decision.get("alongside") or ())]
-    iris = {r["id"]: r["iri"] for r in answer["results"]}
+    a pick alongside it (another part of the run), or the choice explained; None when none is one."""
     methods = snap["training_methods"]
+    if answer["statement"] == "explain":
+        iri = answer["choice"]["iri"]  # type: ignore[typeddict-item]
+        return iri if iri in methods else None
+    decision = answer["decision"]  # type: ignore[typeddict-item]
+    picks = [decision.get("pick"), *(e.get("pick") for e in decision.get("alongside") or ())]
+    iris = {r["id"]: r["iri"] for r in answer["results"]}  # type: ignore[typeddict-item]
     return next((iris[p] for p in picks if p in iris and iris[p] in methods), None)
 
 
@@ -82,6 +87,8 @@ def _where(text: str) -> str:
     """The statement's ``where ...`` part, without its ``top n``.
 
     >>> _where("recommend approach where params = 3B and time = 5 days top 3")
+    ' where params = 3B and time = 5 days'
+    >>> _where("explain train-from-scratch where params = 3B and time = 5 days")
     ' where params = 3B and time = 5 days'
     """
     at = text.lower().find(" where ")

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from recipekg.render.constraints import constraint_line, no_advice_lines
-from recipekg.render.situation import (excluded_lines, memory_line, missed_text, property_text, shortfall_line,
+from recipekg.render.situation import (compute_check_line, excluded_lines, memory_line, missed_text, property_text, shortfall_line,
                                       taken_text, unused_lines, waiting_text)
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 
@@ -37,7 +37,7 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
     out += [f"{'- ' if md else ''}{y['text']}" for y in a.get("yours", ())]
     if a.get("memory_saving"):
         out.append(f"{'- ' if md else ''}{memory_line(a['memory_saving'])}")
-    out += [f"{'- ' if md else ''}{line}" for line in shortfall_line(a)]
+    out += [f"{'- ' if md else ''}{line}" for line in shortfall_line(a) + compute_check_line(a)]
     for p in a.get("properties", ()):
         via = f" (from {p['via']['label']})" if p.get("via") else ""
         out.append(f"{'- ' if md else ''}property{via}: {property_text(p)} — {p['verdict']} [{sources_short(p['sources'])}]")

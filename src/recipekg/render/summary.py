@@ -181,6 +181,8 @@ def _explain(a: dict) -> dict:
         out["memory_saving"] = a["memory_saving"]["text"]
     if a.get("shortfall"):
         out["shortfall"] = a["shortfall"]["text"]
+    if a.get("compute_check"):
+        out["compute_check"] = a["compute_check"]["text"]
     idle = len(a["rules"]) + len(a.get("family_rules", [])) - len(out["rules"])
     if idle:
         out["omitted"] = {"rules": idle}
