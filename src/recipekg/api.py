@@ -144,20 +144,18 @@ def answer(statement, snap: dict, backend: Backend | None = None) -> dict:
 
 def _answer(statement, snap: dict, backend: Backend | None = None) -> dict:
     if isinstance(statement, Recommend):
-        from recipekg.recipe.check import compute_check
+        from recipekg.recipe.check import add_compute_check
         from recipekg.reason.recommend import recommend
 
         out = recommend(statement, snap, backend)
-        if check := compute_check(statement, out, snap):  # plan's time for the run it decides on
-            out["compute_check"] = check
+        add_compute_check(statement, out, snap)  # plan's time for the run it decides on
         return out
     if isinstance(statement, Explain):
-        from recipekg.recipe.check import compute_check
+        from recipekg.recipe.check import add_compute_check
         from recipekg.reason.explain import explain
 
         out = explain(statement, snap, backend)
-        if check := compute_check(statement, out, snap):  # plan's time for the run it explains
-            out["compute_check"] = check
+        add_compute_check(statement, out, snap)  # plan's time for the run it explains
         return out
     if isinstance(statement, Recipe):
         if backend is not None and not backend.plans:

@@ -71,3 +71,20 @@ def test_the_web_page_says_it_with_a_link_to_the_plan(kb):
     page = create_app(kb).test_client().get("/", query_string={"q": SLOW}).get_data(as_text=True)
     assert "Compute check:" in page and "misses the 5 days budget" in page
     assert "method+%3D+pretrain" in page or "method%20%3D%20pretrain" in page
+
+
+def test_a_method_given_is_checked_whatever_the_advice_and_its_constraints_are_used(kb):
+    """With the method given, the check is of the user's own run (a LoRA fine-tune of a named
+    model on a dataset of 100M tokens), whatever the kind asked about; the time, GPUs, hardware
+    and tokens plan read for it are no longer said to be unused by the optimizer advice."""
+    a = _one(kb, "recommend optimizer where model = llama-2-7b and method = lora and tokens = 100M "
+                 "and gpus = 1 and hardware = a100 and time = 1 hour")
+    check = a["compute_check"]
+    assert check["approach"] is None and check["method"] == "lora"
+    assert check["text"].startswith("the LoRA fine-tune given, as plan sizes it (100M tokens): ")
+    plan = _one(kb, check["query"])
+    assert check["meets_time_budget"] is plan["feasibility"]["meets_time_budget"] is False
+    assert not {"time", "gpus", "hardware", "tokens"} & {u["dimension"] for u in a["unused"]}
+    without = _one(kb, "recommend optimizer where model = llama-2-7b and method = lora and gpus = 1 "
+                       "and hardware = a100 and time = 1 hour")  # no dataset size: plan cannot time it
+    assert "compute_check" not in without and "time" in {u["dimension"] for u in without["unused"]}

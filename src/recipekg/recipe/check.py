@@ -12,10 +12,12 @@ arithmetic for 3B on 8 A100s in 5 days says 9.9-20 days, and the answer says bot
     >>> from recipekg.reason.recommend import recommend
     >>> a = recommend(parse("recommend approach where params = 3B and gpus = 8 and hardware = a100 "
     ...                     "and time = 5 days")[0], snap)
-    >>> c = compute_check(parse("recommend approach where params = 3B and gpus = 8 and hardware = a100 "
-    ...                         "and time = 5 days")[0], a, snap)
+    >>> c, read = compute_check(parse("recommend approach where params = 3B and gpus = 8 and hardware = a100 "
+    ...                               "and time = 5 days")[0], a, snap)
     >>> c["approach"], c["method"], c["meets_time_budget"], c["gpus_for_time"]
     ('train-from-scratch', 'pretrain', False, 33)
+    >>> sorted(read)
+    ['gpus', 'hardware', 'params', 'time']
 """
 
 from __future__ import annotations
@@ -34,40 +36,57 @@ _NEEDED = ("time", "gpus")
 _PEAK = ("hardware", "peak-flops")
 
 
-def compute_check(stmt: Recommend | Explain, answer: RecommendBody | ExplainBody, snap: dict) -> ComputeCheck | None:
-    """plan's verdict on the time budget for the run ``answer`` decides on (or explains), or
-    None when the statement does not give what plan times a run from, the answer is about no
-    approach plan sizes (and no method is given), or plan finds no verdict (a time it cannot
-    compute)."""
+def add_compute_check(stmt: Recommend | Explain, answer: RecommendBody | ExplainBody, snap: dict) -> None:
+    """Add :func:`compute_check`'s verdict to ``answer`` (``compute_check``); the constraints
+    plan read for it are used then, so ``unused`` no longer names them ("no optimizer advice
+    depends on time", beside a check that reads the time)."""
+    found = compute_check(stmt, answer, snap)
+    if found is None:
+        return
+    check, read = found
+    answer["compute_check"] = check
+    answer["unused"] = [u for u in answer["unused"] if u["dimension"] not in read]
+
+
+def compute_check(stmt: Recommend | Explain, answer: RecommendBody | ExplainBody,
+                  snap: dict) -> tuple[ComputeCheck, set[str]] | None:
+    """plan's verdict on the time budget for the run ``answer`` decides on (or explains, or
+    of the method given), with the given dimensions plan read for it; None when the statement
+    does not give what plan times a run from, the answer is about no approach plan sizes and no
+    method is given, or plan finds no verdict (a time it cannot compute, a fine-tune whose
+    dataset size is not given)."""
     given = {c["dimension"] for c in answer["constraints"] if not c.get("derived_from")}
     if not (given & set(_SIZES) and given >= set(_NEEDED) and given & set(_PEAK)):
         return None
-    approach = _approach(answer, snap)
-    if approach is None and "method" not in given:
-        return None
-    constraints = stmt.constraints
-    method = next((c["value"] for c in answer["constraints"] if c["dimension"] == "method"), None)
-    if "method" not in given and approach is not None:
-        method = snap["nodes"][snap["training_methods"][approach]]["id"].removeprefix("method-")
+    constraints, methods = stmt.constraints, snap["dimensions"]["method"]["values"]
+    if "method" in given:  # the user's own run: checked whatever the advice decides
+        approach, method = None, next(c["value"] for c in answer["constraints"] if c["dimension"] == "method")
+        label = f"the {snap['nodes'][methods[method]]['label']} given"
+    else:
+        approach = _approach(answer, snap)
+        if approach is None:
+            return None
+        method = snap["nodes"][snap["training_methods"][approach]]["id"]
         constraints += (Constraint(Name("method", stmt.pos), "=", (Name(method, stmt.pos),), stmt.pos),)
+        label = snap["nodes"][approach]["label"]
     text = "plan" + _where(stmt.text) + ("" if "method" in given else f" and method = {method}")
     from recipekg.plan.planner import planned
 
     try:
-        plan, _ = planned(Plan(constraints, stmt.pos, text), snap)
+        plan, unread = planned(Plan(constraints, stmt.pos, text), snap)
     except RecipeKGError:
         return None  # (plan cannot answer these constraints: the user's own plan says why)
     feasibility = plan.get("feasibility") or {}
     if feasibility.get("meets_time_budget") is None or not feasibility.get("text"):
         return None
-    label = snap["nodes"][approach]["label"] if approach else f"method = {method}"
-    tokens = next((q for q in plan["quantities"] if q["name"] == "tokens"), None)
-    sized = plan.get("strategy") or {}
-    how = (f" ({sized['label']}, {_count(tokens['value'])} tokens)" if sized.get("label") and tokens
-           and tokens.get("value") else "")
-    return {"query": text, "approach": snap["nodes"][approach]["id"] if approach else None, "method": method,
-            "meets_time_budget": feasibility["meets_time_budget"], "gpus_for_time": feasibility.get("gpus_for_time"),
-            "text": f"{label}, as plan sizes it{how}: {feasibility['text']}"}
+    tokens = next((q["value"] for q in plan["quantities"] if q["name"] == "tokens"), None)
+    sized = (plan.get("strategy") or {}).get("label") if method == "pretrain" else None
+    how = ", ".join(x for x in (sized, f"{_count(tokens)} tokens" if tokens else None) if x)
+    check: ComputeCheck = {
+        "query": text, "approach": snap["nodes"][approach]["id"] if approach else None, "method": method,
+        "meets_time_budget": feasibility["meets_time_budget"], "gpus_for_time": feasibility.get("gpus_for_time"),
+        "text": f"{label}, as plan sizes it{f' ({how})' if how else ''}: {feasibility['text']}"}
+    return check, given - set(unread)
 
 
 def _approach(answer: RecommendBody | ExplainBody, snap: dict) -> str | None:
