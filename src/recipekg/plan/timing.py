@@ -375,7 +375,7 @@ def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q,
         more = solve(wall_f.parsed, "gpus", {"gpu_hours": gpu_hours, "wall_time": budget}, bracket=(1e-6, 1e12))
         more = round_up(more) if more is not None else None
         late = wall.low > budget.high
-        ledger.note(f"{show(wall, 'hours')} on {show(gpus)} GPUs {'is longer than' if late else 'may overrun'} the "
+        ledger.note(f"{show(wall, 'hours')} on {show(gpus, 'GPUs')} {'is longer than' if late else 'may overrun'} the "
                     f"time budget of {show(budget, 'hours')}"
                     + (f": {show(more, 'GPUs')} would meet it at the same MFU" if more is not None else ""),
                     wall_f.data, warn=True)
