@@ -49,6 +49,16 @@ def test_explaining_the_approach_carries_the_same_check(kb):
     assert "compute_check" not in _one(kb, SLOW.replace("recommend approach", "explain ddp"))
 
 
+def test_a_named_model_s_size_is_a_size_to_check(kb):
+    """The advice is against pretraining a 7B model on 8 GPUs in 2 days; explaining it says
+    plan's time beside (the model named gives the size, which no constraint states)."""
+    a = _one(kb, "explain train-from-scratch where model = llama-2-7b and pretrained = no and gpus = 8 "
+                 "and hardware = a100 and time = 2 days")
+    check = a["compute_check"]
+    assert check["approach"] == "train-from-scratch" and check["meets_time_budget"] is False
+    assert check["query"].startswith("plan where model = llama-2-7b")
+
+
 def test_a_run_within_the_budget_is_said_to_keep_to_it(kb):
     check = _one(kb, "recommend approach where params = 1B and gpus = 8 and hardware = h100 and time = 5 days top 3")
     check = check["compute_check"]

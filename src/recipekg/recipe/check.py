@@ -2,8 +2,9 @@
 
 Where a ``recommend`` answer decides on a way to train that plan sizes a run for (its pick or
 the pick alongside it is an approach with a training method, ``rkg:asMethod``: train from
-scratch is pretraining), or an ``explain`` answer explains one, and the statement gives a time budget, GPUs, their hardware (or
-peak) and what plan sizes a run from (params, a model, tokens or FLOPs), the answer carries
+scratch is pretraining), or an ``explain`` answer explains one, and the statement gives a time
+budget, GPUs, their hardware (or peak) and what plan sizes a run from (params, a named model's
+size, tokens or FLOPs), the answer carries
 what ``plan`` finds for the same constraints and that method (``compute_check``): whether the
 run keeps to the budget and the GPUs that would. The flowchart's tiers are rules of thumb
 ("four to eight GPUs for up to a week pretrain models of up to about 3B parameters"); plan's
@@ -30,8 +31,8 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only (the query pa
     from recipekg.contracts.explain import ExplainBody
     from recipekg.contracts.recommend import ComputeCheck, RecommendBody
 
-#: What plan sizes a run from (one of them given), and what a time check needs besides.
-_SIZES = ("params", "model", "tokens", "flops")
+#: What plan sizes a run from (one of them given, or a named model's size), and what a time check needs besides.
+_SIZES = ("params", "tokens", "flops")
 _NEEDED = ("time", "gpus")
 _PEAK = ("hardware", "peak-flops")
 
@@ -56,7 +57,8 @@ def compute_check(stmt: Recommend | Explain, answer: RecommendBody | ExplainBody
     method is given, or plan finds no verdict (a time it cannot compute, a fine-tune whose
     dataset size is not given)."""
     given = {c["dimension"] for c in answer["constraints"] if not c.get("derived_from")}
-    if not (given & set(_SIZES) and given >= set(_NEEDED) and given & set(_PEAK)):
+    sized = {c["dimension"] for c in answer["constraints"]} & set(_SIZES)  # (a model named gives its size)
+    if not (sized and given >= set(_NEEDED) and given & set(_PEAK)):
         return None
     constraints, methods = stmt.constraints, snap["dimensions"]["method"]["values"]
     if "method" in given:  # the user's own run: checked whatever the advice decides
@@ -80,8 +82,8 @@ def compute_check(stmt: Recommend | Explain, answer: RecommendBody | ExplainBody
     if feasibility.get("meets_time_budget") is None or not feasibility.get("text"):
         return None
     tokens = next((q["value"] for q in plan["quantities"] if q["name"] == "tokens"), None)
-    sized = (plan.get("strategy") or {}).get("label") if method == "pretrain" else None
-    how = ", ".join(x for x in (sized, f"{_count(tokens)} tokens" if tokens else None) if x)
+    strategy = (plan.get("strategy") or {}).get("label") if method == "pretrain" else None
+    how = ", ".join(x for x in (strategy, f"{_count(tokens)} tokens" if tokens else None) if x)
     check: ComputeCheck = {
         "query": text, "approach": snap["nodes"][approach]["id"] if approach else None, "method": method,
         "meets_time_budget": feasibility["meets_time_budget"], "gpus_for_time": feasibility.get("gpus_for_time"),
