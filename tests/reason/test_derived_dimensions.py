@@ -367,23 +367,3 @@ def test_a_tier_kept_for_the_facts_it_reads_equals_one_derived_afresh(snap):
         seen.append(first.get("tier"))
     assert seen[0] != seen[1] != seen[2] != seen[0] and seen[0] != seen[6]  # (the same GPUs, another time)
     assert seen[0] is seen[3]  # (data: read by no tier)
-
-
-@pytest.mark.parametrize("where, task", [
-    ("task = classification and data = audio", "audio-classification"),   # the one kind that agrees
-    ("task = classification and data = images", "classification"),        # audio classification disagrees
-    ("task = classification", "classification"),                          # nothing given it agrees with
-    ("task = seq2seq and data = text", "seq2seq"),                         # translation or summarization: the user's
-])
-def test_a_broader_value_is_read_as_the_one_narrower_value_the_others_leave(kb, where, task):
-    """``task = classification and data = audio`` is audio classification (the one kind of
-    classification that implies its data, and implies audio), said as given so; where the other
-    values leave none or several, the value stays as given (and ask may ask for it)."""
-    (a,) = kb.query(f"recommend architecture where {where} and samples = 5k")
-    (c,) = [c for c in a["constraints"] if c["dimension"] == "task"]
-    assert c["value"] == task
-    if task == "audio-classification":
-        assert c["given_as"] == "classification, with data = audio"
-        assert a["decision"]["pick"] in ("ast", "spectrogram-cnn")
-    else:
-        assert "given_as" not in c

@@ -35,8 +35,6 @@ def implied(facts: dict[str, Facts], snap: dict) -> None:
     def dim_of(w: str) -> str:  # (reads the implied value's node only: not every value's)
         return next((by_class[t] for t in nodes.get(w, {}).get("types", ()) if t in by_class), "")
 
-    narrowed(facts, snap, dim_of)
-
     for name, f in list(facts.items()):
         if f.derived or not f.values or f.kind != "categorical":
             continue
@@ -58,44 +56,6 @@ def implied(facts: dict[str, Facts], snap: dict) -> None:
                 shown = constraint_json(dim, "=", ids[0]) if len(ids) == 1 else constraint_json(dim, "in", ids)
                 _because(shown, props, snap)
                 facts[target] = Facts(target, dim["kind"], values=values, derived=name, constraints=[shown])
-
-
-def narrowed(facts: dict[str, Facts], snap: dict, dim_of) -> None:
-    """A broader value given (``task = classification``) read as the one narrower value the
-    other given values leave (``data = audio``: audio classification, the only kind of
-    classification that implies its data, ``rkg:impliesValue``, and implies audio): each
-    narrower value of the given one implies a value of a dimension the query gives, and agrees
-    with it; a narrower value that implies nothing there, or disagrees, leaves the value as given.
-    The constraint says what it was given as (``given_as``).
-
-    >>> from recipekg.reason.resolve import facts_of
-    >>> facts = facts_of(parse("recommend x where task = classification and data = audio")[0].constraints, snap)
-    >>> c = facts["task"].constraints[0]
-    >>> c["value"], c["given_as"]
-    ('audio-classification', 'classification, with data = audio')
-    >>> facts_of(parse("recommend x where task = seq2seq and data = text")[0].constraints, snap)["task"].constraints[0]["value"]
-    'seq2seq'
-    """
-    nodes = snap["nodes"]
-    for name, f in list(facts.items()):
-        if f.derived or f.kind != "categorical" or not f.values or len(f.values) != 1 or f.excluded \
-                or len(f.constraints) != 1 or f.constraints[0]["op"] != "=":
-            continue
-        (given,) = f.values
-        values = snap["dimensions"][name].get("values") or {}
-        under = [w for w in values.values() if given in nodes.get(w, {}).get("ancestors", ())]
-        if len(under) != 1:
-            continue  # (none narrower, or several: naming one is the user's to do, ask's question)
-        (w,) = under
-        said = [(dim_of(u), u) for u in nodes[w].get("implies", ())]
-        told = [(d, u) for d, u in said if d in facts and d != name and not facts[d].derived and facts[d].values]
-        if not told or not all(u in facts[d].values for d, u in told):
-            continue  # (nothing given it agrees with, or a given value it disagrees with)
-        dim = snap["dimensions"][name]
-        shown = {**f.constraints[0], "value": nodes[w]["id"], "given_as": ", ".join(
-            [f.constraints[0].get("given_as") or nodes[given]["id"],
-             *(f"with {d} = {nodes[u]['id']}" for d, u in told)])}
-        facts[name] = Facts(name, dim["kind"], values={w}, constraints=[shown])
 
 
 def _implications(value: str, snap: dict) -> dict[str, tuple]:
