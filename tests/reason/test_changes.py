@@ -32,12 +32,15 @@ def _formula_derived(snap) -> set[str]:
 @pytest.mark.parametrize("query", MEMORY + OTHERS)
 def test_every_change_found_asked_as_it_is_written_ranks_the_choice_first(kb, query):
     """The query each change proposes is a query: asked, its first entry is the choice (or the
-    family the choice is a member of) and the advice there is for it."""
+    family the choice is a member of) and the advice there is for it; for a kind whose choices
+    are parts of one run, its first entry of the choice's recipe section (``section``)."""
     (a,) = kb.query(query)
     chosen = a["choice"]["id"]
+    sections = kb.snap["recipe_sections"]
     for w in a["would_rank_first_if"]:
         (again,) = kb.query(w["query"])
-        top = again["results"][0]
+        top = next(r for r in again["results"] if not a.get("section")
+                   or (sections.get(r["iri"]) or a["kind"]) == a["section"])
         assert chosen in [top["id"]] + [m["id"] for m in top.get("members", ())], (w["query"], top["id"])
         assert top["score"] > 0
 
@@ -74,13 +77,13 @@ def test_a_rule_against_the_choice_is_turned_off_by_a_knob(kb, snap):
 def test_a_rule_for_the_choice_on_a_derived_share_is_met_by_the_smallest_knob_change(kb):
     """FSDP for a LoRA run whose 16-bit base (26 GB) exceeds one 24 GB GPU: the rule needs the
     base over one GPU and within all of them, which a second GPU gives (54%): ``gpus = 2``, not
-    ``base-load <= 100%``; for gradient checkpointing on 8 H100s, a model whose training
-    memory exceeds one GPU's (36B at 18-20 bytes per parameter), not ``memory-load > 100%`` (the
-    method given: without it, LoRA's own rule for checkpointing offers one of the three changes shown)."""
+    ``base-load <= 100%``; for 8-bit Adam on 8 H100s, a model whose training memory exceeds the
+    GPUs' (36B at 18-20 bytes per parameter), not ``memory-load > 100%`` (the method given: a
+    LoRA run's memory is another formula's)."""
     (fsdp,) = kb.query(MEMORY[2])
     assert fsdp["would_rank_first_if"][0]["changes"] == [{"dimension": "gpus", "op": "=", "value": 2.0,
                                                          "unit": "count"}]
-    (ckpt,) = kb.query(MEMORY[4])
+    (ckpt,) = kb.query("explain adam-8bit where params = 1B and method = pretrain and hardware = h100 and gpus = 8")
     sizes = [c["value"] for w in ckpt["would_rank_first_if"] for c in w["changes"] if c["dimension"] == "params"]
     assert sizes and all(30e9 <= v <= 40e9 for v in sizes), sizes
 

@@ -3,8 +3,8 @@ against the constraints, and the smallest change that would rank it first.
 
     >>> from recipekg.contracts.schema import required_keys
     >>> sorted(set(ExplainAnswer.__annotations__) - required_keys(ExplainAnswer))
-    ['behind', 'compute_check', 'member_of', 'memory_saving', 'no_change_because', 'settled_by', 'shortfall', 'superseded',
-     'tied_with', 'yours']
+    ['behind', 'compute_check', 'member_of', 'memory_saving', 'no_change_because', 'section', 'settled_by', 'shortfall',
+     'superseded', 'tied_with', 'yours']
 """
 
 from __future__ import annotations
@@ -97,9 +97,14 @@ class ExplainBody(TypedDict):
     kind: str
     choice: ExplainedChoice
     constraints: list[Constraint]
+    #: The choice's rank; for a kind whose choices are parts of one run (approach, technique), its
+    #: rank among the choices of its recipe section (``section``), as recommend decides its pick
+    #: and the picks alongside it.
     rank: int | None
-    #: The choice's rank in each ranking of its kinds.
+    #: The choice's rank in each ranking of its kinds (among its section's, for such a kind).
     ranks: dict[str, int | None]
+    #: The recipe section the choice is ranked in, for a kind whose choices are parts of one run.
+    section: NotRequired[str]
     group: Group | None
     waits_for: list[str]
     rules: list[ExplainRule]

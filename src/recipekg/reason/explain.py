@@ -51,7 +51,7 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
     node = snap["nodes"][iri]
     rankings = {kind: ranking(kind, facts, snap, backend, lean=True) for kind in node["kinds"]}  # ranks, not shown
     entries = {kind: group_families(r["results"], snap) for kind, r in rankings.items()}
-    ranks = {kind: _rank(entry_of(iri, entries[kind])) for kind in node["kinds"]}
+    part, ours, ranks = _ranked_in_sections(iri, node["kinds"], entries, snap)
     kind = min(node["kinds"], key=lambda k: (ranks[k] or math.inf, k))
     entry: Any = entry_of(iri, entries[kind]) or {}
     fill_waits(entry, snap, facts)
@@ -69,11 +69,12 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
         no pick): from the rules that could decide when they decide some choice there (the first
         entry is then theirs), else from every rule."""
         if trial is facts:
-            return ranks[k] == 1 and entries[k][0]["score"] > 0
+            return ranks[k] == 1 and ours[k][0]["score"] > 0
         for decisive in (True, False):
             ranked = group_families(ranking(k, trial, snap, backend, lean=True, decisive=decisive)["results"], snap)
-            if not decisive or ranked and ranked[0]["group"] == MATCHES:
-                return bool(ranked) and entry_of(iri, ranked) is ranked[0] and ranked[0]["score"] > 0
+            head: list[Any] = in_section(ranked, part[k], k, snap)
+            if not decisive or head and head[0]["group"] == MATCHES:
+                return bool(head) and head[0]["score"] > 0 and entry_of(iri, ranked) is head[0]
         return False
 
     change = smallest_change(iri, kind, facts, snap, first)
@@ -93,23 +94,25 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
            "unused": unused(kind, facts, rankings[kind]["evaluated"], rankings[kind]["verdicts"] + verdicts, snap,
                             rankings[kind]["near"]),
            "would_rank_first_if": change["found"]}
+    if (section := part[kind]) is not None:
+        out["section"] = section
     if entry and entry["iri"] != iri:
         out["member_of"] = {"id": entry["id"], "label": entry["label"], "rank": entry["rank"]}
     if ruled := _ruling(rules + family, facts):  # what rules the choice's own rules out is used: it is the why
         out["unused"] = [u for u in out["unused"] if u["dimension"] not in ruled]
     _yours(out, kind, facts, entries[kind], snap)
     if entry.get("group") in (MATCHES, "would apply"):  # (tied within its group: the matches, or those waiting)
-        peers = [r for r in entries[kind] if r is not entry and r["group"] == entry["group"]
+        peers = [r for r in ours[kind] if r is not entry and r["group"] == entry["group"]
                  and r["score"] == entry["score"]]
         label = {r["id"]: r["label"] for r in peers}
         if peers and (tied := tied_with_first([entry, *peers])):
             out["tied_with"] = [{"id": i, "label": label[i]} for i in tied]
-            if not change["found"] and (ranks[kind] == 1 or entries[kind][0]["id"] in tied):
+            if not change["found"] and (ranks[kind] == 1 or ours[kind][0]["id"] in tied):
                 # (a tie for first: what would decide it is recommend's question; deeper ties are only said)
-                out["settled_by"] = _settling(kind, node["id"], tied, facts, entries[kind], snap, backend)
+                out["settled_by"] = _settling(kind, node["id"], tied, facts, ours[kind], snap, backend)
     if change.get("why"):
         out["no_change_because"] = change["why"]
-    if not change["found"] and not out.get("tied_with") and (above := behind(entry, entries[kind], snap)):
+    if not change["found"] and not out.get("tied_with") and (above := behind(entry, ours[kind], snap)):
         out["behind"] = above
     note = saving_note(iri, facts, snap, entry.get("because", ()))
     if note:
@@ -169,8 +172,35 @@ def _checked(prop: Property, verdict: Verdict) -> CheckedProperty:
     return {**prop, "verdict": verdict}
 
 
-def _rank(entry: Result | None) -> int | None:
-    return entry["rank"] if entry is not None else None
+def _ranked_in_sections(iri: str, kinds: list[str], entries: dict, snap: dict) -> tuple[dict, dict, dict]:
+    """For each kind of the choice: its recipe section (None for a kind without sections), the
+    entries of that section, and the choice's rank among them. A kind whose choices are parts
+    of one run (approach: training from scratch beside DDP) ranks the choice among its recipe
+    section's, as recommend decides its pick and the picks alongside it."""
+    part = {kind: _section(iri, kind, snap) for kind in kinds}
+    ours = {kind: in_section(entries[kind], part[kind], kind, snap) for kind in kinds}
+    return part, ours, {kind: _rank(entry_of(iri, entries[kind]), ours[kind], part[kind]) for kind in kinds}
+
+
+def _rank(entry: Result | None, ours: list, section: str | None) -> int | None:
+    """The entry's rank: among its recipe section's entries (``ours``) for a kind whose choices
+    are parts of one run, else among every entry."""
+    if entry is None:
+        return None
+    return entry["rank"] if section is None else next((n for n, e in enumerate(ours, 1) if e is entry), entry["rank"])
+
+
+def _section(iri: str, kind: str, snap: dict) -> str | None:
+    """The recipe section a choice of ``kind`` is in, when ``kind``'s choices are parts of one
+    run (``rkg:recipeSection``; a choice without one is in the kind's own); None for other kinds."""
+    return (snap["recipe_sections"].get(iri) or kind) if kind in snap["sectioned_kinds"] else None
+
+
+def in_section(entries: list, section: str | None, kind: str, snap: dict) -> list:
+    """``entries`` of ``section`` (every entry when None), in rank order."""
+    if section is None:
+        return entries
+    return [e for e in entries if (snap["recipe_sections"].get(e["iri"]) or kind) == section]
 
 
 def _rules(iri: str, via: str | None, facts: dict, snap: dict, backend: Backend) -> list[ExplainRule]:

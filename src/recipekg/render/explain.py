@@ -13,12 +13,19 @@ from recipekg.render.situation import (compute_check_line, excluded_lines, memor
 from recipekg.render.sources import caveat_line, origin_text, sources_short, sources_text
 
 
+def _rank_text(a: dict) -> str:
+    """Where the choice ranks: among its kind's choices, or its recipe section's."""
+    among = (f"{a['kind']} choices in its section, {a['section']} (the parts of one run are ranked by section)"
+             if a.get("section") else f"{a['kind']} choices")
+    return f"rank {a['rank']} among {among}" if a["rank"] else f"not ranked among {among}"
+
+
 def render_explain(a: dict, md: bool, detail: bool = True) -> str:
     """An ``explain`` answer: the choice, every rule for and against it with each condition's
     status, and what would rank it first. Text without ``detail`` lists the rules that apply,
     one line each with their sources' ids, and counts the others."""
     c = a["choice"]
-    rank = f"rank {a['rank']} among {a['kind']} choices" if a["rank"] else f"not ranked among {a['kind']} choices"
+    rank = _rank_text(a)
     member = a.get("member_of")
     rank += f", in the entry of its family {member['label']} ({member['id']})" if member else ""
     tied = a.get("tied_with") or []
