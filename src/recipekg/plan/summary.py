@@ -25,7 +25,7 @@ from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Strategy
 from recipekg.plan.timing import Timing
-from recipekg.plan.utilisation import others_words
+from recipekg.plan.utilisation import FASTEST, others_words
 from recipekg.record import Record
 
 
@@ -259,10 +259,11 @@ def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
     entry = ledger.entry("mfu") or {}
     on = entry.get("measured_on") or ()
     kin = others_words(ledger, t.hardware, on) if t.hardware else "other GPUs"
-    if kin.startswith("the fastest"):
+    fastest = kin == FASTEST
+    if fastest:
         kin = f"{', '.join(on)}, {kin}"
     mfu = _mfu_text(t.mfu) + (f" (published runs on {kin}: too few on {ledger.kb.node_id(t.hardware)}"
-                              f"{' or its architecture' if 'the fastest' in kin else ''})"
+                              f"{' or its architecture' if fastest else ''})"
                               if entry.get("same_peak") is False and t.hardware else "")
     attention = _attention_text(ledger)
     if t.backwards:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only
     from recipekg.contracts.plan import PublishedRun
 
 RUN = "PublishedRun"
+#: How a plan names the runs it takes for a GPU faster than every GPU with runs (fact:mfu-beyond-fastest).
+FASTEST = "the fastest GPUs with runs"
 
 
 def median(values: list[float]) -> float:
@@ -216,7 +218,7 @@ def mfu_range(ledger: Ledger, hw: str | None, params: Q | None, rows: list[dict]
                       "mfu": rounded(v)} for f, v in zip(rows, implied)],
                published=[_published(p) for p in found], measured_on=on["hardware"], same_peak=same)
     if not same and hw is not None:
-        nearest = [kb.fact("mfu-beyond-fastest")] if on["others"].startswith("the fastest") else []
+        nearest = [kb.fact("mfu-beyond-fastest")] if on["others"].startswith(FASTEST) else []
         ledger.note(f"{on['why']}: the range of the runs on {on['others']} is assumed; give mfu = 40% (for example) "
                     f"to plan with your own", *[p["item"] for p in found[:1]], *filter(None, nearest))
     if totals:
@@ -271,7 +273,7 @@ def measured_on(ledger: Ledger, hw: str | None, found: list[dict]) -> dict:
            f"the KB has one published run on a GPU of {kb.label(hw)}'s {what} ({own[0]['label']}), too few for a range")
     kind = kb.architecture(hw)
     where = others_words(ledger, hw, ids)
-    if where.startswith("the fastest"):  # no run of its architecture either: said so
+    if where == FASTEST:  # no run of its architecture either: said so
         why = why.replace(f"'s {what}", f"'s {what} or of its {kind} architecture" if kind else f"'s {what}", 1)
         why += ", and its peak is above that of every GPU with runs"
     return {**out, "text": f"{where} ({labels}; {why})", "short": f"{where} ({labels})", "why": why,
@@ -289,7 +291,7 @@ def others_words(ledger: Ledger, hw: str, ids) -> str:
     fastest = {p["hardware"] for p in _fastest_below(ledger, hw, every, [])}
     mine = kb.same_compute(hw) | kb.same_architecture(hw)
     if fastest != {p["hardware"] for p in every} and set(ids) - mine <= fastest:
-        return "the fastest GPUs with runs"
+        return FASTEST
     return "other GPUs"
 
 
