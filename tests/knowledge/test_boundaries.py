@@ -419,3 +419,13 @@ def test_an_extension_with_exclusive_and_inclusive_ends_answers_alike_everywhere
         rules = {x["rule"].rsplit("/", 1)[-1] for r in answers["native"]["results"] for x in r["because"]
                  if x["match"] != "near"}  # a rule near its threshold is shown, not applied
         assert ("ext-bounded" in rules) is fires, rows
+
+
+def test_the_other_side_of_one_gpu_is_one_gpu_not_a_fraction(kb):
+    """A threshold at 1 GPU has no side below it (no run has 0.9 GPUs): the other side tried
+    is one GPU, and the answer says "at 1", never "below 1"."""
+    (a,) = kb.query("recommend approach where model = mistral-7b and pretrained = yes and tokens = 200M "
+                    "and gpus = 2 and hardware = l40s and time = 10h")
+    near = next(n for n in a["near_boundary"] if n["dimension"] == "gpus" and n["threshold"] == 1)
+    assert near["other_side"]["value"] == 1
+    assert "; at 1 " in near["text"] and "below 1" not in near["text"], near["text"]

@@ -31,7 +31,7 @@ def test_the_bundled_kb_report_counts_every_link_by_role(snap):
     assert all(r["by_role"][role] > 0 for role in ("states", "supports", "method", "reference"))
     alone = {c["claim"] for c in r["reference_only"]}
     assert {"rule:single-gpu-short-fine-tune", "rule:cluster-weeks-from-scratch",
-            "rule:dgx-spark-params-30b-70b-no-training", "const:quantized-optimizer-state-memory"} <= alone
+            "rule:dgx-spark-params-30b-70b-no-training"} <= alone
 
 
 def test_audit_text_and_json_exit_0():

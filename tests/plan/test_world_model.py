@@ -385,3 +385,22 @@ def test_an_architecture_s_longest_input_is_the_sequence_plan_assumes(run_plan):
     assert any("longer than the 512 tokens the architecture reads" in n["text"] for n in longer["warnings"])
     plain = run_plan("plan where params = 340M and tokens = 131B and hardware = v100 and gpus = 16")
     assert q(plain, "seq_length")["value"] == 2048
+
+
+@pytest.mark.parametrize("query, within", [
+    ("plan where params = 7B and hardware = mi300x and gpus = 8 and time = 30 days", False),
+    ("plan where params = 1B and hardware = h100 and gpus = 16 and time = 5 days", True),
+])
+def test_a_tier_placed_by_the_gpus_says_whether_the_budget_is_within_its_times(run_plan, snap, query, within):
+    """No tier holds the GPUs and the time together: the tier named by the GPUs says whether the
+    user's time budget lies within its times or not (it said "with your time budget of 30 days"
+    beside a 1-7 day tier, as if the budget fitted it)."""
+    a = run_plan(query)
+    text = a["tier"]["text"]
+    assert "matches no tier of the flowchart" in text
+    tier = snap["tiers"][a["tier"]["iri"]]
+    times = [snap["conditions"][c] for c in tier["conditions"] if snap["conditions"][c]["dimension"] == "time"]
+    budget = float(query.rsplit("= ", 1)[1].split()[0]) * 24
+    inside = all((t["min"] or 0) <= budget <= (t["max"] or float("inf")) for t in times)
+    assert inside is within
+    assert ("is within its times" if within else "is outside its times") in text, text

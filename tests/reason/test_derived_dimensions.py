@@ -367,3 +367,61 @@ def test_a_tier_kept_for_the_facts_it_reads_equals_one_derived_afresh(snap):
         seen.append(first.get("tier"))
     assert seen[0] != seen[1] != seen[2] != seen[0] and seen[0] != seen[6]  # (the same GPUs, another time)
     assert seen[0] is seen[3]  # (data: read by no tier)
+
+
+# ------------------------------------------------------------------ sized from a budget
+
+def _params(answer):
+    return next(c for c in answer["constraints"] if c["dimension"] == "params")
+
+
+def test_a_flops_budget_sizes_the_model_by_the_kb_formula_the_answer_names(kb):
+    """Without a model size, a FLOPs budget gives one (``rkg:sizedBy``): at Chinchilla's ratio
+    alone, or by 6ND with the tokens given; the approach advice reads it (no question for the
+    size, the budget not listed unused) and the note names the formula, the assumption."""
+    snap = kb.snap
+    six, twenty = (_constant(snap, s)["value"] for s in ("c_flops_per_param_token", "c_chinchilla_tokens_per_param"))
+    (a,) = kb.query("recommend approach where flops = 1e21 and gpus = 8 and hardware = a100 and time = 1 week")
+    p = _params(a)
+    assert p["value"] == pytest.approx((1e21 / (six * twenty)) ** 0.5, rel=1e-3)
+    assert p["derived_from"] == "flops" and "chinchilla-optimal-params-from-flops" in p["note"]
+    assert "params" not in {q["dimension"] for q in a["ask"]}
+    assert "flops" not in {u["dimension"] for u in a["unused"]}
+    # the memory shares follow from the sized model, and the tier rules read its size
+    load = next(c for c in a["constraints"] if c["dimension"] == "memory-load")
+    assert load["derived_from"] == "flops and hardware and gpus"
+    assert a["decision"]["pick"] == "ddp" and a["compute_check"]["meets_time_budget"] is False
+    (b,) = kb.query("recommend approach where flops = 1.2e21 and tokens = 100B and gpus = 8")
+    assert _params(b)["value"] == pytest.approx(1.2e21 / (six * 100e9), rel=1e-3)
+    assert _params(b)["derived_from"] == "flops and tokens"
+
+
+@pytest.mark.parametrize("text, params", [
+    ("recommend approach where flops = 1e21 and params = 7B", 7e9),          # given: the user's
+    ("recommend approach where flops = 1e21 and model = llama-2-13b", 13e9),  # a named model's size
+])
+def test_a_size_given_or_named_is_not_resized_by_the_budget(kb, text, params):
+    (a,) = kb.query(text)
+    p = _params(a)
+    assert p["value"] == pytest.approx(params) and "chinchilla" not in p.get("note", "")
+
+
+def test_plan_sizes_a_budget_by_its_own_strategy_not_the_sized_value(kb):
+    """plan reads its strategy's ratio (tokens-per-param = 100 here), not the reasoner's
+    compute-optimal size of the same budget."""
+    (a,) = kb.query("plan where flops = 1e21 and tokens-per-param = 100")
+    params = next(q for q in a["quantities"] if q["name"] == "params")
+    assert params["value"] == pytest.approx((1e21 / (6 * 100)) ** 0.5, rel=1e-3)
+    assert not any(c["dimension"] == "params" for c in a["constraints"])
+
+
+def test_gpus_between_the_tiers_say_they_fall_in_none(kb):
+    """16 GPUs lie between the flowchart's 4-8 GPU tiers and its 32+ GPU ones: the tier
+    constraint rules out every tier, and says so rather than only listing them all."""
+    (a,) = kb.query("recommend technique where gpus = 16")
+    tier = next(c for c in a["constraints"] if c["dimension"] == "tier")
+    assert tier["op"] == "not in" and len(tier["value"]) == len(kb.snap["tiers"])
+    assert tier["note"] == f"the gpus given fall in none of the KB's {len(kb.snap['tiers'])} tiers"
+    (b,) = kb.query("recommend technique where gpus = 1")  # the single-GPU tiers wait for the time: no note
+    tier = next(c for c in b["constraints"] if c["dimension"] == "tier")
+    assert 0 < len(tier["value"]) < len(kb.snap["tiers"]) and "note" not in tier

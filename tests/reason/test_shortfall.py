@@ -32,12 +32,15 @@ def test_a_saving_that_cannot_close_a_16x_shortfall_says_so_and_the_answer_says_
     assert load == pytest.approx([total.low * 70e9 / 80e9, total.high * 70e9 / 80e9])
     results = _by_id(a)
     ckpt, quant = results["gradient-checkpointing"], results["quantized-optimizer-states"]
-    # 8-bit states: the reference's 30% off Adam's 8 bytes per parameter, counted against 18-20
-    saved = -_const(snap, "c_quantized_optimizer_state_memory_change").value * _const(snap, "c_adam_state_bytes_per_param").value
-    assert quant["memory_saving"]["saved_bytes_per_param"]["value"] == pytest.approx(saved)
+    # 8-bit states: 30% (the reference) to 75% (the paper) off Adam's 8 bytes per parameter,
+    # counted against 18-20: the most saved at the fewest bytes is the lowest load left
+    change, adam = _const(snap, "c_quantized_optimizer_state_memory_change"), _const(snap, "c_adam_state_bytes_per_param").value
+    least, most = -change.high * adam, -change.low * adam
+    saved = quant["memory_saving"]["saved_bytes_per_param"]
+    assert (saved["low"], saved["high"]) == (pytest.approx(least), pytest.approx(most))
     after = quant["memory_saving"]["memory_load_after"]
-    assert after["low"] == pytest.approx(load[0] * (1 - saved / total.low))
-    assert after["high"] == pytest.approx(load[1] * (1 - saved / total.high))
+    assert after["low"] == pytest.approx(load[0] * (1 - most / total.low))
+    assert after["high"] == pytest.approx(load[1] * (1 - least / total.high))
     for r in (ckpt, quant):
         assert r["memory_saving"]["enough"] is False and r["memory_saving"]["memory_load_after"]["low"] > 1
         assert "not enough alone" in r["memory_saving"]["text"]

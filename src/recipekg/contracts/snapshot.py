@@ -126,6 +126,10 @@ class Dimension(TypedDict):
     #: (``rkg:forMethod``), each reading what ``derived_by`` reads; the reasoner takes the first the
     #: query's method admits.
     derived_by_all: list[str]
+    #: The formulas that give it from a budget the query gives instead (``rkg:sizedBy``: the
+    #: compute-optimal model size from FLOPs), each ``[formula IRI, [the dimensions it reads]]``,
+    #: the one reading the most first; the reasoner takes the first whose inputs are given.
+    sized_by: list[tuple[str, list[str]]]
     #: The model figures that formula reads through a rule of thumb, each ``[figure, formula IRI]``
     #: (``layers``: the formula computing it from ``params``) after those it needs; the reasoner
     #: takes a query's value or a named model's first.
@@ -372,6 +376,8 @@ class Snapshot(TypedDict):
     tiers: dict[str, Tier]
     #: The dimensions derived from others (``derived_from``), by name, in the order to derive them.
     derived_dimensions: list[str]
+    #: The dimensions a formula sizes from a budget given instead (``sized_by``), by name.
+    sized_dimensions: list[str]
     procedures: dict[str, Procedure]
     models: dict[str, ModelShape]
     scoring: Scoring

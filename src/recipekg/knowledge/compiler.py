@@ -24,7 +24,7 @@ from typing import Iterable
 from recipekg.errors import FormulaError
 from recipekg.knowledge.rdfio import Lit, Triple
 from recipekg.knowledge.compile_recipe import compile_recipe
-from recipekg.knowledge.dimensions import compile_conditions, compile_dimensions, derived_order
+from recipekg.knowledge.dimensions import compile_conditions, compile_dimensions, derived_order, sizing
 from recipekg.knowledge.properties import compile_properties
 from recipekg.knowledge.rule_index import index_rules
 from recipekg.knowledge.terms import CITO, DCTERMS, PROV, RDF, RDFS, RKG, SKOS, XSD, local_name
@@ -137,6 +137,8 @@ def compile_graph(triples: Iterable[Triple], origins: dict | None = None) -> dic
     snap["formulas"] = _formulas(ix)
     snap["derived_dimensions"] = derived_order(snap["dimensions"], snap["formulas"], snap["constants"],
                                                frozenset(MODEL_FIGURES))
+    sizing(snap["dimensions"], snap["formulas"], snap["constants"])
+    snap["sized_dimensions"] = sorted(n for n, d in snap["dimensions"].items() if d["sized_by"])
     snap["facts"] = _facts(ix)
     snap["hardware"] = _hardware(ix, {d["derived_via"] for d in snap["dimensions"].values() if d["derived_via"]})
     snap["models"] = _models(ix)

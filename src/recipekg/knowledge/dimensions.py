@@ -50,6 +50,9 @@ def compile_dimensions(ix, nodes: dict) -> dict:
             # takes the first the query's method admits
             "derived_by": min(ix.iris(d, RKG.derivedBy), default=None),
             "derived_by_all": sorted(ix.iris(d, RKG.derivedBy)),
+            # the formulas that give it from a budget given instead (rkg:sizedBy), each [formula IRI,
+            # the dimensions it reads], the one reading the most first: sizing()
+            "sized_by": sorted(ix.iris(d, RKG.sizedBy)),
             # the model figures that formula reads through a rule of thumb (layers from params): derived_order
             "derived_through": [], "open_inputs": [],
             "problem_fact": ix.text(d, RKG.problemFact) == "true",
@@ -97,6 +100,31 @@ def derived_order(dims: dict, formulas: dict, constants: dict, configured: froze
         dims[name]["derived_by"], dims[name]["derived_from"], dims[name]["derived_through"] = None, [], []
         dims[name]["derived_by_all"] = []
     return ordered + sorted(n for n, d in dims.items() if d["derived_from"] and not d["derived_by"])
+
+
+def sizing(dims: dict, formulas: dict, constants: dict) -> None:
+    """Each dimension's ``sized_by`` as ``[formula IRI, [the dimensions it reads]]``, the formula
+    reading the most first (then by IRI): a formula must compute the dimension (its output is
+    the dimension's name) from other dimensions only, else it sizes nothing.
+
+    >>> dims = {"params": {"sized_by": ["F", "G", "H"]}, "flops": {}, "tokens": {}}
+    >>> formulas = {"F": {"output": "params", "expression": "params = flops * c_k", "names": ["flops", "c_k"], "constants": ["K"]},
+    ...             "G": {"output": "params", "expression": "params = flops / tokens", "names": ["flops", "tokens"], "constants": []},
+    ...             "H": {"output": "params", "expression": "params = x", "names": ["x"], "constants": []}}
+    >>> sizing(dims, formulas, {"K": {"symbol": "c_k"}}); dims["params"]["sized_by"]
+    [['G', ['flops', 'tokens']], ['F', ['flops']]]
+    """
+    for name, d in dims.items():
+        found = []
+        for iri in d.get("sized_by") or ():
+            f = formulas.get(iri)
+            if f is None or f.get("error") or f.get("output") != name.replace("-", "_"):
+                continue
+            symbols = {constants[c]["symbol"] for c in f.get("constants", ()) if c in constants}
+            inputs = sorted(n.replace("_", "-") for n in f.get("names", ()) if n not in symbols and n not in CONVERSIONS)
+            if inputs and all(i in dims and i != name for i in inputs):
+                found.append([iri, inputs])
+        d["sized_by"] = sorted(found, key=lambda x: (-len(x[1]), x[0]))
 
 
 def _same_inputs(g: dict | None, inputs: list, figures: dict, formulas: dict, constants: dict, dims: dict,

@@ -121,6 +121,9 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
     facts = facts_of(stmt.constraints, snap)
     if "pretrained" in facts and facts["pretrained"].derived:  # (weights a named model's makers released:
         del facts["pretrained"]  # a plan sizes the model's own pretraining unless pretrained or method is given)
+    for dim in snap.get("sized_dimensions", ()):  # (a size from the budget: plan sizes by its strategy)
+        if dim in facts and facts[dim].derived in {" and ".join(ins) for _, ins in snap["dimensions"][dim]["sized_by"]}:
+            del facts[dim]
 
     def number(dim: str, budget: bool = False) -> Q | None:
         return _number(dim, stmt, constraints, facts, budget=budget)

@@ -159,7 +159,9 @@ def _tier_of_what_you_have(ledger: Ledger, params: Q, held: str, gpus: Q, time: 
     one = held != "gpus" or gpus.value == 1  # "your 1 GPU falls in", "your 8 GPUs fall in"
     verb = ("falls in" if inside else "is nearest to") if one else ("fall in" if inside else "are nearest to")
     out = _tier_json(ledger, params, iri, False, held, f"{situation} matches no tier of the flowchart; {what} {verb} the tier")
-    out["text"] += (f" (with your time budget of {show(time, 'hours')})" if held == "gpus" and given else
+    within = _distance(time, _range(snap, iri, "time")) == 0  # (the budget inside the tier's times, or not)
+    out["text"] += (f" (your time budget of {show(time, 'hours')} is {'within' if within else 'outside'} its times)"
+                    if held == "gpus" and given else
                     f" (the run needs {show(time, 'hours')} on {'it' if one else 'them'})" if held == "gpus" else
                     f" (the run needs {show(gpus, 'GPUs')} for it)")
     return out

@@ -18,7 +18,7 @@ differently from the reference (``rkg:differsFrom``), the entry says both, with 
 from __future__ import annotations
 
 from recipekg.reason.answers import decision, sources_json
-from recipekg.reason.derive import derive
+from recipekg.reason.derive import derive, smallest
 from recipekg.reason.facts import Facts
 from recipekg.reason.families import entries_by_choice
 from recipekg.reason.situation import held_near
@@ -108,6 +108,8 @@ def _other_side(dim: str, spot: dict, threshold: float, given: dict, snap: dict,
     rounded = float(f"{other:.3g}")
     if (rounded - threshold) * (other - threshold) > 0:
         other = rounded
+    if other < smallest(snap["dimensions"][dim]) <= threshold:  # no value below: the threshold itself (1 GPU)
+        other = threshold
     trial = dict(given)
     trial[dim] = Facts(dim, f.kind, intervals=[(other, True, other, True)])
     return rerank(derive(trial, snap)), other
@@ -140,7 +142,7 @@ def _entry(dim: str, spot: dict, threshold: float, mirrored: float, picks: tuple
     side: Position = "below" if value < threshold else "above" if value > threshold else "at"
     constraint = {**facts[dim].constraints[0], "op": "=", "value": value}
     shown = format_constraint({**constraint, "value": threshold}).split(" = ", 1)[1]
-    other = "above" if mirrored > threshold else "below"
+    other = "above" if mirrored > threshold else "below" if mirrored < threshold else "at"
     def named(i: str | None) -> str:
         return labels.get(i, i or "no choice")
 

@@ -34,6 +34,9 @@ def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
     facts = dict(facts)
     implied(facts, snap)
     _from_model(facts, snap)
+    for name in snap.get("sized_dimensions", ()):  # (params from a FLOPs budget)
+        if name not in facts:
+            _sized(name, snap["dimensions"][name], facts, snap)
     _from_hardware(facts, snap)
     for name in snap.get("derived_dimensions", ()):  # those a formula computes first, in order
         dim = snap["dimensions"][name]
@@ -83,6 +86,44 @@ def _from_model(facts: dict[str, Facts], snap: dict) -> None:
     facts["params"] = Facts("params", dim["kind"], intervals=[(v, True, v, True) for v in nominal],
                             derived="architecture", constraints=[shown],
                             counted=[(v, True, v, True) for v in counted] if nominal != counted else None)
+
+
+def _sized(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:
+    """A dimension the query does not give, from a budget it gives instead (``sized_by``: the
+    model size from a FLOPs budget, by 6ND with the tokens given, else at Chinchilla's
+    compute-optimal ratio): the first of its formulas whose inputs the query gives, as the range
+    it computes; the constraint's note names the formula, the assumption the value rests on.
+
+    >>> from recipekg.reason.resolve import resolve_constraints
+    >>> def params(text):
+    ...     p = derive(resolve_constraints(parse(f"recommend x where {text}")[0].constraints, snap), snap)["params"]
+    ...     return p.derived, [round(x / 1e9, 2) for x in (p.intervals[0][0], p.intervals[0][2])]
+    >>> params("flops = 1e21"), params("flops = 1.2e21 and tokens = 100B")
+    (('flops', [2.89, 2.89]), ('flops and tokens', [2.0, 2.0]))
+    """
+    from recipekg.errors import FormulaError
+    from recipekg.formula.expr import CONVERSIONS, Q, const_q, evaluate, formula_of
+
+    for iri, inputs in dim.get("sized_by") or ():
+        record = snap["formulas"].get(iri)
+        if record is None or not all(_span(facts.get(i)) for i in inputs):
+            continue
+        env = {i.replace("-", "_"): Q.span(*measured(facts[i])) for i in inputs}
+        env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
+        env.update((n, Q.point(v)) for n, v in CONVERSIONS.items() if n in record["names"])
+        try:
+            q = evaluate(formula_of(record), env)
+        except (FormulaError, LookupError):
+            continue
+        low, high = _tidy(q.low), _tidy(q.high)
+        if not (0 < low <= high < math.inf):
+            continue
+        shown = constraint_json(dim, "=", low) if low == high else constraint_json(dim, "between", [low, high])
+        shown["note"] = (f"what {' and '.join(inputs)} give{'s' if len(inputs) == 1 else ''} by the formula "
+                         f"'{record['label']}' ({record['id']}); give {name} for another")
+        facts[name] = Facts(name, dim["kind"], intervals=[(low, True, high, True)], derived=" and ".join(inputs),
+                            constraints=[shown])
+        return
 
 
 def _data_of(facts: dict[str, Facts], models: list[dict], snap: dict) -> None:
@@ -174,7 +215,7 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     for i in dim["derived_from"]:
         f = facts.get(i)
         if f is None:  # an open input the query does not give: every value its dimension allows
-            env[i.replace("-", "_")] = Q.span(_smallest(snap["dimensions"][i]), math.inf)
+            env[i.replace("-", "_")] = Q.span(smallest(snap["dimensions"][i]), math.inf)
             continue
         if not _span(f):
             return
@@ -196,11 +237,11 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
                         constraints=[shown])
 
 
-def _smallest(dim: dict) -> float:
+def smallest(dim: dict) -> float:
     """The smallest value an open input ranges from: its dimension's positive minimum, or 1 for
     a count (a run has at least one GPU) and 0 otherwise.
 
-    >>> _smallest({"kind": "count", "min": 0.0}), _smallest({"kind": "ratio", "min": 0.5})
+    >>> smallest({"kind": "count", "min": 0.0}), smallest({"kind": "ratio", "min": 0.5})
     (1.0, 0.5)
     """
     low = dim.get("min") or 0.0
@@ -406,8 +447,10 @@ def _defined(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> Facts
                  constraint_json(dim, "all of", _ids(held, snap)))
         return Facts(name, dim["kind"], values=held, all_of=True, derived=derived, constraints=[shown])
     if failed:
-        return Facts(name, dim["kind"], excluded=failed, derived=derived, near=near,
-                     constraints=[constraint_json(dim, "not in", _ids(failed, snap))])
+        shown = constraint_json(dim, "not in", _ids(failed, snap))
+        if failed == mine:  # (16 GPUs: between the 4-8 GPU tiers and the 32+ GPU ones)
+            shown["note"] = f"the {derived} given fall in none of the KB's {len(mine)} {name}s"
+        return Facts(name, dim["kind"], excluded=failed, derived=derived, near=near, constraints=[shown])
     return None
 
 
