@@ -592,13 +592,16 @@ def test_a_property_that_ranks_a_choice_first_is_no_tie(kb):
     """At 64K tokens with a tight inference budget one rule names Mamba, RWKV and a distilled
     model; Mamba ranks first because its property fits the sequence length (its paper reaches a
     million tokens), which that rule does not read: not a tie 'by id only'. Where the fit is
-    what the rule already reads (a long-context transformer and the Mamba hybrid at 32K), the
-    tie stays."""
+    what the rule already reads (a long-context transformer and the Mamba hybrid for text at 32K,
+    no task given: the long-document encoder's rule for classification and NER waits), the tie
+    stays."""
     (a,) = kb.query("recommend architecture where data = text and task = generation and seq-length = 64k "
                     "and inference-budget = tight")
     assert a["decision"]["pick"] == "mamba" and "tied_with" not in a["decision"]
-    (b,) = kb.query("recommend architecture where data = text and task = classification and seq-length = 32k")
+    (b,) = kb.query("recommend architecture where data = text and seq-length = 32k")
     assert b["decision"].get("tied_with") == ["mamba-hybrid"]
+    (c,) = kb.query("recommend architecture where data = text and task = classification and seq-length = 32k")
+    assert c["decision"]["pick"] == "long-context-transformer" and "tied_with" not in c["decision"]
 
 
 def test_weights_over_four_gpus_get_the_advice_that_splits_them(kb):

@@ -145,3 +145,19 @@ def test_every_hugging_face_config_is_accepted_by_transformers_and_peft(kb):
         TrainingArguments(**dict(configs[0][1]["training_arguments"], learning_rat=1e-4), use_cpu=True)
     with pytest.raises(ValueError):  # the optimizer's name is checked against OptimizerNames
         TrainingArguments(**dict(configs[0][1]["training_arguments"], optim="paged_adamw_32"), use_cpu=True)
+
+
+def test_a_warmup_share_is_read_as_a_share_and_the_notes_say_which_transformers_does(kb):
+    """QLoRA's 3% warmup is written as ``warmup_steps = 0.03``: transformers 5 (what the
+    ``trainers`` extra installs) reads a float below 1 as a share of the steps, as the deprecated
+    ``warmup_ratio`` did; transformers 4 would read 0.03 steps, so the notes say to pass
+    ``warmup_ratio`` there."""
+    from transformers import TrainingArguments
+
+    (a,) = kb.query(RECIPES[4])
+    hf = a["configs"]["hf-peft"]
+    share = hf["config"]["training_arguments"]["warmup_steps"]
+    assert 0 < share < 1
+    args = TrainingArguments(**hf["config"]["training_arguments"], use_cpu=True)
+    assert args.get_warmup_steps(1000) == round(share * 1000)
+    assert any("warmup_ratio" in n and "transformers 4" in n for n in hf["notes"]), hf["notes"]

@@ -130,6 +130,10 @@ def _training_arguments(answer: dict, layout: dict, notes: list[str]) -> dict:
     ratio = setting(answer, "warmup-ratio")
     if warmup is not None or ratio is not None:
         args["warmup_steps"] = int(warmup) if warmup is not None else ratio
+    if warmup is None and ratio is not None:  # (a share of the steps: transformers 5 reads a float below 1 so)
+        notes.append(f"warmup_steps = {ratio} is a share of the training steps in transformers 5, which "
+                     f"deprecated warmup_ratio (huggingface/transformers#41326); transformers 4 reads it as "
+                     f"{ratio} steps: there, pass warmup_ratio = {ratio} instead")
     return args
 
 
