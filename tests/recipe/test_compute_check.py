@@ -98,3 +98,21 @@ def test_a_method_given_is_checked_whatever_the_advice_and_its_constraints_are_u
     without = _one(kb, "recommend optimizer where model = llama-2-7b and method = lora and gpus = 1 "
                        "and hardware = a100 and time = 1 hour")  # no dataset size: plan cannot time it
     assert "compute_check" not in without and "time" in {u["dimension"] for u in without["unused"]}
+
+
+@pytest.mark.parametrize("text, misses", [
+    ("explain train-from-scratch where params = 1B and gpus = 1 and hardware = rtx-4090 and time = 7 days", True),
+    ("explain train-from-scratch where params = 1B and gpus = 8 and hardware = h100 and time = 5 days", False),
+])
+def test_ranking_first_beside_a_run_that_misses_the_budget_says_both(kb, text, misses):
+    """The flowchart's rule ranks pretraining 1B on one GPU for a week first; plan's arithmetic
+    has the run take 17 days and more. explain's closing line says both (text and web page),
+    and says nothing more where the run keeps to the budget."""
+    from recipekg.web.app import create_app
+
+    a = _one(kb, text)
+    assert a["rank"] == 1 and a["compute_check"]["meets_time_budget"] is (not misses)
+    said = "by plan's arithmetic, though, the run misses your time budget"
+    assert (said in render_text(a, detail=False)) is misses
+    page = create_app(kb).test_client().get("/", query_string={"q": text}).get_data(as_text=True)
+    assert (said in page) is misses and "It already ranks first" in page

@@ -82,7 +82,7 @@ def render_explain(a: dict, md: bool, detail: bool = True) -> str:
                    f"to see whether its advice applies.")
     elif a["rank"] == 1 and not a["would_rank_first_if"] and not a.get("no_change_because"):
         out.append("\nIt already ranks first for these constraints" + (", tied: the advice does not put it above "
-                   + ", ".join(t["label"] for t in tied) + "." if tied else "."))
+                   + ", ".join(t["label"] for t in tied) if tied else "") + _misses(a))
         out += [f"    {q['text']}" for q in a.get("settled_by", ())]
     elif a["would_rank_first_if"]:
         out.append("\nIt would rank first with:")
@@ -119,3 +119,11 @@ def brief_rules(rules: list[dict]) -> list[str]:
                 f"with its conditions)" if failed else ", each with the conditions that failed: --detail")
         out.append(f"… {len(idle)} more rule{'s' * (len(idle) != 1)} that do{'es' * (len(idle) == 1)} not apply here{what}")
     return out
+
+
+def _misses(a: dict) -> str:
+    """How the "already ranks first" line ends: where plan's arithmetic has the run miss the
+    time budget (``compute_check``), it says so (the rules of thumb rank, plan times)."""
+    c = a.get("compute_check")
+    return ("; by plan's arithmetic, though, the run misses your time budget (the compute check above)."
+            if c and c.get("meets_time_budget") is False else ".")
