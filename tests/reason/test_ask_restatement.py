@@ -5,6 +5,8 @@ that holds for the same choice on the same side, adds nothing the answer does no
 
 from __future__ import annotations
 
+import pytest
+
 from recipekg.reason.ask import _open_dimensions
 
 SERVED = "method = inference and model = llama-3-70b and hardware = a100 and gpus = 2"
@@ -63,3 +65,17 @@ def test_an_encoder_served_still_waits_for_the_task(kb):
     (a,) = kb.query("recommend technique where method = inference and architecture = bert")
     paged = [r for r in a["results"] if r["id"] == "paged-attention"]
     assert not paged or paged[0]["group"] != "matches", "an encoder does not generate: nothing holds for it"
+
+
+@pytest.mark.parametrize("text", [
+    "recommend approach where data = text and task = classification and examples = 60",
+    "recommend approach where params = 7B and gpus = 1 and hardware = rtx-4090 and time = 3 days",
+])
+def test_the_approach_is_not_decided_by_asking_for_the_method_it_is(kb, text):
+    """LoRA, full fine-tuning, pretraining are approaches and, as training methods, values of
+    ``method`` (``rkg:asMethod``): "to decide between few-shot prompting and fine-tuning, give the
+    method" asks the user for the answer (QA round 3, q48). Other kinds still ask for it."""
+    (a,) = kb.query(text)
+    assert "method" not in {q["dimension"] for q in a["ask"]}
+    (b,) = kb.query("recommend technique where prefer = low-memory")
+    assert "method" in {q["dimension"] for q in b["ask"]}

@@ -59,6 +59,8 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     undecided = pick is None and all(r["group"] != MATCHES for r in results)
     found = []
     for dim, conds in _open_dimensions(looked_at, given, facts, snap, undecided).items():
+        if _is_the_choice(dim, kind, snap):
+            continue  # (which method to train by, asked of the approaches that are those methods: circular)
         changed, named, tried = False, [], _trial_values(conds, snap, given.get(dim))
         for value in tried:
             d = decision(rerank(derive({**given, dim: value}, snap)), nodes=snap["nodes"] if sections else None,
@@ -88,6 +90,19 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
     if not found and undecided:  # no one value decides (a rule waiting for two): where to start
         return _where_to_start(kind, facts, snap)
     return found[:MAX_QUESTIONS]
+
+
+def _is_the_choice(dim: str, kind: str, snap: dict) -> bool:
+    """Whether giving ``dim`` makes the choice asked about: a value of it is a training method
+    that a choice of ``kind`` is (``rkg:asMethod``: LoRA the approach is ``method = lora``), so
+    asking for it to decide between approaches asks the user for the answer.
+
+    >>> _is_the_choice("method", "approach", snap), _is_the_choice("method", "technique", snap)
+    (True, False)
+    """
+    nodes, values = snap["nodes"], snap["dimensions"][dim]["values"]
+    methods = set(values.values()) if values else set()
+    return any(m in methods and kind in nodes.get(a, {}).get("kinds", ()) for a, m in snap["training_methods"].items())
 
 
 def _section_picks(d: Decision) -> dict:
