@@ -406,6 +406,14 @@ def test_a_size_given_or_named_is_not_resized_by_the_budget(kb, text, params):
     assert p["value"] == pytest.approx(params) and "chinchilla" not in p.get("note", "")
 
 
+def test_a_budget_sizes_a_model_to_pretrain_not_one_to_fine_tune(kb):
+    """A LoRA run's model is the one it adapts: a FLOPs budget gives it no size."""
+    (a,) = kb.query("recommend optimizer where flops = 1e18 and method = lora")
+    assert not any(c["dimension"] == "params" for c in a["constraints"])
+    (b,) = kb.query("recommend optimizer where flops = 1e18 and method = pretrain")
+    assert _params(b)["derived_from"] == "flops"
+
+
 def test_plan_sizes_a_budget_by_its_own_strategy_not_the_sized_value(kb):
     """plan reads its strategy's ratio (tokens-per-param = 100 here), not the reasoner's
     compute-optimal size of the same budget."""

@@ -26,7 +26,7 @@ import math
 
 from recipekg.knowledge.derived import once, table
 from recipekg.reason.conditions import FAILED, HELD, status
-from recipekg.reason.facts import Facts, constraint_json, derived_formula, measured
+from recipekg.reason.facts import Facts, constraint_json, derived_formula, for_method, measured
 from recipekg.reason.implied import implied, say
 
 
@@ -100,10 +100,18 @@ def _sized(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:
     ...     return p.derived, [round(x / 1e9, 2) for x in (p.intervals[0][0], p.intervals[0][2])]
     >>> params("flops = 1e21"), params("flops = 1.2e21 and tokens = 100B")
     (('flops', [2.89, 2.89]), ('flops and tokens', [2.0, 2.0]))
+
+    It sizes a model to pretrain (the method's default): a fine-tune adapts a model of its own size::
+
+    >>> "params" in derive(resolve_constraints(parse("recommend x where flops = 1e18 and method = lora")[0].constraints, snap), snap)
+    False
     """
     from recipekg.errors import FormulaError
     from recipekg.formula.expr import CONVERSIONS, Q, const_q, evaluate, formula_of
 
+    default = snap["dimensions"].get("method", {}).get("default")
+    if default and not for_method({"for_methods": [default]}, facts, snap):
+        return  # (a budget sizes a model to pretrain: a LoRA run's model is the one it adapts)
     for iri, inputs in dim.get("sized_by") or ():
         record = snap["formulas"].get(iri)
         if record is None or not all(_span(facts.get(i)) for i in inputs):
