@@ -433,3 +433,11 @@ def test_gpus_between_the_tiers_say_they_fall_in_none(kb):
     (b,) = kb.query("recommend technique where gpus = 1")  # the single-GPU tiers wait for the time: no note
     tier = next(c for c in b["constraints"] if c["dimension"] == "tier")
     assert 0 < len(tier["value"]) < len(kb.snap["tiers"]) and "note" not in tier
+
+
+@pytest.mark.parametrize("text", ["recommend approach where flops = 1e-300",
+                                  "recommend approach where flops = 1 and tokens = 1e30"])
+def test_a_budget_that_buys_less_than_one_parameter_sizes_nothing(kb, text):
+    (a,) = kb.query(text)
+    assert not any(c["dimension"] == "params" for c in a["constraints"])
+

@@ -124,8 +124,8 @@ def _sized(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:
         except (FormulaError, LookupError):
             continue
         low, high = _tidy(q.low), _tidy(q.high)
-        if not (0 < low <= high < math.inf):
-            continue
+        if not (0 < smallest(dim) <= low <= high < math.inf):
+            continue  # (a budget that buys less than one parameter sizes nothing)
         shown = constraint_json(dim, "=", low) if low == high else constraint_json(dim, "between", [low, high])
         shown["note"] = (f"what {' and '.join(inputs)} give{'s' if len(inputs) == 1 else ''} by the formula "
                          f"'{record['label']}' ({record['id']}); give {name} for another")
