@@ -404,3 +404,15 @@ def test_a_tier_placed_by_the_gpus_says_whether_the_budget_is_within_its_times(r
     inside = all((t["min"] or 0) <= budget <= (t["max"] or float("inf")) for t in times)
     assert inside is within
     assert ("is within its times" if within else "is outside its times") in text, text
+
+
+def test_a_budget_kept_leads_the_summary_with_what_is_left(run_plan):
+    """A 7B run on 64 B200s for two weeks takes under three days: "in short" opens with the
+    verdict, as it does for a missed budget, and says what the whole budget would train."""
+    a = run_plan("plan where params = 7B and hardware = b200 and gpus = 64 and time = 2 weeks")
+    assert a["feasibility"]["meets_time_budget"] is True
+    first = a["summary"][0]
+    assert first.startswith("keeps to the time budget: ") and "against 14 days" in first
+    assert "the whole budget would train" in first and "at the same MFU" in first
+    b = run_plan("plan where params = 7B and hardware = b200 and gpus = 64")  # no budget: no verdict
+    assert not any(line.startswith(("keeps to", "misses")) for line in b["summary"])

@@ -71,6 +71,11 @@ def _verdict(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
         lines.append(f"{'may miss' if enough else 'misses'} the time budget: {show(t.wall, 'hours')} on "
                      f"{show(inputs.gpus or Q.point(1), 'GPUs')} against {show(inputs.time_budget, 'hours')}{enough}"
                      + _more_gpus(ledger, more))
+    elif t.budget_met and t.wall is not None and not t.backwards and inputs.time_budget and inputs.gpus:
+        rest = (f"; the whole budget would train {show(t.budget_tokens, 'tokens')} at the same MFU"
+                if t.budget_tokens else "")  # (a budget mostly left over says so first: QA round 3, q15)
+        lines.append(f"keeps to the time budget: {show(t.wall, 'hours')} on {show(inputs.gpus, 'GPUs')} against "
+                     f"{show(inputs.time_budget, 'hours')}{rest}")
     fit = found.fit.json if found.fit else None
     if fit:
         hw = fit["hardware"]["label"] if fit.get("hardware") else "GPU"
