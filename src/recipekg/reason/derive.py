@@ -106,8 +106,7 @@ def _sized(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:
     >>> "params" in derive(resolve_constraints(parse("recommend x where flops = 1e18 and method = lora")[0].constraints, snap), snap)
     False
     """
-    from recipekg.errors import FormulaError
-    from recipekg.formula.expr import CONVERSIONS, Q, const_q, evaluate, formula_of
+    from recipekg.formula.expr import Q
 
     default = snap["dimensions"].get("method", {}).get("default")
     if default and not for_method({"for_methods": [default]}, facts, snap):
@@ -116,12 +115,8 @@ def _sized(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:
         record = snap["formulas"].get(iri)
         if record is None or not all(_span(facts.get(i)) for i in inputs):
             continue
-        env = {i.replace("-", "_"): Q.span(*measured(facts[i])) for i in inputs}
-        env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
-        env.update((n, Q.point(v)) for n, v in CONVERSIONS.items() if n in record["names"])
-        try:
-            q = evaluate(formula_of(record), env)
-        except (FormulaError, LookupError):
+        q = _evaluated(record, {i.replace("-", "_"): Q.span(*measured(facts[i])) for i in inputs}, snap)
+        if q is None:
             continue
         low, high = _tidy(q.low), _tidy(q.high)
         if not (0 < smallest(dim) <= low <= high < math.inf):
@@ -213,7 +208,7 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     (5.833, 1.505, None)
     """
     from recipekg.errors import FormulaError
-    from recipekg.formula.expr import CONVERSIONS, Q, const_q, evaluate, formula_of
+    from recipekg.formula.expr import Q
 
     record = derived_formula(dim, facts, snap)
     if record is None:
@@ -232,17 +227,30 @@ def _from_formula(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> 
     try:
         for figure, by in dim.get("derived_through") or ():  # the model's shape, in order
             _figure(figure, by, env, sources, facts, snap)
-        env.update((c["symbol"], const_q(c)) for c in map(snap["constants"].get, record["constants"]) if c)
-        env.update((n, Q.point(v)) for n, v in CONVERSIONS.items() if n in record["names"])
-        q = evaluate(formula_of(record), env)
     except (FormulaError, LookupError):
-        return  # (a formula that divides by a range through zero, reads a constant without a value, or a figure no one gives)
+        return  # (a figure no one gives)
+    if (q := _evaluated(record, env, snap)) is None:
+        return
     low, high = _tidy(q.low), _tidy(q.high)
     if not math.isfinite(low) or not math.isfinite(high):
         return
     shown = constraint_json(dim, "=", low) if low == high else constraint_json(dim, "between", [low, high])
     facts[name] = Facts(name, dim["kind"], intervals=[(low, True, high, True)], derived=" and ".join(sources),
                         constraints=[shown])
+
+
+def _evaluated(record: dict, env: dict, snap: dict):
+    """Formula ``record`` on the inputs of ``env`` with its constants and unit conversions, as a
+    ``Q``; None for one that divides by a range through zero or reads a constant without a value."""
+    from recipekg.errors import FormulaError
+    from recipekg.formula.expr import CONVERSIONS, Q, const_q, evaluate, formula_of
+
+    env = {**env, **{c["symbol"]: const_q(c) for c in map(snap["constants"].get, record["constants"]) if c},
+           **{n: Q.point(v) for n, v in CONVERSIONS.items() if n in record["names"]}}
+    try:
+        return evaluate(formula_of(record), env)
+    except (FormulaError, LookupError):
+        return None
 
 
 def smallest(dim: dict) -> float:
