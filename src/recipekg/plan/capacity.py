@@ -29,9 +29,9 @@ from recipekg.plan.ledger import Ledger
 from recipekg.plan.methods import METHODS, Method, read_method
 from recipekg.plan.shape import model_shape, optimizer_state_bytes
 
-#: The sizes the search looks between (parameters) and how many halvings of that span it takes
-#: (18: the log-span of 1e9 to within 1e-4, finer than the three significant figures shown).
-LOWEST, HIGHEST, STEPS = 1e6, 1e15, 18
+#: The sizes the search looks between (parameters), and the bracket (in log-size: 1%) within
+#: which it looks at the figures shown one by one.
+LOWEST, HIGHEST, NARROW = 1e6, 1e15, 0.01
 
 
 def leanest(ledger: Ledger, inputs: Inputs, params: Q, method: Method, gpus: int | None = None) -> dict | None:
@@ -53,20 +53,9 @@ def largest_params(ledger: Ledger, inputs: Inputs, mid: str, method: Method | No
         return None
     method = method or read_method(ledger, inputs, mid)
 
-    def fits(p: float) -> dict | None:
-        best = leanest(ledger, inputs, Q.point(p), method)
-        return best if best is not None and best["per_gpu"].high <= cap.low else None
-
-    if fits(LOWEST) is None:
+    p, best = _largest(lambda p: leanest(ledger, inputs, Q.point(p), method), cap.low)
+    if best is None:
         return None
-    lo, hi = math.log(LOWEST), math.log(HIGHEST)
-    if fits(HIGHEST) is not None:
-        lo = hi
-    for _ in range(STEPS if lo < hi else 0):
-        mid_ = (lo + hi) / 2
-        lo, hi = (mid_, hi) if fits(math.exp(mid_)) is not None else (lo, mid_)
-    p = _round_down(math.exp(lo))
-    best = fits(p) or fits(math.exp(lo))
     return {"method": mid, "params": Q.point(p), "layout": best,
             "memory_per_gpu": best["per_gpu"],
             "text": f"{mid}: up to {show(Q.point(p), 'parameters')} ({describe(best)}, "
@@ -81,6 +70,85 @@ def largest_models(ledger: Ledger, inputs: Inputs) -> list[dict]:
         if found is not None:
             out.append(found)
     return out
+
+
+def _largest(leanest_at, cap: float) -> tuple[float, dict | None]:
+    """``(p, layout)``: the largest size of three significant figures (the figures shown) whose
+    leanest layout (``leanest_at(p)``, None when there is none) fits ``cap`` bytes per GPU, and
+    that layout; ``(0, None)`` when not even :data:`LOWEST` fits. Memory grows with the size, so
+    the boundary is bracketed in log-size and narrowed by false position (the Illinois method: the
+    log of the memory is nearly linear in the log of the size; halving instead where a size has
+    no layout or false position creeps from one side) to within :data:`NARROW`, then found among
+    the figures shown inside the bracket by halving them: about 8 layouts where halving the span
+    took 21.
+
+    >>> _largest(lambda p: {"per_gpu": Q.point(2.0 * p + 1e9)}, 80e9)[0]
+    39500000000.0
+    >>> _largest(lambda p: {"per_gpu": Q.point(2.0 * p)}, 1e6)
+    (0, None)
+    """
+    def over(p: float) -> tuple[dict | None, float | None]:  # the layout, and log(memory / cap) (None: no layout)
+        best = leanest_at(p)
+        return best, None if best is None else math.log(best["per_gpu"].high / cap)
+
+    low, f_low = over(LOWEST)
+    if low is None or f_low > 0:
+        return 0, None
+    top, f_high = over(HIGHEST)
+    if top is not None and f_high <= 0:
+        return _round_down(HIGHEST), top
+    lo, hi, side = math.log(LOWEST), math.log(HIGHEST), 0
+    while hi - lo > NARROW:
+        x = (lo + hi) / 2 if f_high is None or abs(side) > 2 else hi - f_high * (hi - lo) / (f_high - f_low)
+        x = min(max(x, lo + (hi - lo) / 64), hi - (hi - lo) / 64)  # (never stalled at an end)
+        best, f = over(math.exp(x))
+        if best is not None and f <= 0:
+            lo, f_low, side = x, f, min(side, 0) - 1
+            f_high = f_high / 2 if side < -1 and f_high is not None else f_high  # (Illinois: an end kept twice)
+        else:
+            hi, f_high, side = x, f, max(side, 0) + 1
+            f_low = f_low / 2 if side > 1 else f_low
+        side = 0 if abs(side) > 3 else side  # (after one halving)
+    figures = _figures(math.exp(lo), math.exp(hi))
+    k, n, found = 0, len(figures), None  # the figures below k fit, those from n do not; found: figures[k - 1]'s
+    while k < n:
+        mid = (k + n) // 2
+        best, f = over(figures[mid])
+        if best is not None and f <= 0:
+            k, found = mid + 1, (figures[mid], best)
+        else:
+            n = mid
+    if found is not None:
+        return found
+    p = _below(math.exp(lo) * (1 + 1e-12))  # the largest figure at or below the bracket's fitting end
+    best, f = over(p)
+    return p, best if best is not None and f <= 0 else over(math.exp(lo))[0]
+
+
+def _figures(low: float, high: float) -> list[float]:
+    """The sizes of three significant figures strictly between ``low`` and ``high``, ascending.
+
+    >>> _figures(1.234e9, 1.27e9)
+    [1240000000.0, 1250000000.0, 1260000000.0]
+    """
+    out, x = [], _below(high)
+    while x > low:
+        out.append(x)
+        x = _below(x)
+    return out[::-1]
+
+
+def _below(x: float) -> float:
+    """The largest figure of three significant figures below ``x``.
+
+    >>> _below(70_612_345_678.0), _below(70_600_000_000.0)
+    (70600000000.0, 70500000000.0)
+    """
+    down = _round_down(x)
+    if down < x:
+        return down
+    scale = 10 ** (math.floor(math.log10(x)) - 2)
+    return _round_down(down - scale / 2)
 
 
 def _round_down(x: float) -> float:
