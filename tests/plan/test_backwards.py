@@ -237,7 +237,8 @@ def test_fp8_on_a100_warns_and_keeps_bf16(run_plan):
     bf16 = run_plan(FORWARD.format(hw="a100"))
     fp8 = run_plan(FORWARD.format(hw="a100") + " and precision = fp8")
     assert fp8["hardware"]["fp8_peak_flops_per_second"] is None
-    assert any("no fp8 peak for NVIDIA A100" in w["text"] for w in fp8["warnings"])
+    assert any("NVIDIA A100 80GB SXM's tensor cores do not run fp8 (they run bf16, fp16" in w["text"]
+               for w in fp8["warnings"])
     assert quantity(fp8, "gpu_hours")["value"] == quantity(bf16, "gpu_hours")["value"]
     assert quantity(fp8, "gpu_hours")["formula"]["id"] == "gpu-hours"
 

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from recipekg.cli.main import main
 from recipekg.formula.expr import Q
+from recipekg.plan.figures import show
 from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.methods import kv_cache
@@ -278,6 +279,31 @@ def test_the_gpus_a_time_budget_needs_are_capped_by_the_batch(run_plan):
     week = run_plan("plan where params = 7B and hardware = h100 and gpus = 8 and time = 7 days")
     assert week["feasibility"]["gpus_for_time"] <= q(week, "gpus_batch_cap")["value"]
     assert not any("out of reach" in line for line in week["summary"])
+
+
+def test_gpus_past_the_batch_say_the_batch_their_time_takes(run_plan):
+    """More GPUs given than the planned batch spreads over (QA round 4, F1): 125M on 1,024 H100s
+    at one sequence per GPU takes a step of at least 1,024 × 2,048 tokens, several times the
+    batch the laws plan, so the time on all of them holds only at that larger batch: the time
+    line and a warning say so, with what the planned batch takes on the GPUs it keeps busy;
+    8 GPUs for 7B (within the cap) say nothing of it."""
+    many = run_plan("plan where params = 125M and hardware = h100 and gpus = 1024")
+    layout = many["fit"]["layout"]
+    cap = q(many, "gpus_batch_cap")["value"]
+    batch, seq = q(many, "batch_tokens")["value"], q(many, "seq_length")["value"]
+    assert cap == int(batch / (seq * layout["micro_batch"]) * layout["tensor_parallel"] * layout["pipeline_parallel"])
+    assert layout["data_parallel"] * layout["tensor_parallel"] * layout["pipeline_parallel"] == 1024 > cap
+    least = layout["data_parallel"] * layout["micro_batch"] * seq
+    line = next(x for x in many["summary"] if x.startswith("time:"))
+    assert f"at a batch of at least {show(Q.point(least), 'tokens')} a step" in line
+    assert f"{least / batch:.1f}× the planned" in line and f"{cap:,.0f} GPUs take" in line
+    warning = next(w for w in many["warnings"] if "more than one global batch spreads over" in w["text"])
+    wall = q(many, "gpu_hours")
+    assert show(Q(wall["value"] / cap, wall["low"] / cap, wall["high"] / cap), "hours") in warning["text"]
+    assert "kaplan2020" in {s["id"] for s in warning["sources"]}
+    few = run_plan("plan where params = 7B and hardware = h100 and gpus = 8")
+    assert "gpus_batch_cap" not in {x["name"] for x in few["quantities"]}
+    assert not any("global batch" in w["text"] for w in few["warnings"])
 
 
 def test_fp8_weights_on_a_gpu_without_fp8_say_so_and_fp8_is_not_offered_there(run_plan):

@@ -76,3 +76,53 @@ def test_an_extensions_entry_is_marked_as_its_own(tmp_path):
     assert s["origin"]["file"].endswith("team.ttl") and s["origin"]["line"] == 11
     text = render_answers(answers, "text", detail=False)
     assert "is 'Gradient explosion in RNNs' [extension" in text and "the reference's 'Gradient" not in text
+
+
+def _supported(snap, hw: str) -> set[str]:
+    """The precisions the KB says the hardware's tensor cores run (rkg:supportsPrecision), by id."""
+    via = snap["dimensions"][snap["dimensions"]["precision"]["runs_on"]]["derived_via"]
+    nodes = snap["nodes"]
+    return {nodes[p]["id"] for p in snap["hardware"][next(i for i, n in nodes.items() if n.get("id") == hw)].get(via, ())}
+
+
+@pytest.mark.parametrize("hardware, precision, picks", [
+    ("a100", "fp8", "bf16-training"),           # no FP8 tensor cores: the advice is the hardware's bf16
+    ("v100", "bf16", "fp16-mixed-precision"),   # fp16 tensor cores only: mixed precision with loss scaling
+    ("t4", "fp8", "fp16-mixed-precision"),
+])
+def test_a_precision_the_hardware_does_not_run_is_left_aside_and_said(kb, snap, hardware, precision, picks):
+    """A precision given that the hardware's tensor cores do not run (``rkg:runsOn``, QA round 4
+    F3): the answer says so among what it did not use, reads the hardware instead, and never
+    rules a choice out for a run the hardware cannot do (bf16 "already chosen" against fp8 on an
+    A100); the constraint is still shown as given, and explain reads it alike."""
+    assert precision not in _supported(snap, hardware)
+    (a,) = kb.query(f"recommend technique where hardware = {hardware} and precision = {precision}")
+    (u,) = [u for u in a["unused"] if u["dimension"] == "precision"]
+    assert u["value"] == precision and f"{hardware} gives tensor-precision all of" in u["why"]
+    assert a["decision"]["pick"] == picks
+    assert {"dimension": "precision", "op": "=", "value": precision} in a["constraints"]
+    assert not any("precision =" in e["because"][0]["text"] for e in a["excluded"] if e.get("because"))
+    (e,) = kb.query(f"explain {picks} where hardware = {hardware} and precision = {precision}")
+    assert any(u["dimension"] == "precision" for u in e["unused"]) and e["rank"] == 1
+
+
+@pytest.mark.parametrize("hardware, precision", [("h100", "fp8"), ("a100", "bf16"), ("a100", "fp16"),
+                                                 ("a100", "fp32"), ("v100", "fp16")])
+def test_a_precision_the_hardware_runs_or_no_hardware_states_is_read(kb, snap, hardware, precision):
+    """fp32 is no tensor-core precision any hardware states: never checked; a precision the
+    hardware runs is read as given."""
+    (a,) = kb.query(f"recommend technique where hardware = {hardware} and precision = {precision}")
+    assert not any(u["dimension"] == "precision" and "tensor-precision" in u["why"] for u in a["unused"])
+
+
+def test_every_peak_the_kb_gives_is_a_precision_the_hardware_runs(snap):
+    """A dense fp16 or fp8 peak stated for a part is a precision its tensor cores run
+    (rkg:supportsPrecision): the A100 and H100 run fp16 as the A100 40GB and H100 PCIe do."""
+    from recipekg.knowledge.terms import RKG
+
+    via = snap["dimensions"]["tensor-precision"]["derived_via"]
+    for iri, h in snap["hardware"].items():
+        states = {snap["nodes"][p]["id"] for p in h.get(via, ())}
+        for precision in ("bf16", "fp16", "fp8"):
+            if h.get(str(getattr(RKG, f"{precision}PeakFlopsPerSecond"))):
+                assert precision in states, (snap["nodes"][iri]["id"], precision)

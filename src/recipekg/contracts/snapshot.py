@@ -130,6 +130,9 @@ class Dimension(TypedDict):
     #: compute-optimal model size from FLOPs), each ``[formula IRI, [the dimensions it reads]]``,
     #: the one reading the most first; the reasoner takes the first whose inputs are given.
     sized_by: list[tuple[str, list[str]]]
+    #: The dimension whose values run a value given of this one (``rkg:runsOn``: a training
+    #: precision on the tensor cores' precisions), by name; None for most.
+    runs_on: str | None
     #: The model figures that formula reads through a rule of thumb, each ``[figure, formula IRI]``
     #: (``layers``: the formula computing it from ``params``) after those it needs; the reasoner
     #: takes a query's value or a named model's first.

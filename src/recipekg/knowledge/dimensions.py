@@ -53,6 +53,8 @@ def compile_dimensions(ix, nodes: dict) -> dict:
             # the formulas that give it from a budget given instead (rkg:sizedBy), each [formula IRI,
             # the dimensions it reads], the one reading the most first: sizing()
             "sized_by": sorted(ix.iris(d, RKG.sizedBy)),
+            # the dimension whose values run a value given of it (rkg:runsOn: precision on tensor-precision), by name
+            "runs_on": next((ix.text(t, SKOS.notation) or local_name(t) for t in ix.iris(d, RKG.runsOn)), None),
             # the model figures that formula reads through a rule of thumb (layers from params): derived_order
             "derived_through": [], "open_inputs": [],
             "problem_fact": ix.text(d, RKG.problemFact) == "true",

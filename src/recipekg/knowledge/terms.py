@@ -45,7 +45,7 @@ RKG = Namespace(BASE + "ns#", """
     ModelConfiguration layers hiddenSize attentionHeads kvHeads vocabSize ffnHidden ffnMatrices experts
     expertsPerToken contextLength attentionWindow activeParams nominalParams
     Dimension DimensionKind Categorical Count Duration Bytes Ratio dimensionKind valueClass
-    derivedVia derivedFrom derivedBy sizedBy defaultValue minValue maxValue planOnly capacityShare impliesValue
+    derivedVia derivedFrom derivedBy sizedBy runsOn defaultValue minValue maxValue planOnly capacityShare impliesValue
     DataModality Task Goal Preference InferenceBudget Availability Precision Horizon RecomputeMode
     TrainingMethod OffloadTarget OptimizerStep trainsWeights parallelLayout forMethod fixesHyperparameter fixedValue
     openInput coupledWith

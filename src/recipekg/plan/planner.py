@@ -128,7 +128,7 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
         timing = Timing(inputs.hardware)
     else:
         timing = _timed(ledger, inputs, sizes, ask, back)
-        batch_cap(ledger, (fit.json.get("layout") if fit is not None else None), timing)
+        timing = batch_cap(ledger, (fit.json.get("layout") if fit is not None else None), timing)
         energy_and_cost(ledger, inputs, timing)
         _recomputation_note(ledger, fit, timing)
     tier = None if method.id == "inference" else compute_tier(

@@ -280,7 +280,8 @@ def _time_line(ledger: Ledger, inputs: Inputs, t: Timing) -> str:
     ends = [f"{show(t.gpus_needed, 'GPUs')} for the {show(inputs.time_budget, 'hours')} budget"] \
         if t.gpus_needed is not None else []
     if not (ends and inputs.gpus is None):  # (with the budget's GPUs, one GPU's years say nothing)
-        ends.insert(0, f"{show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}")
+        ends.insert(0, f"{show(t.wall, 'hours')} on {show(inputs.gpus or Q.point(1), 'GPUs')}"
+                    + (f" {t.past_batch}" if t.past_batch else ""))
     return (f"time: {show(t.gpu_hours, 'GPU-hours')} on {ledger.kb.node_id(t.hardware) if t.hardware else 'your GPU'} "
             f"at MFU {mfu}{attention} → " + "; ".join(ends)
             + (f"; the whole {show(inputs.time_budget, 'hours')} budget would train {show(t.budget_tokens, 'tokens')}"

@@ -49,6 +49,7 @@ class Timing(Record):
     budget_met: bool | None = None     # whether the wall time keeps to the time budget (None: no budget)
     mfu_for_time: Q | None = None      # the MFU from which a budget the MFU range straddles is met
     budget_tokens: Q | None = None     # the tokens a time budget the run uses less than half of would train
+    past_batch: str | None = None      # the plan's GPUs are more than its batch spreads over: the batch they take
 
 
 class Peak(Record):
@@ -153,6 +154,15 @@ def _peak(kb, inputs: Inputs, hw: str | None) -> Peak:
     return Peak(kb.peak(hw) if hw else None, "bf16_peak", bf16_f, kb.peak_precision(hw) or "bf16")
 
 
+def _runs(kb, hw: str) -> list[str]:
+    """The precisions the hardware's tensor cores run, by id (the precision dimension's
+    ``rkg:runsOn`` dimension, through its ``rkg:derivedVia``); none when the KB states none."""
+    dims = kb.snap["dimensions"]
+    on = dims.get(dims.get("precision", {}).get("runs_on") or "")
+    via = on.get("derived_via") if on else None
+    return sorted(kb.node_id(p) for p in kb.snap["hardware"].get(hw, {}).get(via) or ()) if via else []
+
+
 def _say_peak(ledger: Ledger, inputs: Inputs, hw: str | None, peak: Peak) -> None:
     """Which peak time uses, and what follows from it."""
     kb, fp8 = ledger.kb, _fp8(ledger.kb, inputs)
@@ -170,8 +180,12 @@ def _say_peak(ledger: Ledger, inputs: Inputs, hw: str | None, peak: Peak) -> Non
                     f"({units.amount(peak.value, unit='FLOP/s')}, {units.grouped(peak.value / kb.peak(hw), 2)}× "
                     f"its bf16 peak); {mfu_text}", kb.snap["nodes"][hw], *([fact] if fact and inputs.mfu is None else []))
     elif fp8 and peak.value is not None:
-        ledger.note(f"precision = fp8, but the KB has no fp8 peak for {kb.label(hw)} (its notes say why): time "
-                    f"uses its dense {peak.precision} peak, as for 16-bit training", kb.snap["nodes"][hw], warn=True)
+        runs = _runs(kb, hw)
+        why = (f"{kb.label(hw)}'s tensor cores do not run fp8 (they run {', '.join(runs)}: the hardware's "
+               f"supported precisions), so a run in fp8 is none it does" if runs and "fp8" not in runs else
+               f"the KB has no fp8 peak for {kb.label(hw)} (its notes say why)")
+        ledger.note(f"precision = fp8, but {why}: time uses its dense {peak.precision} peak, as for 16-bit "
+                    f"training", kb.snap["nodes"][hw], warn=True)
     if peak.value is not None and peak.precision == "fp16":
         why = kb.snap["choice_properties"].get(FACT + "bf16-needs-tensor-cores")
         ledger.note(f"{kb.label(hw)} has no bf16 tensor cores: time uses its dense fp16 peak (FP32 accumulation); "
@@ -391,26 +405,56 @@ def _against_budget(ledger: Ledger, inputs: Inputs, gpu_hours: Q, wall: Q,
     return None, None, True
 
 
-def batch_cap(ledger: Ledger, layout: Layout | None, timing: Timing) -> None:
-    """When more GPUs would meet the time budget, the most GPUs one global batch spreads over
-    (``formula:gpus-one-batch-spreads-over``: its sequences at the layout's micro-batch, each
-    data-parallel group the layout's tensor × pipeline GPUs), and a warning when the GPUs the
-    budget needs are more: 7B on H100s in an hour would take 3,839-11,924 GPUs, where a
-    3.86M-token batch of 2,048-token sequences keeps 1,885 busy."""
+def batch_cap(ledger: Ledger, layout: Layout | None, timing: Timing) -> Timing:
+    """The most GPUs one global batch spreads over (``formula:gpus-one-batch-spreads-over``:
+    its sequences at the layout's micro-batch, each data-parallel group the layout's tensor ×
+    pipeline GPUs), when it bounds the plan: more GPUs would meet the time budget (7B on H100s
+    in an hour would take 3,839-11,924 GPUs, where a 3.86M-token batch of 2,048-token sequences
+    keeps 1,885 busy), or the plan's own GPUs are more than it (:func:`_past_the_batch`: the
+    timing returned then says so)."""
     more, v = timing.gpus_for_time, ledger.values
-    if more is None or not layout or v.get("batch_tokens") is None or v.get("seq_length") is None:
-        return
+    if not layout or timing.gpu_hours is None or v.get("batch_tokens") is None or v.get("seq_length") is None:
+        return timing
     f = ledger.kb.by_id("gpus-one-batch-spreads-over")
+    tp, pp, mb = layout["tensor_parallel"], layout["pipeline_parallel"], layout["micro_batch"]
     cap, env = ledger.compute(f, {"batch_tokens": v["batch_tokens"], "seq_length": v["seq_length"],
-                                  "micro_batch": Q.point(layout["micro_batch"]),
-                                  "tensor_parallel": Q.point(layout["tensor_parallel"]),
-                                  "pipeline_parallel": Q.point(layout["pipeline_parallel"])})
+                                  "micro_batch": Q.point(mb), "tensor_parallel": Q.point(tp),
+                                  "pipeline_parallel": Q.point(pp)})
     cap = Q.span(math.floor(cap.low), math.floor(cap.high), math.floor(cap.value))
+    gpus = tp * pp * layout["data_parallel"]
+    past = gpus > cap.high and cap.high >= 1
+    if not (more is not None or past):
+        return timing
     ledger.add("gpus_batch_cap", cap, formula=f, env=env, label="the most GPUs one global batch spreads over")
-    if more.low > cap.high:
+    if more is not None and more.low > cap.high:
         ledger.note(f"the {show(more, 'GPUs')} the time budget would take are more than one global batch spreads "
                     f"over: {show(v['batch_tokens'], 'tokens')} in sequences of {v['seq_length'].value:,.0f} tokens keep at "
                     f"most {show(cap, 'GPUs')} busy at this layout's micro-batch and model parallelism "
                     f"({f.data['expression']}); past them the budget needs a larger batch (more tokens past its "
                     f"critical size) or more tensor or pipeline parallelism (a lower MFU), so it is out of reach as "
                     f"planned", f.data, warn=True)
+    elif past and more is None:
+        return Timing(*timing.astuple()[:-1], past_batch=_past_the_batch(ledger, layout, timing, cap, f))
+    return timing
+
+
+def _past_the_batch(ledger: Ledger, layout: Layout, timing: Timing, cap: Q, f: KBFormula) -> str:
+    """The plan's GPUs are more than its batch spreads over: one optimizer step on all of them
+    takes a larger batch than the plan's (a sequence per data-parallel group at the least), and
+    past the critical batch size a larger batch needs more data for the same loss (Kaplan et al.
+    Section 5.1), so their wall time holds only at that batch; what the plan's batch takes on the
+    GPUs it does keep busy (returned, as the time line says it). 125M on 1,024 H100s: 2.1M
+    tokens a step, 7.6× the 277k planned."""
+    v, gpus = ledger.values, layout["tensor_parallel"] * layout["pipeline_parallel"] * layout["data_parallel"]
+    least = layout["data_parallel"] * layout["micro_batch"] * v["seq_length"].value
+    wall_f = ledger.kb.formula("wall_time", "gpu_hours", "gpus")
+    on_cap, _ = ledger.compute(wall_f, {"gpu_hours": timing.gpu_hours, "gpus": Q.point(cap.low)})
+    times = f"{least / v['batch_tokens'].value:.1f}× the planned {show(v['batch_tokens'], 'tokens')}"
+    ledger.note(f"the {gpus:,} GPUs are more than one global batch spreads over: {show(v['batch_tokens'], 'tokens')} in "
+                f"sequences of {v['seq_length'].value:,.0f} tokens keep at most {show(cap, 'GPUs')} busy at this "
+                f"layout's micro-batch and model parallelism ({f.data['expression']}). On all {gpus:,} a step takes "
+                f"at least {show(Q.point(least), 'tokens')} ({times}), and past its critical size a larger batch "
+                f"needs more tokens for the same loss, so their {show(timing.wall, 'hours')} holds only at that "
+                f"batch; at the planned batch {show(cap, 'GPUs')} take {show(on_cap, 'hours')}", f.data, warn=True)
+    return (f"at a batch of at least {show(Q.point(least), 'tokens')} a step ({times}: at it, "
+            f"{show(cap, 'GPUs')} take {show(on_cap, 'hours')}; gpus_batch_cap)")

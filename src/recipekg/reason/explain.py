@@ -29,6 +29,7 @@ from recipekg.reason.families import entry_of, group_families
 from recipekg.reason.properties import CONTRADICTS, checks, excluded_json
 from recipekg.reason.shortfall import saving_note, shortfall
 from recipekg.reason.recommend import ranking
+from recipekg.reason.scope import unrunnable
 from recipekg.reason.resolve import facts_of, resolve_choice
 from recipekg.reason.scoring import MATCHES
 from recipekg.reason.situation import near_reasons, sources_of, unused
@@ -47,7 +48,8 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
     """The answer to an ``explain`` statement (the JSON the spec describes)."""
     backend = backend or NativeBackend(snap)
     iri = resolve_choice(stmt.choice, snap)
-    facts = facts_of(stmt.constraints, snap)
+    shown_facts = facts_of(stmt.constraints, snap)
+    facts, unrun = unrunnable(shown_facts, snap)  # (a precision the hardware does not run: read without it)
     node = snap["nodes"][iri]
     rankings = {kind: ranking(kind, facts, snap, backend, lean=True) for kind in node["kinds"]}  # ranks, not shown
     entries = {kind: group_families(r["results"], snap) for kind, r in rankings.items()}
@@ -82,7 +84,7 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
         change["why"] = "it heads a list the advice is all against (no pick), and no change found turns the advice for it"
     out: ExplainBody = {"statement": "explain", "query": stmt.text.strip(), "kind": kind,
            "choice": {**choice_json(iri, snap), "definition": node["definition"]},
-           "constraints": constraints_json(facts), "rank": ranks[kind], "ranks": ranks,
+           "constraints": constraints_json(shown_facts), "rank": ranks[kind], "ranks": ranks,
            "group": entry.get("group"),
            # unranked because every rule about it is against it and waits: what those rules wait for
            "waits_for": entry.get("waits_for") or ([] if entry or contra else
@@ -91,8 +93,8 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
            "against": [_brief(r) for r in rules + family if r["side"] == "against" and r["fires"]],
            "properties": [_checked(c["property"], c["verdict"]) for c in verdicts],
            "excluded": excluded_json(iri, contra, facts, snap) if contra else None,
-           "unused": unused(kind, facts, rankings[kind]["evaluated"], rankings[kind]["verdicts"] + verdicts, snap,
-                            rankings[kind]["near"]),
+           "unused": unrun + unused(kind, facts, rankings[kind]["evaluated"], rankings[kind]["verdicts"] + verdicts,
+                                    snap, rankings[kind]["near"]),
            "would_rank_first_if": change["found"]}
     if (section := part[kind]) is not None:
         out["section"] = section

@@ -48,11 +48,12 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     from recipekg.reason.elsewhere import against_yours, choices_given, given_on, yours
     from recipekg.reason.properties import parts_of
     from recipekg.reason.families import group_families
-    from recipekg.reason.scope import out_of_scope
+    from recipekg.reason.scope import out_of_scope, unrunnable
     from recipekg.reason.shortfall import shortfall
 
     kind = resolve_kind(stmt.kind, snap)
-    facts = facts_of(stmt.constraints, snap)
+    shown_facts = facts_of(stmt.constraints, snap)
+    facts, unrun = unrunnable(shown_facts, snap)  # (a precision the hardware does not run: read without it)
     native = backend if isinstance(backend, NativeBackend) else NativeBackend(snap)
     top = SHOWN if stmt.top is None else stmt.top
     # results in full for the entries shown and those ask looks at (and every match: ranking)
@@ -72,10 +73,10 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
     short = shortfall(shown, facts, snap)
     sections = snap["recipe_sections"] if kind in snap["sectioned_kinds"] else None  # (parts of one run)
     answer: RecommendBody = {"statement": "recommend", "kind": kind, "query": stmt.text.strip(),
-              "constraints": constraints_json(facts),
+              "constraints": constraints_json(shown_facts),
               "decision": decision(shown, near=near, nodes=snap["nodes"], sections=sections, kind=kind), "ask": ask,
               "results": shown, "excluded": ranked["excluded"],
-              "unused": unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap, ranked["near"]),
+              "unused": unrun + unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap, ranked["near"]),
               "near_boundary": near}
     if also := answer["decision"].get("alongside"):  # the other parts of the pick's own run only
         if kept := [e for e in also if same_run(answer["decision"]["pick"], e["pick"], snap)]:

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 from recipekg.reason.answers import shown_constraint
 from recipekg.reason.conditions import FAILED, status
+from recipekg.render.constraints import format_constraint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from recipekg.contracts.common import Unused
     from recipekg.contracts.recommend import OutOfScope
 
 
@@ -45,3 +47,52 @@ def out_of_scope(facts: dict, snap: dict) -> list[OutOfScope]:
                     entry["origin"] = node["origin"]
                 out.append(entry)
     return out
+
+
+def unrunnable(facts: dict, snap: dict) -> tuple[dict, list[Unused]]:
+    """``(facts, unused)``: the facts without each value given that the hardware does not run
+    (``rkg:runsOn``: a precision given against the tensor cores' precisions, when they are known
+    in full: derived from the hardware), derived again without it, and why each was left aside.
+    A run in fp8 on an A100 is no run its tensor cores do: the advice reads the hardware, not the
+    premise it does not meet. A value no hardware of the KB states (fp32) is not checked.
+
+    >>> from recipekg.reason.resolve import facts_of
+    >>> facts = facts_of(parse("recommend technique where hardware = a100 and precision = fp8")[0].constraints, snap)
+    >>> kept, unused = unrunnable(facts, snap)
+    >>> "precision" in kept, unused[0]["why"][:56]
+    (False, 'it runs where tensor-precision holds fp8, and hardware =')
+    >>> unrunnable(facts_of(parse("recommend technique where hardware = h100 and precision = fp8")[0].constraints, snap), snap)[1]
+    []
+    """
+    out: list[Unused] = []
+    for name, f in facts.items():
+        on = snap["dimensions"][name].get("runs_on")
+        held = facts.get(on) if on else None
+        if f.derived or not f.values or held is None or not held.all_of or held.values is None:
+            continue
+        stated = _stated(snap["dimensions"][on], snap)
+        if not f.values <= stated or f.values & held.values:
+            continue  # (a value no hardware states, or one it runs among those given)
+        nodes = snap["nodes"]
+        runs = ", ".join(sorted(nodes.get(v, {}).get("id", v) for v in held.values))
+        c = shown_constraint(f.constraints[0])
+        given = format_constraint(c)
+        source = "; ".join(format_constraint(shown_constraint(x)) for x in facts[held.derived].constraints) \
+            if held.derived in facts else held.derived
+        out.append({"dimension": name, "op": c.get("op", "="), "value": c["value"],
+                    "why": f"it runs where {on} holds {' or '.join(sorted(nodes.get(v, {}).get('id', v) for v in f.values))}"
+                           f", and {source} gives {on} all of ({runs}): the "
+                           f"advice reads the hardware, not a premise it does not meet (give another {name}, or "
+                           f"hardware that runs {given})"})
+    if not out:
+        return facts, out
+    from recipekg.reason.derive import derive
+
+    left = {d["dimension"] for d in out}
+    return derive({n: f for n, f in facts.items() if not f.derived and n not in left}, snap), out
+
+
+def _stated(dim: dict, snap: dict) -> set[str]:
+    """The values some hardware of the KB states through ``dim``'s ``rkg:derivedVia``."""
+    via = dim.get("derived_via")
+    return {v for h in snap["hardware"].values() for v in (h.get(via) or ()) if type(v) is str} if via else set()

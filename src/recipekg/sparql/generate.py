@@ -66,6 +66,7 @@ from recipekg.knowledge.terms import PREFIXES
 from recipekg.query.ast import Explain, Plan, Recipe, Recommend
 from recipekg.reason.facts import Facts
 from recipekg.reason.resolve import facts_of, resolve_choice, resolve_kind
+from recipekg.reason.scope import unrunnable
 
 #: Prefixes every generated query declares (a fixed header: golden files stay stable).
 QUERY_PREFIXES = {p: PREFIXES[p] for p in ("rkg", "kb", "rule", "cond", "dim", "sec", "paper",
@@ -88,7 +89,7 @@ def to_sparql(statement, snap: dict) -> str:
         raise UnsupportedStatement.plan()
     if isinstance(statement, Recipe):
         raise UnsupportedStatement.recipe()
-    facts = facts_of(statement.constraints, snap)
+    facts = unrunnable(facts_of(statement.constraints, snap), snap)[0]  # (read as the native reasoner reads them)
     if isinstance(statement, Recommend):
         return recommend_query(resolve_kind(statement.kind, snap), facts, snap)
     if isinstance(statement, Explain):
