@@ -114,9 +114,31 @@ def test_full_recomputation_counts_the_layer_it_rebuilds(run_plan, attention, pe
     assert "rebuilt_layer" not in parts(none)
 
 
+@pytest.mark.parametrize("attention, per_layer", [("flash", 0), ("standard", 5 * 32 * 4096 / 4096)])
+def test_selective_recomputation_counts_the_scores_it_rebuilds(run_plan, attention, per_layer):
+    """Selective recomputation keeps all but the attention scores and recomputes those of one
+    layer at a time in the backward pass (QA round 4, F2): with attention = standard that layer's
+    5·a·s²·b/t bytes come on top of what it keeps (the 32K-token run that fit at 57 of 80 GB
+    needed 42 GB more); under FlashAttention the kernel never stores them, so nothing does."""
+    base = ("plan where model = llama-2-7b and hardware = h100 and gpus = 8 and seq-length = 4096 and zero = 1 "
+            f"and tensor-parallel = 1 and pipeline-parallel = 1 and attention = {attention} and recompute = ")
+    selective, none = run_plan(base + "selective"), run_plan(base + "none")
+    kept = 4096 * 4096 * 32 * (14 + 4 + 2 * 4 * 11008 / 4096)
+    assert q(selective, "activations")["value"] == pytest.approx(kept)
+    if not per_layer:
+        assert "rebuilt_layer" not in parts(selective)
+        return
+    rebuilt = q(selective, "rebuilt_layer_activations")["value"]
+    assert rebuilt == pytest.approx(4096 * 4096 * per_layer)                        # 5·a·s²·b, one layer
+    assert rebuilt == pytest.approx((q(none, "activations")["value"] - kept) / 32)
+    assert parts(selective)["rebuilt_layer"] == pytest.approx(rebuilt)
+    assert sum(parts(selective).values()) == pytest.approx(q(selective, "memory_per_gpu")["value"])
+
+
 def test_without_a_pipeline_only_the_rebuilt_layer_is_new(snap):
     """p = 1: the memory is the model states, every layer's activations, the logits, the buffers
-    and the headroom, as before; full recomputation adds one layer."""
+    and the headroom, as before; full recomputation adds one layer (selective recomputation,
+    under the default FlashAttention, none)."""
     memo = evaluator(snap, "plan where model = llama-3-8b and hardware = h100 and gpus = 8 and seq-length = 8192")
     for zero in (0, 1, 3):
         for tp in (1, 2, 8):

@@ -42,6 +42,8 @@ ACTIVATIONS = {("standard", "none"): "activations-no-recompute", ("flash", "none
                ("flash", "selective"): "activations-selective-recompute",
                ("standard", "full"): "activations-full-recompute", ("flash", "full"): "activations-full-recompute"}
 ZERO_NONE = Q.point(0)
+#: The formula of the one layer each recomputation mode rebuilds at a time in the backward pass.
+REBUILT = {"full": "rebuilt-layer-activations", "selective": "rebuilt-layer-scores-selective"}
 
 
 def activation_formula(attention: str, recompute: str) -> str:
@@ -112,18 +114,28 @@ class Evaluator:
         return self._once(("logits", tp), "output-layer-activations", self.logits_env(tp))
 
     def rebuilt_layer(self, rec: str, tp: int) -> Q:
-        """Full recomputation's one layer rebuilt at a time in the backward pass, counted as
-        without recomputation under the attention kernel (0 for the other modes and at inference)."""
-        if self.inference or rec != "full":
+        """The one layer the backward pass rebuilds at a time: with full recomputation all of it,
+        counted as without recomputation under the attention kernel; with selective recomputation
+        the attention scores it recomputes (none under FlashAttention, which never stores them);
+        0 without recomputation and at inference."""
+        if self.inference or rec not in REBUILT:
             return ZERO_NONE
-        key = ("rebuilt", tp)
+        key = ("rebuilt", rec, tp)
         if key not in self.seen:
-            self.seen[key], _ = self.ledger.compute(self.formula("rebuilt-layer-activations"), self.rebuilt_env(tp))
+            env = self.rebuilt_env(tp, rec)
+            kept = env.get("kept_activations")
+            self.seen[key] = ZERO_NONE if kept is not None and kept.value >= env["kernel_activations"].value else \
+                self.ledger.compute(self.formula(REBUILT[rec]), env)[0]  # (selective under FlashAttention: none)
         return self.seen[key]
 
-    def rebuilt_env(self, tp: int) -> dict:
+    def rebuilt_env(self, tp: int, rec: str = "full") -> dict:
         fid = activation_formula(self.options.attention, "none")
         kernel = self._once(("activations", fid, tp), fid, self.activation_env(tp))
+        if rec != "full":  # (what selective recomputation keeps: the kernel's count less the scores)
+            kept = activation_formula(self.options.attention, rec)
+            return {"kernel_activations": kernel, "kept_activations": self._once(("activations", kept, tp), kept,
+                                                                                 self.activation_env(tp)),
+                    "layers": self.shape.layers}
         return {"kernel_activations": kernel, "layers": self.shape.layers}
 
     def stages(self, rec: str, tp: int, pp: int, dp: int = 1) -> dict:

@@ -18,7 +18,7 @@ parts (what the plan page's memory bar shows; they add up to the memory per GPU)
 
 from __future__ import annotations
 
-from recipekg.plan.evaluator import ZERO, activation_formula
+from recipekg.plan.evaluator import REBUILT, ZERO, activation_formula
 from recipekg.formula.expr import Q
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.ledger import Ledger
@@ -87,10 +87,11 @@ def record_per_gpu(ledger: Ledger, memo, best: dict, state_parts: list[PerGpuPar
     parts = list(state_parts) + [part("activations", stage["layers"], fid if stage["bound"] != "last"
                                       else "last-stage-activations")]
     if best["rebuilt"].high > 0:
-        f = memo.formula("rebuilt-layer-activations")
-        rq, env = ledger.compute(f, memo.rebuilt_env(best["tp"]))
+        f = memo.formula(REBUILT[best["recompute"]])
+        rq, env = ledger.compute(f, memo.rebuilt_env(best["tp"], best["recompute"]))
         ledger.add("rebuilt_layer_activations", rq, formula=f, env=env)
-        parts.append(part("rebuilt_layer", rq, f.id, "layer rebuilt by full recomputation"))
+        parts.append(part("rebuilt_layer", rq, f.id, "layer rebuilt by full recomputation" if best["recompute"] == "full"
+                          else "attention scores selective recomputation rebuilds for one layer"))
     if stage["logits"].high > 0:
         f = memo.formula("output-layer-activations")
         lq, env = ledger.compute(f, memo.logits_env(best["tp"]))
