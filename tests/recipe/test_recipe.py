@@ -947,3 +947,20 @@ def test_a_given_architecture_carries_what_its_sources_say_the_constraints_go_pa
     (inside,) = kb.query("recipe where architecture = tabpfn and data = tabular and rows = 5k")
     arch = next(i for s in inside["sections"] for i in s["items"] if i["what"] == "architecture")
     assert "caveat" not in arch
+
+
+def test_a_pick_the_advice_ties_says_so_in_the_recipe(kb):
+    """A recipe commits to one choice where its ranking ties several (QA round 4, F6: Informer
+    over PatchTST by id alone): the item says it is tied, with what, and on what it was taken,
+    and lists them (``tied_with``); an item from an untied pick says nothing of it."""
+    statement = "data = time-series and task = forecasting and sequences = 500k and gpus = 4"
+    (ranked,) = kb.query(f"recommend architecture where {statement}")
+    tied = ranked["decision"].get("tied_with")
+    assert tied
+    (r,) = kb.query(f"recipe where {statement}")
+    (it,) = [i for s in r["sections"] if s["name"] == "architecture" for i in s["items"] if i["what"] == "architecture"]
+    assert it["value"] == ranked["decision"]["pick"] and it["tied_with"] == tied
+    labels = {x["id"]: x["label"] for x in ranked["results"]}
+    assert it["text"].startswith(f"{labels[it['value']]}, tied with {labels[tied[0]]}") and "by id only" in it["text"]
+    (plain,) = kb.query("recipe where data = text and task = generation and params = 7B and hardware = h100 and gpus = 8")
+    assert not any("tied_with" in i for s in plain["sections"] for i in s["items"] if i.get("from", "").startswith("recommend"))

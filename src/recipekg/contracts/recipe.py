@@ -46,6 +46,9 @@ Item = TypedDict("Item", {
     "sources": list[Source],
     "from": NotRequired[str],
     "runner_ups": NotRequired[list[str]],
+    # the choices the advice ranks equal to the pick (the same score, strength and specificity):
+    # the item's text says the recipe took the first by id only
+    "tied_with": NotRequired[list[str]],
     "needs": NotRequired[list[str]],
     "quantity": NotRequired[str],
     "unit": NotRequired[str | None],

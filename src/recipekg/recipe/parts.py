@@ -27,8 +27,12 @@ def _pick_item(what: str, answer: dict, kind: str) -> dict:
     result = next(r for r in answer["results"] if r["id"] == pick)
     reason = (result["because"] or [{}])[0]
     runner_ups = answer["decision"]["runner_ups"]
-    return item(what, pick, result["label"], reason.get("text", ""), reason.get("sources", []),
-                **{"from": f"recommend {kind}", "runner_ups": runner_ups},
+    tied = answer["decision"].get("tied_with") or []  # (said: the recipe commits to one the advice does not separate)
+    labels = {r["id"]: r["label"] for r in answer["results"]}
+    text = result["label"] + (f", tied with {', '.join(labels.get(t, t) for t in tied)} (the advice speaks for "
+                              f"each equally: first here by id only)" if tied else "")
+    return item(what, pick, text, reason.get("text", ""), reason.get("sources", []),
+                **{"from": f"recommend {kind}", "runner_ups": runner_ups}, **({"tied_with": tied} if tied else {}),
                 **(_origin(result, reason) or _excluded_by(answer)), **_caveat(reason))
 
 
