@@ -125,10 +125,12 @@ def test_without_the_hardware_the_answer_says_what_to_give(kb):
     (a,) = kb.query("recommend approach where seq-length = 128k and params = 8B and gpus = 8")
     why = _unused(a, "seq-length")
     assert "sequence-activations" in why and "give the hardware" in why and "gpu-memory" in why
-    (b,) = kb.query("recommend technique where seq-length = 128k and hardware = h100")
+    (b,) = kb.query("recommend approach where seq-length = 128k and hardware = h100")
     why = _unused(b, "seq-length")
     give = why.split("give", 1)[1].split("; here ", 1)[0]  # (what follows names the kind that reads it here)
     assert "sequence-activations" in why and "params" in give and "hardware" not in give
+    (t,) = kb.query("recommend technique where seq-length = 128k and hardware = h100")  # (the kernel reads it alone)
+    assert t["decision"]["pick"] == "flash" and not any(u["dimension"] == "seq-length" for u in t["unused"])
 
 
 def test_explain_gives_the_same_reason(kb):

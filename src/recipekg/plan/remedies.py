@@ -130,6 +130,9 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
             kb.q("c_adam_8bit_state_bytes_per_param").value:
         alternatives.append(("adam-8bit", "8-bit Adam (optimizer = adam-8bit)", with_name(kb, inputs, "optimizer", "adam-8bit"),
                              method, "2 bytes of optimizer state per trained parameter"))
+    if method.id != "inference" and options.attention == "standard":
+        alternatives.append(("attention", "FlashAttention (attention = flash)", with_name(kb, inputs, "attention", "flash"),
+                             method, "no s × s attention scores stored, nor rebuilt by recomputation"))
     if method.id == "inference" and options.kv_bytes.value > kb.q("c_kv_bytes_per_value_8bit").value:
         alternatives.append(("kv-precision", "an 8-bit KV cache (kv-precision = fp8)",
                              with_name(kb, inputs, "kv-precision", "fp8"), method, "half the KV cache"))
@@ -180,7 +183,8 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
             {"method": rid} if rid in ("lora", "qlora") else {"offload": "cpu"} if rid == "offload" else
             {"precision": rid} if rid in quantized_precisions(kb) else {"optimizer": rid} if rid == "adam-8bit" else
             {"master-weights": "bf16"} if rid == "master-weights" else
-            {"optimizer-step": "in-backward"} if rid == "optimizer-step" else {"kv-precision": "fp8"})
+            {"optimizer-step": "in-backward"} if rid == "optimizer-step" else
+            {"attention": "flash"} if rid == "attention" else {"kv-precision": "fp8"})
         more: RemedyMore = {"change": change}
         if rid in ("lora", "qlora"):
             base = _frozen_base(ledger, params, alt, options)
