@@ -103,3 +103,28 @@ def test_an_extension_s_property_that_rules_bundled_choices_out_says_so(tmp_path
     assert "adamw" in ruled and ruled["adamw"]["origin"]["file"] == str(ext) and ruled["adamw"]["origin"]["line"] > 1
     assert f"[extension {ext}, line" in render_answers([a], "text")
     assert not schema_errors(a)
+
+
+def test_a_model_not_fitted_by_gradient_descent_has_no_optimizer_nor_approach(kb, snap):
+    """``rkg:regimeFor`` (QA round 4, Q08): an optimizer, and an approach (parallelism, adapters,
+    training strategies), are for a model fitted by gradient descent; a gradient-boosted model
+    inherits its family's regime (boosting) through skos:broader, so XGBoost and LightGBM rule
+    every one of them out with that reason (and a statistical model, ARIMA), where a CNN or a
+    named transformer keeps them."""
+    for kind, architecture in (("approach", "xgboost"), ("optimizer", "lightgbm"), ("optimizer", "arima")):
+        (a,) = kb.query(f"recommend {kind} where architecture = {architecture} and gpus = 8")
+        assert a["decision"]["pick"] is None and a["excluded"], (kind, architecture)
+        assert all(e["property"]["aspect"].startswith("how the models it is for are fitted") for e in a["excluded"])
+    for kind, architecture in (("optimizer", "resnet"), ("approach", "llama-3-8b")):
+        (a,) = kb.query(f"recommend {kind} where architecture = {architecture} and gpus = 8")
+        assert not any("fitted" in e["property"]["aspect"] for e in a["excluded"])
+
+
+def test_a_property_every_choice_of_the_kind_has_separates_none(kb):
+    """What the kind's properties fit is not what puts one choice ahead of another (nor an
+    "applies only if" line beside each): every optimizer is for gradient descent alike."""
+    (a,) = kb.query("recommend optimizer where data = images and samples = 3000 and architecture = cnn "
+                    "and method = full-fine-tune")
+    assert not a["decision"].get("ahead_by")
+    assert not any("fitted by gradient descent" in c["property"]["label"] for r in a["results"]
+                   for c in r.get("applies_if", ()))

@@ -78,6 +78,16 @@ def compile_properties(ix, dimensions: dict, nodes: dict, sources_of) -> dict:
             "properties_by_kind": by_kind}
 
 
+def _stated(ix, s: str, via, nodes: dict | None) -> set[str]:
+    """What ``s`` states through ``via``, else what its ancestors (``skos:broader``) state: a
+    family's regime holds for its members (XGBoost is fitted by boosting as gradient-boosted
+    trees are)."""
+    own = set(ix.iris(s, via))
+    if own or not nodes:
+        return own
+    return {v for a in nodes.get(s, {}).get("ancestors", ()) for v in ix.iris(a, via)}
+
+
 def _check(ix, dim: str | None, test: str | None, number: float | None, values: list[str], via,
            nodes: dict | None = None) -> dict | None:
     """The condition a property's test evaluates (None when the property is incomplete: an
@@ -101,7 +111,8 @@ def _check(ix, dim: str | None, test: str | None, number: float | None, values: 
         holders = [s for s, props in ix.spo.items() if via in props]
         members = {s for c in {t for h in holders for t in ix.iris(h, RDF.type)} for s in ix.instances(c)}
         wanted, unstated = set(values), test == "one-of"
-        values = sorted(s for s in members if unstated and not ix.all(s, via) or wanted & set(ix.iris(s, via)))
+        values = sorted(s for s in members if unstated and not _stated(ix, s, via, nodes)
+                        or wanted & _stated(ix, s, via, nodes))
         if not values:
             return None
     if test == "one-of" and nodes:

@@ -65,7 +65,7 @@ def _ruled_out(ledger: Ledger, tier: Tier, facts: dict) -> None:
             node = snap["nodes"].get(iri, {})
             if node.get("kinds"):
                 found.append((iri, node, checks(iri, node["kinds"][0], facts, snap)))
-        fitting = {c["dimension"] for _, _, cs in found for c in cs if c["verdict"] == FITS}
+        fitting = {c["dimension"] for _, _, cs in found for c in cs if c["verdict"] == FITS and not c["of_kind"]}
         for iri, node, cs in found:
             ruled = {c["property"]["id"] for c in cs if c["verdict"] == CONTRADICTS and c["dimension"] not in fitting}
             props = [snap["choice_properties"][p] for p, _ in properties_of(iri, snap)

@@ -69,7 +69,7 @@ def checks(iri: str, kind: str, facts: dict, snap: dict, only: str | None = None
         verdict = (CONTRADICTS if prop["strict"] else NOTE) if st == against else FITS if st == agrees else None
         if verdict and (only is None or verdict == only):
             out.append({"property": property_json(piri, prop, snap, via), "verdict": verdict,
-                        "dimension": prop["check"]["dimension"],
+                        "dimension": prop["check"]["dimension"], "of_kind": bool(prop.get("of_kind")),
                         "when": [snap["conditions"][c]["dimension"] for c in prop["when"] if c in snap["conditions"]]})
     return out
 
@@ -82,7 +82,8 @@ def open_conditions(iri: str, kind: str, facts: dict, snap: dict) -> list[OpenCo
     A choice ranked on other advice applies only if they hold, which the answer says beside it
     (``applies_if``). A choice the user made (their optimizer, the approach that is their
     method) needs no such line: what it applies to is theirs to know; nor does a property
-    naming several values (every training method), which says little when open, nor one
+    naming several values (every training method), which says little when open, nor one every
+    choice of the kind has (an optimizer is for a model fitted by gradient descent), nor one
     restating the method a choice is (QLoRA is the qlora method).
 
     >>> from recipekg.reason.resolve import facts_of
@@ -103,7 +104,8 @@ def open_conditions(iri: str, kind: str, facts: dict, snap: dict) -> list[OpenCo
     for piri, via in properties_of(iri, snap, kind):
         prop = props.get(piri)
         if (prop is None or prop["check"] is None or not prop["strict"] or prop["test"] != "one-of"
-                or len(prop["value"]) != 1 or (prop["for_kinds"] and kind not in prop["for_kinds"])):
+                or len(prop["value"]) != 1 or (prop["for_kinds"] and kind not in prop["for_kinds"])
+                or prop.get("of_kind")):  # (every choice of the kind has it: nothing beside one of them)
             continue
         if any(status(snap["conditions"][c], facts, snap) != HELD for c in prop["when"] if c in snap["conditions"]):
             continue

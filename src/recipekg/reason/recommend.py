@@ -393,7 +393,8 @@ def _exclude(choices: dict, kind: str, facts: dict, snap: dict) -> tuple[list[di
         if contra:
             excluded[iri] = contra
             continue
-        choices[iri]["fits"] = sorted({c["dimension"] for c in found if c["verdict"] == "fits"})
+        # (what the choice's own properties fit: one every choice of the kind has separates none)
+        choices[iri]["fits"] = sorted({c["dimension"] for c in found if c["verdict"] == "fits" and not c["of_kind"]})
         choices[iri]["notes"] = [c["property"] for c in found if c["verdict"] == "note"]
     for iri in sorted(choices) if excluded else ():  # a family goes with its members only when some are excluded
         if iri in excluded:
