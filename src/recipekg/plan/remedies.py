@@ -87,7 +87,8 @@ def _halvings(ledger: Ledger, inputs: Inputs, params: Q, method: Method, shape, 
     knobs = []
     if method.rank is not None:
         knobs.append(("lora-rank", int(method.rank.value), "a smaller LoRA rank", "adapters"))
-    knobs.append(("seq-length", int(shape.seq_length.value), "shorter sequences", "activations"))
+    knobs.append(("seq-length", int(shape.seq_length.value), "shorter sequences",
+                  "KV cache" if method.id == "inference" else "activations"))  # (what a shorter sequence keeps less of)
     if method.id == "inference" and shape.served is not None:
         knobs.append(("batch-size", int(shape.served.value), "fewer sequences served at once", "KV cache"))
     else:
