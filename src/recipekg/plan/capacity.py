@@ -79,8 +79,8 @@ def _largest(leanest_at, cap: float) -> tuple[float, dict | None]:
     the boundary is bracketed in log-size and narrowed by false position (the Illinois method: the
     log of the memory is nearly linear in the log of the size; halving instead where a size has
     no layout or false position creeps from one side) to within :data:`NARROW`, then found among
-    the figures shown inside the bracket by halving them: about 8 layouts where halving the span
-    took 21.
+    the figures shown inside the bracket by halving them: about 11 layouts where halving the span
+    took 21 (docs/performance.md).
 
     >>> _largest(lambda p: {"per_gpu": Q.point(2.0 * p + 1e9)}, 80e9)[0]
     39500000000.0

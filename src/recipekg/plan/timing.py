@@ -434,6 +434,7 @@ def batch_cap(ledger: Ledger, layout: Layout | None, timing: Timing) -> Timing:
                     f"critical size) or more tensor or pipeline parallelism (a lower MFU), so it is out of reach as "
                     f"planned", f.data, warn=True)
     elif past and more is None:
+        # (a copy with past_batch, the record's last field, set)
         return Timing(*timing.astuple()[:-1], past_batch=_past_the_batch(ledger, layout, timing, cap, f))
     return timing
 
