@@ -111,8 +111,8 @@ def _check(ix, dim: str | None, test: str | None, number: float | None, values: 
         holders = [s for s, props in ix.spo.items() if via in props]
         members = {s for c in {t for h in holders for t in ix.iris(h, RDF.type)} for s in ix.instances(c)}
         wanted, unstated = set(values), test == "one-of"
-        values = sorted(s for s in members if unstated and not _stated(ix, s, via, nodes)
-                        or wanted & _stated(ix, s, via, nodes))
+        stated = {s: _stated(ix, s, via, nodes) for s in members}
+        values = sorted(s for s, got in stated.items() if unstated and not got or wanted & got)
         if not values:
             return None
     if test == "one-of" and nodes:

@@ -54,7 +54,8 @@ def unrunnable(facts: dict, snap: dict) -> tuple[dict, list[Unused]]:
     (``rkg:runsOn``: a precision given against the tensor cores' precisions, when they are known
     in full: derived from the hardware), derived again without it, and why each was left aside.
     A run in fp8 on an A100 is no run its tensor cores do: the advice reads the hardware, not the
-    premise it does not meet. A value no hardware of the KB states (fp32) is not checked.
+    premise it does not meet. A value no hardware of the KB states (fp32), or one that a part
+    among several given runs (``hardware in (a100, h100)`` and fp8), is not checked.
 
     >>> from recipekg.reason.resolve import facts_of
     >>> facts = facts_of(parse("recommend technique where hardware = a100 and precision = fp8")[0].constraints, snap)
@@ -70,9 +71,11 @@ def unrunnable(facts: dict, snap: dict) -> tuple[dict, list[Unused]]:
         held = facts.get(on) if on else None
         if f.derived or not f.values or held is None or not held.all_of or held.values is None:
             continue
-        stated = _stated(snap["dimensions"][on], snap)
-        if not f.values <= stated or f.values & held.values:
-            continue  # (a value no hardware states, or one it runs among those given)
+        via = snap["dimensions"][on].get("derived_via")
+        source = facts.get(held.derived)
+        some = _stated(via, snap, source.values if source and source.values else None)  # (what any part given runs)
+        if not f.values <= _stated(via, snap) or f.values & (some or held.values):
+            continue  # (a value no hardware states, or one a part given runs: hardware in (a100, h100) and fp8)
         nodes = snap["nodes"]
         runs = ", ".join(sorted(nodes.get(v, {}).get("id", v) for v in held.values))
         c = shown_constraint(f.constraints[0])
@@ -92,7 +95,9 @@ def unrunnable(facts: dict, snap: dict) -> tuple[dict, list[Unused]]:
     return derive({n: f for n, f in facts.items() if not f.derived and n not in left}, snap), out
 
 
-def _stated(dim: dict, snap: dict) -> set[str]:
-    """The values some hardware of the KB states through ``dim``'s ``rkg:derivedVia``."""
-    via = dim.get("derived_via")
-    return {v for h in snap["hardware"].values() for v in (h.get(via) or ()) if type(v) is str} if via else set()
+def _stated(via: str | None, snap: dict, parts=None) -> set[str]:
+    """The values the hardware of the KB (or only ``parts``) states through ``via`` (a
+    dimension's ``rkg:derivedVia``)."""
+    hardware = snap["hardware"]
+    return {v for h in (hardware if parts is None else parts) for v in (hardware.get(h, {}).get(via) or ())
+            if type(v) is str} if via else set()
