@@ -126,6 +126,34 @@ def test_one_number_keeps_the_strategy_it_sizes_by(run_plan, query):
     assert "implied" not in s and s["tokens_per_param"]["id"] is not None
 
 
+@pytest.mark.parametrize("query, total, active", [
+    ("plan where params = 141B and active-params = 39B and tokens = 2T", 2e12 / 141e9, 2e12 / 39e9),
+    ("plan where params = 671B and active-params = 37B and tokens = 14.8T", 14.8e12 / 671e9, 14.8e12 / 37e9),
+])
+def test_a_mixture_draws_no_verdict_from_a_dense_ratio(run_plan, query, total, active):
+    """QA 4, Q30: Chinchilla's 20 tokens per parameter is a dense fit; for a mixture of experts
+    the plan shows the ratio per total and per active parameter and calls it neither under- nor
+    over-trained (the KB's moe-no-sourced-law), where a dense model of the same numbers is."""
+    a = run_plan(query)
+    s = a["strategy"]
+    assert s["implied"] is True and s["regime"] is None and "Chinchilla" not in s["label"] and "trained" not in s["label"]
+    assert s["tokens_per_param"]["value"] == pytest.approx(total, rel=1e-6)
+    (note,) = [n for n in a["warnings"] if n["text"].startswith("a mixture of experts: the numbers given imply")]
+    assert f"{total:.3g} tokens per total parameter" in note["text"]
+    assert f"{active:.3g} tokens per active one" in note["text"]
+    assert {"hoffmann2022", "jiang2024mixtral"} <= {x["id"] for x in note["sources"]}
+    text = render_answers([a], "text", detail=True)
+    assert "would do better" not in text and "under-trained)" not in text
+    dense = run_plan(query.replace(" and active-params = 39B", "").replace(" and active-params = 37B", ""))
+    assert "mixture" not in dense["strategy"]["label"] and dense["strategy"]["regime"] in ("below-compute-optimal", "compute-optimal")
+
+
+def test_a_mixture_sized_by_the_dense_ratio_says_so(run_plan):
+    a = run_plan("plan where model = mixtral-8x7b")
+    (note,) = [n for n in a["warnings"] if n["text"].startswith("a mixture of experts: sized at 20 tokens per total")]
+    assert "72.5 tokens per active one" in note["text"] and "not a mixture's checked optimum" in note["text"]
+
+
 # ------------------------------------------------------------------ counts as given
 
 def constraints_line(text: str) -> str:

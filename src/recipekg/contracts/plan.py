@@ -193,7 +193,8 @@ class Strategy(TypedDict):
     tokens_per_param: Constant
     why: str
     because: list[RankedReason]
-    #: The regime a given (or implied) ratio falls in.
+    #: The regime a given (or implied) ratio falls in (None for a mixture of experts: the regimes are
+    #: dense models' ratios).
     regime: NotRequired[str | None]
     given: NotRequired[bool]
     implied: NotRequired[bool]

@@ -338,8 +338,29 @@ def _ratio(ledger: Ledger, strategy: Strategy, params: Q, tokens: Q, remark: boo
     else:
         ratio, env = ledger.compute(f, {"tokens": tokens, "params": params})
         ledger.add("tokens_per_param", ratio, formula=f, env=env)
-    if remark:
+    if "active_params" in ledger.values:
+        _dense_ratio_on_a_mixture(ledger, ratio, tokens, judged=remark)
+    elif remark:
         _remark_on_ratio(ledger, ratio)
+
+
+def _dense_ratio_on_a_mixture(ledger: Ledger, ratio: Q, tokens: Q, judged: bool) -> None:
+    """A mixture of experts: the tokens-per-parameter ratios are dense models' fits (the KB's
+    ``moe-no-sourced-law``), so the ratio is shown per total and per active parameter and no
+    verdict (under- or over-trained) is drawn from it."""
+    kb = ledger.kb
+    chin = next(iter(kb.constants_for(kb.iri(COMPUTE_OPTIMAL), "tokens-per-param")), None)
+    active = ledger.values["active_params"]
+    per_active = Q(tokens.value / active.value, tokens.low / active.high, tokens.high / active.low)
+    shown = f"{show(ratio, 'tokens')} per total parameter, {show(per_active, 'tokens')} per active one"
+    ledger.note((f"a mixture of experts: the numbers given imply {shown}; " if judged else
+                 f"a mixture of experts: sized at {shown}; ")
+                + f"the compute-optimal {units.grouped(chin['value']) if chin else ''} tokens per parameter was "
+                "fitted on dense models and no source in the KB says which count a mixture's optimum uses, so "
+                + ("the plan draws no verdict (under- or over-trained) from either" if judged else
+                   "the tokens are a dense model's count, not a mixture's checked optimum"),
+                *[x for x in (chin, kb.fact("moe-no-sourced-law")) if x],
+                warn=True)
 
 
 def regime(kb: KBView, ratio: Q) -> str | None:
@@ -418,6 +439,11 @@ def follow_ratio(ledger: Ledger, strategy: Strategy, sizes: Sizes) -> Strategy:
            + meaning.format(c=units.grouped(chin["value"]), inf=inf_text))
     if iri != strategy.iri and strategy.json["because"]:
         why += f" (the rules would size by {strategy.json['label']})"
+    if "active_params" in ledger.values:    # a mixture: no sourced optimum to judge the ratio by
+        label = "per total parameter; no sourced optimum for a mixture of experts"
+        why = (f"{given} given: they imply {show(ratio, 'tokens')} per total parameter; the compute- and "
+               "inference-optimal ratios are dense models' fits (see the notes)")
+        kind = None
     ratio_json = {"id": None, "symbol": None, "label": "tokens per parameter implied by the numbers given",
                   "value": ledger.entry("tokens_per_param")["value"], "low": ledger.entry("tokens_per_param")["low"],
                   "high": ledger.entry("tokens_per_param")["high"], "unit": "tokens/param"}
