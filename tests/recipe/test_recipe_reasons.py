@@ -33,3 +33,18 @@ def test_a_named_model_is_trained_with_its_own_published_values_before_a_law(kb)
     (b,) = kb.query("recipe where params = 70B and architecture = decoder and hardware = a100 and gpus = 64 and tokens = 2T")
     plain = {it.get("hyperparameter"): it for s in b["sections"] for it in s["items"]}
     assert plain["learning-rate"]["from"] == "plan"
+
+
+def test_the_budget_plan_cannot_check_is_said_unchecked(kb):
+    """QA 4, Q31: a recipe for an architecture plan has no model for leaves memory, time and cost
+    unsourced; the hardware, GPUs and time budget the user gave are named there as unchecked,
+    where before nothing said they influenced nothing but the tier."""
+    (a,) = kb.query("recipe where data = images and images = 200k and hardware = a10g and gpus = 1 and time = 1 day")
+    items = {s["name"]: s["items"] for s in a["sections"]}
+    (time,) = items["time"]
+    assert time["value"] is None and "time = 1 day" in time["why"] and "gpus = 1" in time["why"]
+    assert "no training time to check" in time["why"]
+    (memory,) = items["memory"]
+    assert "hardware = a10g" in memory["why"] and "time = 1 day" not in memory["why"]
+    (cost,) = items["cost"]
+    assert "to check" not in cost["why"]   # no price given: nothing named

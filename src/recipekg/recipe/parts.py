@@ -217,11 +217,20 @@ def quantity_text(q: dict) -> str:
     return quantity_value(q)
 
 
+#: The constraints each plan section checks the run against, said unchecked when plan sizes none.
+_CHECKS = {"memory per GPU": ("hardware", "gpu-memory", "gpus"), "training time": ("time", "gpus", "hardware"),
+           "cost": ("price",)}
+
+
 def _no_plan(what: str, ctx, snap: dict) -> dict:
     arch = snap["nodes"][ctx.architecture]["label"] if ctx.architecture else "this architecture"
     if ctx.architecture and not sized_by_formulas(ctx.architecture, snap):
+        given = [c["text"] for d in _CHECKS.get(what, ()) if d in ctx.facts and not ctx.facts[d].derived
+                 for c in ctx.facts[d].constraints if c.get("text")]
         return unsourced(what, f"plan's formulas (6 × parameters × tokens) are for transformers; the KB has no "
-                               f"sourced compute or memory model for {arch}")
+                               f"sourced compute or memory model for {arch}"
+                               + (f", so there is no {what} to check {' and '.join(given)} (given) against"
+                                  if given else ""))
     why = ctx.unplanned or ("nothing to size from: give params = 7B, tokens = 140B, flops = 1e21, or gpus with a "
                             "time and the hardware")
     return item(what, None, "not sized", why, [],
