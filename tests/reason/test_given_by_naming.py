@@ -24,7 +24,7 @@ def _giving(snap) -> dict[str, dict]:
 
 def test_every_model_with_released_weights_gives_pretrained_with_its_sources(kb):
     giving = _giving(kb.snap)
-    assert {"llama-2-7b", "llama-3-1-405b", "mistral-7b", "mixtral-8x7b"} <= set(giving)
+    assert {"llama-2-7b", "llama-3-1-405b", "mistral-7b", "mixtral-8x7b", "whisper"} <= set(giving)
     for model, prop in giving.items():
         (a,) = kb.query(APPROACH.format(model))
         c = _pretrained(a)
