@@ -61,3 +61,22 @@ def test_every_way_of_training_from_scratch_is_advised_against_when_it_does_not_
     (fits,) = kb.query("recommend approach where params = 1B and method = pretrain and hardware = h100 and gpus = 8 "
                        "and time = 1 week")
     assert not any(x["id"] == "memory-over-train-from-scratch" for r in fits["results"] for x in r.get("against", ()))
+
+
+@pytest.mark.parametrize("situation", [
+    "hardware = rtx-4090 and method = lora and params = 13B",
+    "hardware = rtx-4090 and method = lora and params = 13B and gpus = 1",
+    "model = llama-3-8b and method = qlora and hardware = t4 and gpus = 1",
+])
+def test_the_fix_points_to_no_choice_its_own_kind_advises_against(kb, situation):
+    """QA round 5, Q22: the fix said "the optimizer advice ... is for 8-bit Adam", a narrower
+    choice of the pick (AdamW) that the optimizer answer itself advises against for adapters.
+    Every choice pointed to is one whose own answer has no applying advice against it."""
+    (fix,) = kb.query(f"recommend fix where symptom = out-of-memory and {situation}")
+    for e in fix["elsewhere"]:
+        if e["verdict"] != "for":
+            continue
+        (other,) = kb.query(e["query"])
+        (r,) = [r for r in other["results"] if r["id"] == e["choice"]]
+        assert not any(x["match"] in ("full", "general", "near") for x in r.get("against") or ()), (e, r["against"])
+    assert all(e["choice"] != "adam-8bit" for e in fix["elsewhere"])

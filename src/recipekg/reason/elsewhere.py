@@ -52,7 +52,7 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
         # tied with it or narrower than it that matches too
         tops = [r for i in (decided["pick"], *decided.get("tied_with", ()), *decided.get("narrower", ()))
                 for r in results if r["id"] == i]
-        first = next((r for r in tops if r["iri"] not in chosen and situated(r)
+        first = next((r for r in tops if r["iri"] not in chosen and situated(r) and not _weighed_against(r)
                       and (saving_note(r["iri"], facts, snap) or {}).get("enough") is not False
                       and (not symptom or _reads(r, symptom))), None)
         if against is not None:
@@ -64,6 +64,14 @@ def elsewhere(kind: str, facts: dict, snap: dict, rank_kind: Callable[[str], lis
         out.append({"kind": other, "verdict": verdict, "choice": found["id"], "label": found["label"],
                     "query": whole_statement(other, facts)})
     return out
+
+
+def _weighed_against(result: dict) -> bool:
+    """Whether advice that applies to the user's case weighs against ``result`` (8-bit Adam for
+    a LoRA run: the adapters' states are small), so that it is no advice to point to, even where
+    its score stays above 0 (QA round 5, Q22: "the optimizer advice is for 8-bit Adam" where the
+    optimizer answer picks AdamW and advises against 8-bit Adam)."""
+    return any(r["match"] in ("full", "general", "near") for r in result.get("against") or ())
 
 
 def _symptom_dims(facts: dict) -> set[str]:
