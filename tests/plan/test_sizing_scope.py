@@ -42,3 +42,17 @@ def test_a_size_and_tokens_are_planned_without_a_regime(run_plan):
 def test_text_and_unsaid_data_keep_the_laws(run_plan, text):
     a = run_plan(text)
     assert q(a, "tokens")["value"] == pytest.approx(20e9) and a["strategy"]["id"] == "chinchilla-optimal-training"
+
+
+def test_a_classifier_is_not_sized_by_the_laws_and_says_what_they_do_not_do(run_plan, kb):
+    """QA round 5 (Q11): the laws size a language model by its pretraining tokens; a text
+    classifier's labelled examples are not those tokens. The answer says the laws are not for
+    the task (a none-of property), not that they were "fitted on" classification."""
+    a = run_plan("plan where params = 100M and data = text and task = classification and hardware = a100")
+    (ask,) = a["ask"]
+    assert "are not for task = classification: Chinchilla-optimal training does not size a classifier" in ask["text"]
+    assert "fitted on" not in ask["text"] and q(a, "tokens")["value"] is None
+    with pytest.raises(NothingToPlan, match="are not for task = classification"):
+        kb.query("plan where data = text and task = classification and gpus = 8 and time = 3 days and hardware = a100")
+    b = run_plan("plan where params = 100M and data = text and task = generation and hardware = a100")
+    assert q(b, "tokens")["value"] == pytest.approx(2e9)

@@ -20,13 +20,16 @@ from recipekg.query.parser import parse
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY
 from recipekg.reason.explain import explain
 from recipekg.reason.recommend import recommend
-from recipekg.reason.situation import _derived_needs, sources_of, near_reasons, unused_entries
+from recipekg.reason.situation import _derived_needs, for_ruled_out, sources_of, near_reasons, unused_entries
 
 
-def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
+def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None, excluded=None):
     """The constraints no advice used as they were found before the two passes: every
-    evaluation read for what it uses and what it needs (the reference; ``near`` recomputed)."""
+    evaluation read for what it uses and what it needs (the reference; ``near`` recomputed),
+    an evaluation for a choice ruled out using nothing."""
     near = near_reasons(evaluated, facts, snap["dimensions"])
+    gone = {e["id"]: e["label"] for e in excluded or ()}
+    ruled_out: dict[str, set[str]] = {}
     used: set[str] = set()
     needs: dict[str, set[str]] = {}
     for a in evaluated:
@@ -39,7 +42,9 @@ def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
             about = ((applies or miss is not None) and s in (HELD, PARTLY)
                      or miss is not None and (miss["dimension"] == c["dimension"] or s == FAILED))
             for g in sources_of(c["dimension"], facts):
-                if about:
+                if about and snap["nodes"][a.choice]["id"] in gone:
+                    ruled_out.setdefault(g, set()).add(gone[snap["nodes"][a.choice]["id"]])
+                elif about:
                     used.add(g)
                 else:
                     needs.setdefault(g, set()).update(
@@ -49,8 +54,12 @@ def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None):
             used |= sources_of(dim, facts)
     for name in [n for n, f in facts.items() if not f.derived and n not in used and n not in needs]:
         needs[name] = _derived_needs(kind, name, facts, snap) or None  # rules the index does not reach
-    return [e for name, f in facts.items() if not f.derived and name not in used
-            for e in unused_entries(kind, name, facts, needs.get(name), snap)]
+    out = []
+    for name, f in facts.items():
+        if not f.derived and name not in used:
+            entries = unused_entries(kind, name, facts, needs.get(name), snap)
+            out += for_ruled_out(entries, kind, name, ruled_out[name]) if name in ruled_out else entries
+    return out
 
 
 def _plainly(answer_of, stmt, snap, shown: int):

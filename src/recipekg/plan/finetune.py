@@ -123,5 +123,9 @@ def outside_laws(outside: list[dict], facts: dict, snap: dict) -> str:
     theirs = " or ".join(sorted(snap["nodes"].get(v, {}).get("label", v) for v in (given.values or ()))) \
         if given else ""
     theirs = theirs or "the query's"
-    return (f"plan's sizing laws (compute-optimal and inference-optimal tokens per parameter) were fitted on "
-            f"{' or '.join(fitted)} {dim}, not on {theirs}")
+    laws = "plan's sizing laws (compute-optimal and inference-optimal tokens per parameter)"
+    tests = {p["id"]: p["test"] for p in snap["choice_properties"].values()}
+    if all(tests.get(c["property"]["id"]) == "none-of" for c in outside):
+        # (a task they are not for, a classifier: what they do not do, not what they were fitted on)
+        return f"{laws} are not for {dim} = {theirs}: {outside[0]['property']['label']}"
+    return f"{laws} were fitted on {' or '.join(fitted)} {dim}, not on {theirs}"

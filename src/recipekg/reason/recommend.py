@@ -76,7 +76,8 @@ def recommend(stmt: Recommend, snap: dict, backend: Backend | None = None) -> Re
               "constraints": constraints_json(shown_facts),
               "decision": decision(shown, near=near, nodes=snap["nodes"], sections=sections, kind=kind), "ask": ask,
               "results": shown, "excluded": ranked["excluded"],
-              "unused": unrun + unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap, ranked["near"]),
+              "unused": unrun + unused(kind, facts, ranked["evaluated"], ranked["verdicts"], snap, ranked["near"],
+                                       ranked["excluded"]),
               "near_boundary": near}
     if also := answer["decision"].get("alongside"):  # the other parts of the pick's own run only
         if kept := [e for e in also if same_run(answer["decision"]["pick"], e["pick"], snap)]:

@@ -113,15 +113,19 @@ def sources_of(dim: str, facts: dict) -> set[str]:
 
 
 def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: dict,
-           near: dict | None = None) -> list[Unused]:
+           near: dict | None = None, excluded: list | None = None) -> list[Unused]:
     """``[{"dimension", "value", "why"}]`` for each given constraint that no rule about the
     situation and no property of a choice of ``kind`` depends on (``evaluated``: the backend's
     evaluations of the rules on the given dimensions; ``verdicts``: the property checks made).
 
     A rule uses a constraint when it applies and holds (or partly holds) on it, or when it is
     near its threshold on it; a rule the constraint merely rules out does not use it, and
-    what such rules need is the why (``near``: ``near_reasons(evaluated, facts, dims)``, when known)."""
+    what such rules need is the why (``near``: ``near_reasons(evaluated, facts, dims)``, when known).
+    A rule for a choice a property rules out (``excluded``: the answer's) uses nothing: a
+    constraint only such rules read is unused, and the why names those choices."""
     near = near_reasons(evaluated, facts, snap["dimensions"]) if near is None else near
+    out_ids = {e["id"]: e["label"] for e in excluded or ()}
+    ruled_out: dict[str, set[str]] = {}  # a constraint → the ruled-out choices whose rules read it
     used: set[str] = set()
     for v in verdicts:
         for dim in (v["dimension"], *v.get("when", ())):
@@ -140,7 +144,10 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
                 # a rule that applies, or one near its threshold: the conditions it holds and the one it narrowly misses
                 about = ((applies or miss is not None) and s in (HELD, PARTLY)
                          or miss is not None and (miss["dimension"] == c["dimension"] or s == FAILED))
-                if about and not find_needs:
+                if about and not find_needs and (gone := out_ids.get(snap["nodes"].get(a.choice, {}).get("id"))):
+                    for g in sources_of(c["dimension"], facts):
+                        ruled_out.setdefault(g, set()).add(gone)
+                elif about and not find_needs:
                     used |= sources_of(c["dimension"], facts)
                 elif not about and find_needs:
                     for g in sources_of(c["dimension"], facts) & left:
@@ -156,8 +163,22 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
     for name, f in facts.items():
         if f.derived or name in used:
             continue
-        out.extend(unused_entries(kind, name, facts, needs.get(name), snap))
+        entries = unused_entries(kind, name, facts, needs.get(name), snap)
+        out.extend(for_ruled_out(entries, kind, name, ruled_out[name]) if name in ruled_out else entries)
     return out
+
+
+def for_ruled_out(entries: list[Unused], kind: str, name: str, gone: set[str]) -> list[Unused]:
+    """``entries`` of the constraint ``name`` that only the rules for choices ruled out read
+    (``gone``: their labels), saying so; what else reads it here (another kind's advice) is kept."""
+    for e in entries:
+        here = e["why"].partition("; here the ")[2]
+        e["why"] = (f"the {kind} advice that depends on {name} is for {', '.join(sorted(gone))}, which "
+                    f"{'is' if len(gone) == 1 else 'are'} ruled out here (see why under ruled out)"
+                    + (f"; here the {here}" if here else ""))
+        if not here:
+            e.pop("answered_by", None)
+    return entries
 
 
 def unused_entries(kind: str, name: str, facts: dict, needs: set[str] | None, snap: dict) -> list[Unused]:
