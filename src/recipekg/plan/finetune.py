@@ -18,6 +18,7 @@ GPU-hours and wall time are missing with that reason instead of sizing a pretrai
 from __future__ import annotations
 
 from recipekg.formula.expr import Q
+from recipekg.plan.figures import show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Sizes, record_given
@@ -35,6 +36,47 @@ def needs_tokens(method: str, inputs: Inputs) -> bool:
     """A fine-tuning plan with nothing to size its run from (tokens, FLOPs, or data × epochs)."""
     return (method in FINE_TUNES and inputs.tokens is None and inputs.flops is None
             and not (inputs.unique_tokens is not None and inputs.epochs is not None))
+
+
+def from_examples(ledger: Ledger, inputs: Inputs) -> Inputs:
+    """A fine-tune that gives its examples and sequence length (one value or one finite range
+    each) and no tokens: at most samples × seq-length unique tokens an epoch (the KB's
+    ``unique-tokens-from-examples``), over the epochs given or one, so that the run is timed at
+    that bound; ``inputs`` as they are otherwise (the tokens are asked for).
+
+        >>> from recipekg.plan.inputs import read_inputs
+        >>> from recipekg.plan.kbview import KBView
+        >>> ledger = Ledger(KBView(snap))
+        >>> inputs = read_inputs(parse("plan where model = mistral-7b and method = qlora and examples = 20k "
+        ...                            "and seq-length = 4k")[0], snap)
+        >>> bound = from_examples(ledger, inputs)
+        >>> bound.unique_tokens.value, bound.epochs.value, needs_tokens("qlora", bound)
+        (80000000.0, 1.0, False)
+    """
+    samples, seq = _one_range(inputs, "samples"), _one_range(inputs, "seq-length")
+    f = ledger.kb.find("unique_tokens", "samples", "seq_length")
+    if f is None or samples is None or seq is None:
+        return inputs
+    unique, env = ledger.compute(f, {"samples": samples, "seq_length": seq})
+    ledger.add("unique_tokens", unique, formula=f, env=env, label="the examples' tokens an epoch, at most")
+    epochs = inputs.epochs or Q.point(1)
+    ledger.note(f"no tokens given: the {show(samples)} examples of at most {show(seq, 'tokens')} read at most "
+                f"{show(unique, 'tokens')} an epoch, and the plan is timed at that bound over "
+                + (f"the {show(epochs)} epochs given" if inputs.epochs else "one epoch (give epochs = 3 for more)")
+                + "; shorter examples packed together read fewer (give tokens = ... for the count)", f.data)
+    return inputs.with_data(unique, epochs)
+
+
+def _one_range(inputs: Inputs, dim: str) -> Q | None:
+    """A positive number or one finite range the query gives ``dim``, else None (a bound alone
+    bounds nothing here)."""
+    f = inputs.facts.get(dim)
+    if f is None or f.derived or not f.intervals or len(f.intervals) != 1:
+        return None
+    low, _, high, _ = f.intervals[0]
+    if not (0 < low <= high < float("inf")):
+        return None
+    return Q.point(low) if low == high else Q.span(low, high)
 
 
 def unsized(ledger: Ledger, inputs: Inputs, missing: bool = True) -> Sizes:
@@ -105,13 +147,17 @@ def untimed(ledger: Ledger, hardware: str | None) -> Timing:
     return Timing(hardware)
 
 
-def ask_tokens(method: str, outside: str | None = None) -> Ask:
+def ask_tokens(method: str, outside: str | None = None, examples: bool = False) -> Ask:
     """The question the answer asks (the shape of recommend's ``ask``); ``outside``: why plan
-    has no ratio to size the tokens by (the sizing laws are not for the query's data)."""
+    has no ratio to size the tokens by (the sizing laws are not for the query's data);
+    ``examples``: the query gives the examples of a fine-tune, whose sequence length would bound
+    the tokens (:func:`from_examples`)."""
     why = outside or "plan does not time a pretraining run for a fine-tuning question"
+    bound = (", or the sequence length (seq-length = 2k: the examples given read at most examples × seq-length "
+             "tokens an epoch)" if examples and method in FINE_TUNES else "")
     return {"dimension": "tokens", "would_change": ["tokens", "flops", "gpu_hours", "wall_time", "energy", "cost"],
             "text": f"to time the {method} run, give the tokens it reads (tokens = 1B: examples × tokens per example "
-                    f"× epochs); {why}"}
+                    f"× epochs){bound}; {why}"}
 
 
 def outside_laws(outside: list[dict], facts: dict, snap: dict) -> str:

@@ -68,6 +68,7 @@ class Inputs(Record):
     price: Q | None = None             # USD per GPU-hour
     carbon_intensity: Q | None = None  # kg CO2e per kWh
     longest_input: dict | None = None  # the architecture's longest input (a choice property: BERT's 512 tokens)
+    from_examples: bool = False        # unique_tokens bound by the examples and the sequence length, not given
 
     @property
     def backwards(self) -> bool:
@@ -84,6 +85,12 @@ class Inputs(Record):
         """The same inputs on ``gpus`` GPUs (the fewest a time budget needs, no count given)."""
         return Inputs(**{f: gpus if f == "gpus" else getattr(self, f) for f in self.fields})
 
+    def with_data(self, unique_tokens: Q, epochs: Q) -> "Inputs":
+        """The same inputs with the unique tokens the examples bound and the epochs (a
+        fine-tune's examples × its sequence length, not given: :func:`recipekg.plan.finetune.from_examples`)."""
+        new = {"unique_tokens": unique_tokens, "epochs": epochs, "from_examples": True}
+        return Inputs(**{f: new[f] if f in new else getattr(self, f) for f in self.fields})
+
     def given_text(self, dim: str) -> str:
         """How the query gave ``dim``, as a derivation."""
         if dim == "params" and self.params_from:
@@ -97,6 +104,7 @@ class Inputs(Record):
         inference = self.method is not None and self.method.rsplit("/", 1)[-1] == "method-inference"
         return sorted(d for d in self.constraints if d not in USED
                       and not (d == "architecture" and (self.model or self.longest_input))
+                      and not (d == "samples" and self.from_examples)
                       and not (d == "batch-size" and inference))
 
 

@@ -52,7 +52,8 @@ from recipekg.plan.beyond import beyond
 from recipekg.plan.data import repetition
 from recipekg.plan.energy import energy_and_cost
 from recipekg.plan.figures import rounded, show
-from recipekg.plan.finetune import ask_tokens, method_flops, needs_tokens, outside_laws, serving_unused, unsized, untimed
+from recipekg.plan.finetune import (ask_tokens, from_examples, method_flops, needs_tokens, outside_laws, serving_unused,
+                                    unsized, untimed)
 from recipekg.plan.fit import check_fit, feasibility
 from recipekg.plan.inputs import USED, Inputs, read_inputs
 from recipekg.plan.kbview import KBView
@@ -95,6 +96,8 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     method = read_method(ledger, inputs)
     ledger.method = method.id
     beyond_why = _laws_outside(ledger, inputs, method.id)
+    if needs_tokens(method.id, inputs):
+        inputs = from_examples(ledger, inputs)   # (a fine-tune's examples × its sequence length: a bound)
     inputs, largest = _sized_by_memory(ledger, inputs, method.id)
     strategy = choose_strategy(kb, inputs.facts, inputs.tokens_per_param)
     ask = needs_tokens(method.id, inputs) or bool(beyond_why and not inputs.tokens and not inputs.flops)
@@ -140,7 +143,7 @@ def planned(stmt: Plan, snap: dict) -> tuple[PlanBody, list[str]]:
     ledger.close()
     first = {n: i for i, n in enumerate(_FIRST)}
     ledger.quantities.sort(key=lambda q: first.get(q["name"], len(first)))
-    asked = [ask_tokens(method.id, beyond_why)] if ask else []
+    asked = [ask_tokens(method.id, beyond_why, "samples" in inputs.facts)] if ask else []
     found = Findings(strategy, fit, recommendations, rules, timing, tier, method.id,
                      ask_text=asked[0]["text"] if asked else "")
     return {

@@ -198,7 +198,8 @@ def record_given(ledger: Ledger, inputs: Inputs, tokens: Q | None, from_data: bo
                     f"a token uses, memory all {show(inputs.params, 'parameters')}; the tokens-per-parameter "
                     f"ratio is taken over all of them", ledger.kb.formula("flops", "active_params", "tokens").data)
     if tokens is not None and from_data:
-        ledger.add("tokens", tokens, formula=epochs_f, given=True,
+        ledger.add("tokens", tokens, formula=epochs_f, given=not inputs.from_examples,
+                   label="training tokens: the unique tokens × the epochs",
                    derivation=f"{epochs_f.data['expression']}, solved for tokens: "
                               f"{show(inputs.unique_tokens, 'tokens')} × {show(inputs.epochs)} epochs = "
                               f"{show(tokens, 'tokens')}")

@@ -140,7 +140,11 @@ def _size_line(ledger: Ledger, inputs: Inputs, found: Findings) -> str:
     if found.method in ("full-fine-tune", "lora", "qlora"):
         return (f"{show(v['params'], 'parameters', ledger.given('params') and not inputs.params_from_model)}"
                 f"{_which_model(inputs)} fine-tuned (method = {found.method}) on "
-                f"{show(v['tokens'], 'tokens', ledger.given('tokens'))}: {show(v['flops'], 'FLOPs')}")
+                + ("at most " if inputs.from_examples else "")
+                + f"{show(v['tokens'], 'tokens', ledger.given('tokens'))}"
+                + (f" (the examples × the sequence length × {show(inputs.epochs)} epoch"
+                   f"{'' if inputs.epochs.high == 1 else 's'}: a bound)" if inputs.from_examples else "")
+                + f": {show(v['flops'], 'FLOPs')}")
     return (f"{show(v['params'], 'parameters', ledger.given('params') and not inputs.params_from_model)}"
             f"{_which_model(inputs)} → {show(v['tokens'], 'tokens', ledger.given('tokens'))} "
             f"({show(v['tokens_per_param'], 'tokens/param')}, {found.strategy.json['label']}), "
