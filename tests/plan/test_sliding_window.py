@@ -52,4 +52,6 @@ def test_recommend_derives_the_same_load(kb):
     p = _plan(kb, "model = mistral-7b and method = inference and hardware = l4 and gpus = 1 "
                   "and batch-size = 8 and seq-length = 8k")
     weights, kv = _q(p, "weights")["value"], _q(p, "kv_cache")["value"]
-    assert load["value"] == pytest.approx((weights + kv) / 24e9, rel=1e-3)
+    low, high = load["value"]   # with the framework's own memory, 0.5-2 GB (plan's headroom)
+    assert low == pytest.approx((weights + kv + 0.5e9) / 24e9, rel=1e-3)
+    assert high == pytest.approx((weights + kv + 2e9) / 24e9, rel=1e-3)

@@ -173,7 +173,9 @@ def test_the_kv_cache_served_at_once_is_reasoned_with_and_agrees_with_plan(kb):
     load = next(c for c in a["constraints"] if c["dimension"] == "kv-load")
     (p,) = kb.query(f"plan where {where} and gpus = 1")
     weights, kv = (next(x["value"] for x in p["quantities"] if x["name"] == n) for n in ("weights", "kv_cache"))
-    assert load["value"] == pytest.approx((weights + kv) / 80e9, rel=1e-3)
+    low, high = load["value"]   # with the framework's own memory, 0.5-2 GB (plan's headroom)
+    assert (low, high) == (pytest.approx((weights + kv + 0.5e9) / 80e9, rel=1e-3),
+                           pytest.approx((weights + kv + 2e9) / 80e9, rel=1e-3))
     assert a["decision"]["pick"] == "kv-cache-quantization"
     assert not {u["dimension"] for u in a["unused"]} & {"seq-length", "batch-size"}
     (b,) = kb.query(f"recommend technique where {where}")  # no gpus: not derived, and said so
