@@ -191,3 +191,21 @@ def test_an_unreadable_extension_is_a_kb_error(tmp_path, monkeypatch):
         monkeypatch.setattr(os, "access", lambda p, mode: False if str(p) == str(locked) else real(p, mode))
     with pytest.raises(KBError, match="permission denied"):
         KnowledgeBase.load([locked], use_cache=False)
+
+
+@pytest.mark.parametrize("predicate", ["rdfs:subClassOf", "rdfs:subPropertyOf"])
+def test_a_deep_class_chain_is_refused_before_the_shacl_check_recurses(tmp_path, predicate):
+    """Hostile round 5, 066: an rdfs:subClassOf chain of about a thousand levels exhausted
+    Python's stack inside the SHACL check (an internal error, exit 1, for validate and every
+    --kb command). The chain is refused at its line, with the SHACL shapes on, before that check."""
+    kind = "owl:ObjectProperty" if predicate == "rdfs:subPropertyOf" else "owl:Class"
+    lines = ["@prefix rkg: <https://w3id.org/recipekg/ns#> .", "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
+             "@prefix owl: <http://www.w3.org/2002/07/owl#> .", "@prefix kb: <https://w3id.org/recipekg/id/> ."]
+    lines += [f"kb:team-c{i} a {kind} ; {predicate} kb:team-c{i + 1} ." for i in range(1200)]
+    path = tmp_path / "deep.ttl"
+    path.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output and "internal error" not in result.output
+    assert f"{path}:5: {predicate} chain 1200 levels deep above kb:team-c0: at most 32" in result.output
+    query = CliRunner().invoke(main, ["query", "--kb", str(path), "recommend optimizer where params = 7B"])
+    assert query.exit_code == 2 and "Traceback" not in query.output and "internal error" not in query.output

@@ -96,6 +96,7 @@ def differences(bundled, merged, owned: set[str]):
                                  f"{_brief(after)}: an extension adds knowledge, it cannot change the "
                                  f"bundled KB", tuple(_iris(after, owned)) + (key,), path)
     yield from _closed(bundled, merged)
+    yield from _plan_only(bundled, merged)
     yield from _references(bundled, merged)
     yield from _names(bundled, merged)
     yield from _resolved(bundled, merged)
@@ -132,6 +133,22 @@ def _closed(bundled, merged):
         for key in (merged.get(name) or {}):
             if key not in (bundled.get(name) or {}):
                 yield Difference(f"{_shown(key)}: {why}", (key,), (name, key))
+
+
+def _plan_only(bundled, merged):
+    """A new value of a bundled plan-only dimension whose values no other dimension shares
+    (``recompute = partial``, ``attention = ring``): plan reads each of them through formulas of
+    its own (the activations of each kernel and recomputation), so it would have none for it."""
+    dims_b, dims_m = bundled.get("dimensions") or {}, merged.get("dimensions") or {}
+    shared = {d.get("value_class") for d in dims_m.values() if not d.get("plan_only")}
+    for name, d in dims_m.items():
+        if not d.get("plan_only") or d.get("value_class") in shared or name not in dims_b:
+            continue
+        old = set((dims_b[name].get("values") or {}).values())
+        for iri in dict.fromkeys(v for v in (d.get("values") or {}).values() if v not in old):
+            yield Difference(f"{_shown(iri)}: plan reads each value of {name} through formulas of its own, so it "
+                             f"would have none for a new one: an extension cannot add a value to {name}",
+                             (iri,), ("dimensions", name, "values"))
 
 
 def _references(bundled, merged):

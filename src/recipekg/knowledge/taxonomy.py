@@ -28,17 +28,40 @@ MAX_DEPTH = 32
 def broader_problems(ix: Index):
     """``(subject, message)`` for each node on a cycle, then for the node at the bottom of each
     chain deeper than :data:`MAX_DEPTH`."""
-    broader = {s: ix.iris(s, SKOS.broader) for s in ix.spo if ix.iris(s, SKOS.broader)}
-    cyclic = _on_cycles(broader)
-    for s in broader:
+    yield from _chain_problems(ix, SKOS.broader, "skos:broader", "every ancestor of every node is compiled, "
+                                                                 "so a deep chain costs its square", cycles_too=True)
+
+
+def hierarchy_problems(ix: Index):
+    """``(subject, message)`` for the bottom of each ``rdfs:subClassOf`` or ``rdfs:subPropertyOf``
+    chain deeper than :data:`MAX_DEPTH` (the bundled ontology's are two or three levels): the
+    SHACL check follows such a chain by recursion, one call a level, and a chain of a thousand
+    levels exhausts Python's stack (hostile round 5, 066), so a deep one is said, with its line,
+    before that check runs.
+
+    >>> from recipekg.knowledge.terms import BASE, RDFS
+    >>> chain = Index([(f"{BASE}ns#C{i}", RDFS.subClassOf, f"{BASE}ns#C{i + 1}") for i in range(40)])
+    >>> [m for _, m in hierarchy_problems(chain)]  # doctest: +ELLIPSIS
+    ['rdfs:subClassOf chain 40 levels deep above rkg:C0: at most 32 ...']
+    """
+    from recipekg.knowledge.terms import RDFS
+
+    for predicate, name in ((RDFS.subClassOf, "rdfs:subClassOf"), (RDFS.subPropertyOf, "rdfs:subPropertyOf")):
+        yield from _chain_problems(ix, predicate, name, "the SHACL check follows it one call a level")
+
+
+def _chain_problems(ix: Index, predicate, name: str, why: str, cycles_too: bool = False):
+    links = {s: ix.iris(s, predicate) for s in ix.spo if ix.iris(s, predicate)}
+    cyclic = _on_cycles(links)
+    for s in links if cycles_too else ():
         if s in cyclic:
-            yield (s, f"skos:broader cycle: {_short(s)} is its own ancestor")
+            yield (s, f"{name} cycle: {_short(s)} is its own ancestor")
     depth: dict[str, int] = {}
-    above = {b for ups in broader.values() for b in ups}  # (a chain is said once, at its bottom)
-    for s in sorted(broader):
-        if s not in cyclic and s not in above and _depth(s, broader, cyclic, depth) > MAX_DEPTH:
-            yield (s, f"skos:broader chain {depth[s]} levels deep above {_short(s)}: at most {MAX_DEPTH} are "
-                      "accepted (every ancestor of every node is compiled, so a deep chain costs its square)")
+    above = {b for ups in links.values() for b in ups}  # (a chain is said once, at its bottom)
+    for s in sorted(links):
+        if s not in cyclic and s not in above and _depth(s, links, cyclic, depth) > MAX_DEPTH:
+            yield (s, f"{name} chain {depth[s]} levels deep above {_short(s)}: at most {MAX_DEPTH} are "
+                      f"accepted ({why})")
 
 
 def _depth(start: str, broader: dict, cyclic: set, depth: dict) -> int:

@@ -40,7 +40,7 @@ from recipekg.knowledge.dimensions import BOUND_PROPERTIES
 from recipekg.errors import KBError
 from recipekg.knowledge.extensions import extension_violations
 from recipekg.knowledge.rdfio import locate
-from recipekg.knowledge.taxonomy import broader_problems
+from recipekg.knowledge.taxonomy import broader_problems, hierarchy_problems
 from recipekg.knowledge.rdfio import Lit, Triple, quiet_rdflib, read_turtle
 from recipekg.knowledge.terms import BASE, CITO, OWL, PROV, RDF, RDFS, RKG, SKOS, XSD
 
@@ -99,7 +99,9 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     pending += _ranges(triples, ix)
     pending += _contradictions(triples, ix)
     pending += disagreements(ix)
-    if shapes is not None:
+    deep = list(hierarchy_problems(ix))  # (before SHACL, which follows such a chain by recursion)
+    pending += deep
+    if shapes is not None and not deep:
         pending += _shacl(triples, shapes)
     if not extensions:
         found = [Violation(*where.get(s, first), m) for s, m in pending]
