@@ -353,3 +353,14 @@ def test_fp32_training_says_what_still_counts_16_bits(run_plan):
     assert q(fp32, "gpu_hours")["value"] == q(bf16, "gpu_hours")["value"]
     assert any("precision = fp32" in w["text"] and "low end" in w["text"] for w in fp32["warnings"])
     assert not any("precision = fp32" in w["text"] for w in bf16["warnings"])
+
+
+def test_a_compute_budget_that_trains_nothing_is_out_of_scale_at_the_statement(kb):
+    """Hostile round 5, 042: a peak of 1e-30 FLOP/s (given, or an extension's GPU) gave "formula
+    tokens-per-param: division by a range that includes zero" with no position."""
+    from recipekg.errors import RangeError
+
+    with pytest.raises(RangeError) as caught:
+        kb.query("plan where gpus = 8 and peak-flops = 1e-30 and time = 1 week")
+    assert "less than one parameter trained on one token" in caught.value.message
+    assert caught.value.line == 1

@@ -50,3 +50,4 @@ def test_given_tokens_come_first_and_pretraining_is_untouched(run_plan):
     b = run_plan("plan where params = 1B and examples = 20k and seq-length = 4k")
     assert q(b, "tokens")["value"] == pytest.approx(20e9)     # Chinchilla's 20 per parameter, not the examples
     assert any("samples" in n["text"] for n in b["notes"] + b["warnings"] if n["text"].startswith("not used"))
+

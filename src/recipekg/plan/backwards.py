@@ -22,7 +22,7 @@ Without GPUs and a time, or with something to size from, there is nothing to pla
 from __future__ import annotations
 
 from recipekg.errors import RangeError
-from recipekg.formula.expr import CONVERSIONS, Q
+from recipekg.formula.expr import CONVERSIONS, Q, evaluate
 from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
@@ -36,6 +36,19 @@ class Backwards(Record):
 
     flops: Q
     timing: Timing
+
+
+def _trains_a_model(ledger: Ledger, total: Q, gpus: Q, time: Q, peak) -> None:
+    """A RangeError at the statement when the compute the GPUs and time give at the peak is less
+    than one parameter trained on one token (hostile round 5, 042: a peak of 1e-30 FLOP/s, given
+    or an extension's, ended in "division by a range that includes zero", with no position)."""
+    f = ledger.kb.formula("flops", "params", "tokens")
+    least = evaluate(f.parsed, {**ledger.kb.constants_in(f), "params": Q.point(1.0), "tokens": Q.point(1.0)})
+    if total is None or not total.low >= least.value:
+        shown = show(total, "FLOPs") if total is not None else "no finite compute"
+        ledger.out_of_scale(f"beyond what trains a model: {show(gpus, 'GPUs')} for {show(time, 'hours')} at "
+                            f"{show(Q.point(peak.value))} FLOP/s give {shown}, less than one parameter "
+                            f"trained on one token ({f.data['expression']})")
 
 
 def plan_backwards(ledger: Ledger, inputs: Inputs, strategy=None) -> Backwards | None:
@@ -61,6 +74,7 @@ def plan_backwards(ledger: Ledger, inputs: Inputs, strategy=None) -> Backwards |
     env = {**ledger.kb.constants_in(gpu_f), "gpu_hours": gpu_hours, "mfu": mfu, peak.name: Q.point(peak.value),
            **{n: Q.point(v) for n, v in CONVERSIONS.items() if n in gpu_f.parsed.names}}
     total = ledger.solve(gpu_f.parsed, "flops", {**env, "attention_flops": Q.point(0.0)})
+    _trains_a_model(ledger, total, gpus, time, peak)
     flops, share = total, 0.0
     if strategy is not None:
         from recipekg.plan.attention import budget_split
