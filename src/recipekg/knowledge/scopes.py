@@ -33,12 +33,18 @@ def ambiguous_names(ix, order: list[str], bundled: frozenset = frozenset()):
     answers to a name another node of one of its scopes answers to. A pair of an extension
     node and a ``bundled`` one is left to :mod:`recipekg.knowledge.extensions`, which refuses
     every bundled name whatever its scope."""
+    from recipekg.query.lean import KEYWORDS
+
     rank = {s: i for i, s in enumerate(order)}
     said = set()
     for scope, members in _scopes(ix):
         taken: dict[str, str] = {}
         for s in sorted(members, key=lambda s: (rank.get(s, len(rank)), s)):
             for name in sorted(_names(ix, s, dimension=scope == "a dimension")):
+                if name.lower() in KEYWORDS and (s, name) not in said:  # (hostile round 5, 005: a dimension 'top')
+                    said.add((s, name))
+                    yield (s, f"{shorten(s)} answers to the name {name!r}, a word of the query language: a query "
+                              f"could never name it; give {shorten(s)} another name")
                 other = taken.setdefault(name, s)
                 if other != s and (s in bundled or other not in bundled) and (s, other) not in said:
                     said.add((s, other))
