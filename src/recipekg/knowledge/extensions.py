@@ -153,9 +153,13 @@ def _collisions(bundled: list[Triple], extension: list[Triple]) -> Iterator[tupl
 #: Where a paper gives its arXiv id or DOI: as such, as a ``dcterms:identifier`` (``arXiv:...``,
 #: ``doi:...``) or as its URL (``https://arxiv.org/abs/...``, ``https://doi.org/...``).
 _ID_PROPS = (RKG.arxiv, RKG.doi, "http://purl.org/dc/terms/identifier", RKG.url)
-_ARXIV = re.compile(r"(?:arxiv:|https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/|(?:https?://(?:dx\.)?doi\.org/|doi:)?"
-                    r"10\.48550/arxiv\.)(?P<id>[^\s]+?)(?:v\d+)?(?:\.pdf)?$")
-_DOI = re.compile(r"(?:https?://(?:dx\.)?doi\.org/|doi:)?(?P<id>10\.\d{4,9}/\S+)$")
+_ARXIV = re.compile(r"(?:arxiv:|(?:https?://)?(?:[a-z0-9-]+\.)*arxiv\.org/(?:abs|pdf)/|"
+                    r"(?:(?:https?://)?(?:[a-z0-9-]+\.)*doi\.org/|doi:)?10\.48550/arxiv\.)"
+                    r"(?P<id>[^\s]+?)(?:v\d+)?(?:\.pdf)?$")
+_DOI = re.compile(r"(?:(?:https?://)?(?:[a-z0-9-]+\.)*doi\.org/|doi:)?(?P<id>10\.\d{4,9}/\S+)$")
+#: What spelling adds around an identifier: a space after ``arXiv:`` or ``doi:``, a trailing
+#: slash, a query string or a fragment (hostile round 5, 088).
+_LOOSE = (re.compile(r"^(arxiv|doi)\s*:\s*"), re.compile(r"[?#].*$|/+$"))
 
 
 def paper_key(p: str, value: str) -> str | None:
@@ -166,9 +170,14 @@ def paper_key(p: str, value: str) -> str | None:
     ['arxiv:2001.08361', 'arxiv:2001.08361', 'arxiv:2001.08361']
     >>> paper_key(RKG.doi, "10.48550/arXiv.2001.08361"), paper_key(RKG.doi, "https://doi.org/10.3115/V1/D14-1179")
     ('arxiv:2001.08361', 'doi:10.3115/v1/d14-1179')
+    >>> sorted({paper_key(RKG.url, v) for v in ("https://arxiv.org/abs/2001.08361/", "https://export.arxiv.org/abs/2001.08361",
+    ...         "arxiv.org/pdf/2001.08361v3.pdf", "https://arxiv.org/abs/2001.08361?context=cs")} | {paper_key(RKG.arxiv, "arXiv: 2001.08361")})
+    ['arxiv:2001.08361']
+    >>> {paper_key(RKG.doi, v) for v in ("doi: 10.3115/v1/D14-1179", "https://www.doi.org/10.3115/v1/d14-1179/")}
+    {'doi:10.3115/v1/d14-1179'}
     """
-    text = value.strip().lower()
-    if p == RKG.arxiv and not text.startswith(("arxiv:", "http")):
+    text = _LOOSE[1].sub("", _LOOSE[0].sub(r"\1:", value.strip().lower()))
+    if p == RKG.arxiv and not text.startswith(("arxiv:", "http")) and "arxiv.org/" not in text:
         text = "arxiv:" + text
     if m := _ARXIV.match(text):
         return "arxiv:" + m["id"]
