@@ -209,3 +209,33 @@ def test_a_deep_class_chain_is_refused_before_the_shacl_check_recurses(tmp_path,
     assert f"{path}:5: {predicate} chain 1200 levels deep above kb:team-c0: at most 32" in result.output
     query = CliRunner().invoke(main, ["query", "--kb", str(path), "recommend optimizer where params = 7B"])
     assert query.exit_code == 2 and "Traceback" not in query.output and "internal error" not in query.output
+
+
+def test_an_extension_figure_for_a_bundled_entity_is_said_in_the_extension_voice(tmp_path):
+    """Hostile round 5, 082 and 083: an extension's first tier cap or arithmetic-intensity
+    threshold for a bundled tier or GPU (which has none) was printed as "the flowchart puts ..."
+    and "the reference calls NVIDIA H100 SXM bandwidth-limited"."""
+    head = "\n".join([
+        "@prefix rkg: <https://w3id.org/recipekg/ns#> .", "@prefix kb: <https://w3id.org/recipekg/id/> .",
+        "@prefix const: <https://w3id.org/recipekg/const/> .", "@prefix paper: <https://w3id.org/recipekg/paper/> .",
+        "@prefix sec: <https://w3id.org/recipekg/section/> .", "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
+        "@prefix prov: <http://www.w3.org/ns/prov#> .", "@prefix dcterms: <http://purl.org/dc/terms/> .",
+        "@prefix fabio: <http://purl.org/spar/fabio/> .", "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .",
+        'paper:team-note a rkg:Paper, fabio:WebPage ; rdfs:label "Team note" ; dcterms:title "Team note" ;',
+        '    rkg:key "team-note" ; dcterms:issued "2025"^^xsd:gYear ; rkg:url "https://example.org/team-note"^^xsd:anyURI .',
+        'sec:team-notes a rkg:Section ; rdfs:label "Team notes" ; rkg:path "Team notes" ; dcterms:isPartOf kb:reference .'])
+    path = tmp_path / "team.ttl"
+    path.write_text(head + "\n" + "\n".join([
+        'const:team-h100-intensity a rkg:Constant ; rdfs:label "Team H100 intensity" ; rkg:symbol "c_team_h100_intensity" ;',
+        '    rkg:value 1.0e6 ; rkg:unitLabel "FLOPs/byte" ; rkg:quantity "arithmetic-intensity" ; rkg:appliesTo kb:h100 ;',
+        '    rkg:text "Compute bound above a million." ; rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .',
+        'const:team-tier-max a rkg:Constant ; rdfs:label "Team tier cap" ; rkg:symbol "c_team_tier_max" ; rkg:value 1.0e0 ;',
+        '    rkg:unitLabel "parameters" ; rkg:quantity "max-params-from-scratch" ; rkg:appliesTo kb:single-gpu-short ;',
+        '    rkg:text "One parameter." ; rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .']) + "\n")
+    kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
+    (a,) = kb.query("plan where params = 7B and hardware = h100 and gpus = 8")
+    assert a["bandwidth"]["text"].count("the extension team.ttl (line 14) calls NVIDIA H100 SXM bandwidth-limited") == 1
+    assert "the reference calls" not in a["bandwidth"]["text"]
+    (b,) = kb.query("plan where params = 125M and gpus = 1 and time = 12 hours and hardware = h100")
+    (cap,) = [w["text"] for w in b["warnings"] if "puts pretraining of up to" in w["text"]]
+    assert cap.startswith("the extension team.ttl (line 17) puts") and "flowchart" not in cap

@@ -53,7 +53,7 @@ def bandwidth(ledger: Ledger, hardware: str | None) -> Bandwidth | None:
         out["threshold"] = {**const_json(t), "section": kb.section(t)}
         out["bandwidth_bound"] = True
         out["sources"] = kb.sources(t)
-        texts.append(f"the reference calls {label} bandwidth-limited: operations below about "
+        texts.append(f"{kb.voice(t, 'the reference')} calls {label} bandwidth-limited: operations below about "
                      f"{units.grouped(t['value'])} FLOPs/byte are held back by its memory bandwidth (larger "
                      f"batches and wider models raise the intensity)")
     else:

@@ -196,6 +196,20 @@ class KBView(SnapshotView):
                     out.append(source)
         return out
 
+    @staticmethod
+    def voice(item: Mapping[str, Any], bundled: str) -> str:
+        """Who a KB item's claim is said in: ``bundled`` (the reference, its flowchart) for the
+        bundled KB's, the extension's file and line for an extension's (hostile round 5, 082:
+        an extension's tier cap was printed as "the flowchart puts ...").
+
+        >>> KBView.voice({"origin": {"file": "/x/team.ttl", "line": 24}}, "the flowchart"), KBView.voice({}, "the flowchart")
+        ('the extension team.ttl (line 24)', 'the flowchart')
+        """
+        origin = item.get("origin")
+        if not origin:
+            return bundled
+        return f"the extension {str(origin.get('file', '')).rsplit('/', 1)[-1]} (line {origin.get('line')})"
+
     def section(self, item: Mapping[str, Any]) -> str | None:
         """The reference section of a KB item, as its path."""
         return self.section_path(item.get("section"))

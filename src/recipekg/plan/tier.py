@@ -220,11 +220,11 @@ def _tier_json(ledger: Ledger, params: Q, iri: str, exact: bool, basis: str, tex
     advice = _advice(kb, iri, params)
     for c in kb.constants_for(iri):
         if c["quantity"] == "max-params-from-scratch" and params.low > c["value"]:
-            ledger.note(f"the flowchart puts pretraining of up to {units.count(c['value'])} parameters in the tier "
+            ledger.note(f"{kb.voice(c, 'the flowchart')} puts pretraining of up to {units.count(c['value'])} parameters in the tier "
                         f"'{node['label']}'; {show(params, 'parameters', ledger.given('params'))} is above that", c, warn=True,
                         only=PRETRAINING)
         elif c["quantity"] == "min-params-from-scratch" and params.high < c["value"]:
-            ledger.note(f"the tier '{node['label']}' is the flowchart's budget for {units.count(c['value'])}+ "
+            ledger.note(f"the tier '{node['label']}' is {kb.voice(c, 'the flowchart')}'s budget for {units.count(c['value'])}+ "
                         f"models; {show(params, 'parameters', ledger.given('params'))} is smaller", c, only=PRETRAINING)
     return {"id": node["id"], "label": node["label"], "iri": iri, "exact": exact, "basis": basis,
             "text": f"{text} '{node['label']}'",
