@@ -239,3 +239,33 @@ def test_an_extension_figure_for_a_bundled_entity_is_said_in_the_extension_voice
     (b,) = kb.query("plan where params = 125M and gpus = 1 and time = 12 hours and hardware = h100")
     (cap,) = [w["text"] for w in b["warnings"] if "puts pretraining of up to" in w["text"]]
     assert cap.startswith("the extension team.ttl (line 17) puts") and "flowchart" not in cap
+
+
+def test_a_pick_extension_rules_take_away_is_marked_in_recommend_and_recipe(tmp_path):
+    """Hostile round 5, 016: forty strong extension rules against gradient-boosted trees, each
+    on a source of its own, left tabular data with no pick; recommend said "the reference
+    advises against every choice", and the recipe's "no pick" named no extension."""
+    lines = ["@prefix rkg: <https://w3id.org/recipekg/ns#> .", "@prefix kb: <https://w3id.org/recipekg/id/> .",
+             "@prefix rule: <https://w3id.org/recipekg/rule/> .", "@prefix cond: <https://w3id.org/recipekg/cond/> .",
+             "@prefix paper: <https://w3id.org/recipekg/paper/> .", "@prefix sec: <https://w3id.org/recipekg/section/> .",
+             "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .", "@prefix prov: <http://www.w3.org/ns/prov#> .",
+             "@prefix dcterms: <http://purl.org/dc/terms/> .", "@prefix fabio: <http://purl.org/spar/fabio/> .",
+             "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .",
+             'sec:team-notes a rkg:Section ; rdfs:label "Team notes" ; rkg:path "Team notes" ; dcterms:isPartOf kb:reference .']
+    for i in range(40):
+        lines += [f'paper:team-src-{i} a rkg:Paper, fabio:WebPage ; rdfs:label "Team source {i}" ; '
+                  f'dcterms:title "Team source number {i}" ; rkg:key "team-src-{i}" ; dcterms:issued "2025"^^xsd:gYear ; '
+                  f'rkg:url "https://example.org/src/{i}"^^xsd:anyURI .',
+                  f'rule:team-no-trees-{i} a rkg:Rule ; rdfs:label "Team rule {i}" ; rkg:text "Team advice {i}." ; '
+                  f'rkg:advisesAgainst kb:gradient-boosted-trees ; rkg:condition cond:data-tabular ; '
+                  f'rkg:strength rkg:strong ; rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-src-{i} .']
+    path = tmp_path / "team.ttl"
+    path.write_text("\n".join(lines) + "\n")
+    kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
+    (a,) = kb.query("recommend architecture where data = tabular and rows = 30k")
+    assert a["decision"]["pick"] is None
+    text = render_answers([a], "text")
+    assert "no pick: the advice (an extension's among it) advises against" in text and "the reference advises" not in text
+    (r,) = kb.query("recipe where data = tabular and rows = 30k")
+    (arch,) = [i for s in r["sections"] if s["name"] == "architecture" for i in s["items"]]
+    assert arch["value"] is None and arch["origin"]["file"] == str(path) and "an extension's among it" in arch["why"]

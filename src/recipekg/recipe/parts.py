@@ -52,9 +52,14 @@ def _excluded_by(answer: dict) -> dict:
 
 def _no_pick(what: str, answer: dict, kind: str) -> dict:
     asks = [a["text"] for a in answer.get("ask", ())]
-    why = "; ".join(asks) if asks else "no rule decides with these constraints"
+    matched = [r for r in answer["results"] if r["group"] == "matches"]
+    against = next((x["origin"] for r in matched for x in r.get("against") or () if x.get("origin")), None)
+    who = "the advice (an extension's among it)" if against else "the reference"
+    why = ("; ".join(asks) if asks else
+           f"{who} advises against every choice these constraints decide: {', '.join(r['label'] for r in matched)}"
+           if matched else "no rule decides with these constraints")
     return item(what, None, "no pick", why, [], **{"from": f"recommend {kind}", "needs": [a["dimension"] for a in answer.get("ask", ())]},
-                **_excluded_by(answer))
+                **({"origin": against} if against else _excluded_by(answer)))
 
 
 def _ranked(ctx, kind: str, section: str, snap: dict) -> list[dict]:

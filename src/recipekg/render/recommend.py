@@ -140,11 +140,20 @@ def alongside_text(a: dict, entry: dict) -> str:
     return f"{entry['section']} — {_name(a, entry['pick'])}{tied}"
 
 
+def advisers(a: dict) -> str:
+    """Who advises against every choice of an answer with no pick: the reference, or, where an
+    extension's rule is among the advice against them, the advice with it (hostile round 5, 016:
+    forty extension rules against gradient-boosted trees were "the reference" advising so)."""
+    against = (x for r in a["results"] if r["group"] == "matches" for x in r.get("against") or ())
+    return ("the advice (an extension's among it)" if any(x.get("origin") for x in against)
+            else "the reference")
+
+
 def _decision(a: dict, md: bool) -> list[str]:
     d = a.get("decision") or {}
     if not d.get("pick"):
         if any(r["group"] == "matches" for r in a["results"]):
-            out = ["no pick: the reference advises against every choice these constraints decide"]
+            out = [f"no pick: {advisers(a)} advises against every choice these constraints decide"]
         else:
             out = ["no pick: no rule decides with these constraints alone" + (" (see below)" if a.get("ask") else "")]
         return (out + against_yours_lines(a) + yours_lines(a) + shortfall_line(a) + compute_check_line(a)

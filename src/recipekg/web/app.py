@@ -120,6 +120,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     from recipekg.web.front import answer_pages_first
     from recipekg.web.cache import PageCache
     from recipekg.render.numbers import value as number_text
+    from recipekg.render.recommend import advisers
     from recipekg.render.sources import role_text
     from recipekg.web.flow import human
     from recipekg.web.present import sentence, short
@@ -138,6 +139,7 @@ def create_app(kb=None, *, extensions=(), trusted_hosts=None, page_cache=None, c
     app.jinja_env.filters["role"] = role_text
     app.jinja_env.filters["number"] = number_text
     app.jinja_env.filters["implied_notes"] = implied_notes
+    app.jinja_env.filters["advisers"] = advisers
     app.jinja_env.globals["url_for"] = remembered_url_for(app)
     trusted = {host_name(h) for h in trusted_hosts or ()}
     graph = CiteGraph(kb.snap)
