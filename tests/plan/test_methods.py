@@ -364,3 +364,14 @@ def test_a_compute_budget_that_trains_nothing_is_out_of_scale_at_the_statement(k
         kb.query("plan where gpus = 8 and peak-flops = 1e-30 and time = 1 week")
     assert "less than one parameter trained on one token" in caught.value.message
     assert caught.value.line == 1
+
+
+def test_a_quantized_weights_remedy_carries_the_figure_it_rests_on(run_plan):
+    """Hostile round 5, 080: a remedy "precision = fp4" built on an extension's weight-bits
+    constant had no sources and no origin. Each precision remedy now carries its weight-bits
+    constant and that constant's sources (an extension's marked with its origin)."""
+    a = run_plan("plan where params = 405B and method = inference and hardware = h100 and gpus = 1")
+    found = {r["id"]: r for r in a["recommendations"]}
+    for pid in ("fp8", "int8", "int4"):
+        assert [c["id"] for c in found[pid]["constants"]] == [f"{pid}-weight-bits"]
+        assert found[pid]["sources"], pid

@@ -33,7 +33,8 @@ from recipekg.plan.figures import qjson, show
 from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.layout import describe
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.methods import (Method, offloads_sharded, quantized_precisions, read_method, servable,
+from recipekg.plan.kbview import const_json
+from recipekg.plan.methods import (WEIGHT_BITS, Method, offloads_sharded, quantized_precisions, read_method, servable,
                                    states_env)
 from recipekg.plan.options import memory_options
 from recipekg.plan.shape import model_shape, optimizer_state_bytes
@@ -192,8 +193,12 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
             more["applies_to"] = "fine-tuning"
             more["base_weight_memory"] = qjson(base)
             more["base_fits"] = base.high <= cap.low
-        out.append(_rec(rid, label, f"{why}: {_after(best, cap)}", enough, after=best["per_gpu"],
-                        verdict="fits" if ok else "does not fit", **more))
+        rec = _rec(rid, label, f"{why}: {_after(best, cap)}", enough, after=best["per_gpu"],
+                   verdict="fits" if ok else "does not fit", **more)
+        if rid in quantized_precisions(kb):  # the figure it rests on, and whose it is (an extension's: hostile 080)
+            figures = kb.constants_for(kb.snap["dimensions"]["precision"]["values"][rid], WEIGHT_BITS)
+            rec["constants"], rec["sources"] = [const_json(c) for c in figures], kb.sources(*figures)
+        out.append(rec)
     return out
 
 
