@@ -269,3 +269,32 @@ def test_a_pick_extension_rules_take_away_is_marked_in_recommend_and_recipe(tmp_
     (r,) = kb.query("recipe where data = tabular and rows = 30k")
     (arch,) = [i for s in r["sections"] if s["name"] == "architecture" for i in s["items"]]
     assert arch["value"] is None and arch["origin"]["file"] == str(path) and "an extension's among it" in arch["why"]
+
+
+def test_an_extension_dimension_derived_in_a_bundled_answer_is_marked(tmp_path):
+    """Hostile round 5, 054 and 049: a dimension an extension derives from the GPUs (or the
+    model size) stood unmarked among the constraints of every answer giving them, and in the
+    "not used" explanation of bundled ones."""
+    path = tmp_path / "team.ttl"
+    path.write_text("\n".join([
+        "@prefix rkg: <https://w3id.org/recipekg/ns#> .", "@prefix kb: <https://w3id.org/recipekg/id/> .",
+        "@prefix dim: <https://w3id.org/recipekg/dim/> .", "@prefix formula: <https://w3id.org/recipekg/formula/> .",
+        "@prefix paper: <https://w3id.org/recipekg/paper/> .", "@prefix sec: <https://w3id.org/recipekg/section/> .",
+        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .", "@prefix skos: <http://www.w3.org/2004/02/skos/core#> .",
+        "@prefix prov: <http://www.w3.org/ns/prov#> .", "@prefix dcterms: <http://purl.org/dc/terms/> .",
+        "@prefix fabio: <http://purl.org/spar/fabio/> .", "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .",
+        'paper:team-note a rkg:Paper, fabio:WebPage ; rdfs:label "Team note" ; dcterms:title "Team note" ;',
+        '    rkg:key "team-note" ; dcterms:issued "2025"^^xsd:gYear ; rkg:url "https://example.org/team-note"^^xsd:anyURI .',
+        'sec:team-notes a rkg:Section ; rdfs:label "Team notes" ; rkg:path "Team notes" ; dcterms:isPartOf kb:reference .',
+        'dim:team-share a rkg:Dimension ; rdfs:label "team-share" ; skos:notation "team-share" ; rkg:dimensionKind rkg:Ratio ;',
+        '    rkg:minValue 0.0e0 ; rkg:order 97 ; skos:definition "Derived." ; skos:example "team-share = 2" ;',
+        '    rkg:derivedBy formula:team-share .',
+        'formula:team-share a rkg:Formula ; rdfs:label "team-share formula" ; rkg:output "team_share" ;',
+        '    rkg:expression "team_share = gpus / 8" ; rkg:text "Derived." ; rkg:section sec:team-notes ;',
+        '    prov:wasDerivedFrom paper:team-note .']) + "\n")
+    kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
+    (a,) = kb.query("recommend approach where gpus = 64 and time < 100 hours")
+    (share,) = [c for c in a["constraints"] if c["dimension"] == "team-share"]
+    assert share["derived_from"] == "gpus" and share["origin"]["file"] == str(path)
+    assert f"team-share = 800% (from gpus) [extension {path}, line 16]" in render_answers([a], "text")
+    assert not schema_errors(a)

@@ -49,7 +49,18 @@ def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
                 _from_formula(name, dim, facts, snap)
         elif set(dim["derived_from"]) & set(facts):
             _from_conditions(name, dim, facts, snap)
+    _mark_extensions(facts, snap)
     return facts
+
+
+def _mark_extensions(facts: dict[str, Facts], snap: dict) -> None:
+    """A derived constraint on a dimension an extension added carries its origin, as every
+    answer marks what an extension contributed (hostile round 5, 054: ``team-open = ... (from
+    gpus)`` stood unmarked in every answer giving the GPUs)."""
+    for name, f in facts.items():
+        origin = f.derived and snap["dimensions"].get(name, {}).get("origin")
+        for c in f.constraints if origin else ():
+            c.setdefault("origin", origin)
 
 
 def _from_model(facts: dict[str, Facts], snap: dict) -> None:

@@ -321,7 +321,8 @@ def _underived(kind: str, name: str, facts: dict, snap: dict) -> str | None:
         return None
     # (each asked for once: a derived one's own sources that are asked for beside it are not repeated)
     give = " and ".join(asked_for(dims[i], snap, {**facts, **dict.fromkeys(set(missing) - {i})}) for i in missing)
-    them = " and ".join(through)
+    them = " and ".join(d + (f" (extension {dims[d]['origin']['file']}, line {dims[d]['origin']['line']})"
+                             if dims[d].get("origin") else "") for d in through)  # (hostile round 5, 049)
     return (f"the {kind} advice that depends on {name} reads it through {them}, "
             f"{'which need' if len(through) > 1 else 'which needs'} more than {name}: give {give} to derive "
             f"{'them' if len(through) > 1 else 'it'}")
