@@ -193,6 +193,28 @@ def test_an_unreadable_extension_is_a_kb_error(tmp_path, monkeypatch):
         KnowledgeBase.load([locked], use_cache=False)
 
 
+#: The prefixes and the team's note and section the extension files of these tests share.
+TEAM_HEADER = [
+    "@prefix rkg: <https://w3id.org/recipekg/ns#> .", "@prefix kb: <https://w3id.org/recipekg/id/> .",
+    "@prefix rule: <https://w3id.org/recipekg/rule/> .", "@prefix cond: <https://w3id.org/recipekg/cond/> .",
+    "@prefix dim: <https://w3id.org/recipekg/dim/> .", "@prefix formula: <https://w3id.org/recipekg/formula/> .",
+    "@prefix const: <https://w3id.org/recipekg/const/> .", "@prefix paper: <https://w3id.org/recipekg/paper/> .",
+    "@prefix sec: <https://w3id.org/recipekg/section/> .", "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
+    "@prefix skos: <http://www.w3.org/2004/02/skos/core#> .", "@prefix prov: <http://www.w3.org/ns/prov#> .",
+    "@prefix dcterms: <http://purl.org/dc/terms/> .", "@prefix fabio: <http://purl.org/spar/fabio/> .",
+    "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .",
+    'paper:team-note a rkg:Paper, fabio:WebPage ; rdfs:label "Team note" ; dcterms:title "Team note" ;',
+    '    rkg:key "team-note" ; dcterms:issued "2025"^^xsd:gYear ; rkg:url "https://example.org/team-note"^^xsd:anyURI .',
+    'sec:team-notes a rkg:Section ; rdfs:label "Team notes" ; rkg:path "Team notes" ; dcterms:isPartOf kb:reference .']
+
+
+def team_file(tmp_path, *lines: str) -> Path:
+    """An extension file of TEAM_HEADER and ``lines`` (the first of them on line 19)."""
+    path = tmp_path / "team.ttl"
+    path.write_text("\n".join([*TEAM_HEADER, *lines]) + "\n")
+    return path
+
+
 @pytest.mark.parametrize("predicate", ["rdfs:subClassOf", "rdfs:subPropertyOf"])
 def test_a_deep_class_chain_is_refused_before_the_shacl_check_recurses(tmp_path, predicate):
     """Hostile round 5, 066: an rdfs:subClassOf chain of about a thousand levels exhausted
@@ -215,43 +237,28 @@ def test_an_extension_figure_for_a_bundled_entity_is_said_in_the_extension_voice
     """Hostile round 5, 082 and 083: an extension's first tier cap or arithmetic-intensity
     threshold for a bundled tier or GPU (which has none) was printed as "the flowchart puts ..."
     and "the reference calls NVIDIA H100 SXM bandwidth-limited"."""
-    head = "\n".join([
-        "@prefix rkg: <https://w3id.org/recipekg/ns#> .", "@prefix kb: <https://w3id.org/recipekg/id/> .",
-        "@prefix const: <https://w3id.org/recipekg/const/> .", "@prefix paper: <https://w3id.org/recipekg/paper/> .",
-        "@prefix sec: <https://w3id.org/recipekg/section/> .", "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
-        "@prefix prov: <http://www.w3.org/ns/prov#> .", "@prefix dcterms: <http://purl.org/dc/terms/> .",
-        "@prefix fabio: <http://purl.org/spar/fabio/> .", "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .",
-        'paper:team-note a rkg:Paper, fabio:WebPage ; rdfs:label "Team note" ; dcterms:title "Team note" ;',
-        '    rkg:key "team-note" ; dcterms:issued "2025"^^xsd:gYear ; rkg:url "https://example.org/team-note"^^xsd:anyURI .',
-        'sec:team-notes a rkg:Section ; rdfs:label "Team notes" ; rkg:path "Team notes" ; dcterms:isPartOf kb:reference .'])
-    path = tmp_path / "team.ttl"
-    path.write_text(head + "\n" + "\n".join([
+    path = team_file(
+        tmp_path,
         'const:team-h100-intensity a rkg:Constant ; rdfs:label "Team H100 intensity" ; rkg:symbol "c_team_h100_intensity" ;',
         '    rkg:value 1.0e6 ; rkg:unitLabel "FLOPs/byte" ; rkg:quantity "arithmetic-intensity" ; rkg:appliesTo kb:h100 ;',
         '    rkg:text "Compute bound above a million." ; rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .',
         'const:team-tier-max a rkg:Constant ; rdfs:label "Team tier cap" ; rkg:symbol "c_team_tier_max" ; rkg:value 1.0e0 ;',
         '    rkg:unitLabel "parameters" ; rkg:quantity "max-params-from-scratch" ; rkg:appliesTo kb:single-gpu-short ;',
-        '    rkg:text "One parameter." ; rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .']) + "\n")
+        '    rkg:text "One parameter." ; rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .')
     kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
     (a,) = kb.query("plan where params = 7B and hardware = h100 and gpus = 8")
-    assert a["bandwidth"]["text"].count("the extension team.ttl (line 14) calls NVIDIA H100 SXM bandwidth-limited") == 1
+    assert a["bandwidth"]["text"].count("the extension team.ttl (line 19) calls NVIDIA H100 SXM bandwidth-limited") == 1
     assert "the reference calls" not in a["bandwidth"]["text"]
     (b,) = kb.query("plan where params = 125M and gpus = 1 and time = 12 hours and hardware = h100")
     (cap,) = [w["text"] for w in b["warnings"] if "puts pretraining of up to" in w["text"]]
-    assert cap.startswith("the extension team.ttl (line 17) puts") and "flowchart" not in cap
+    assert cap.startswith("the extension team.ttl (line 22) puts") and "flowchart" not in cap
 
 
 def test_a_pick_extension_rules_take_away_is_marked_in_recommend_and_recipe(tmp_path):
     """Hostile round 5, 016: forty strong extension rules against gradient-boosted trees, each
     on a source of its own, left tabular data with no pick; recommend said "the reference
     advises against every choice", and the recipe's "no pick" named no extension."""
-    lines = ["@prefix rkg: <https://w3id.org/recipekg/ns#> .", "@prefix kb: <https://w3id.org/recipekg/id/> .",
-             "@prefix rule: <https://w3id.org/recipekg/rule/> .", "@prefix cond: <https://w3id.org/recipekg/cond/> .",
-             "@prefix paper: <https://w3id.org/recipekg/paper/> .", "@prefix sec: <https://w3id.org/recipekg/section/> .",
-             "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .", "@prefix prov: <http://www.w3.org/ns/prov#> .",
-             "@prefix dcterms: <http://purl.org/dc/terms/> .", "@prefix fabio: <http://purl.org/spar/fabio/> .",
-             "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .",
-             'sec:team-notes a rkg:Section ; rdfs:label "Team notes" ; rkg:path "Team notes" ; dcterms:isPartOf kb:reference .']
+    lines = []
     for i in range(40):
         lines += [f'paper:team-src-{i} a rkg:Paper, fabio:WebPage ; rdfs:label "Team source {i}" ; '
                   f'dcterms:title "Team source number {i}" ; rkg:key "team-src-{i}" ; dcterms:issued "2025"^^xsd:gYear ; '
@@ -259,8 +266,7 @@ def test_a_pick_extension_rules_take_away_is_marked_in_recommend_and_recipe(tmp_
                   f'rule:team-no-trees-{i} a rkg:Rule ; rdfs:label "Team rule {i}" ; rkg:text "Team advice {i}." ; '
                   f'rkg:advisesAgainst kb:gradient-boosted-trees ; rkg:condition cond:data-tabular ; '
                   f'rkg:strength rkg:strong ; rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-src-{i} .']
-    path = tmp_path / "team.ttl"
-    path.write_text("\n".join(lines) + "\n")
+    path = team_file(tmp_path, *lines)
     kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
     (a,) = kb.query("recommend architecture where data = tabular and rows = 30k")
     assert a["decision"]["pick"] is None
@@ -275,26 +281,44 @@ def test_an_extension_dimension_derived_in_a_bundled_answer_is_marked(tmp_path):
     """Hostile round 5, 054 and 049: a dimension an extension derives from the GPUs (or the
     model size) stood unmarked among the constraints of every answer giving them, and in the
     "not used" explanation of bundled ones."""
-    path = tmp_path / "team.ttl"
-    path.write_text("\n".join([
-        "@prefix rkg: <https://w3id.org/recipekg/ns#> .", "@prefix kb: <https://w3id.org/recipekg/id/> .",
-        "@prefix dim: <https://w3id.org/recipekg/dim/> .", "@prefix formula: <https://w3id.org/recipekg/formula/> .",
-        "@prefix paper: <https://w3id.org/recipekg/paper/> .", "@prefix sec: <https://w3id.org/recipekg/section/> .",
-        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .", "@prefix skos: <http://www.w3.org/2004/02/skos/core#> .",
-        "@prefix prov: <http://www.w3.org/ns/prov#> .", "@prefix dcterms: <http://purl.org/dc/terms/> .",
-        "@prefix fabio: <http://purl.org/spar/fabio/> .", "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .",
-        'paper:team-note a rkg:Paper, fabio:WebPage ; rdfs:label "Team note" ; dcterms:title "Team note" ;',
-        '    rkg:key "team-note" ; dcterms:issued "2025"^^xsd:gYear ; rkg:url "https://example.org/team-note"^^xsd:anyURI .',
-        'sec:team-notes a rkg:Section ; rdfs:label "Team notes" ; rkg:path "Team notes" ; dcterms:isPartOf kb:reference .',
+    path = team_file(
+        tmp_path,
         'dim:team-share a rkg:Dimension ; rdfs:label "team-share" ; skos:notation "team-share" ; rkg:dimensionKind rkg:Ratio ;',
         '    rkg:minValue 0.0e0 ; rkg:order 97 ; skos:definition "Derived." ; skos:example "team-share = 2" ;',
         '    rkg:derivedBy formula:team-share .',
         'formula:team-share a rkg:Formula ; rdfs:label "team-share formula" ; rkg:output "team_share" ;',
         '    rkg:expression "team_share = gpus / 8" ; rkg:text "Derived." ; rkg:section sec:team-notes ;',
-        '    prov:wasDerivedFrom paper:team-note .']) + "\n")
+        '    prov:wasDerivedFrom paper:team-note .')
     kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
     (a,) = kb.query("recommend approach where gpus = 64 and time < 100 hours")
     (share,) = [c for c in a["constraints"] if c["dimension"] == "team-share"]
     assert share["derived_from"] == "gpus" and share["origin"]["file"] == str(path)
-    assert f"team-share = 800% (from gpus) [extension {path}, line 16]" in render_answers([a], "text")
+    assert f"team-share = 800% (from gpus) [extension {path}, line 19]" in render_answers([a], "text")
     assert not schema_errors(a)
+
+
+def test_what_an_extension_puts_in_a_recipes_runner_ups_or_above_an_explained_choice_is_marked(tmp_path):
+    """Hostile round 5, 002 and 014: an extension's architecture among a bundled recipe's
+    runner-ups, and an explained choice's rank moved by an extension's rules, were unmarked."""
+    path = team_file(
+        tmp_path,
+        'kb:team-forest a rkg:Architecture ; rdfs:label "Team forest" ; prov:wasDerivedFrom paper:team-note .',
+        'rule:team-forest-rule a rkg:Rule ; rdfs:label "Team forest rule" ; rkg:text "Team advice." ;',
+        '    rkg:recommends kb:team-forest ; rkg:condition cond:data-tabular ; rkg:strength rkg:weak ;',
+        '    rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .',
+        'rule:team-lion-rule a rkg:Rule ; rdfs:label "Team Lion rule" ; rkg:text "Team Lion advice." ;',
+        '    rkg:recommends kb:lion ; rkg:condition cond:prefer-low-memory ; rkg:strength rkg:strong ;',
+        '    rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .')
+    kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
+    (r,) = kb.query("recipe where data = tabular and rows = 30k")
+    (arch,) = [i for s in r["sections"] if s["name"] == "architecture" for i in s["items"]]
+    assert "team-forest" in arch["runner_ups"]
+    assert [e["id"] for e in arch["runner_ups_from"]] == ["team-forest"] and not schema_errors(r)
+    assert str(path) in render_answers([r], "text")
+    (e,) = kb.query("explain adamw where params = 7B and prefer = low-memory")
+    assert "lion" in [x["id"] for x in e["ahead_by_extensions"]] and not schema_errors(e)
+    assert "above it by extensions: lion [extension" in render_answers([e], "text").splitlines()[0]
+    import recipekg
+
+    (plain,) = recipekg.load().query("explain adamw where params = 7B and prefer = low-memory")
+    assert "ahead_by_extensions" not in plain

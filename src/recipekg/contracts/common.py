@@ -43,6 +43,14 @@ class Origin(TypedDict):
     line: int
 
 
+class AddedChoice(TypedDict):
+    """A choice an extension put in a list of an answer's (a runner-up, an entry ranked above
+    the one explained): one of its own, or one only its rules rank, with where it did."""
+
+    id: str
+    origin: Origin
+
+
 class Source(TypedDict):
     """A paper (or other source) as the claim citing it names it, with what it does for the
     claim; ``where`` locates the statement in the source when the KB records it."""

@@ -4,7 +4,7 @@ the answer builders are annotated with.
 
     >>> doc = schema()
     >>> doc["$schema"], sorted(doc["$defs"])[:3]
-    ('https://json-schema.org/draft/2020-12/schema', ['AheadBy', 'Alongside', 'Alternative'])
+    ('https://json-schema.org/draft/2020-12/schema', ['AddedChoice', 'AheadBy', 'Alongside'])
     >>> schema("plan")["properties"]["statement"]
     {'enum': ['plan']}
 

@@ -3,15 +3,15 @@ against the constraints, and the smallest change that would rank it first.
 
     >>> from recipekg.contracts.schema import required_keys
     >>> sorted(set(ExplainAnswer.__annotations__) - required_keys(ExplainAnswer))
-    ['behind', 'compute_check', 'member_of', 'memory_saving', 'no_change_because', 'section', 'settled_by', 'shortfall',
-     'superseded', 'tied_with', 'yours']
+    ['ahead_by_extensions', 'behind', 'compute_check', 'member_of', 'memory_saving', 'no_change_because', 'section',
+     'settled_by', 'shortfall', 'superseded', 'tied_with', 'yours']
 """
 
 from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from recipekg.contracts.common import (Ask, Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp,
+from recipekg.contracts.common import (AddedChoice, Ask, Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp,
                                        Taken, Unused, Via)
 from recipekg.contracts.recommend import ComputeCheck, Group, MemorySaving, Shortfall, Yours
 
@@ -103,6 +103,9 @@ class ExplainBody(TypedDict):
     rank: int | None
     #: The choice's rank in each ranking of its kinds (among its section's, for such a kind).
     ranks: dict[str, int | None]
+    #: The entries ranked above it that an extension brought there (a choice of its own, or one
+    #: only its rules rank), with where it did: the rank is then the extension's doing too.
+    ahead_by_extensions: NotRequired[list[AddedChoice]]
     #: The recipe section the choice is ranked in, for a kind whose choices are parts of one run.
     section: NotRequired[str]
     group: Group | None

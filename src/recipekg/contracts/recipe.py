@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
-from recipekg.contracts.common import Constraint, Origin, Source, Stamp, Unused
+from recipekg.contracts.common import AddedChoice, Constraint, Origin, Source, Stamp, Unused
 from recipekg.contracts.plan import Layout, PlanBody
 from recipekg.contracts.schema import Names
 
@@ -46,6 +46,9 @@ Item = TypedDict("Item", {
     "sources": list[Source],
     "from": NotRequired[str],
     "runner_ups": NotRequired[list[str]],
+    # the runner-ups an extension added (a choice of its own, or one only its rules rank), with
+    # where it did: every answer marks what an extension contributed
+    "runner_ups_from": NotRequired[list[AddedChoice]],
     # the choices the advice ranks equal to the pick (the same score, strength and specificity):
     # the item's text says the recipe took the first by id only
     "tied_with": NotRequired[list[str]],

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 
 from recipekg.query.ast import Explain
+from recipekg.reason.added import added_by_extensions
 from recipekg.reason.answers import choice_json, constraints_json, fill_waits, reason_json, tied_with_first, waits_for
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.changes import smallest_change
@@ -96,6 +97,8 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
            "unused": unrun + unused(kind, facts, rankings[kind]["evaluated"], rankings[kind]["verdicts"] + verdicts,
                                     snap, rankings[kind]["near"]),
            "would_rank_first_if": change["found"]}
+    if ahead := added_by_extensions(ours[kind][:max(0, (ranks[kind] or 1) - 1)]):
+        out["ahead_by_extensions"] = ahead  # (hostile round 5, 014: the rank an extension's rules moved, unmarked)
     if (section := part[kind]) is not None:
         out["section"] = section
     if entry and entry["iri"] != iri:
@@ -116,8 +119,7 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
         out["no_change_because"] = change["why"]
     if not change["found"] and not out.get("tied_with") and (above := behind(entry, ours[kind], snap)):
         out["behind"] = above
-    note = saving_note(iri, facts, snap, entry.get("because", ()))
-    if note:
+    if note := saving_note(iri, facts, snap, entry.get("because", ())):
         out["memory_saving"] = note
     noted = [{"id": node["id"], "label": node["label"], "iri": iri, "memory_saving": note}] if note else []
     if short := shortfall(noted, facts, snap):

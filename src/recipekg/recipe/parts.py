@@ -31,9 +31,18 @@ def _pick_item(what: str, answer: dict, kind: str) -> dict:
     labels = {r["id"]: r["label"] for r in answer["results"]}
     text = result["label"] + (f", tied with {', '.join(labels.get(t, t) for t in tied)} (the advice speaks for "
                               f"each equally: first here by id only)" if tied else "")
+    added = _added_runner_ups(answer, runner_ups)
     return item(what, pick, text, reason.get("text", ""), reason.get("sources", []),
                 **{"from": f"recommend {kind}", "runner_ups": runner_ups}, **({"tied_with": tied} if tied else {}),
+                **({"runner_ups_from": added} if added else {}),
                 **(_origin(result, reason) or _excluded_by(answer)), **_caveat(reason))
+
+
+def _added_runner_ups(answer: dict, runner_ups: list[str]) -> list:
+    """The runner-ups an extension stands behind (:func:`recipekg.reason.added.added_by_extensions`)."""
+    from recipekg.reason.added import added_by_extensions
+
+    return added_by_extensions([r for r in answer["results"] if r["id"] in runner_ups])
 
 
 def _origin(result: dict, reason: dict) -> dict:

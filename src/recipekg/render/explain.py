@@ -17,7 +17,10 @@ def _rank_text(a: dict) -> str:
     """Where the choice ranks: among its kind's choices, or its recipe section's."""
     among = (f"{a['kind']} choices in its section, {a['section']} (the parts of one run are ranked by section)"
              if a.get("section") else f"{a['kind']} choices")
-    return f"rank {a['rank']} among {among}" if a["rank"] else f"not ranked among {among}"
+    ahead = a.get("ahead_by_extensions") or ()
+    by = ("; above it by extensions: " + ", ".join(f"{e['id']} [extension {e['origin']['file']}, line "
+                                                  f"{e['origin']['line']}]" for e in ahead)) if ahead else ""
+    return (f"rank {a['rank']} among {among}" if a["rank"] else f"not ranked among {among}") + by
 
 
 def render_explain(a: dict, md: bool, detail: bool = True) -> str:
