@@ -37,6 +37,9 @@ def ambiguous_names(ix, order: list[str], bundled: frozenset = frozenset()):
 
     rank = {s: i for i, s in enumerate(order)}
     said = set()
+    for root in (c for c in ix.spo if (ix.text(c, RKG.kindName) or "").lower() in KEYWORDS):  # (hostile 5, 007)
+        yield (root, f"{shorten(root)}'s kind name {ix.text(root, RKG.kindName)!r} is a word of the query language: "
+                     f"'recommend {ix.text(root, RKG.kindName)} where ...' could never be read; give it another name")
     for scope, members in _scopes(ix):
         taken: dict[str, str] = {}
         for s in sorted(members, key=lambda s: (rank.get(s, len(rank)), s)):
