@@ -6,7 +6,10 @@ An extension file is checked against the bundled KB it is merged with. It may no
 - state identity or equivalence with a bundled term (``owl:sameAs``, ``owl:equivalentClass``,
   ``owl:equivalentProperty``, ``skos:exactMatch``), or give its own property a range, an
   inverse or a superproperty that is a bundled term or an identity predicate: recipekg draws
-  no inference from them, but ``recipekg export`` carries them to reasoners that do;
+  no inference from them, but ``recipekg export`` carries them to reasoners that do; nor, for
+  the same reason, import another document (``owl:imports``), declare a property characteristic
+  (symmetric, transitive...) or an inverse, make a bundled concept narrower than its own
+  (``skos:narrower``), or give its property a superproperty that is not its own;
 - mint an IRI outside the project's instance namespaces (``kb:``, ``rule:``, ``cond:``,
   ``dim:``, ``paper:``, ``section:``, ``formula:``, ``const:``, ``fact:``, ``citation:``),
   or an id that is not ``[a-z0-9-]`` (``kb:café``, ``kb:My_Node``);
@@ -49,6 +52,16 @@ IDENTITY = {OWL.sameAs: "it makes the two one node", OWL.equivalentClass: "it ma
 _SAYS_OF_OBJECT = {**IDENTITY, RDFS.range: "a range types every object of the property",
                    OWL.inverseOf: "an inverse states each of its triples about the object",
                    RDFS.subPropertyOf: "a subproperty says what its superproperty says"}
+#: What an extension may not say at all, whatever its objects (hostile round 5, 008-011, 028):
+#: a property characteristic a reasoner applies to every triple of the property (a symmetric
+#: property pointed at a bundled node states the triple about it), an inverse, another
+#: document's statements, and a narrower concept (it states the object's skos:broader).
+_NEVER = {OWL.term("imports"): "it brings another document's statements into the export",
+          OWL.inverseOf: "an inverse states each triple of the property about its object"}
+_CHARACTERISTICS = {OWL.term(c) for c in ("SymmetricProperty", "TransitiveProperty", "ReflexiveProperty",
+                                          "FunctionalProperty", "InverseFunctionalProperty")}
+_STATES_OF_OBJECT = {SKOS.narrower: "a narrower concept states the object's skos:broader",
+                     SKOS.term("narrowerTransitive"): "a narrower concept states the object's skos:broader"}
 #: What to write instead.
 _INSTEAD = {OWL.equivalentClass: "make your class narrower with rdfs:subClassOf instead",
             OWL.sameAs: "relate your node to it with skos:broader or rdfs:seeAlso instead",
@@ -65,6 +78,7 @@ def extension_violations(bundled: list[Triple], extension: list[Triple]) -> Iter
     subjects = {s for s, _, _ in bundled}
     declared = {s for s in subjects if s.startswith(str(RKG))}
     named = subjects | {o for _, _, o in bundled if isinstance(o, str)}
+    theirs = {x for x, _, _ in extension}
     for s, p, o in extension:
         problem = (_iri_problem(s, declared, subject=True) or _iri_problem(p, declared)
                    or (isinstance(o, str) and not o.startswith("_:") and _iri_problem(o, declared)))
@@ -73,12 +87,29 @@ def extension_violations(bundled: list[Triple], extension: list[Triple]) -> Iter
         elif s in subjects and (s, p, o) not in own:
             yield (s, f"{shorten(s)} is a bundled node: an extension adds nodes of its own and "
                       f"cannot add '{shorten(p)}' to a bundled one")
+        elif said := _never_said(s, p, o, named, theirs):
+            yield (s, said)
         elif p in _SAYS_OF_OBJECT and isinstance(o, str) and (o in named or o in IDENTITY):
             instead = _INSTEAD.get(p, "drop it: an extension describes its own nodes, not what a property implies")
             yield (s, f"'{shorten(s)} {shorten(p)} {shorten(o)}': {_SAYS_OF_OBJECT[p]}, so a reasoner reading "
                       f"the export would change what {shorten(o)} means; {instead}")
     yield from _collisions(bundled, extension)
     yield from _same_papers(bundled, extension)
+
+
+def _never_said(s: str, p: str, o, named: set[str], theirs: set[str]) -> str | None:
+    """What is wrong with a triple whose meaning to a reasoner reaches beyond the extension's
+    own nodes (:data:`_NEVER`, :data:`_CHARACTERISTICS`, :data:`_STATES_OF_OBJECT`, a
+    superproperty not among ``theirs``, the extension's subjects), or None."""
+    why = (_NEVER.get(p) or (p == RDF.type and o in _CHARACTERISTICS and "a property characteristic applies to "
+                             "every triple of the property, the bundled nodes it points at too")
+           or (p in _STATES_OF_OBJECT and o in named and _STATES_OF_OBJECT[p])
+           or (p == RDFS.subPropertyOf and isinstance(o, str) and o not in theirs
+               and "a subproperty says what its superproperty says"))
+    if not why:
+        return None
+    return (f"'{shorten(s)} {shorten(p)} {shorten(o) if isinstance(o, str) else o}': {why}, so a reasoner reading "
+            f"the export would draw statements about the bundled KB; drop it: an extension describes its own nodes")
 
 
 def _iri_problem(iri: str, declared: set[str], subject: bool = False) -> str | None:
