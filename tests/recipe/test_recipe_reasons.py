@@ -48,3 +48,14 @@ def test_the_budget_plan_cannot_check_is_said_unchecked(kb):
     assert "hardware = a10g" in memory["why"] and "time = 1 day" not in memory["why"]
     (cost,) = items["cost"]
     assert "to check" not in cost["why"]   # no price given: nothing named
+
+
+def test_a_warmup_in_steps_says_its_share_of_the_runs_steps(kb):
+    """QA round 5, Q37: LLaMA's 2,000 warmup steps were given for a run of about 12,900 steps,
+    a sixth of it, without saying so. The share is plan's tokens over the global batch."""
+    (a,) = kb.query("recipe where params = 350M and data = text and hardware = rtx-4090 and gpus = 8 and time = 1 week")
+    items = {it.get("hyperparameter"): it for s in a["sections"] for it in s["items"]}
+    tokens = next(q["value"] for q in a["plan"]["quantities"] if q["name"] == "tokens")
+    steps = tokens / items["batch-tokens"]["value"]
+    assert items["warmup-steps"]["value"] == 2000
+    assert f"({2000 / steps:.0%} of this run's {steps:,.0f} steps" in items["warmup-steps"]["text"]

@@ -42,7 +42,31 @@ def sections(ctx, plan: PlanBody | None, snap: dict) -> list[Section]:
             items += setting_items(name, groups, settings, ctx, plan, snap, waits)
         out.append({"name": name, "items": items})
     set_apart(out, snap)
+    warmup_share(out, plan)
     return out
+
+
+def warmup_share(sections: list[Section], plan: PlanBody | None) -> None:
+    """A warmup sourced as a number of steps, said as the share of this run's steps it is
+    (plan's tokens over the recipe's global batch in tokens): QA round 5, Q37: LLaMA's 2,000
+    steps were given for a run of about 12,000, a sixth of it, without saying so.
+
+    >>> items = [{"hyperparameter": "warmup-steps", "value": 2000.0, "unit": "steps", "text": "2,000 steps"},
+    ...          {"hyperparameter": "batch-tokens", "value": 5e5, "unit": "tokens", "text": "500k tokens"}]
+    >>> warmup_share([{"name": "hyperparameters", "items": items}], {"quantities": [{"name": "tokens", "value": 6e9}]})
+    >>> items[0]["text"]
+    "2,000 steps (17% of this run's 12,000 steps: plan's tokens over the global batch)"
+    """
+    items = {it.get("hyperparameter"): it for s in sections for it in s["items"]}
+    warmup, batch = items.get("warmup-steps"), items.get("batch-tokens")
+    tokens = next((q["value"] for q in (plan or {}).get("quantities") or () if q["name"] == "tokens"), None)
+    if not (warmup and batch and tokens and isinstance(warmup.get("value"), float) and isinstance(batch.get("value"), float)
+            and warmup.get("unit") == "steps" and batch["value"] > 0):
+        return
+    steps = tokens / batch["value"]
+    if steps >= 1:
+        warmup["text"] += (f" ({warmup['value'] / steps:.0%} of this run's {steps:,.0f} steps: plan's tokens over the "
+                           f"global batch)")
 
 
 def set_apart(sections: list[Section], snap: dict) -> None:
