@@ -21,6 +21,8 @@ from recipekg.recipe.settings import applying, closure, relevant, waiting
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
+    from typing import Any
+
     from recipekg.contracts.common import Unused
     from recipekg.contracts.plan import PlanBody
     from recipekg.contracts.recipe import Alternative, Context, Item, Section
@@ -57,16 +59,17 @@ def warmup_share(sections: list[Section], plan: PlanBody | None) -> None:
     >>> items[0]["text"]
     "2,000 steps (17% of this run's 12,000 steps: plan's tokens over the global batch)"
     """
-    items = {it.get("hyperparameter"): it for s in sections for it in s["items"]}
+    items: dict[str, Any] = {it.get("hyperparameter") or "": it for s in sections for it in s["items"]}
     warmup, batch = items.get("warmup-steps"), items.get("batch-tokens")
-    tokens = next((q["value"] for q in (plan or {}).get("quantities") or () if q["name"] == "tokens"), None)
-    if not (warmup and batch and tokens and isinstance(warmup.get("value"), float) and isinstance(batch.get("value"), float)
-            and warmup.get("unit") == "steps" and batch["value"] > 0):
+    found: Any = plan or {}
+    quantities: list[Any] = list(found.get("quantities") or ())
+    tokens = next((q["value"] for q in quantities if q["name"] == "tokens"), None)
+    count, per_step = (warmup or {}).get("value"), (batch or {}).get("value")
+    if not (warmup and isinstance(count, float) and isinstance(per_step, float) and isinstance(tokens, float)
+            and warmup.get("unit") == "steps" and per_step > 0 and tokens >= per_step):
         return
-    steps = tokens / batch["value"]
-    if steps >= 1:
-        warmup["text"] += (f" ({warmup['value'] / steps:.0%} of this run's {steps:,.0f} steps: plan's tokens over the "
-                           f"global batch)")
+    steps = tokens / per_step
+    warmup["text"] += f" ({count / steps:.0%} of this run's {steps:,.0f} steps: plan's tokens over the global batch)"
 
 
 def set_apart(sections: list[Section], snap: dict) -> None:
