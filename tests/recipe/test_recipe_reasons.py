@@ -59,3 +59,14 @@ def test_a_warmup_in_steps_says_its_share_of_the_runs_steps(kb):
     steps = tokens / items["batch-tokens"]["value"]
     assert items["warmup-steps"]["value"] == 2000
     assert f"({2000 / steps:.0%} of this run's {steps:,.0f} steps" in items["warmup-steps"]["text"]
+
+
+def test_a_models_own_paper_is_the_reason_for_its_optimizer(kb):
+    """QA round 5, Q36: a Whisper fine-tune's AdamW cited only a paper on Adam against Muon
+    fine-tuning; Whisper's paper states its optimizer (Section 2.4), and of reasons as strong the
+    one written for the architecture is the item's."""
+    (a,) = kb.query("recipe where architecture = whisper and samples = 100k and hardware = a10g and gpus = 1 "
+                    "and method = full-fine-tune")
+    (opt,) = [i for s in a["sections"] if s["name"] == "optimizer" for i in s["items"] if i["what"] == "optimizer"]
+    assert opt["value"] == "adamw" and [s["id"] for s in opt["sources"]] == ["radford2022"]
+    assert "Section 2.4" in {s.get("where") for s in opt["sources"]}

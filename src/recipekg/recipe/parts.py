@@ -22,10 +22,11 @@ _DESCENT = "https://w3id.org/recipekg/id/gradient-descent"
 
 def _pick_item(what: str, answer: dict, kind: str) -> dict:
     """The pick of a ranking as an item: why is its strongest reason, with that reason's sources
-    (and where an extension gave it: :func:`_origin`)."""
+    (and where an extension gave it: :func:`_origin`); of reasons as strong, one written for the
+    architecture the query names first (Whisper's own paper for its AdamW, QA round 5, Q36)."""
     pick = answer["decision"]["pick"]
     result = next(r for r in answer["results"] if r["id"] == pick)
-    reason = (result["because"] or [{}])[0]
+    reason = _strongest(result["because"])
     runner_ups = answer["decision"]["runner_ups"]
     tied = answer["decision"].get("tied_with") or []  # (said: the recipe commits to one the advice does not separate)
     labels = {r["id"]: r["label"] for r in answer["results"]}
@@ -43,6 +44,20 @@ def _added_runner_ups(answer: dict, runner_ups: list[str]) -> list:
     from recipekg.reason.added import added_by_extensions
 
     return added_by_extensions([r for r in answer["results"] if r["id"] in runner_ups])
+
+
+def _strongest(because: list) -> dict:
+    """The first reason (the strongest), or one as strong that holds on the architecture.
+
+    >>> _strongest([{"contribution": 0.6, "id": "a"}, {"contribution": 0.6, "id": "b",
+    ...             "conditions": [{"dimension": "architecture"}]}])["id"]
+    'b'
+    """
+    if not because:
+        return {}
+    top = because[0].get("contribution")
+    return next((r for r in because if r.get("contribution") == top
+                 and any(c.get("dimension") == "architecture" for c in r.get("conditions") or ())), because[0])
 
 
 def _origin(result: dict, reason: dict) -> dict:
