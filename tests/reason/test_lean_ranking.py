@@ -20,7 +20,7 @@ from recipekg.query.parser import parse
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY
 from recipekg.reason.explain import explain
 from recipekg.reason.recommend import recommend
-from recipekg.reason.situation import _derived_needs, for_ruled_out, sources_of, near_reasons, unused_entries
+from recipekg.reason.situation import _derived_needs, sources_of, near_reasons, unused_entries
 
 
 def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None, excluded=None):
@@ -54,12 +54,8 @@ def _unused_every_evaluation(kind, facts, evaluated, verdicts, snap, near=None, 
             used |= sources_of(dim, facts)
     for name in [n for n, f in facts.items() if not f.derived and n not in used and n not in needs]:
         needs[name] = _derived_needs(kind, name, facts, snap) or None  # rules the index does not reach
-    out = []
-    for name, f in facts.items():
-        if not f.derived and name not in used:
-            entries = unused_entries(kind, name, facts, needs.get(name), snap)
-            out += for_ruled_out(entries, kind, name, ruled_out[name]) if name in ruled_out else entries
-    return out
+    return [e for name, f in facts.items() if not f.derived and name not in used
+            for e in unused_entries(kind, name, facts, needs.get(name), snap, ruled_out.get(name))]
 
 
 def _plainly(answer_of, stmt, snap, shown: int):

@@ -46,22 +46,21 @@ IDENTITY = {OWL.sameAs: "it makes the two one node", OWL.equivalentClass: "it ma
             OWL.equivalentProperty: "it makes the two properties one",
             SKOS.exactMatch: "it makes the two interchangeable"}
 #: What an extension may not say about a bundled term (or an identity predicate) as its object,
-#: though the subject is its own: identity, and the property semantics a reasoner applies to the
-#: objects of a property (a range types them, an inverse states the triple the other way round,
-#: a subproperty says what its superproperty says: sameAs, a symmetric property...).
+#: though the subject is its own: identity, a range (it types every object of the property) and
+#: a narrower concept (it states the object's skos:broader). An inverse and a superproperty are
+#: refused whatever their object (:data:`_NEVER`, :func:`_never_said`).
 _SAYS_OF_OBJECT = {**IDENTITY, RDFS.range: "a range types every object of the property",
-                   OWL.inverseOf: "an inverse states each of its triples about the object",
-                   RDFS.subPropertyOf: "a subproperty says what its superproperty says"}
+                   SKOS.narrower: "a narrower concept states the object's skos:broader",
+                   SKOS.term("narrowerTransitive"): "a narrower concept states the object's skos:broader"}
 #: What an extension may not say at all, whatever its objects (hostile round 5, 008-011, 028):
-#: a property characteristic a reasoner applies to every triple of the property (a symmetric
-#: property pointed at a bundled node states the triple about it), an inverse, another
-#: document's statements, and a narrower concept (it states the object's skos:broader).
+#: another document's statements, an inverse (it states each triple of the property about its
+#: object, a bundled node among them), a property characteristic a reasoner applies to every
+#: triple of the property (a symmetric property pointed at a bundled node states the triple
+#: about it); and a superproperty not its own (:func:`_never_said`).
 _NEVER = {OWL.term("imports"): "it brings another document's statements into the export",
           OWL.inverseOf: "an inverse states each triple of the property about its object"}
 _CHARACTERISTICS = {OWL.term(c) for c in ("SymmetricProperty", "TransitiveProperty", "ReflexiveProperty",
                                           "FunctionalProperty", "InverseFunctionalProperty")}
-_STATES_OF_OBJECT = {SKOS.narrower: "a narrower concept states the object's skos:broader",
-                     SKOS.term("narrowerTransitive"): "a narrower concept states the object's skos:broader"}
 #: What to write instead.
 _INSTEAD = {OWL.equivalentClass: "make your class narrower with rdfs:subClassOf instead",
             OWL.sameAs: "relate your node to it with skos:broader or rdfs:seeAlso instead",
@@ -87,7 +86,7 @@ def extension_violations(bundled: list[Triple], extension: list[Triple]) -> Iter
         elif s in subjects and (s, p, o) not in own:
             yield (s, f"{shorten(s)} is a bundled node: an extension adds nodes of its own and "
                       f"cannot add '{shorten(p)}' to a bundled one")
-        elif said := _never_said(s, p, o, named, theirs):
+        elif said := _never_said(s, p, o, theirs):
             yield (s, said)
         elif p in _SAYS_OF_OBJECT and isinstance(o, str) and (o in named or o in IDENTITY):
             instead = _INSTEAD.get(p, "drop it: an extension describes its own nodes, not what a property implies")
@@ -97,13 +96,13 @@ def extension_violations(bundled: list[Triple], extension: list[Triple]) -> Iter
     yield from _same_papers(bundled, extension)
 
 
-def _never_said(s: str, p: str, o, named: set[str], theirs: set[str]) -> str | None:
+def _never_said(s: str, p: str, o, theirs: set[str]) -> str | None:
     """What is wrong with a triple whose meaning to a reasoner reaches beyond the extension's
-    own nodes (:data:`_NEVER`, :data:`_CHARACTERISTICS`, :data:`_STATES_OF_OBJECT`, a
-    superproperty not among ``theirs``, the extension's subjects), or None."""
+    own nodes whatever its object (:data:`_NEVER`, :data:`_CHARACTERISTICS`, a superproperty
+    not among ``theirs``, the extension's subjects: a bundled term, an identity predicate or
+    another vocabulary's, ``skos:altLabel``), or None."""
     why = (_NEVER.get(p) or (p == RDF.type and o in _CHARACTERISTICS and "a property characteristic applies to "
                              "every triple of the property, the bundled nodes it points at too")
-           or (p in _STATES_OF_OBJECT and o in named and _STATES_OF_OBJECT[p])
            or (p == RDFS.subPropertyOf and isinstance(o, str) and o not in theirs
                and "a subproperty says what its superproperty says"))
     if not why:

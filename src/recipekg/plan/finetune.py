@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
-from recipekg.plan.inputs import Inputs
+from recipekg.plan.inputs import Inputs, facts_q
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Sizes, record_given
 from recipekg.plan.timing import Timing
@@ -73,10 +73,8 @@ def _one_range(inputs: Inputs, dim: str) -> Q | None:
     f = inputs.facts.get(dim)
     if f is None or f.derived or not f.intervals or len(f.intervals) != 1:
         return None
-    low, _, high, _ = f.intervals[0]
-    if not (0 < low <= high < float("inf")):
-        return None
-    return Q.point(low) if low == high else Q.span(low, high)
+    q = facts_q(f)
+    return q if 0 < q.low <= q.high < float("inf") else None
 
 
 def unsized(ledger: Ledger, inputs: Inputs, missing: bool = True) -> Sizes:

@@ -172,7 +172,7 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
                              Method(method.id, True, method.rank, method.weight_bytes, method.weight_constants,
                                     method.layouts),
                              "the sharded weights, gradients and optimizer states in CPU memory"))
-    now = leanest(ledger, inputs, params, method)
+    now, weight_bits = leanest(ledger, inputs, params, method), quantized_precisions(kb)
     for rid, label, alt_inputs, alt, why in alternatives:
         best = leanest(ledger, alt_inputs, params, alt)
         if best is None:
@@ -183,7 +183,7 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
         enough = ok if not (rid in ("lora", "qlora") and method.id == "pretrain") else None
         change: dict[str, float | str | None] = (
             {"method": rid} if rid in ("lora", "qlora") else {"offload": "cpu"} if rid == "offload" else
-            {"precision": rid} if rid in quantized_precisions(kb) else {"optimizer": rid} if rid == "adam-8bit" else
+            {"precision": rid} if rid in weight_bits else {"optimizer": rid} if rid == "adam-8bit" else
             {"master-weights": "bf16"} if rid == "master-weights" else
             {"optimizer-step": "in-backward"} if rid == "optimizer-step" else
             {"attention": "flash"} if rid == "attention" else {"kv-precision": "fp8"})
@@ -195,7 +195,7 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
             more["base_fits"] = base.high <= cap.low
         rec = _rec(rid, label, f"{why}: {_after(best, cap)}", enough, after=best["per_gpu"],
                    verdict="fits" if ok else "does not fit", **more)
-        if rid in quantized_precisions(kb):  # the figure it rests on, and whose it is (an extension's: hostile 080)
+        if rid in weight_bits:  # the figure it rests on, and whose it is (an extension's: hostile 080)
             figures = kb.constants_for(kb.snap["dimensions"]["precision"]["values"][rid], WEIGHT_BITS)
             rec["constants"], rec["sources"] = [const_json(c) for c in figures], kb.sources(*figures)
         out.append(rec)

@@ -163,29 +163,17 @@ def unused(kind: str, facts: dict, evaluated: list, verdicts: list[dict], snap: 
     for name, f in facts.items():
         if f.derived or name in used:
             continue
-        entries = unused_entries(kind, name, facts, needs.get(name), snap)
-        out.extend(for_ruled_out(entries, kind, name, ruled_out[name]) if name in ruled_out else entries)
+        out.extend(unused_entries(kind, name, facts, needs.get(name), snap, ruled_out.get(name)))
     return out
 
 
-def for_ruled_out(entries: list[Unused], kind: str, name: str, gone: set[str]) -> list[Unused]:
-    """``entries`` of the constraint ``name`` that only the rules for choices ruled out read
-    (``gone``: their labels), saying so; what else reads it here (another kind's advice) is kept."""
-    for e in entries:
-        here = e["why"].partition("; here the ")[2]
-        e["why"] = (f"the {kind} advice that depends on {name} is for {', '.join(sorted(gone))}, which "
-                    f"{'is' if len(gone) == 1 else 'are'} ruled out here (see why under ruled out)"
-                    + (f"; here the {here}" if here else ""))
-        if not here:
-            e.pop("answered_by", None)
-    return entries
-
-
-def unused_entries(kind: str, name: str, facts: dict, needs: set[str] | None, snap: dict) -> list[Unused]:
+def unused_entries(kind: str, name: str, facts: dict, needs: set[str] | None, snap: dict,
+                   gone: set[str] | None = None) -> list[Unused]:
     """The ``unused`` entries of the given constraint ``name``, one per constraint on it, with
-    why: what the rules of ``kind`` on it need (``needs``), what else the dimensions they read it
-    through need (:func:`_underived`), or the statements of other kinds whose advice holds for
-    it (``answered_by``)."""
+    why: that only the rules for choices ruled out read it (``gone``: their labels), what the
+    rules of ``kind`` on it need (``needs``), what else the dimensions they read it through need
+    (:func:`_underived`), or the statements of other kinds whose advice holds for it
+    (``answered_by``); and, after the first two, another kind's advice that reads it here."""
     f = facts[name]
     underived = _underived(kind, name, facts, snap)
     elsewhere = [] if needs or underived else _other_kinds(kind, name, f, snap)
@@ -196,8 +184,10 @@ def unused_entries(kind: str, name: str, facts: dict, needs: set[str] | None, sn
     here = _held_elsewhere(kind, name, facts, snap) if needs or underived else []
     out: list = []
     for c in f.constraints:
-        asks = [_statement(k, name, c) for k in elsewhere] or [whole_statement(k, facts) for k in through]
-        why = (f"no {kind} advice depends on {format_constraint({'dimension': name, 'op': '=', **c})}; "
+        asks = [] if gone else [_statement(k, name, c) for k in elsewhere] or [whole_statement(k, facts) for k in through]
+        why = (f"the {kind} advice that depends on {name} is for {', '.join(sorted(gone))}, which "
+               f"{'is' if len(gone) == 1 else 'are'} ruled out here (see why under ruled out)" if gone else
+               f"no {kind} advice depends on {format_constraint({'dimension': name, 'op': '=', **c})}; "
                f"the KB's advice for it is about other choices: {'; '.join(asks)}" if asks
                else underived or _why(kind, name, needs, _checked_by(kind, name, snap), snap))
         if here:  # this kind's advice on it is for other situations; another kind's holds here

@@ -76,12 +76,13 @@ def _excluded_by(answer: dict) -> dict:
 
 def _no_pick(what: str, answer: dict, kind: str) -> dict:
     asks = [a["text"] for a in answer.get("ask", ())]
+    from recipekg.reason.added import advisers, against_by_extension
+
     matched = [r for r in answer["results"] if r["group"] == "matches"]
-    against = next((x["origin"] for r in matched for x in r.get("against") or () if x.get("origin")), None)
-    who = "the advice (an extension's among it)" if against else "the reference"
+    against = against_by_extension(matched)
     why = ("; ".join(asks) if asks else
-           f"{who} advises against every choice these constraints decide: {', '.join(r['label'] for r in matched)}"
-           if matched else "no rule decides with these constraints")
+           f"{advisers(matched)} advises against every choice these constraints decide: "
+           f"{', '.join(r['label'] for r in matched)}" if matched else "no rule decides with these constraints")
     return item(what, None, "no pick", why, [], **{"from": f"recommend {kind}", "needs": [a["dimension"] for a in answer.get("ask", ())]},
                 **({"origin": against} if against else _excluded_by(answer)))
 

@@ -13,6 +13,7 @@ one rule that decides it most, with its sources' ids, and each group its first f
 
 from __future__ import annotations
 
+from recipekg.reason.added import advisers as of_results
 from recipekg.render.constraints import constraint_line, format_constraint, no_advice_lines
 from recipekg.render.situation import (entry_name, excluded_lines, missed_text, near_lines, note_lines, taken_text,
                                       shortfall_line, unused_lines, compute_check_line)
@@ -141,12 +142,8 @@ def alongside_text(a: dict, entry: dict) -> str:
 
 
 def advisers(a: dict) -> str:
-    """Who advises against every choice of an answer with no pick: the reference, or, where an
-    extension's rule is among the advice against them, the advice with it (hostile round 5, 016:
-    forty extension rules against gradient-boosted trees were "the reference" advising so)."""
-    against = (x for r in a["results"] if r["group"] == "matches" for x in r.get("against") or ())
-    return ("the advice (an extension's among it)" if any(x.get("origin") for x in against)
-            else "the reference")
+    """Who advises against every choice of an answer with no pick (:func:`recipekg.reason.added.advisers`)."""
+    return of_results(a["results"])
 
 
 def _decision(a: dict, md: bool) -> list[str]:
