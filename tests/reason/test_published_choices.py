@@ -116,7 +116,37 @@ def test_long_speech_with_the_data_read_from_the_task_is_whisper_too(kb):
     whisper = next(r for r in a["results"] if r["id"] == "whisper")
     assert "long-speech-pretrained-whisper" in {r["id"] for r in whisper["because"]}
     (b,) = kb.query("recommend architecture where task = speech-recognition and input-length = long")
-    assert "long-speech-pretrained-whisper" not in {r["id"] for r in b["results"][0]["because"]}
+    assert "long-speech-pretrained-whisper" in {r["id"] for r in b["results"][0]["because"]}
+
+
+def test_long_speech_recognition_without_pretrained_given_is_whisper(kb):
+    """QA round 5, Q01: with `pretrained` not given, long-audio speech recognition picked the
+    state-space model: Whisper's long-form rule waited for pretrained = yes, and the long-audio
+    rule, holding on the data the task implies, counted the task as wholly as Whisper's rule
+    written for it. Whisper being pretrained is its property (pretrained = no rules it out); a
+    rule on what the task implies uses the task in part."""
+    (a,) = kb.query("recommend architecture where task = speech-recognition and samples = 300k "
+                    "and input-length = long and inference-budget = tight")
+    assert a["decision"]["pick"] == "whisper"
+    by_id = {r["id"]: r for r in a["results"]}
+    assert by_id["whisper"]["score"] > by_id["state-space-model"]["score"]
+    (b,) = kb.query("recommend architecture where task = speech-recognition and input-length = long and pretrained = no")
+    assert a["decision"]["pick"] == "whisper" and "whisper" in {e["id"] for e in b["excluded"]}
+    assert b["decision"]["pick"] == "state-space-model"
+    (c,) = kb.query("recommend architecture where data = audio and input-length = long")
+    assert c["decision"]["pick"] == "state-space-model"
+
+
+def test_a_value_the_query_implies_ranks_alike_given_or_not(kb):
+    """Giving what another constraint already implies (data = text beside a Llama model or a
+    summarisation task) says nothing more: the ranking is the same."""
+    for base in ("recommend approach where model = llama-2-13b and gpu = rtx-4090 and gpus = 1 and examples = 500",
+                 "recommend architecture where task = speech-recognition and input-length = long",
+                 "recommend architecture where horizon = short and variables = univariate and samples = 30k"):
+        data = {"llama": "text", "speech": "audio", "horizon": "time-series"}
+        value = next(v for k, v in data.items() if k in base)
+        (a,), (b,) = kb.query(base), kb.query(f"{base} and data = {value}")
+        assert [(r["id"], r["score"]) for r in a["results"]] == [(r["id"], r["score"]) for r in b["results"]], base
 
 
 def test_generating_images_is_latent_diffusion_not_a_classifier(kb):

@@ -74,6 +74,8 @@ def _convert(node: ast.AST, text: str, names: set[str], depth: int = 0):
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             refuse(f"the literal {node.value!r}")
+        if not _finite(node.value):
+            refuse(f"the literal {str(node.value)[:20]} (out of range)")
         return node.value
     if isinstance(node, ast.Name):
         if node.id.startswith("_"):
@@ -83,7 +85,9 @@ def _convert(node: ast.AST, text: str, names: set[str], depth: int = 0):
     if isinstance(node, ast.BinOp):
         if type(node.op) not in _OPS:
             refuse(f"the operator {type(node.op).__name__}")
-        return [_OPS[type(node.op)], _convert(node.left, text, names, depth), _convert(node.right, text, names, depth)]
+        tree = [_OPS[type(node.op)], _convert(node.left, text, names, depth), _convert(node.right, text, names, depth)]
+        _fixed_value(tree, refuse)
+        return tree
     if isinstance(node, ast.UnaryOp):
         if not isinstance(node.op, (ast.USub, ast.UAdd)):
             refuse(f"the operator {type(node.op).__name__}")
@@ -91,6 +95,48 @@ def _convert(node: ast.AST, text: str, names: set[str], depth: int = 0):
     if isinstance(node, ast.Call):
         return _call(node, text, names, depth, refuse)
     refuse(_WHAT.get(type(node), f"a {type(node).__name__} node"))
+
+
+def _fixed_value(tree, refuse) -> float | None:
+    """The value of a part of a formula that reads no name (``None`` if it reads one); a part
+    that divides by zero or overflows whatever the inputs is refused when the formula is read,
+    instead of failing on every answer that derives it::
+
+        >>> read_formula("x = params / (2 - 2)")
+        Traceback (most recent call last):
+        recipekg.errors.FormulaError: 'x = params / (2 - 2)': a division by zero is not allowed
+        >>> read_formula("x = params * 10 ** 400")
+        Traceback (most recent call last):
+        recipekg.errors.FormulaError: 'x = params * 10 ** 400': a constant out of range (10 ^ 400) is not allowed
+    """
+    if not isinstance(tree, list):
+        return None if isinstance(tree, str) else float(tree)
+    if tree[0] not in _FIXED:
+        return None
+    parts = [_fixed_value(t, refuse) for t in tree[1:]]
+    if tree[0] == "/" and parts[1] == 0:
+        refuse("a division by zero")
+    if None in parts:
+        return None
+    try:
+        value = _FIXED[tree[0]](*parts)
+    except (OverflowError, ZeroDivisionError):
+        value = float("inf")
+    if isinstance(value, complex) or value != value or abs(value) == float("inf"):
+        shown = " ".join((f"{parts[0]:g}", tree[0], f"{parts[1]:g}")) if len(parts) == 2 else f"{tree[0]} {parts[0]:g}"
+        refuse(f"a constant out of range ({shown})")
+    return value
+
+
+def _finite(number: int | float) -> bool:
+    try:
+        return abs(float(number)) < float("inf")
+    except OverflowError:
+        return False
+
+
+_FIXED = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+          "/": lambda a, b: a / b, "^": lambda a, b: a ** b, "neg": lambda a: -a, "pos": lambda a: a}
 
 
 def _call(node: ast.Call, text: str, names: set[str], depth: int, refuse) -> list:

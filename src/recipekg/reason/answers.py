@@ -14,6 +14,7 @@ supports, method or reference; ``where`` when the source locates it)::
 
 from __future__ import annotations
 
+from recipekg.reason.facts import IMPLIED
 from recipekg.reason.scoring import DECIDED, MATCHES, NEAR, best_match, rank_key, situate, tally
 
 TYPE_CHECKING = False
@@ -194,7 +195,7 @@ def _fits_more(entry: dict) -> int:
     if not entry.get("fits"):
         return 0
     used = {g for r in entry["because"] if r["match"] in ("full", "general", "near") for u in r.get("uses", ())
-            for g in u.split(" and ")}
+            for g in u.removesuffix(IMPLIED).split(" and ")}
     return sum(1 for d in entry["fits"] if d not in used)
 
 
@@ -208,28 +209,6 @@ def fill_waits(result: dict, snap: dict, facts: dict | None) -> None:
 def strength_ranks(snap: dict) -> dict[str, int]:
     """Each strength's label -> its rank (what a result's ``strength`` key compares)."""
     return {s["label"]: s["rank"] for s in snap["strengths"].values()}
-
-
-def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
-    """The user's constraints a rule holds on and uses: a numeric condition, or one naming the
-    user's own value (not a broader category of it). A derived number (a memory load a
-    formula computes from the model, the hardware and the GPUs) uses each constraint it comes
-    from; a derived category (a compute tier from the GPUs and the time) is a class of them,
-    one use whatever it comes from.
-
-    >>> from recipekg.reason.facts import Facts
-    >>> load = Facts("kv-load", "numeric", intervals=[(1.2, True, 1.2, True)], derived="method and hardware and gpus")
-    >>> uses([{"dimension": "kv-load", "values": []}], ["held"], {"kv-load": load})
-    ['gpus', 'hardware', 'method']
-    """
-    out: set[str] = set()
-    for c, s in zip(conds, statuses):
-        f = facts.get(c["dimension"])
-        named = f is not None and f.values and (f.values & set(c["values"]) if f.all_of else f.values <= set(c["values"]))
-        if s != "held" or f is None or c["values"] and not named:
-            continue
-        out.update(f.derived.split(" and ") if f.derived and f.intervals is not None else (f.derived or c["dimension"],))
-    return sorted(out)
 
 
 def waits_for(reasons: list, snap: dict, facts: dict | None = None) -> list[str]:
@@ -252,7 +231,7 @@ def waits_for(reasons: list, snap: dict, facts: dict | None = None) -> list[str]
     return sorted(wanted - set(facts or ()))
 
 
-def order_results(choices: dict[str, dict], snap: dict, most: int | None = None) -> list[tuple[dict, str]]:
+def order_results(choices: dict[str, dict], snap: dict, most: float | None = None) -> list[tuple[dict, str]]:
     """Choice → {"because": [...], "against": [...]} reasons as the scoring reads them, as
     ``(score, choice)`` in rank order: each rule's contribution measured against the most
     specific advice (:func:`recipekg.reason.scoring.situate`, against ``most`` constraints when
@@ -260,7 +239,8 @@ def order_results(choices: dict[str, dict], snap: dict, most: int | None = None)
     (results are made of them for the choices an answer reads: :func:`result_json`)."""
     scoring = snap["scoring"]
     reasons = [r for entry in choices.values() for side in ("because", "against") for r in entry[side]]
-    situate(reasons, scoring.get("default_support") or 0.0, scoring["unconstrained_factor"], most)
+    situate(reasons, scoring.get("default_support") or 0.0, scoring["unconstrained_factor"], most,
+            scoring["partly_credit"])
     ranks = strength_ranks(snap)
     return sorted([(scored(iri, entry, snap, ranks), iri) for iri, entry in choices.items()], key=_rank_key)
 

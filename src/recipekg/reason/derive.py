@@ -27,7 +27,7 @@ import math
 from recipekg.knowledge.derived import once, table
 from recipekg.reason.conditions import FAILED, HELD, status
 from recipekg.reason.facts import Facts, constraint_json, derived_formula, for_method, measured
-from recipekg.reason.implied import implied, say
+from recipekg.reason.implied import data_of_models, implied, say
 
 
 def derive(facts: dict[str, Facts], snap: dict) -> dict[str, Facts]:
@@ -80,7 +80,7 @@ def _from_model(facts: dict[str, Facts], snap: dict) -> None:
     if arch is None or not arch.values or "params" not in snap["dimensions"]:
         return
     models = [snap["models"].get(v, {}) for v in sorted(arch.values)]
-    _data_of(facts, models, snap)
+    data_of_models(facts, models, snap)
     if any(not m.get("params") for m in models):  # a family or an architecture: no one size
         return
     dim = snap["dimensions"]["params"]
@@ -138,27 +138,6 @@ def _sized(name: str, dim: dict, facts: dict[str, Facts], snap: dict) -> None:
         facts[name] = Facts(name, dim["kind"], intervals=[(low, True, high, True)], derived=" and ".join(inputs),
                             constraints=[shown])
         return
-
-
-def _data_of(facts: dict[str, Facts], models: list[dict], snap: dict) -> None:
-    """The data a named model reads (``rkg:dataModality``: a language model reads text) is the
-    data the query means when it gives none, so that advice for images or time series does not
-    reach Llama 3 8B (audit 14/10); every model named must read it.
-
-    >>> from recipekg.reason.resolve import resolve_constraints
-    >>> facts = derive(resolve_constraints(parse("recommend x where model = llama-3-8b")[0].constraints, snap), snap)
-    >>> [snap["nodes"][v]["id"] for v in facts["data"].values], facts["data"].derived
-    (['text'], 'architecture')
-    """
-    dim = snap["dimensions"].get("data")
-    if dim is None or "data" in facts or not models or any(not m.get("data") for m in models):
-        return
-    common = set(models[0]["data"]).intersection(*(m["data"] for m in models[1:]))
-    if common:
-        ids = sorted(snap["nodes"][v]["id"] for v in common)
-        facts["data"] = Facts("data", dim["kind"], values=common, derived="architecture",
-                              constraints=[constraint_json(dim, "=", ids[0]) if len(ids) == 1
-                                           else constraint_json(dim, "in", ids)])
 
 
 def _disagrees(given: Facts, by: str, source: Facts, figures: list[float], dim: dict, snap: dict) -> dict | None:

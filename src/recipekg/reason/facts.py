@@ -38,6 +38,10 @@ class Facts(Record, frozen=False, slots=True):
     ``counted``: for a named model's size, the count of its weights, which the formulas read
     (:func:`measured`), where the conditions read ``intervals``, the size it is published as
     (70.55B counted, 70B nominal: in the 30-70B class).
+    ``implied``: the dimension of the user's value these values are what it is (``task``:
+    summarization is done on text; ``architecture``: a named CNN is for images), whether derived
+    from it or given too and saying no more: a category of the user's value, which a rule on it
+    uses only in part (:func:`recipekg.reason.facts.uses`).
 
     (A mutable :class:`recipekg.record.Record`: compared by value, unhashable.)
     """
@@ -52,12 +56,13 @@ class Facts(Record, frozen=False, slots=True):
     all_of: bool
     near: dict[str, tuple[str, float, float]]
     counted: list[Interval] | None
+    implied: str | None
 
     def __init__(self, dimension: str, kind: str, values: set[str] | None = None,
                  excluded: set[str] | None = None, intervals: list[Interval] | None = None,
                  constraints: list[dict] | None = None, derived: str | None = None,
                  all_of: bool = False, near: dict[str, tuple[str, float, float]] | None = None,
-                 counted: list[Interval] | None = None) -> None:
+                 counted: list[Interval] | None = None, implied: str | None = None) -> None:
         self.dimension = dimension
         self.kind = kind
         self.values = values
@@ -68,6 +73,7 @@ class Facts(Record, frozen=False, slots=True):
         self.all_of = all_of
         self.near = {} if near is None else near
         self.counted = counted
+        self.implied = implied
 
 
 def measured(f: Facts) -> tuple[float, float]:
@@ -228,3 +234,37 @@ def chosen(facts: dict[str, Facts], snap: dict) -> set[str]:
     given = {v for f in facts.values() if not f.derived for v in f.values or ()}
     methods = snap["training_methods"]
     return given | {a for a, m in methods.items() if m in given}
+
+
+def uses(conds: list[dict], statuses: list[str], facts: dict) -> list[str]:
+    """The user's constraints a rule holds on and uses: a numeric condition, or one naming the
+    user's own value (not a broader category of it). A derived number (a memory load a
+    formula computes from the model, the hardware and the GPUs) uses each constraint it comes
+    from; a derived category (a compute tier from the GPUs and the time) is a class of them,
+    one use whatever it comes from. A value the user's implies (``data = audio`` for ``task =
+    speech-recognition``: what the task is done on) is a category of theirs: a rule holding on
+    it alone uses that constraint in part (marked :data:`IMPLIED`, counted at the partial
+    credit by :func:`recipekg.reason.scoring.situate`); the rule written for the task uses it whole.
+
+    >>> load = Facts("kv-load", "numeric", intervals=[(1.2, True, 1.2, True)], derived="method and hardware and gpus")
+    >>> uses([{"dimension": "kv-load", "values": []}], ["held"], {"kv-load": load})
+    ['gpus', 'hardware', 'method']
+    >>> data = Facts("data", "categorical", values={"audio"}, derived="task", implied="task")
+    >>> uses([{"dimension": "data", "values": ["audio"]}], ["held"], {"data": data})
+    ['task (implied)']
+    """
+    out: set[str] = set()
+    for c, s in zip(conds, statuses):
+        f = facts.get(c["dimension"])
+        named = f is not None and f.values and (f.values & set(c["values"]) if f.all_of else f.values <= set(c["values"]))
+        if s != "held" or f is None or c["values"] and not named:
+            continue
+        if f.implied:
+            out.add(f.implied + IMPLIED)
+            continue
+        out.update(f.derived.split(" and ") if f.derived and f.intervals is not None else (f.derived or c["dimension"],))
+    return sorted(u for u in out if not u.endswith(IMPLIED) or u.removesuffix(IMPLIED) not in out)
+
+
+#: How :func:`uses` marks a constraint a rule uses only through a value it implies.
+IMPLIED = " (implied)"

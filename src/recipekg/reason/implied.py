@@ -49,13 +49,41 @@ def implied(facts: dict[str, Facts], snap: dict) -> None:
             if target in facts:
                 if said := _contradicted(facts[target], name, f, values, nodes):
                     _because(said, props, snap)
+                elif says_no_more(facts[target], values, nodes):
+                    facts[target] = copy_fact(facts[target], implied=name)
                 say(facts, target, said)
             else:
                 dim = snap["dimensions"][target]
                 ids = sorted(nodes[w]["id"] for w in values)
                 shown = constraint_json(dim, "=", ids[0]) if len(ids) == 1 else constraint_json(dim, "in", ids)
                 _because(shown, props, snap)
-                facts[target] = Facts(target, dim["kind"], values=values, derived=name, constraints=[shown])
+                facts[target] = Facts(target, dim["kind"], values=values, derived=name, constraints=[shown],
+                                      implied=name)
+
+
+def data_of_models(facts: dict[str, Facts], models: list[dict], snap: dict) -> None:
+    """The data a named model reads (``rkg:dataModality``: a language model reads text) is the
+    data the query means when it gives none, so that advice for images or time series does not
+    reach Llama 3 8B (audit 14/10); every model named must read it.
+
+    >>> from recipekg.reason.resolve import resolve_constraints
+    >>> facts = derive(resolve_constraints(parse("recommend x where model = llama-3-8b")[0].constraints, snap), snap)
+    >>> [snap["nodes"][v]["id"] for v in facts["data"].values], facts["data"].derived
+    (['text'], 'architecture')
+    """
+    dim = snap["dimensions"].get("data")
+    if dim is None or not models or any(not m.get("data") for m in models):
+        return
+    common = set(models[0]["data"]).intersection(*(m["data"] for m in models[1:]))
+    if "data" in facts:  # (given too: saying no more than the model, it is the model's data)
+        if common and says_no_more(facts["data"], common, snap["nodes"]):
+            facts["data"] = copy_fact(facts["data"], implied="architecture")
+        return
+    if common:
+        ids = sorted(snap["nodes"][v]["id"] for v in common)
+        facts["data"] = Facts("data", dim["kind"], values=common, derived="architecture", implied="architecture",
+                              constraints=[constraint_json(dim, "=", ids[0]) if len(ids) == 1
+                                           else constraint_json(dim, "in", ids)])
 
 
 def _implications(value: str, snap: dict) -> dict[str, tuple]:
@@ -111,10 +139,26 @@ def say(facts: dict[str, Facts], name: str, said: dict | None) -> None:
     if said is None:
         return
     f = facts[name]
-    facts[name] = Facts(f.dimension, f.kind, f.values, f.excluded, f.intervals,
-                        [c if said in c.get("implied_otherwise", ()) else
-                         {**c, "implied_otherwise": [*c.get("implied_otherwise", ()), said]} for c in f.constraints],
-                        f.derived, f.all_of, f.near, f.counted)
+    facts[name] = copy_fact(f, constraints=[c if said in c.get("implied_otherwise", ()) else
+                                        {**c, "implied_otherwise": [*c.get("implied_otherwise", ()), said]}
+                                        for c in f.constraints])
+
+
+def copy_fact(f: Facts, **changed) -> Facts:
+    """``f`` with some fields changed (a new Facts: the query's own are shared with every trial)."""
+    fields = {"values": f.values, "excluded": f.excluded, "intervals": f.intervals, "constraints": f.constraints,
+              "derived": f.derived, "all_of": f.all_of, "near": f.near, "counted": f.counted, "implied": f.implied}
+    return Facts(f.dimension, f.kind, **{**fields, **changed})
+
+
+def says_no_more(given: Facts, implied: set[str], nodes: dict) -> bool:
+    """Whether every value ``given`` holds is one ``implied`` holds too, or broader (``data =
+    text`` with ``task = summarization``): then it says nothing the implying value does not, and
+    rules on it use that value only in part, as when it is left implied (the answer is the
+    same for both queries). A narrower value (``data = video`` where the task implies visual
+    data) says more, and stays the user's own."""
+    return bool(given.values) and not given.derived and all(
+        any(v == w or v in nodes.get(w, {}).get("ancestors", ()) for w in implied) for v in given.values)
 
 
 def _dimension_of_classes(snap: dict) -> dict[str, str]:

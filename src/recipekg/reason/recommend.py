@@ -21,11 +21,12 @@ from bisect import bisect_left
 
 from recipekg.query.ast import Recommend
 from recipekg.reason.answers import (choice_json, constraints_json, decision, disputed_json, fill_waits,
-                                    order_results, reason_json, result_json, sources_json, uses)
+                                    order_results, reason_json, result_json, sources_json)
 from recipekg.reason.backend import Backend, NativeBackend, ranks_kind
 from recipekg.reason.conditions import FAILED, specificity, status
+from recipekg.reason.facts import uses
 from recipekg.reason.resolve import facts_of, resolve_kind
-from recipekg.reason.scoring import MATCHES, NEAR, near_contribution
+from recipekg.reason.scoring import MATCHES, NEAR, near_contribution, used_count
 from recipekg.reason.situation import near_reasons, unused
 from recipekg.reason.taking import METHOD, as_taken, own_method, same_run
 
@@ -437,11 +438,12 @@ def _same_rules(a: dict, b: dict) -> bool:
     return keys(a) == keys(b)
 
 
-def _most(applied: list, facts: dict, snap: dict) -> int:
+def _most(applied: list, facts: dict, snap: dict) -> float:
     """The most constraints a fully matching rule above the default's support holds on, over
     every rule that applies (what :func:`recipekg.reason.scoring.situate` measures against)."""
     floor = snap["scoring"].get("default_support") or 0.0
-    return max((len(uses(a.ev["conditions"], a.ev["statuses"], facts))
+    credit = snap["scoring"]["partly_credit"]
+    return max((used_count(uses(a.ev["conditions"], a.ev["statuses"], facts), credit)
                 for a in applied if a.ev["match"] == "full" and a.view.get("role") is None
                 and a.ev["contribution"] > floor), default=0)
 

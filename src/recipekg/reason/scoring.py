@@ -31,6 +31,7 @@ never numbers here.
 from __future__ import annotations
 
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, status
+from recipekg.reason.facts import IMPLIED
 
 MATCHES, WOULD_APPLY = "matches", "would apply"
 GROUP_ORDER = {MATCHES: 0, WOULD_APPLY: 1}
@@ -127,7 +128,8 @@ def near_contribution(weight: float, partly_credit: float) -> float:
     return weight * partly_credit
 
 
-def situate(reasons: list[dict], floor: float, unconstrained: float, most: int | None = None) -> None:
+def situate(reasons: list[dict], floor: float, unconstrained: float, most: float | None = None,
+            partly_credit: float = 0.5) -> None:
     """Specificity in the score: a fully matching rule that holds on fewer of the user's
     constraints than the most specific rule deciding the answer counts as a partial match of
     the situation, ``weight × (f + (1 − f) × used / most)`` (``used``: the constraints it holds
@@ -137,7 +139,9 @@ def situate(reasons: list[dict], floor: float, unconstrained: float, most: int |
     broader than the user's value (``data = visual`` for video) holds without using the
     constraint: the rule is written for a broader case, and one that holds only so uses none
     (``used`` 0: it counts as general advice, ``weight × f``). A generic rule then never beats,
-    at the same strength, the one written for the user's case.
+    at the same strength, the one written for the user's case. A constraint used only through
+    what it implies (``data = audio`` for a speech recognition task) counts ``partly_credit``
+    (:func:`used_count`).
 
     >>> r1 = {"match": "full", "role": None, "contribution": 0.9, "conditions": [{}], "uses": ["tier"]}
     >>> r2 = {"match": "full", "role": None, "contribution": 0.6, "conditions": [{}, {}], "uses": ["tier", "params"]}
@@ -147,15 +151,23 @@ def situate(reasons: list[dict], floor: float, unconstrained: float, most: int |
     >>> situate([broad, r2], 0.45, 0.25); broad["contribution"]
     0.225
     """
-    def used(r: dict) -> int:
-        return len(r.get("uses", ()))
-
     full = [r for r in reasons if r["match"] == "full" and r.get("role") is None and r["conditions"]]
     if most is None:
-        most = max((used(r) for r in full if r["contribution"] > floor), default=0)
+        most = max((used_count(r.get("uses", ()), partly_credit) for r in full if r["contribution"] > floor), default=0)
     for r in full:
-        if used(r) < most:
-            r["contribution"] = round(r["contribution"] * (unconstrained + (1 - unconstrained) * used(r) / most), 4)
+        used = used_count(r.get("uses", ()), partly_credit)
+        if used < most:
+            r["contribution"] = round(r["contribution"] * (unconstrained + (1 - unconstrained) * used / most), 4)
+
+
+def used_count(uses, partly_credit: float) -> float:
+    """How many of the user's constraints a rule uses (:func:`recipekg.reason.facts.uses`): one
+    each, ``partly_credit`` for one it uses only through a value it implies (marked ``(implied)``).
+
+    >>> used_count(["input-length", "task (implied)"], 0.5)
+    1.5
+    """
+    return sum(partly_credit if u.endswith(IMPLIED) else 1.0 for u in uses)
 
 
 def corroborated(reasons: list[dict]) -> float:
