@@ -76,3 +76,15 @@ def test_a_few_univariate_series_keep_the_classical_models_first(kb):
     assert a["decision"]["pick"] == "classical-statistics"
     nbeats = next((r for r in a["results"] if r["id"] == "n-beats"), None)
     assert nbeats is None or nbeats["score"] < a["results"][0]["score"]
+
+
+def test_a_tight_inference_budget_weighs_against_few_shot_prompting(kb):
+    """QA round 6, F5: NER on 60 examples under a tight inference budget picked few-shot prompting
+    of a large model, the costliest to serve, with nothing against it. GPT-3's paper says its scale
+    is 'expensive and inconvenient to perform inference on' and names distillation (Section 5)."""
+    tight = "recommend approach where data = text and task = ner and examples = 60 and inference-budget = tight"
+    (a,), (b,) = kb.query(tight), kb.query(tight.replace(" and inference-budget = tight", ""))
+    assert b["decision"]["pick"] == "few-shot-prompting" and a["decision"]["pick"] == "distillation"
+    few = next(r for r in a["results"] if r["id"] == "few-shot-prompting")
+    (against,) = [r for r in few["against"] if r["id"] == "tight-inference-against-few-shot"]
+    assert [(s["id"], s["role"], s["where"]) for s in against["sources"]] == [("brown2020", "states", "Section 5")]

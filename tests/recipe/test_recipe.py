@@ -677,7 +677,7 @@ def test_a_recipe_shows_plans_warnings_in_text_and_markdown(kb):
 def test_a_fine_tune_that_names_no_model_is_not_sized_by_the_memory(kb):
     """A fine-tune trains a given model: with none named, plan's largest model that fits is a
     bound, shown as such and asked for, not the model's size; the settings are not chosen by it,
-    and the configurations say their layout is the bound's. BERT's fine-tuning grid (Appendix
+    and no configuration is written for the bound's layout. BERT's fine-tuning grid (Appendix
     A.3) gives an encoder's learning rate, batch and epochs, the grid's other values alongside."""
     (a,) = kb.query("recipe where data = text and task = classification and samples = 5k and pretrained = yes "
                     "and hardware = t4 and gpus = 1")
@@ -690,8 +690,12 @@ def test_a_fine_tune_that_names_no_model_is_not_sized_by_the_memory(kb):
     assert sorted(x["value"] for x in settings["learning-rate"]["alternatives"]) == [3e-5, 5e-5]
     assert {s["id"] for s in settings["learning-rate"]["sources"]} == {"devlin2018"}
     assert settings["beta2"]["value"] == 0.999 and settings["lr-schedule"]["value"] == "linear"
-    notes = " ".join(a["configs"]["deepspeed"]["notes"])
-    assert "plan's for the largest model these GPUs hold, not for the model to fine-tune" in notes
+    assert not a["configs"] and "largest model these GPUs hold" in a["no_configs"]["deepspeed"]
+    # the layout and the memory are the bound's: not the recipe's, said so and asked for (QA round 6, F2)
+    layout, memory = (next(it for it in s["items"] if it["what"] in ("layout", "memory per GPU"))
+                      for s in a["sections"] if s["name"] in ("parallelism", "memory"))
+    for it in (layout, memory):
+        assert it["value"] is None and it["needs"] == ["params"] and "largest model these GPUs hold" in it["why"]
     # a given size is the model's: no bound, no note
     (sized,) = kb.query("recipe where architecture = bert and params = 110M and method = full-fine-tune and "
                         "hardware = t4 and gpus = 1")
@@ -964,3 +968,20 @@ def test_a_pick_the_advice_ties_says_so_in_the_recipe(kb):
     assert it["text"].startswith(f"{labels[it['value']]}, tied with {labels[tied[0]]}") and "by id only" in it["text"]
     (plain,) = kb.query("recipe where data = text and task = generation and params = 7B and hardware = h100 and gpus = 8")
     assert not any("tied_with" in i for s in plain["sections"] for i in s["items"] if i.get("from", "").startswith("recommend"))
+
+
+def test_pretrained_given_with_no_approach_pick_fine_tunes(kb):
+    """QA round 6, F1: with pretrained = yes given and no approach rule deciding (image-text
+    pairs), the recipe fell back to pretraining: CLIP's from-scratch batch and epochs, and the
+    architecture-time stability changes a pretrained model cannot take. It takes plan's default
+    for a pretrained model, a full fine-tune, and ranks its parts for it; a model named (its
+    weights released) without pretrained given keeps plan's reading, pretraining it."""
+    (a,) = kb.query("recipe where data = multimodal and samples = 600k and pretrained = yes and hardware = a100 "
+                    "and gpus = 8")
+    assert a["context"]["method"] == "full-fine-tune" and a["context"]["method_from"] == "pretrained"
+    items = {it["what"]: it for s in a["sections"] for it in s["items"]}
+    assert "pretrained = yes" in items["method"]["why"]
+    shown = {it["value"] for s in a["sections"] for it in s["items"]}
+    assert not shown & {"qk-norm", "no-bias", "embedding-layernorm", "pre-norm"}
+    (named,) = kb.query("recipe where model = llama-2-70b and hardware = a100 and gpus = 64 and tokens = 2T")
+    assert named["context"]["method"] == "pretrain"

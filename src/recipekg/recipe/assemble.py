@@ -40,7 +40,7 @@ KINDS = ("architecture", "approach", "optimizer", "technique")
 #: The plan-sizing dimensions: giving one makes plan answer whatever the architecture.
 _SIZING = ("params", "tokens", "flops", "architecture", "method", "unique-tokens")
 _KB = "https://w3id.org/recipekg/id/"
-_DEFAULT_METHOD = _KB + "method-pretrain"
+_DEFAULT_METHOD, _FINE_TUNE = _KB + "method-pretrain", _KB + "method-full-fine-tune"
 _ARCHITECTURE = "https://w3id.org/recipekg/ns#Architecture"
 
 
@@ -224,6 +224,10 @@ def _method(facts: dict, approach: RecommendBody, snap: dict) -> tuple[str | Non
             return methods[r["iri"]], r["iri"]
         if any(a in methods for a in nodes.get(r["iri"], {}).get("ancestors", ())):
             return None, "none"  # (a narrower way of its approach that trains otherwise: the head only is no full fine-tune)
+    pretrained = facts.get("pretrained")
+    if (pretrained is not None and not pretrained.derived and _FINE_TUNE in nodes
+            and [nodes[v]["id"] for v in pretrained.values or ()] == ["yes"]):
+        return _FINE_TUNE, "pretrained"  # (plan's default for pretrained = yes given: plan/methods.method_id)
     return _DEFAULT_METHOD, "default"
 
 

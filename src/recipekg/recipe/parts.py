@@ -195,6 +195,9 @@ def approach(ctx, plan, snap: dict) -> list[dict]:
         why, source = f"given: method = {method['id']}", "constraints"
     elif ctx.method_from == "default":
         why, source = "no approach that matches names a training method: plan's default, pretraining", "plan"
+    elif ctx.method_from == "pretrained":
+        why, source = ("no approach that matches names a training method, and pretrained = yes: plan's default for "
+                       "a pretrained model, a full fine-tune (method = lora or qlora trains adapters instead)"), "plan"
     else:
         why = f"what the approach {snap['nodes'][ctx.method_from]['label']} trains: method = {method['id']}"
         source = "recommend approach"
@@ -379,8 +382,22 @@ def parallelism(ctx, plan, snap: dict) -> list[dict]:
                 f"{layout['micro_batch']}" + (f" (up to {layout['micro_batch_room']:,} fit)" if layout.get("micro_batch_room") else "")
                 + f", recomputation {layout['recompute']}, offload {layout['offload']}")
         q = _quantity(plan, "memory_per_gpu")
-        out.append(item("layout", layout, text, fit.get("text", ""), q["sources"] if q else [], **{"from": "plan"}))
+        if ctx.size_unknown:
+            out.append(_unsized("layout", f"{text}, {fit.get('text', '')}", plan))
+            layout = None
+        else:
+            out.append(item("layout", layout, text, fit.get("text", ""), q["sources"] if q else [], **{"from": "plan"}))
     return out + [_against_layout(it, layout) for it in _ranked(ctx, "approach", "parallelism", snap)]
+
+
+def _unsized(what: str, bound: str, plan: dict) -> dict:
+    """A layout or memory of a run of a given model that names none (``ctx.size_unknown``): what
+    plan finds is for the largest model these GPUs hold, a bound, not the user's model: said as
+    that, not as the recipe's."""
+    return item(what, None, "not sized: give the model to fine-tune (model = ... or params = ...)",
+                f"method = {plan['method']} trains or serves a given pretrained model whose size the query does "
+                f"not give; plan's {what} is for the largest model these GPUs hold, not for it: {bound}",
+                [], needs=["params"], **{"from": "plan"})
 
 
 def _against_layout(it: dict, layout: dict | None) -> dict:
@@ -401,6 +418,9 @@ def memory(ctx, plan, snap: dict) -> list[dict]:
         return [_no_plan("memory per GPU", ctx, snap)]
     items = _quantity_items(plan, "memory", ctx.trains)
     fit = plan.get("fit") or {}
+    if ctx.size_unknown:
+        bound = "; ".join(f"{it['what']}: {it['text']}" for it in items[:1])
+        return [_unsized("memory per GPU", bound, plan)] + (_ranked(ctx, "technique", "memory", snap) if ctx.trains else [])
     if fit.get("text"):
         items.insert(0, item("fits", fit.get("fits"), fit.get("verdict", ""), fit["text"], [], **{"from": "plan"}))
     if fit.get("fits") is False and (fixes := _to_fit(plan)):

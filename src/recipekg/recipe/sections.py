@@ -344,7 +344,7 @@ def context_json(ctx, snap: dict) -> Context:
     return {"architecture": name(ctx.architecture), "architecture_from": ctx.architecture_from,
             "family": name(families[0]) if families else None,
             "regimes": [name(r) for r in ctx.regimes], "method": name(ctx.method) if ctx.method else None,
-            "method_from": ctx.method_from if ctx.method_from in ("given", "default", "none") else name(ctx.method_from),
+            "method_from": ctx.method_from if ctx.method_from in ("given", "default", "none", "pretrained") else name(ctx.method_from),
             "optimizer": name(ctx.optimizer), "trains": ctx.trains}
 
 

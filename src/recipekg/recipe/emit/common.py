@@ -63,12 +63,8 @@ def given(answer: dict, dim: str):
 
 
 def unset_notes(answer: dict, fmt: str) -> list[str]:
-    """What the query asked of the training loop that this format's configuration does not set,
-    and a layout sized for a bound rather than the model (a fine-tune that names no model)."""
+    """What the query asked of the training loop that this format's configuration does not set."""
     notes = []
-    if any(it.get("quantity") == "params" and it.get("needs") for s in answer["sections"] for it in s["items"]):
-        notes.append("the layout (micro-batch, accumulation, recomputation, ZeRO stage) is plan's for the largest "
-                     "model these GPUs hold, not for the model to fine-tune: give it (model = ... or params = ...)")
     if given(answer, "master-weights") == "bf16":
         notes.append(f"master-weights = bf16 (pure bf16, no fp32 master copy) is not set by the {fmt} configuration: "
                      "load and train the weights in bf16 in the training script")

@@ -36,6 +36,9 @@ def trainable(answer: dict) -> tuple[dict, dict]:
     if answer.get("plan") is None:
         raise Nothing(f"plan sized no run for {ctx['architecture'] or 'the model'} (the recipe's size section says "
                       "why), so no parallel layout to configure")
+    if any(it.get("quantity") == "params" and it.get("needs") for s in answer["sections"] for it in s["items"]):
+        raise Nothing("the model to fine-tune is not sized, and plan's layout is for the largest model these GPUs "
+                      "hold, not for it: give it (model = ... or params = ...)")
     layout = (answer["plan"].get("fit") or {}).get("layout")
     if not layout:
         raise Nothing("plan found no parallel layout that fits (see the recipe's memory section)")
