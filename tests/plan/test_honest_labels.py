@@ -221,3 +221,15 @@ def test_a_time_range_reaching_into_a_larger_tier_says_so(run_plan):
     assert tier["text"].endswith("at the range's long end, 'Massive cluster (100s of GPUs), months'")
     b = run_plan("plan where params = 7B and tokens = 1T and hardware = a100 and gpus = 256")
     assert "long end" not in b["tier"]["text"]
+
+
+def test_a_mixture_of_experts_takes_its_mfu_from_its_active_to_its_total_size(run_plan):
+    """QA round 6, F4: DeepSeek-V2 (236B total, 21B active, 8.1T tokens) took 1.40M H800-hours
+    (its paper, p. 16); with the MFU of dense runs near its total alone, plan's range was
+    0.70-1.04M. The runs from its active to its total size give the range, said in a warning."""
+    a = run_plan("plan where params = 236B and active-params = 21B and tokens = 8.1T and hardware = h100")
+    hours = next(x for x in a["quantities"] if x["name"] == "gpu_hours")
+    assert hours["low"] <= 1_399_680 <= hours["high"]
+    assert any("its active parameters" in w["text"] for w in a["warnings"])
+    dense = run_plan("plan where params = 236B and tokens = 8.1T and hardware = h100")
+    assert not any("its active parameters" in w["text"] for w in dense["warnings"])

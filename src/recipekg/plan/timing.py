@@ -196,7 +196,7 @@ def _say_peak(ledger: Ledger, inputs: Inputs, hw: str | None, peak: Peak) -> Non
 def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
     """Record MFU, GPU-hours, wall time and the GPUs needed for the time budget."""
     kb = ledger.kb
-    setup = time_setup(ledger, inputs, sizes.params)
+    setup = time_setup(ledger, inputs, _compared_size(ledger, inputs, sizes.params))
     hw, mfu, peak, wall_f = setup.hardware, setup.mfu, setup.peak, setup.wall_f
     if mfu is None or peak.value is None:
         _no_time(ledger, hw, peak.value, peak.formula, wall_f)
@@ -273,6 +273,21 @@ def _slack(ledger: Ledger, inputs: Inputs, sizes: Sizes, gpu_f: KBFormula, env: 
                 f"give tokens = {units.count(tokens.low)} (for example) to plan a longer run{practice}",
                 gpu_f.data, flops_f.data, *([over] if over else []))
     return tokens
+
+
+def _compared_size(ledger: Ledger, inputs: Inputs, params: Q | None) -> Q | None:
+    """The size whose published runs a plan's MFU is taken from: the model's, or for a mixture of
+    experts (``active-params`` given) every size from its active parameters, which each token's
+    matrix products run, to its total, which its GPUs hold and exchange (QA round 6, F4: by its
+    total alone, DeepSeek-V2's published 1.40M H800-hours fell above the range)."""
+    active = inputs.active_params
+    if active is None or params is None or active.high >= params.low:
+        return params
+    ledger.note(f"a mixture of experts: its MFU is taken from the published dense runs of {show(active)} (its active "
+                f"parameters, which each token computes with) to {show(params)} (its total, which the GPUs hold and "
+                f"exchange between experts); the KB has no published run of a mixture of experts, whose expert "
+                f"all-to-all traffic can lower it further: give mfu = 25% (for example) to plan with your own", warn=True)
+    return Q.span(active.low, params.high)
 
 
 def _mfu_for_time(ledger: Ledger, inputs: Inputs, gpu_f: KBFormula, env: dict, wall: Q) -> Q | None:

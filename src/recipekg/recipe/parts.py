@@ -382,18 +382,14 @@ def parallelism(ctx, plan, snap: dict) -> list[dict]:
                 f"{layout['micro_batch']}" + (f" (up to {layout['micro_batch_room']:,} fit)" if layout.get("micro_batch_room") else "")
                 + f", recomputation {layout['recompute']}, offload {layout['offload']}")
         q = _quantity(plan, "memory_per_gpu")
-        if ctx.size_unknown:
-            out.append(_unsized("layout", f"{text}, {fit.get('text', '')}", plan))
-            layout = None
-        else:
-            out.append(item("layout", layout, text, fit.get("text", ""), q["sources"] if q else [], **{"from": "plan"}))
+        out.append(_unsized("layout", f"{text}, {fit.get('text', '')}", plan) if ctx.size_unknown else
+                   item("layout", layout, text, fit.get("text", ""), q["sources"] if q else [], **{"from": "plan"}))
+        layout = None if ctx.size_unknown else layout
     return out + [_against_layout(it, layout) for it in _ranked(ctx, "approach", "parallelism", snap)]
 
 
 def _unsized(what: str, bound: str, plan: dict) -> dict:
-    """A layout or memory of a run of a given model that names none (``ctx.size_unknown``): what
-    plan finds is for the largest model these GPUs hold, a bound, not the user's model: said as
-    that, not as the recipe's."""
+    """A layout or memory of a run of a given model that names none: plan's is the bound's."""
     return item(what, None, "not sized: give the model to fine-tune (model = ... or params = ...)",
                 f"method = {plan['method']} trains or serves a given pretrained model whose size the query does "
                 f"not give; plan's {what} is for the largest model these GPUs hold, not for it: {bound}",
