@@ -88,3 +88,20 @@ def test_a_tight_inference_budget_weighs_against_few_shot_prompting(kb):
     few = next(r for r in a["results"] if r["id"] == "few-shot-prompting")
     (against,) = [r for r in few["against"] if r["id"] == "tight-inference-against-few-shot"]
     assert [(s["id"], s["role"], s["where"]) for s in against["sources"]] == [("brown2020", "states", "Section 5")]
+
+
+def test_a_resnet_fine_tune_keeps_the_sgd_it_was_pretrained_with(kb):
+    """QA round 6, F6/P03: a ResNet (or CNN) fine-tune took AdamW from "most open models were
+    pretrained with Adam or AdamW"; ResNet was pretrained with SGD and momentum 0.9 (He et al.,
+    Section 3.4). The keep-the-optimizer rule is for transformers; a Llama fine-tune keeps AdamW."""
+    for arch in ("resnet", "cnn"):
+        (a,) = kb.query(f"recommend optimizer where architecture = {arch} and method = full-fine-tune and data = images")
+        assert a["decision"]["pick"] == "sgd-momentum", arch
+    (r,) = kb.query("recommend optimizer where architecture = resnet and method = full-fine-tune")
+    why = r["results"][0]["because"][0]
+    assert why["id"] == "resnet-sgd" and [(s["id"], s["where"]) for s in why["sources"]] == [("he2015", "Section 3.4")]
+    (llama,) = kb.query("recommend optimizer where model = llama-2-7b and method = full-fine-tune")
+    assert llama["decision"]["pick"] == "adamw"
+    (rec,) = kb.query("recipe where architecture = resnet and method = full-fine-tune and data = images and samples = 3k")
+    (opt,) = [i for s in rec["sections"] if s["name"] == "optimizer" for i in s["items"] if i["what"] == "optimizer"]
+    assert opt["value"] == "sgd-momentum" and [s["id"] for s in opt["sources"]] == ["he2015"]

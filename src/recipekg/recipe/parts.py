@@ -13,106 +13,10 @@ from __future__ import annotations
 from recipekg.plan.quantities import in_section
 from recipekg.reason.answers import origin_json
 from recipekg.recipe.items import item, unsourced
+from recipekg.recipe.picks import no_pick, pick_item, ranked_items, reason_caveat, reason_origin
 from recipekg.recipe.settings import sized_by_formulas
 
 _DESCENT = "https://w3id.org/recipekg/id/gradient-descent"
-
-
-# ------------------------------------------------------------------ from the rankings
-
-def _pick_item(what: str, answer: dict, kind: str) -> dict:
-    """The pick of a ranking as an item: why is its strongest reason, with that reason's sources
-    (and where an extension gave it: :func:`_origin`); of reasons as strong, one written for the
-    architecture the query names first (Whisper's own paper for its AdamW, QA round 5, Q36)."""
-    pick = answer["decision"]["pick"]
-    result = next(r for r in answer["results"] if r["id"] == pick)
-    reason = _strongest(result["because"])
-    runner_ups = answer["decision"]["runner_ups"]
-    tied = answer["decision"].get("tied_with") or []  # (said: the recipe commits to one the advice does not separate)
-    labels = {r["id"]: r["label"] for r in answer["results"]}
-    text = result["label"] + (f", tied with {', '.join(labels.get(t, t) for t in tied)} (the advice speaks for "
-                              f"each equally: first here by id only)" if tied else "")
-    added = _added_runner_ups(answer, runner_ups)
-    return item(what, pick, text, reason.get("text", ""), reason.get("sources", []),
-                **{"from": f"recommend {kind}", "runner_ups": runner_ups}, **({"tied_with": tied} if tied else {}),
-                **({"runner_ups_from": added} if added else {}),
-                **(_origin(result, reason) or _excluded_by(answer)), **_caveat(reason))
-
-
-def _added_runner_ups(answer: dict, runner_ups: list[str]) -> list:
-    """The runner-ups an extension stands behind (:func:`recipekg.reason.added.added_by_extensions`)."""
-    from recipekg.reason.added import added_by_extensions
-
-    return added_by_extensions([r for r in answer["results"] if r["id"] in runner_ups])
-
-
-def _strongest(because: list) -> dict:
-    """The first reason (the strongest), or one as strong that holds on the architecture.
-
-    >>> _strongest([{"contribution": 0.6, "id": "a"}, {"contribution": 0.6, "id": "b",
-    ...             "conditions": [{"dimension": "architecture"}]}])["id"]
-    'b'
-    """
-    if not because:
-        return {}
-    top = because[0].get("contribution")
-    return next((r for r in because if r.get("contribution") == top
-                 and any(c.get("dimension") == "architecture" for c in r.get("conditions") or ())), because[0])
-
-
-def _origin(result: dict, reason: dict) -> dict:
-    """``{"origin": ...}`` when the reason an item gives, or the choice itself, is an
-    extension's (the item then says so, as every answer marks what an extension contributed)."""
-    found = reason.get("origin") or result.get("origin")
-    return {"origin": found} if found else {}
-
-
-def _excluded_by(answer: dict) -> dict:
-    """``{"origin": ...}`` when an extension ruled a choice of the ranking out: the pick (or that
-    there is none) may be what is left once it did, and the item says so."""
-    found = next((e["origin"] for e in answer.get("excluded", ()) if e.get("origin")), None)
-    return {"origin": found} if found else {}
-
-
-def _no_pick(what: str, answer: dict, kind: str) -> dict:
-    asks = [a["text"] for a in answer.get("ask", ())]
-    from recipekg.reason.added import advisers, against_by_extension
-
-    matched = [r for r in answer["results"] if r["group"] == "matches"]
-    against = against_by_extension(matched)
-    why = ("; ".join(asks) if asks else
-           f"{advisers(matched)} advises against every choice these constraints decide: "
-           f"{', '.join(r['label'] for r in matched)}" if matched else "no rule decides with these constraints")
-    return item(what, None, "no pick", why, [], **{"from": f"recommend {kind}", "needs": [a["dimension"] for a in answer.get("ask", ())]},
-                **({"origin": against} if against else _excluded_by(answer)))
-
-
-def _ranked(ctx, kind: str, section: str, snap: dict) -> list[dict]:
-    """The choices of ``kind`` that match the constraints, score above 0 and are shown in
-    ``section`` (``rkg:recipeSection``), each as an item."""
-    where = snap["recipe_sections"]
-    out = []
-    for r in ctx.rankings[kind]["results"]:
-        if r["group"] != "matches" or r["score"] <= 0 or where.get(r["iri"]) != section or not holds(r["iri"], ctx, snap):
-            continue
-        reason = r["because"][0] if r["because"] else {"text": "", "sources": []}
-        out.append(item(r["label"], r["id"], r["label"], reason["text"], reason["sources"],
-                        **{"from": f"recommend {kind}"}, **_origin(r, reason), **_caveat(reason)))
-    return out
-
-
-def _caveat(reason: dict) -> dict:
-    """``{"caveat": ...}`` when the advice an item rests on carries one (its price), so the
-    recipe says it where recommend and explain do."""
-    return {"caveat": reason["caveat"]} if reason.get("caveat") else {}
-
-
-def holds(choice: str, ctx, snap: dict) -> bool:
-    """Whether every condition a recipe shows ``choice`` under holds for the recipe's facts."""
-    from recipekg.reason.conditions import HELD, status
-
-    conditions = snap["choice_conditions"].get(choice, ())
-    return all(status(snap["conditions"][c], ctx.facts, snap) == HELD for c in conditions)
 
 
 def _not_applicable(what: str, ctx, snap: dict) -> dict:
@@ -146,12 +50,12 @@ def architecture(ctx, plan, snap: dict) -> list[dict]:
         return [item("architecture", node["id"], node["label"], f"given: architecture = {node['id']}",
                      _papers(node, snap), **{"from": "constraints"}, **_past_properties(ctx, snap))]
     if ctx.architecture is None:
-        return [_no_pick("architecture", answer, "architecture")] + ruled_out(answer, "architecture")
+        return [no_pick("architecture", answer, "architecture")] + ruled_out(answer, "architecture")
     if ctx.architecture_from.startswith("assumed"):
         node = snap["nodes"][ctx.architecture]
         return [item("architecture", node["id"], node["label"], f"{ctx.architecture_from}; give the architecture to plan "
                      "another", [], **{"from": "plan"})] + ruled_out(answer, "architecture")
-    return [_pick_item("architecture", answer, "architecture")] + ruled_out(answer, "architecture")
+    return [pick_item("architecture", answer, "architecture")] + ruled_out(answer, "architecture")
 
 
 def _past_properties(ctx, snap: dict) -> dict:
@@ -202,7 +106,7 @@ def approach(ctx, plan, snap: dict) -> list[dict]:
         why = f"what the approach {snap['nodes'][ctx.method_from]['label']} trains: method = {method['id']}"
         source = "recommend approach"
     out.append(item("method", method["id"], method["label"], why, [], **{"from": source}))
-    return out + _ranked(ctx, "technique", "approach", snap)   # how the method trains (LoRA with its embeddings)
+    return out + ranked_items(ctx, "technique", "approach", snap)   # how the method trains (LoRA with its embeddings)
 
 
 # ------------------------------------------------------------------ from plan
@@ -272,7 +176,7 @@ def _no_plan(what: str, ctx, snap: dict) -> dict:
 
 def size(ctx, plan, snap: dict) -> list[dict]:
     if plan is None:
-        return [_no_plan("model size", ctx, snap)] + _ranked(ctx, "approach", "size", snap)
+        return [_no_plan("model size", ctx, snap)] + ranked_items(ctx, "approach", "size", snap)
     if plan.get("method") not in (None, "pretrain"):  # a given model, fine-tuned or served: no sizing law
         from recipekg.render.plan import given_model_sizing
 
@@ -299,7 +203,7 @@ def _bound(params: dict, plan: dict) -> dict:
 def data(ctx, plan, snap: dict) -> list[dict]:
     if not ctx.trains:
         return [_serving("training data", ctx, snap, ("tokens", "unique-tokens", "epochs"))]
-    return _quantity_items(plan, "data") + _ranked(ctx, "technique", "data", snap)
+    return _quantity_items(plan, "data") + ranked_items(ctx, "technique", "data", snap)
 
 
 def optimizer(ctx, plan, snap: dict) -> list[dict]:
@@ -313,8 +217,8 @@ def optimizer(ctx, plan, snap: dict) -> list[dict]:
         return [item("optimizer", node["id"], node["label"], f"given: optimizer = {node['id']}", _papers(node, snap),
                      **{"from": "constraints"})]
     if answer["decision"]["pick"] is None:
-        return [_no_pick("optimizer", answer, "optimizer")]
-    return [_pick_item("optimizer", answer, "optimizer")]
+        return [no_pick("optimizer", answer, "optimizer")]
+    return [pick_item("optimizer", answer, "optimizer")]
 
 
 def hyperparameters(ctx, plan, snap: dict) -> list[dict]:
@@ -330,7 +234,7 @@ def precision(ctx, plan, snap: dict) -> list[dict]:
         return []
     if not ctx.trains:  # the ranked techniques are training precisions: the weights' precision is plan's
         return _served_weights(plan)
-    return _ranked(ctx, "technique", "precision", snap) + _training_loop(ctx, plan, snap)
+    return ranked_items(ctx, "technique", "precision", snap) + _training_loop(ctx, plan, snap)
 
 
 #: plan's training-loop choices a recipe shows when the query makes them: dimension, value, text,
@@ -369,7 +273,7 @@ def stability(ctx, plan, snap: dict) -> list[dict]:
         return []
     if not ctx.trains:
         return [_serving("stability", ctx, snap)]
-    return _ranked(ctx, "technique", "stability", snap)
+    return ranked_items(ctx, "technique", "stability", snap)
 
 
 def parallelism(ctx, plan, snap: dict) -> list[dict]:
@@ -385,7 +289,7 @@ def parallelism(ctx, plan, snap: dict) -> list[dict]:
         out.append(_unsized("layout", f"{text}, {fit.get('text', '')}", plan) if ctx.size_unknown else
                    item("layout", layout, text, fit.get("text", ""), q["sources"] if q else [], **{"from": "plan"}))
         layout = None if ctx.size_unknown else layout
-    return out + [_against_layout(it, layout) for it in _ranked(ctx, "approach", "parallelism", snap)]
+    return out + [_against_layout(it, layout) for it in ranked_items(ctx, "approach", "parallelism", snap)]
 
 
 def _unsized(what: str, bound: str, plan: dict) -> dict:
@@ -416,12 +320,12 @@ def memory(ctx, plan, snap: dict) -> list[dict]:
     fit = plan.get("fit") or {}
     if ctx.size_unknown:
         bound = "; ".join(f"{it['what']}: {it['text']}" for it in items[:1])
-        return [_unsized("memory per GPU", bound, plan)] + (_ranked(ctx, "technique", "memory", snap) if ctx.trains else [])
+        return [_unsized("memory per GPU", bound, plan)] + (ranked_items(ctx, "technique", "memory", snap) if ctx.trains else [])
     if fit.get("text"):
         items.insert(0, item("fits", fit.get("fits"), fit.get("verdict", ""), fit["text"], [], **{"from": "plan"}))
     if fit.get("fits") is False and (fixes := _to_fit(plan)):
         items.insert(1, fixes)
-    return items + (_ranked(ctx, "technique", "memory", snap) if ctx.trains else [])
+    return items + (ranked_items(ctx, "technique", "memory", snap) if ctx.trains else [])
 
 
 def _to_fit(plan: dict) -> dict | None:
@@ -443,7 +347,7 @@ def time(ctx, plan, snap: dict) -> list[dict]:
         return [_no_plan("training time", ctx, snap)]
     if not ctx.trains:
         return _quantity_items(plan, "time", False) or [_serving("training time", ctx, snap)]
-    return _quantity_items(plan, "time") + _budget(plan) + _ranked(ctx, "technique", "time", snap)
+    return _quantity_items(plan, "time") + _budget(plan) + ranked_items(ctx, "technique", "time", snap)
 
 
 def _budget(plan: dict) -> list[dict]:
@@ -496,5 +400,5 @@ def risks(ctx, plan, snap: dict) -> list[dict]:
         out.append(item(node["label"], steps, ", then ".join(labels[s] for s in steps),
                         f"watch for {node['label'].lower()}: {reason['text']}",
                         reason["sources"], **{"from": f"recommend fix where symptom = {node['id']}"},
-                        **_origin(node, reason)))  # (the failure mode an extension adds, or its fix)
+                        **reason_origin(node, reason)))  # (the failure mode an extension adds, or its fix)
     return out
