@@ -166,11 +166,22 @@ def test_the_cheap_knobs_come_before_more_gpus(run_plan):
 
 
 def test_a_fixed_layout_choice_is_a_remedy(run_plan):
-    a = run_plan("plan where params = 13B and hardware = h100 and gpus = 8 and tensor-parallel = 1 "
-                 "and pipeline-parallel = 1 and zero = 0")
+    """Each fixed layout choice changed alone by the least step that fits, the others kept (QA
+    round 6, F7: freeing all at once gave tensor 8 x pipeline 2 with no data parallelism where
+    recompute = full alone fits with ZeRO stage 3 over all 16 GPUs); all freed only when none
+    alone does."""
+    base = "plan where params = 13B and hardware = h100 and gpus = 8 and tensor-parallel = 1 and pipeline-parallel = 1"
+    a = run_plan(f"{base} and zero = 0")
     assert not a["fit"]["fits"]
-    layout = next(r for r in a["recommendations"] if r["id"] == "layout")
-    assert layout["enough"] and layout["change"] == {"tensor-parallel": None, "pipeline-parallel": None, "zero": None}
+    steps = {r["id"]: r for r in a["recommendations"] if r["id"] in ("zero", "tensor-parallel", "pipeline-parallel")}
+    assert steps["zero"]["change"] == {"zero": 1} and all(r["enough"] for r in steps.values())
+    assert run_plan(f"{base} and zero = 1")["fit"]["fits"]
+    assert not any(r["id"] == "layout" for r in a["recommendations"])
+    b = run_plan("plan where model = llama-3-8b and method = full-fine-tune and hardware = h100 and gpus = 16 and "
+                 "seq-length = 8k and micro-batch = 2 and tensor-parallel = 1 and pipeline-parallel = 1 and zero = 3 "
+                 "and recompute = selective")
+    (full,) = [r for r in b["recommendations"] if r["id"] == "recompute"]
+    assert full["change"] == {"recompute": "full"} and "over 16 data-parallel GPUs" in full["text"]
     assert run_plan("plan where params = 13B and hardware = h100 and gpus = 8")["fit"]["fits"]
 
 

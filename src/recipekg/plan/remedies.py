@@ -111,16 +111,50 @@ def _halvings(ledger: Ledger, inputs: Inputs, params: Q, method: Method, shape, 
 
 
 def _freed(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) -> list[Remedy]:
-    """The layout choices the query fixed, freed: the leanest layout the search would pick."""
+    """The layout choices the query fixed, changed: each alone, by the least step that fits
+    (``recompute = full`` keeps ZeRO stage 3 over every GPU; QA round 6, F7), else all of them
+    freed at once, the leanest layout the search would pick."""
     fixed = [d for d in FIXED if d in inputs.facts]
     if not fixed:
         return []
+    alone = [r for d in fixed if (r := _one_step(ledger, inputs, d, params, method, cap)) is not None]
+    if alone:
+        return alone
     best = _fits(ledger, without(inputs, *fixed), params, method, cap)
     if best is None:
         return []
     words = ", ".join(fixed)
     return [_rec("layout", f"let plan choose {words}", f"without fixing {words}: {_after(best, cap)}", True,
                  after=best["per_gpu"], change={d: None for d in fixed})]
+
+
+_MORE = {"recompute": "more recomputation", "zero": "a higher ZeRO stage", "tensor-parallel": "more tensor parallelism",
+         "pipeline-parallel": "more pipeline parallelism"}
+
+
+def _one_step(ledger: Ledger, inputs: Inputs, dim: str, params: Q, method: Method, cap: Q) -> Remedy | None:
+    """The least change of one fixed layout choice that fits, the others kept: the next
+    recomputation modes, the next ZeRO stages, tensor or pipeline degrees doubled up to the GPUs."""
+    kb, f = ledger.kb, inputs.facts[dim]
+    steps: list[tuple[int | str, Inputs]]
+    now: int | str | None
+    if dim == "recompute":
+        mode = kb.node_id(next(iter(f.values))) if f.values and len(f.values) == 1 else None
+        modes, now = list(method.recompute_modes), mode
+        steps = [(m, with_name(kb, inputs, dim, m)) for m in modes[modes.index(mode) + 1:]] if mode in modes else []
+    else:
+        degree = int(f.intervals[0][0]) if f.intervals and f.intervals[0][0] == f.intervals[0][2] else None
+        gpus, now = int(inputs.gpus.value) if inputs.gpus else 1, degree
+        values = range(degree + 1, 4) if dim == "zero" and degree is not None else \
+            [degree * 2 ** k for k in range(1, 12) if degree * 2 ** k <= gpus] if degree else []
+        steps = [(v, with_value(inputs, dim, v)) for v in values]
+    for value, changed in steps:
+        best = _fits(ledger, changed, params, method, cap)
+        if best is not None:
+            shown = f"{value:,}" if isinstance(value, int) else value
+            return _rec(dim, _MORE[dim], f"{dim} = {shown} (from {now}), the other layout choices kept: "
+                        f"{_after(best, cap)}", True, after=best["per_gpu"], change={dim: value})
+    return None
 
 
 def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) -> list[Remedy]:
