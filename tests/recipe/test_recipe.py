@@ -985,3 +985,20 @@ def test_pretrained_given_with_no_approach_pick_fine_tunes(kb):
     assert not shown & {"qk-norm", "no-bias", "embedding-layernorm", "pre-norm"}
     (named,) = kb.query("recipe where model = llama-2-70b and hardware = a100 and gpus = 64 and tokens = 2T")
     assert named["context"]["method"] == "pretrain"
+
+
+def test_the_large_scale_failures_are_a_transformer_pretraining_risk(kb):
+    """QA round 6, F8: a GNN and a 2M-parameter GRU forecaster listed PaLM's loss-spike rollback
+    and slow divergence among their risks; the reference's table says those were "observed in
+    large-scale training (OPT-175B, BLOOM, PaLM, Llama)", transformer pretraining runs."""
+    def risks(statement: str) -> set:
+        (a,) = kb.query(statement)
+        return {it["what"] for s in a["sections"] if s["name"] == "risks" for it in s["items"]}
+
+    for small in ("recipe where data = graph and samples = 100k and task = classification and gpus = 1 and hardware = l4",
+                  "recipe where architecture = gru and params = 2M and data = time-series and sequences = 5k"):
+        assert not risks(small) & {"Loss spike", "Slow divergence"}, small
+    assert {"Loss spike", "Slow divergence"} <= risks(
+        "recipe where params = 350M and data = text and hardware = rtx-4090 and gpus = 8 and time = 1 week")
+    (fix,) = kb.query("recommend fix where symptom = loss-spike and architecture = gru")
+    assert fix["out_of_scope"] and fix["out_of_scope"][0]["condition"] == "architecture = transformer"
