@@ -216,3 +216,14 @@ def test_a_diverging_transformer_gets_qk_norm_for_the_run_going_forward(kb):
     assert {s["id"] for s in qk["because"][0]["sources"]} == {"dehghani2023"}
     (b,) = kb.query("recommend fix where symptom = loss-spike and method = full-fine-tune")
     assert "qk-norm" in {e["id"] for e in b["excluded"]}
+
+
+def test_a_kinds_property_shown_for_a_choice_names_its_own_paper_first(kb):
+    """QA round 6, F12: Lion's 'training methods it is for' cited only Adam's and AdamW's papers
+    (a property of every optimizer); shown for Lion, it names Lion's own paper first, as the
+    method's, then the kind's sources."""
+    (a,) = kb.query("explain lion where params = 7B and method = pretrain")
+    (prop,) = [p for p in a["properties"] if p["id"] == "optimizer-trains-weights"]
+    lion = [p["id"] for p in a["choice"]["papers"]]
+    assert lion and [(s["id"], s["role"]) for s in prop["sources"][:len(lion)]] == [(p, "method") for p in lion]
+    assert {"kingma2014", "loshchilov2017"} <= {s["id"] for s in prop["sources"]}

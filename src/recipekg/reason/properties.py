@@ -22,7 +22,7 @@ value, the others when the constraint rules their check out.
 
 from __future__ import annotations
 
-from recipekg.reason.answers import shown_constraint, sources_json
+from recipekg.reason.answers import shown_constraint, source_json, sources_json
 from recipekg.reason.conditions import FAILED, HELD, NOT_GIVEN, PARTLY, status
 from recipekg.reason.scoring import MATCHES
 
@@ -68,7 +68,8 @@ def checks(iri: str, kind: str, facts: dict, snap: dict, only: str | None = None
         agrees = FAILED if prop["test"] == "none-of" else HELD
         verdict = (CONTRADICTS if prop["strict"] else NOTE) if st == against else FITS if st == agrees else None
         if verdict and (only is None or verdict == only):
-            out.append({"property": property_json(piri, prop, snap, via), "verdict": verdict,
+            out.append({"property": property_json(piri, prop, snap, via, iri if prop.get("of_kind") else None),
+                        "verdict": verdict,
                         "dimension": prop["check"]["dimension"], "of_kind": bool(prop.get("of_kind")),
                         "when": [snap["conditions"][c]["dimension"] for c in prop["when"] if c in snap["conditions"]]})
     return out
@@ -117,11 +118,18 @@ def open_conditions(iri: str, kind: str, facts: dict, snap: dict) -> list[OpenCo
     return out
 
 
-def property_json(piri: str, prop: dict, snap: dict, via: str | None = None) -> Property:
+def property_json(piri: str, prop: dict, snap: dict, via: str | None = None, choice: str | None = None) -> Property:
     """A property as answers show it: id, aspect, value (and unit), its text, caveat, sources,
-    and the family it comes from (``via``)."""
+    and the family it comes from (``via``). A property of every choice of a kind shown for one
+    (``choice``) names that choice's own papers first, as the method's: Lion is fitted by gradient
+    descent by its own paper, not only by Adam's, which the kind's property cites (QA round 6, F12)."""
+    sources = sources_json(prop, snap)
+    if choice is not None:
+        cited = {s["id"] for s in sources}
+        own = [source_json(p, snap, "method") for p in snap["nodes"].get(choice, {}).get("papers", ())]
+        sources = [s for s in own if s["id"] not in cited] + sources
     out: Property = {"id": prop["id"], "label": prop["label"], "aspect": prop["aspect"]["label"], "value": prop["value"],
-           "text": prop["text"], "sources": sources_json(prop, snap)}
+           "text": prop["text"], "sources": sources}
     if prop["aspect"].get("unit"):
         out["unit"] = prop["aspect"]["unit"]
     if prop.get("caveat"):
