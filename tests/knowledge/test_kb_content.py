@@ -131,3 +131,14 @@ def test_entity_ids_are_query_names(snap):
     for node in snap["nodes"].values():
         if node["kinds"]:
             assert re.fullmatch(r"[a-z][a-z0-9_-]*", node["id"]), node["id"]
+
+
+def test_no_caveat_is_an_internal_note(snap):
+    """A claim's rdfs:comment is shown to users as its caveat: an audit trail ("QA round 6, F6:
+    ...", "Audit 11/02: ...") belongs in a Turtle comment beside it, not in the answer."""
+    import re
+
+    internal = re.compile(r"^(QA round \d|Audit \d+/\d+|audit \d+/\d+)")
+    claims = [*snap["rules"].values(), *(snap.get("choice_properties") or {}).values(), *snap["nodes"].values()]
+    notes = [c.get("caveat") for c in claims if c.get("caveat") and internal.match(c["caveat"])]
+    assert not notes, notes[:3]
