@@ -1002,3 +1002,16 @@ def test_the_large_scale_failures_are_a_transformer_pretraining_risk(kb):
         "recipe where params = 350M and data = text and hardware = rtx-4090 and gpus = 8 and time = 1 week")
     (fix,) = kb.query("recommend fix where symptom = loss-spike and architecture = gru")
     assert fix["out_of_scope"] and fix["out_of_scope"][0]["condition"] == "architecture = transformer"
+
+
+def test_a_full_fine_tune_past_the_trained_context_interpolates_the_positions(kb):
+    """QA round 6, F9: Llama 3 8B fully fine-tuned at 128K (16x its trained context) got no word on
+    its positions; Position Interpolation (Chen et al. 2023, abstract) is the full fine-tune's
+    counterpart of LongLoRA's advice for adapters. Within the trained context nothing is said."""
+    run = "model = llama-3-8b and method = full-fine-tune and gpus = 8 and hardware = h100 and tokens = 1B"
+    (a,) = kb.query(f"recipe where {run} and seq-length = 128k")
+    (pi,) = [it for s in a["sections"] if s["name"] == "approach" for it in s["items"]
+             if it["value"] == "position-interpolation"]
+    assert [(s["id"], s["role"], s["where"]) for s in pi["sources"]] == [("chen2023pi", "states", "Abstract")]
+    (b,) = kb.query(f"recipe where {run} and seq-length = 4k")
+    assert "position-interpolation" not in [it["value"] for s in b["sections"] for it in s["items"]]
