@@ -14,6 +14,11 @@ from __future__ import annotations
 MAX_QUERY_CHARS = 100_000
 #: ...and at most this many statements.
 MAX_STATEMENTS = 200
+#: An answer re-ranks at most this many thresholds near each number the query gives, the nearest
+#: first, to say what the other side would pick (recipekg/reason/boundaries.py): the bundled KB
+#: has at most a few per number; an extension with thousands of them no longer makes an answer's
+#: work grow with their square (hostile extensions, round 6: 20,000 thresholds, no answer in 30 min).
+MAX_BOUNDARY_TRIALS = 4
 #: The web page's query box and /?q= take less: a URL is not a file.
 MAX_WEB_QUERY_CHARS = 10_000
 #: The /sparql endpoint (``recipekg serve``): a query runs at most this many seconds (then its

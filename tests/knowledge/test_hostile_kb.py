@@ -322,3 +322,39 @@ def test_what_an_extension_puts_in_a_recipes_runner_ups_or_above_an_explained_ch
 
     (plain,) = recipekg.load().query("explain adamw where params = 7B and prefer = low-memory")
     assert "ahead_by_extensions" not in plain
+
+
+def test_thousands_of_thresholds_near_a_number_cost_a_bounded_number_of_rankings(tmp_path, monkeypatch):
+    """Hostile round 6, 078: 20,000 extension rules, each with a threshold of its own near the
+    rows given, made an answer re-rank once per threshold (no answer in 30 minutes). At most
+    MAX_BOUNDARY_TRIALS thresholds per number are tried, the nearest."""
+    from recipekg.limits import MAX_BOUNDARY_TRIALS
+
+    lines = []
+    for i in range(60):
+        lines += [f'cond:team-rows-{i} a rkg:Condition ; rdfs:label "rows > {20000 + 500 * i}" ; rkg:dimension dim:samples ; '
+                  f'rkg:minExclusive {20000 + 500 * i}.0e0 .',
+                  f'rule:team-r{i} a rkg:Rule ; rdfs:label "Team rule {i}" ; rkg:text "Team advice {i}." ; '
+                  f'rkg:recommends kb:tabnet ; rkg:condition cond:team-rows-{i}, cond:data-tabular ; rkg:strength rkg:weak ; '
+                  f'rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .']
+    from recipekg.reason import boundaries
+
+    kb = KnowledgeBase.load([team_file(tmp_path, *lines)], use_cache=False, shacl=False)
+    calls, other_side = [], boundaries._other_side
+    monkeypatch.setattr(boundaries, "_other_side", lambda *a: calls.append(a[0]) or other_side(*a))
+    kb.query("recommend architecture where data = tabular and rows = 30k")
+    assert 0 < calls.count("samples") <= MAX_BOUNDARY_TRIALS
+
+
+def test_an_extension_precision_in_the_quantized_weights_note_is_the_extensions(tmp_path):
+    """Hostile round 6, 017: an extension's weight bits for bf16 were listed among the quantized
+    precisions ("int4 or bf16 for quantized weights") as the KB's."""
+    path = team_file(
+        tmp_path,
+        'const:team-bf16-bits a rkg:Constant ; rdfs:label "Team bf16 bits" ; rkg:symbol "c_team_bf16_bits" ;',
+        '    rkg:value 1.0e0 ; rkg:unitLabel "bits/param" ; rkg:quantity "weight-bits" ; rkg:appliesTo kb:bf16 ;',
+        '    rkg:text "One bit." ; rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .')
+    kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
+    (a,) = kb.query("plan where params = 70B and method = inference and hardware = h100 and gpus = 2")
+    note = next(n["text"] for n in a["notes"] + a["warnings"] if "for quantized weights" in n["text"])
+    assert "bf16 (the extension team.ttl (line 19): 1 bits)" in note

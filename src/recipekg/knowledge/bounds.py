@@ -21,6 +21,8 @@ number's range, :data:`~recipekg.limits.WHOLE_NUMBERS`.
 
 from __future__ import annotations
 
+import math
+
 from recipekg.knowledge.dimensions import BOUND_PROPERTIES
 from recipekg.limits import MAGNITUDES, WHOLE_NUMBERS
 from recipekg.record import Record
@@ -89,3 +91,44 @@ def _whole_number(prop: str) -> str | None:
 def out_of_bounds(v: float, bounds: list[Bound]) -> Bound | None:
     """The first of ``bounds`` that ``v`` breaks, or None."""
     return next((b for b in bounds if not b.holds(v)), None)
+
+
+def constant_problems(ix):
+    """``(constant, message)`` for a constant whose numbers contradict themselves or what they
+    set: its ``rkg:low`` above its ``rkg:high``, its value outside them, or a number outside the
+    bounds the hyperparameter it sets carries (``rkg:sets kb:hp-warmup-steps``: at least 0; a
+    share in [0, 1]), as a condition's bounds are written (hostile extensions, round 6: a warmup
+    of -1,000 steps and a weight decay from 1 down to 0.001 reached recipes and configurations).
+
+    >>> from recipekg.knowledge.compiler import Index
+    >>> from recipekg.knowledge.rdfio import Lit
+    >>> from recipekg.knowledge.terms import RDF, RKG, XSD
+    >>> n = lambda x: Lit(str(x), XSD.double)
+    >>> ix = Index([("c", RDF.type, RKG.Constant), ("c", RKG.low, n(1.0)), ("c", RKG.high, n(0.001))])
+    >>> [m for _, m in constant_problems(ix)]
+    ['rkg:low 1 is above rkg:high 0.001']
+    """
+    from recipekg.knowledge.terms import RDFS, RKG
+
+    def number(s: str, p: str) -> float | None:  # (a malformed or infinite number is another check's)
+        try:
+            v = ix.number(s, p)
+        except ValueError:
+            return None
+        return v if v is not None and math.isfinite(v) else None
+
+    for c in ix.instances(RKG.Constant):
+        value, low, high = (number(c, p) for p in (RKG.value, RKG.low, RKG.high))
+        if low is not None and high is not None and low > high:
+            yield c, f"rkg:low {low:g} is above rkg:high {high:g}"
+        elif value is not None and (low is not None and value < low or high is not None and value > high):
+            yield c, f"rkg:value {value:g} is outside its rkg:low-rkg:high range"
+        target = ix.one(c, RKG.sets)
+        own = [Bound(side, inclusive, limit, "") for prop, (side, inclusive) in BOUND_PROPERTIES.items()
+               if target is not None and (limit := number(target, prop)) is not None]
+        for name, v in (("rkg:value", value), ("rkg:low", low), ("rkg:high", high)):
+            broken = None if v is None else out_of_bounds(v, own)
+            if broken is not None:
+                label = ix.text(target, RDFS.label) or target.rsplit("/", 1)[-1]
+                yield c, f"{name} {v:g} for {label}: it must be {broken.word()}"
+                break

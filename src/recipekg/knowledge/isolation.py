@@ -102,6 +102,7 @@ def differences(bundled, merged, owned: set[str]):
     yield from _resolved(bundled, merged)
     yield from _scales(bundled, merged)
     yield from _as_reference(bundled, merged)
+    yield from _magnitudes(bundled, merged)
 
 
 def _changed(b, m, path: tuple, owned: set[str]):
@@ -181,6 +182,23 @@ def _names(bundled, merged):
                     yield Difference(f"{_shown(key)} takes {what} {value!r} of bundled {_shown(other)} "
                                      f"({name}): choose another name", (key,), (name, key))
                     break
+
+
+def _magnitudes(bundled, merged):
+    """A new constant of a quantity every bundled constant of which is positive (a width, a size:
+    ``weight-bits``) is positive too: -4 bits a weight gave "-185 GB ... fits" (hostile
+    extensions, round 6). (A figure for a bundled entity is the extension's, said in its voice.)"""
+    b, m = bundled.get("constants") or {}, merged.get("constants") or {}
+    positive = {q for q in {e.get("quantity") for e in b.values() if isinstance(e, dict)} if q is not None and all(
+        isinstance(e.get(f), (int, float)) and e[f] > 0 for e in b.values() if isinstance(e, dict) and e.get("quantity") == q
+        for f in ("value", "low", "high") if e.get(f) is not None)}
+    for key, entry in m.items():
+        if key in b or not isinstance(entry, dict) or entry.get("quantity") not in positive:
+            continue
+        bad = next((entry[f] for f in ("value", "low", "high") if isinstance(entry.get(f), (int, float)) and entry[f] <= 0), None)
+        if bad is not None:
+            yield Difference(f"{_shown(key)} is {bad:g}: every {entry['quantity']} of the KB is a positive magnitude",
+                             (key,), ("constants", key))
 
 
 def _named(entry: dict):

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recipekg.knowledge.agreement import disagreements
+from recipekg.knowledge.bounds import constant_problems
 from recipekg.knowledge.compiler import Index
 from recipekg.knowledge.dimensions import BOUND_PROPERTIES
 from recipekg.errors import KBError
@@ -98,6 +99,7 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     pending += _literals(triples, set(ix.instances(RKG.Constant)))
     pending += _ranges(triples, ix)
     pending += _contradictions(triples, ix)
+    pending += constant_problems(ix)
     pending += disagreements(ix)
     deep = list(hierarchy_problems(ix))  # (before SHACL, which follows such a chain by recursion)
     pending += deep

@@ -193,7 +193,7 @@ def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | N
     if pid not in WEIGHT_BYTES:
         half = kb.peak_precision(inputs.hardware) if inputs.hardware else None   # fp16 where no bf16 tensor cores
         half = half if half in WEIGHT_BYTES else "bf16"
-        *more, last = [p for p in quantized_precisions(kb) if servable(kb, p, inputs.hardware)]
+        *more, last = [_said(kb, p) for p in quantized_precisions(kb) if servable(kb, p, inputs.hardware)]
         quantized = f"{', '.join(more)} or {last}" if more else last
         note(("precision not given" if pid is None else f"the KB has no inference figure for precision = {pid}")
              + f": weights in {half} (2 bytes each) assumed"
@@ -208,6 +208,15 @@ def servable(kb, pid: str | None, hardware: str | None) -> bool:
     """Whether the hardware computes in precision ``pid`` as the KB knows it: fp8 on a GPU with an
     fp8 peak (its FP8 checkpoints are served so), any other precision anywhere; True without a GPU."""
     return pid != "fp8" or not hardware or bool(kb.fp8_peak(hardware))
+
+
+def _said(kb, precision: str) -> str:
+    """A quantized precision as a note names it, with the extension that gives its bits when one
+    does (hostile extensions, round 6, 017: "int4 or bf16 for quantized weights", unmarked)."""
+    figure = next((c for c in kb.constants_of_quantity(WEIGHT_BITS)
+                   if any(kb.node_id(e) == precision for e in c["applies_to"])), {})
+    voice = kb.voice(figure, "")
+    return f"{precision} ({voice}: {figure['value']:g} bits)" if voice else precision
 
 
 def quantized_precisions(kb) -> dict[str, float]:

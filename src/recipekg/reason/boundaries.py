@@ -50,9 +50,7 @@ def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, 
                     _note(found, dim, value, threshold, reason, _for(r, reason, entries), missed=False, own=r["id"])
     given = {n: f for n, f in facts.items() if not f.derived}
     out = []
-    for (dim, threshold), spot in sorted(found.items()):
-        if dim not in given:
-            continue
+    for (dim, threshold), spot in _nearest(found, given):
         other, value = _other_side(dim, spot, threshold, given, snap, rerank)
         labels = {e["id"]: e["label"] for e in results + other}
         there = decision(other)["pick"]
@@ -67,6 +65,28 @@ def boundaries(kind: str, facts: dict, ranked: dict, results: list, snap: dict, 
                                            not (r["for"] - {here})))
         out.append(_entry(dim, spot, threshold, value, (here, there, speaks), labels, facts, snap))
     return out
+
+
+def _nearest(found: dict, given: dict) -> list:
+    """The thresholds near a number the query gives, at most :data:`recipekg.limits.MAX_BOUNDARY_TRIALS`
+    per dimension, the nearest to the number (each costs a ranking), in the order of the thresholds.
+
+    >>> spots = {("samples", t): {"value": 1000.0} for t in (600.0, 900.0, 1100.0, 1500.0, 1900.0, 510.0)}
+    >>> [t for (_, t), _ in _nearest(spots, {"samples": None})]
+    [600.0, 900.0, 1100.0, 1500.0]
+    """
+    from math import log
+
+    from recipekg.limits import MAX_BOUNDARY_TRIALS
+
+    by_dim: dict[str, list] = {}
+    for (dim, threshold), spot in found.items():
+        if dim in given:
+            by_dim.setdefault(dim, []).append(((dim, threshold), spot))
+    kept = [pair for pairs in by_dim.values() for pair in sorted(
+        pairs, key=lambda p: (abs(log(p[0][1] / p[1]["value"])) if p[0][1] > 0 < p[1]["value"] else 0.0, p[0][1])
+    )[:MAX_BOUNDARY_TRIALS]]
+    return sorted(kept, key=lambda p: p[0])
 
 
 def _for(result: dict, reason: dict, entries: dict[str, dict]) -> str | None:

@@ -67,6 +67,7 @@ def data_of_models(facts: dict[str, Facts], models: list[dict], snap: dict) -> N
     reach Llama 3 8B (audit 14/10); every model named must read it.
 
     >>> from recipekg.reason.resolve import resolve_constraints
+    >>> from recipekg.reason.derive import derive
     >>> facts = derive(resolve_constraints(parse("recommend x where model = llama-3-8b")[0].constraints, snap), snap)
     >>> [snap["nodes"][v]["id"] for v in facts["data"].values], facts["data"].derived
     (['text'], 'architecture')
