@@ -358,3 +358,19 @@ def test_an_extension_precision_in_the_quantized_weights_note_is_the_extensions(
     (a,) = kb.query("plan where params = 70B and method = inference and hardware = h100 and gpus = 2")
     note = next(n["text"] for n in a["notes"] + a["warnings"] if "for quantized weights" in n["text"])
     assert "bf16 (the extension team.ttl (line 19): 1 bits)" in note
+
+
+def test_a_sizing_strategy_an_extension_chose_names_its_rule(tmp_path):
+    """Hostile round 6, 026: one unconditional extension rule for inference-optimal training
+    switched every plan's sizing under the sentence "no goal given: compute-optimal sizing, the
+    reference's default scaling law", naming the extension nowhere."""
+    path = team_file(
+        tmp_path,
+        'rule:team-overtrain a rkg:Rule ; rdfs:label "Team overtrain" ; rkg:text "Team: always over-train." ;',
+        '    rkg:recommends kb:inference-optimal-training ; rkg:strength rkg:strong ; rkg:section sec:team-notes ;',
+        '    prov:wasDerivedFrom paper:team-note .')
+    kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
+    (a,) = kb.query("plan where flops = 1e21")
+    strategy = a["strategy"]
+    assert strategy["id"] == "inference-optimal-training" and "default scaling law" not in strategy["why"]
+    assert strategy["why"] == "Team: always over-train." and strategy["because"][0]["origin"]["line"] == 19

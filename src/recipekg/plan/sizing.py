@@ -72,12 +72,15 @@ def choose_strategy(kb: KBView, facts: dict, given: Q | None = None) -> Strategy
         raise KBError("the KB has no tokens-per-parameter ratio for plan to size with")
     ranked = [r for r in rank("approach", facts, kb.snap, among=tuple(candidates)) if r["score"] > 0]
     iri = ranked[0]["iri"] if ranked else candidates[0]
-    # the reasons are the rules that hold: one waiting for a constraint not given (samples) is no reason
-    because = [b for b in ranked[0]["because"] if b.get("match") == "full"][:2] if ranked else []
+    # the reasons are the rules that decide: one waiting for a constraint not given (samples) is no
+    # reason; general advice is (an extension's unconditional rule chose inference-optimal sizing
+    # under the default's sentence: hostile extensions, round 6, 026)
+    because = [b for b in ranked[0]["because"] if b.get("match") in ("full", "general")][:2] if ranked else []
     ratio = kb.constants_for(iri, "tokens-per-param")[0]
     node = kb.snap["nodes"][iri]
     why = ("; ".join(r["text"] for r in because) if because else
-           "no goal given: compute-optimal sizing, the reference's default scaling law")
+           "no goal given: compute-optimal sizing, the reference's default scaling law" if iri == candidates[0] else
+           f"{node['label']} ranks first among the sizing strategies")
     strategy = Strategy(iri, ratio, {"id": node["id"], "label": node["label"], "tokens_per_param": const_json(ratio),
                                      "why": why, "because": because})
     return strategy if given is None else _given_ratio(kb, strategy, given)
