@@ -183,10 +183,13 @@ def _collisions(bundled: list[Triple], extension: list[Triple]) -> Iterator[tupl
 #: Where a paper gives its arXiv id or DOI: as such, as a ``dcterms:identifier`` (``arXiv:...``,
 #: ``doi:...``) or as its URL (``https://arxiv.org/abs/...``, ``https://doi.org/...``).
 _ID_PROPS = (RKG.arxiv, RKG.doi, "http://purl.org/dc/terms/identifier", RKG.url)
-_ARXIV = re.compile(r"(?:arxiv:|(?:https?://)?(?:[a-z0-9-]+\.)*arxiv\.org/(?:abs|pdf)/|"
+_ARXIV = re.compile(r"(?:arxiv:|(?:https?://)?(?:[a-z0-9-]+\.)*arxiv\.org/(?:abs|pdf|html|format)/|"
                     r"(?:(?:https?://)?(?:[a-z0-9-]+\.)*doi\.org/|doi:)?10\.48550/arxiv\.)"
                     r"(?P<id>[^\s]+?)(?:v\d+)?(?:\.pdf)?$")
 _DOI = re.compile(r"(?:(?:https?://)?(?:[a-z0-9-]+\.)*doi\.org/|doi:)?(?P<id>10\.\d{4,9}/\S+)$")
+#: A new-style arXiv id or a DOI as the last part of any URL's path (huggingface.co/papers/ID).
+_ANY_ARXIV = re.compile(r"^(?:https?://)?[^/]+/(?:[^/]+/)*(?P<id>\d{4}\.\d{4,5})(?:v\d+)?(?:\.pdf)?$")
+_ANY_DOI = re.compile(r"^(?:https?://)?[^/]+/(?:[^/]+/)*?(?P<id>10\.\d{4,9}/\S+)$")
 #: What spelling adds around an identifier: a space after ``arXiv:`` or ``doi:``, a trailing
 #: slash, a query string or a fragment (hostile round 5, 088).
 _LOOSE = (re.compile(r"^(arxiv|doi)\s*:\s*"), re.compile(r"[?#].*$|/+$"))
@@ -205,13 +208,34 @@ def paper_key(p: str, value: str) -> str | None:
     ['arxiv:2001.08361']
     >>> {paper_key(RKG.doi, v) for v in ("doi: 10.3115/v1/D14-1179", "https://www.doi.org/10.3115/v1/d14-1179/")}
     {'doi:10.3115/v1/d14-1179'}
+
+    Hostile round 6 (040-044): arXiv's html path, another host naming the id, a category after
+    it, invisible characters inside it, a percent-encoded DOI, ``urn:doi:`` and ``info:doi/``::
+
+    >>> sorted({paper_key(RKG.url, v) for v in ("https://arxiv.org/html/2001.08361v1", "huggingface.co/papers/2001.08361",
+    ...         "https://www.alphaxiv.org/abs/2001.08361", "https://arxiv.org/abs/\u200b2001.08361")}
+    ...        | {paper_key(RKG.arxiv, "arXiv:2001.08361 [cs.LG]"), paper_key(RKG.arxiv, "arXiv:\u20602001.08361")})
+    ['arxiv:2001.08361']
+    >>> {paper_key(RKG.url, v) for v in ("https://doi.org/10.1145%2F2939672.2939785", "urn:doi:10.1145/2939672.2939785",
+    ...                                  "info:doi/10.1145/2939672.2939785")}
+    {'doi:10.1145/2939672.2939785'}
     """
-    text = _LOOSE[1].sub("", _LOOSE[0].sub(r"\1:", value.strip().lower()))
+    import unicodedata
+    from urllib.parse import unquote
+
+    text = "".join(ch for ch in unquote(value) if not ch.isspace() and unicodedata.category(ch) != "Cf").lower()
+    text = re.sub(r"\[[a-z-]+(?:\.[a-z-]+)?\]$", "", text)               # arXiv:2001.08361 [cs.LG]
+    text = re.sub(r"^(?:urn:doi:|info:doi/)", "doi:", text)
+    text = _LOOSE[1].sub("", _LOOSE[0].sub(r"\1:", text))
     if p == RKG.arxiv and not text.startswith(("arxiv:", "http")) and "arxiv.org/" not in text:
         text = "arxiv:" + text
     if m := _ARXIV.match(text):
         return "arxiv:" + m["id"]
     if m := _DOI.match(text):
+        return "doi:" + m["id"]
+    if m := _ANY_ARXIV.search(text):   # another host that names the paper by its arXiv id
+        return "arxiv:" + m["id"]
+    if m := _ANY_DOI.search(text):
         return "doi:" + m["id"]
     return None
 
