@@ -64,6 +64,13 @@ def test_explain_command():
     assert "It would rank first with:" in out
 
 
+def test_explain_reads_a_choice_and_its_constraints_quoted_as_one_word():
+    """``explain "vit where ..."`` as ``plan "where ..."``: the same answer as the words given apart."""
+    apart = run("explain", "vit", "where", "data", "=", "images", "and", "samples", "=", "3000")
+    together = run("explain", "vit where data = images and samples = 3000")
+    assert apart[0] == 0 and together == apart
+
+
 @pytest.mark.parametrize("query,needle", [
     ("recommend architecture where data = tabluar", "did you mean: 'tabular'"),
     ("recomend architecture", "did you mean: 'recommend'"),

@@ -357,7 +357,7 @@ def test_an_extension_precision_in_the_quantized_weights_note_is_the_extensions(
     kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
     (a,) = kb.query("plan where params = 70B and method = inference and hardware = h100 and gpus = 2")
     note = next(n["text"] for n in a["notes"] + a["warnings"] if "for quantized weights" in n["text"])
-    assert "bf16 (the extension team.ttl (line 19): 1 bits)" in note
+    assert "bf16 (the extension team.ttl (line 19): 1 bit)" in note
 
 
 def test_a_sizing_strategy_an_extension_chose_names_its_rule(tmp_path):

@@ -192,9 +192,18 @@ def statement_of(command: str, words: list[str]) -> str | None:
     'explain "8-bit Adam" where prefer = low-memory'
     >>> statement_of("plan", ["where", "params", "=", "7B"]), statement_of("query", [])
     ('plan where params = 7B', None)
+
+    A choice and its constraints quoted as one word, as ``plan "where ..."`` is written, are
+    the same statement (no choice's name holds the word ``where`` between spaces):
+
+    >>> statement_of("explain", ["8-bit Adam where prefer = low-memory"])
+    'explain "8-bit Adam" where prefer = low-memory'
     """
     if command == "query":
         return words[0] if len(words) == 1 else None
     if command == "explain":
+        if len(words) == 1 and " where " in words[0]:
+            choice, constraints = words[0].split(" where ", 1)
+            words = [choice.strip(), "where", constraints]
         return " ".join(["explain", quote_choice(words[0]), *words[1:]]) if words else None
     return " ".join([command, *words])

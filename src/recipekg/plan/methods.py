@@ -216,7 +216,10 @@ def _said(kb, precision: str) -> str:
     figure = next((c for c in kb.constants_of_quantity(WEIGHT_BITS)
                    if any(kb.node_id(e) == precision for e in c["applies_to"])), {})
     voice = kb.voice(figure, "")
-    return f"{precision} ({voice}: {figure['value']:g} bits)" if voice else precision
+    if not voice:
+        return precision
+    bits = figure["value"]
+    return f"{precision} ({voice}: {bits:g} bit{'' if bits == 1 else 's'})"
 
 
 def quantized_precisions(kb) -> dict[str, float]:
