@@ -277,6 +277,15 @@ class Tier(TypedDict):
     conditions: list[str]
 
 
+class Trainer(TypedDict):
+    #: What an extension added: its file and line.
+    origin: NotRequired[Origin]
+    #: The configuration format's name (``--emit``): the trainer's skos:notation.
+    id: str
+    #: The device types it runs on (rkg:runsOnDevice; none: not checked).
+    devices: list[str]
+
+
 class Procedure(TypedDict):
     #: What an extension added: its file and line.
     origin: NotRequired[Origin]
@@ -403,6 +412,8 @@ class Snapshot(TypedDict):
     #: The kinds whose choices are parts of one run, laid out by recipe section (rkg:bySection).
     sectioned_kinds: list[str]
     failure_modes: dict[str, list[str]]
+    #: The trainers a recipe's configurations are written for, by IRI (rkg:Trainer).
+    trainers: dict[str, Trainer]
     choice_conditions: dict[str, list[str]]
     #: Choice properties (knowledge/properties.py), and their IRIs by choice and by the dimension they check.
     choice_properties: dict[str, Any]

@@ -67,6 +67,10 @@ def compile_recipe(ix) -> dict:
             "sectioned_kinds": sorted(ix.text(c, RKG.kindName) for c in ix.spo
                                       if ix.text(c, RKG.kindName) and ix.text(c, RKG.bySection) in ("true", "1")),
             "failure_modes": {f: ix.iris(f, RKG.condition) for f in sorted(ix.instances(RKG.FailureMode))},
+            # the trainers a recipe's configurations are written for (its format's name: id) and
+            # the device types each runs on (none stated: not checked)
+            "trainers": {t: {"id": ix.text(t, SKOS.notation), "devices": ix.iris(t, RKG.runsOnDevice)}
+                         for t in sorted(ix.instances(RKG.Trainer)) if ix.text(t, SKOS.notation)},
             "choice_conditions": {s: ix.iris(s, RKG.condition) for s in sorted(ix.spo) if ix.iris(s, RKG.condition)
                                   and not {RKG.Rule, RKG.Condition, RKG.Constant, RKG.FailureMode,
                                            RKG.ComputeTier} & set(ix.iris(s, RDF.type))}}

@@ -212,13 +212,14 @@ def _hardware(ix: Index, via: set[str]) -> dict:
     """Hardware with its numeric figures by property IRI, and for a property a dimension is
     derived through (``via``: ``rkg:supportsPrecision``) that names things, their IRIs
     (``derivedVia`` reads both), and the parts it states it has the compute of
-    (``rkg:sameComputeAs``, as stated: read both ways by ``KBView.same_compute``), and its chip
+    (``rkg:sameComputeAs``, as stated: read both ways by ``KBView.same_compute``), the device a
+    trainer addresses it as (``rkg:deviceType``: a recipe's configurations), and its chip
     architecture's name (``rkg:gpuArchitecture``: ``KBView.same_architecture``)."""
     out = {}
     for h in ix.instances(RKG.Hardware):
         out[h] = {p: float(o[0].lexical) for p, o in ix.spo[h].items()
                   if o and isinstance(o[0], Lit) and o[0].datatype in _NUMERIC}
-        out[h].update((p, ix.iris(h, p)) for p in sorted({*via, RKG.sameComputeAs})
+        out[h].update((p, ix.iris(h, p)) for p in sorted({*via, RKG.sameComputeAs, RKG.deviceType})
                       if p not in out[h] and ix.iris(h, p))
         if architecture := ix.text(h, RKG.gpuArchitecture):
             out[h][RKG.gpuArchitecture] = architecture

@@ -56,7 +56,7 @@ from itertools import chain
 from recipekg.version import __version__
 
 #: The shape of the compiled data (knowledge/compiler.py); a change rebuilds every cached snapshot.
-SNAPSHOT_FORMAT = 22
+SNAPSHOT_FORMAT = 23
 MAGIC = "recipekg-snapshot"
 CODEC = "marshal-shards"
 #: A file modified this close to (or after) the moment its fingerprint was taken is hashed.

@@ -178,9 +178,10 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> RecipeBody:
     answer: Any = {"statement": "recipe", "query": stmt.text.strip(), "constraints": constraints_json(facts),
                    "context": build.context_json(ctx, snap), "sections": sections, "plan": plan}
     answer["unused"] = build.unused(facts, rankings, unread, sections)
-    from recipekg.recipe.emit import configs
+    from recipekg.recipe.emit import configs, off_device
 
-    answer["configs"], answer["no_configs"] = configs(answer)  # the writers read the recipe so far
+    hardware = facts["hardware"].values if "hardware" in facts else None
+    answer["configs"], answer["no_configs"] = configs(answer, off_device(hardware, snap))  # the writers read the recipe so far
     done: RecipeBody = answer
     return done  # api.answer stamps its as_of (reason/recency.py), as every answer's
 

@@ -21,6 +21,7 @@ configure that trainer with (a tree ensemble has no DeepSpeed run). The formats:
 from __future__ import annotations
 
 from recipekg.errors import UsageError
+from recipekg.knowledge.terms import RKG
 from recipekg.recipe.emit.common import Nothing
 
 
@@ -34,18 +35,51 @@ def _writers() -> dict:
 FORMATS = ("deepspeed", "hf-peft")
 
 
-def configs(answer: dict) -> tuple[dict, dict]:
+def configs(answer: dict, refused: dict | None = None) -> tuple[dict, dict]:
     """Every configuration the recipe can be written as (format → ``{"config", "notes"}``), and
-    why it cannot be written as each other format (format → the reason)."""
-    out, why_not = {}, {}
+    why it cannot be written as each other format (format → the reason); ``refused``: the
+    formats known not to apply already (:func:`off_device`), with their reasons."""
+    out, why_not = {}, dict(refused or {})
+    seen = {**answer, "no_configs": why_not}  # a writer may point to another format, if that one applies
     for name, write in _writers().items():
+        if name in why_not:
+            continue
         try:
-            config, notes = write(answer)
+            config, notes = write(seen)
         except Nothing as exc:
             why_not[name] = str(exc)
             continue
         out[name] = {"config": config, "notes": notes}
     return out, why_not
+
+
+def off_device(hardware: set[str] | None, snap: dict) -> dict[str, str]:
+    """The formats whose trainer does not run on the device the hardware is addressed as (the
+    KB's ``rkg:runsOnDevice`` and ``rkg:deviceType``), each with why: a DeepSpeed configuration
+    is not a recipe for a TPU. A trainer or a hardware that states no device is not checked, nor
+    a trainer no format of :data:`FORMATS` writes for.
+
+    >>> tpu = {"https://w3id.org/recipekg/id/tpu-v5p"}
+    >>> print(off_device(tpu, snap)["deepspeed"])  # doctest: +NORMALIZE_WHITESPACE
+    DeepSpeed runs on CUDA device (torch.cuda) [deepspeed-accelerators], not on Google Cloud TPU v5p
+    (per chip), an XLA device (PyTorch/XLA, JAX) [pytorch-xla-docs]
+    >>> off_device({"https://w3id.org/recipekg/id/h100"}, snap), off_device(None, snap)
+    ({}, {})
+    """
+    out: dict[str, str] = {}
+    nodes = snap["nodes"]
+    for hw in sorted(hardware or ()):
+        devices = snap["hardware"].get(hw, {}).get(RKG.deviceType) or []
+        for iri, trainer in snap["trainers"].items():
+            if (trainer["id"] not in FORMATS or not devices or not trainer["devices"]
+                    or set(devices) & set(trainer["devices"])):
+                continue
+            runs = " or ".join(nodes[d]["label"] for d in trainer["devices"])
+            device = nodes[devices[0]]
+            out.setdefault(trainer["id"], f"{nodes[iri]['label']} runs on {runs} [{', '.join(nodes[iri]['sources'])}], "
+                                          f"not on {nodes[hw]['label']}, an {device['label']} "
+                                          f"[{', '.join(device['sources'])}]")
+    return out
 
 
 def emitted(answer: dict, fmt: str) -> dict:
@@ -54,6 +88,8 @@ def emitted(answer: dict, fmt: str) -> dict:
         raise UsageError(f"unknown configuration format '{fmt}'", expected=["one of " + ", ".join(FORMATS)])
     if answer.get("statement") != "recipe":
         raise UsageError(f"--emit writes the configuration of a recipe, not of a {answer.get('statement')} answer")
+    if fmt in (answer.get("no_configs") or {}):
+        raise UsageError(f"nothing to emit as {fmt}: {answer['no_configs'][fmt]}")
     try:
         return _writers()[fmt](answer)[0]
     except Nothing as exc:

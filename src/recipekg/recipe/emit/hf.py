@@ -43,7 +43,8 @@ QLORA_BNB = {"load_in_4bit": True, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_d
 def write(answer: dict) -> tuple[dict, list[str]]:
     ctx, layout = trainable(answer)
     if ctx["method"] not in ("lora", "qlora"):
-        raise Nothing(f"method = {ctx['method']} trains every weight: --emit deepspeed writes its configuration")
+        elsewhere = "" if "deepspeed" in (answer.get("no_configs") or {}) else ": --emit deepspeed writes its configuration"
+        raise Nothing(f"method = {ctx['method']} trains every weight{elsewhere}")
     notes: list[str] = unset_notes(answer, "Hugging Face Trainer")
     layout = sized_micro_batch(answer, layout, notes)
     if "lora-embeddings-norms" in section_values(answer, "approach"):
