@@ -247,7 +247,7 @@ class _Situation:
 def _bad_token(text: str, exc) -> RecipeKGError:
     """The parser cannot take ``exc.token``: the first situation that fits explains why."""
     s = _Situation(text, exc)
-    for explain in (_at_statement_start, _two_operators, _missing_value, _missing_name,
+    for explain in (_at_statement_start, _two_operators, _missing_and, _missing_value, _missing_name,
                     _missing_operator, _inside_constraint):
         error = explain(s)
         if error is not None:
@@ -288,6 +288,16 @@ def _two_operators(s: _Situation) -> RecipeKGError | None:
     if both == "==":
         return s.err("use '=' to compare, not '=='", ["="], span, [_OPERATOR_WORDS])
     return s.err(f"'{both}' is not an operator", [fix] if fix else [], span, [_OPERATOR_WORDS])
+
+
+def _missing_and(s: _Situation) -> RecipeKGError | None:
+    """An operator after a value's name, where another name or ``and`` could follow: the name
+    was the next constraint's dimension (``data = tabular rows = 30k``)."""
+    prev = s.prev
+    if not (s.tok.type in _OPS and s.prev_is("NAME") and "AND" in s.expected_set):
+        return None
+    return s.err(f"'{prev.value}' starts another constraint: join constraints with 'and'",
+                 [f"and {prev.value}"], (prev.line, prev.column, len(prev.value)))
 
 
 def _missing_value(s: _Situation) -> RecipeKGError | None:
@@ -388,6 +398,20 @@ def _suffixed(n: int) -> str:
     return str(n)
 
 
+def _starts_constraint(rest: str) -> bool:
+    """Whether the text after a word goes on as a constraint does (an operator, ``between``,
+    ``in``, ``not in``): the word was a dimension, and the ``and`` before it is missing.
+
+    >>> _starts_constraint(" = 8"), _starts_constraint(" between 1 and 2"), _starts_constraint(" hours")
+    (True, True, False)
+    """
+    rest = rest.lstrip()
+    if rest[:1] in ("=", "<", ">", "!"):
+        return True
+    word = rest.split(None, 1)[0].lower() if rest else ""
+    return word in ("between", "in", "not")
+
+
 def _after_constraint(s: _Situation) -> RecipeKGError:
     """After a complete constraint or statement: a stray word, unit, keyword or comma."""
     tok, prev, expected_set = s.tok, s.prev, s.expected_set
@@ -402,6 +426,9 @@ def _after_constraint(s: _Situation) -> RecipeKGError:
         return s.err(f"'{tok.value}' starts a new statement: separate statements with ';' or "
                      "a blank line")
     keywords = [kw for kw in KEYWORDS if kw.upper() in expected_set]
+    if tok.type == "NAME" and "AND" in expected_set and _starts_constraint(s.text[tok.end_pos:]):
+        return s.err(f"'{tok.value}' starts another constraint: join constraints with 'and'",
+                     [f"{prev.value} and {tok.value}"] if prev is not None else ["and"])
     if (tok.type == "NAME" and s.prev_is("NUMBER")
             and not s.text[prev.end_pos:tok.start_pos].strip()
             and not closest(tok.value, keywords) and not _keyword_prefix(tok.value, keywords)):
