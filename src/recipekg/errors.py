@@ -263,8 +263,8 @@ def printable(text: str, keep: str = "\n\t") -> str:
     so that no message or answer sends a terminal an escape sequence (ESC, CSI), and the
     same text is valid inside a JSON string.
 
-    >>> print(printable("tab\x1b[31mular"), printable("a\u202eb"), printable("plain"))
-    tab\\u001b[31mular a\\u202eb plain
+    >>> print(printable("tab\x1b[31mular"), printable("a\u202eb"), printable("plain"), printable("XG\u2063Boost"))
+    tab\\u001b[31mular a\\u202eb plain XG\\u2063Boost
     """
     if text.isprintable():
         return text
@@ -277,7 +277,25 @@ def printable(text: str, keep: str = "\n\t") -> str:
     if table is None:
         hidden = [*range(0x20), *range(0x7F, 0xA0), *_INVISIBLE]
         table = _TABLES[keep] = {o: f"\\u{o:04x}" for o in hidden if chr(o) not in keep}
-    return text.translate(table)
+    text = text.translate(table)
+    if all(ch.isprintable() or ch in keep for ch in text):
+        return text
+    import unicodedata  # (the other format characters: invisible separators, tag characters, U+061C)
+
+    return "".join(_escaped(ch) if not ch.isprintable() and unicodedata.category(ch) == "Cf" else ch for ch in text)
+
+
+def _escaped(ch: str) -> str:
+    """``ch`` as JSON writes it: ``\\uXXXX``, a pair of surrogates above U+FFFF.
+
+    >>> print(_escaped("\u2063"), _escaped("\U000e0049"))
+    \\u2063 \\udb40\\udc49
+    """
+    o = ord(ch)
+    if o <= 0xFFFF:
+        return f"\\u{o:04x}"
+    o -= 0x10000
+    return f"\\u{0xD800 + (o >> 10):04x}\\u{0xDC00 + (o & 0x3FF):04x}"
 
 
 _TABLES: dict = {}

@@ -305,7 +305,7 @@ def _papers(ix: Index) -> dict:
         count = ix.number(p, RKG.authorCount)
         papers[local_name(p)] = {
             "id": local_name(p), "iri": p, "title": ix.text(p, DCTERMS.title) or ix.text(p, RDFS.label),
-            "authors": authors, "year": int(year) if year and year.isdigit() else None,
+            "authors": authors, "year": int(year) if year and year.isascii() and year.isdigit() else None,
             "arxiv": ix.text(p, RKG.arxiv), "url": ix.text(p, RKG.url), "venue": ix.text(p, RKG.venue),
             "types": types, "publisher": ix.text(p, DCTERMS.publisher), "sections": ix.iris(p, RKG.section),
             "authors_structured": structured,

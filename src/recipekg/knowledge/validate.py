@@ -359,7 +359,10 @@ def _literals(triples: list[Triple], constants: set[str]):
     """Every number well-formed and finite, whatever its property; the numeric properties
     (and constants' values) typed as numbers."""
     for s, p, o in triples:
-        if isinstance(o, Lit) and o.datatype in _NUMERIC:
+        if isinstance(o, Lit) and o.datatype == XSD.gYear and not (len(o.lexical) == 4 and o.lexical.isascii()
+                                                                   and o.lexical.isdigit()):
+            yield (s, f"{_short(p)} {o.lexical[:40]!r}: a year is four digits (2024)")
+        elif isinstance(o, Lit) and o.datatype in _NUMERIC:
             problem = _bad_number(o)
             if problem:
                 yield (s, f"{_short(p)} {problem}")
@@ -420,12 +423,23 @@ def _ranges(triples: list[Triple], ix: Index):
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
+def _format_character(text: str) -> str | None:
+    """The first format character (Unicode category Cf: invisible separators, joiners, tag
+    characters, bidirectional marks) in ``text``, or None (hostile round 7, 081-083)."""
+    import unicodedata
+
+    return next((ch for ch in text if unicodedata.category(ch) == "Cf"), None)
+
+
 def _contradictions(triples: list[Triple], ix: Index):
     """A rule for and against one choice, a taxonomy that is its own ancestor, and control
     characters (NUL, ...) in text: each accepted silently before, each wrong."""
     for s, p, o in triples:
         if isinstance(o, Lit) and _CONTROL.search(o.lexical):
             yield (s, f"{_short(p)} holds a control character (U+{ord(_CONTROL.search(o.lexical)[0]):04X})")
+        elif isinstance(o, Lit) and not o.lexical.isprintable() and (hidden := _format_character(o.lexical)):
+            yield (s, f"{_short(p)} holds an invisible formatting character (U+{ord(hidden):04X}): "
+                      "text that reads as another (XG\u2063Boost as XGBoost) or hides words")
     for r in ix.instances_of(RKG.Rule):
         for choice in sorted(set(ix.iris(r, RKG.recommends)) & set(ix.iris(r, RKG.advisesAgainst))):
             yield (r, f"{_short(r)} both recommends and advises against {_short(choice)}")
