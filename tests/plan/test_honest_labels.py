@@ -233,3 +233,18 @@ def test_a_mixture_of_experts_takes_its_mfu_from_its_active_to_its_total_size(ru
     assert any("its active parameters" in w["text"] for w in a["warnings"])
     dense = run_plan("plan where params = 236B and tokens = 8.1T and hardware = h100")
     assert not any("its active parameters" in w["text"] for w in dense["warnings"])
+
+
+@pytest.mark.parametrize("architecture,other", [("resnet", True), ("lstm", True), ("mamba", True),
+                                                ("decoder", False), ("vit", False), ("mixture-of-experts", False)])
+def test_an_architecture_the_shape_is_not_for_is_said_not_dropped(kb, architecture, other):
+    """QA round 7, F1: a ResNet was planned with a transformer's layers, 2,048-token sequences and
+    "up to 134 fit", and architecture was listed as not used. The rule of thumb's kinds of model
+    (rkg:shapeOf) are the KB's: outside them the answer says the activations are not the model's own."""
+    (a,) = kb.query(f"plan where architecture = {architecture} and params = 25M and hardware = v100 and gpus = 8")
+    said = [w["text"] for w in a["warnings"] if "is not the kind of model this shape is for" in w["text"]]
+    assert bool(said) == other
+    assert any("does not have" in line for line in a["summary"]) == other
+    assert not any(line.startswith("not used by plan: architecture") for line in a["summary"]) or not other
+    if other:
+        assert "Transformer" in said[0] and "hold for any network" in said[0]

@@ -43,3 +43,19 @@ def test_practitioner_case(kb, case):
     sequence = (answer["decision"].get("procedure") or {}).get("steps") or ids
     order = [i for i in sequence if i in case.get("order", [])]
     assert order == [i for i in case.get("order", []) if i in ids], f"order {order}"
+
+
+def test_a_small_pretrained_model_on_a_node_for_days_is_fine_tuned(kb):
+    """QA round 7, F5: "Or fine-tune up to 13B" was read as the band (3B, 13B], so a 1B model
+    with pretrained weights on eight GPUs for five days was offered pretraining from scratch
+    first. With a pretrained model at hand the fine-tune ranks above it; without one it is
+    ruled out, and a plan's tier advice (which is not told about pretrained weights) is as before."""
+    query = "recommend approach where params = 1B and gpus = 8 and hardware = a100 and time = 5 days and data = text"
+    (a,) = kb.query(query + " and pretrained = yes")
+    ids = ranked_ids(a["results"])
+    assert ids.index("fine-tune-pretrained") < ids.index("train-from-scratch")
+    assert any(e["pick"] == "fine-tune-pretrained" for e in a["decision"]["alongside"])
+    (b,) = kb.query(query + " and pretrained = no")
+    assert "fine-tune-pretrained" not in ranked_ids(b["results"])
+    (p,) = kb.query("plan where params = 1B and gpus = 8 and hardware = a100 and time = 5 days")
+    assert not any("pretrained model at hand" in r["text"] for r in p["tier"]["advice"])

@@ -226,6 +226,8 @@ class Formula(Cited):
     tree: list[Any] | str  # a right-hand side of one name (kv_heads = heads) is that name
     constants: list[str]
     applies_to: list[str]
+    #: The kinds of model whose shape the formula's rule of thumb gives (``rkg:shapeOf``).
+    shape_of: list[str]
     #: The training methods (IRIs) the formula is for (``rkg:forMethod``); empty: any.
     for_methods: list[str]
     #: The dimensions (by name) the formula reads over their whole range when not given

@@ -417,6 +417,7 @@ def _formulas(ix: Index) -> dict:
                 "expression": ix.text(f, RKG.expression), "output": ix.text(f, RKG.output),
                 **_parsed(ix.text(f, RKG.expression)),
                 "constants": ix.iris(f, RKG.usesConstant), "applies_to": ix.iris(f, RKG.appliesTo),
+                "shape_of": ix.iris(f, RKG.shapeOf),
                 "for_methods": sorted(ix.iris(f, RKG.forMethod)),
                 "open_inputs": sorted(ix.text(d, SKOS.notation) or local_name(d) for d in ix.iris(f, RKG.openInput)),
                 "text": ix.text(f, RKG.text) or ix.text(f, RDFS.comment),

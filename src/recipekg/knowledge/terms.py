@@ -42,7 +42,7 @@ RKG = Namespace(BASE + "ns#", """
     FailureMode symptom Hardware memoryBytes bandwidthBytesPerSecond bf16PeakFlopsPerSecond
     fp16PeakFlopsPerSecond fp8PeakFlopsPerSecond interconnectBytesPerSecond interconnectKind
     powerWatts memoryKind devicesPerPackage supportsPrecision sameComputeAs gpuArchitecture ComputeTier
-    DeviceType deviceType Trainer runsOnDevice
+    DeviceType deviceType Trainer runsOnDevice shapeOf
     ModelConfiguration layers hiddenSize attentionHeads kvHeads vocabSize ffnHidden ffnMatrices experts
     expertsPerToken contextLength attentionWindow activeParams nominalParams
     Dimension DimensionKind Categorical Count Duration Bytes Ratio dimensionKind valueClass

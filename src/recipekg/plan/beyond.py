@@ -28,7 +28,7 @@ import math
 
 from recipekg.formula.expr import Q, evaluate, solve
 from recipekg.plan.figures import show
-from recipekg.plan.inputs import Inputs
+from recipekg.plan.inputs import Inputs, outside_scope
 from recipekg.plan.kbview import KBView
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.sizing import Sizes
@@ -237,19 +237,8 @@ def _outside_scope(kb: KBView, formula, inputs: Inputs) -> str | None:
     """The label of the query's architecture when it is outside what ``formula`` applies to
     (none of its values is one of them, narrower or broader: a transformer may be a decoder),
     else None (within it, or no architecture given)."""
-    scope = set(formula.data.get("applies_to") or ())
     facts = inputs.facts.get("architecture")
-    if not scope or facts is None or not facts.values:
-        return None
-    nodes = kb.snap["nodes"]
-
-    def related(v: str) -> bool:
-        return v in scope or bool(scope & set(nodes.get(v, {}).get("ancestors", ()))) \
-            or any(v in nodes.get(s, {}).get("ancestors", ()) for s in scope)
-
-    if any(related(v) for v in facts.values):
-        return None
-    return " or ".join(sorted(nodes[v]["label"] for v in facts.values if v in nodes)) or None
+    return outside_scope(facts.values or set() if facts else set(), set(formula.data.get("applies_to") or ()), kb.snap)
 
 
 def _recipe_name(fact: dict) -> str:

@@ -68,6 +68,9 @@ class Inputs(Record):
     price: Q | None = None             # USD per GPU-hour
     carbon_intensity: Q | None = None  # kg CO2e per kWh
     longest_input: dict | None = None  # the architecture's longest input (a choice property: BERT's 512 tokens)
+    #: the architecture given, as words, when it is no kind of model the shape's rule of thumb is
+    #: for (``rkg:shapeOf``: a transformer's; a ResNet): its shape and activations are not that rule's
+    other_shape: str | None = None
     from_examples: bool = False        # unique_tokens bound by the examples and the sequence length, not given
 
     @property
@@ -103,7 +106,7 @@ class Inputs(Record):
         model configuration)."""
         inference = self.method is not None and self.method.rsplit("/", 1)[-1] == "method-inference"
         return sorted(d for d in self.constraints if d not in USED
-                      and not (d == "architecture" and (self.model or self.longest_input))
+                      and not (d == "architecture" and (self.model or self.longest_input or self.other_shape))
                       and not (d == "samples" and self.from_examples)
                       and not (d == "batch-size" and inference))
 
@@ -119,6 +122,34 @@ def _longest_input(named: set, snap: dict) -> dict | None:
     found = [snap["choice_properties"][p] for p, _ in properties_of(next(iter(named)), snap)]
     return next((p for p in found if p.get("strict") and p.get("test") == "at-most"
                  and (p.get("check") or {}).get("dimension") == "seq-length" and p.get("value")), None)
+
+
+def _shape_scope(snap: dict) -> set[str]:
+    """The kinds of model the rules of thumb for a model's layers give the shape of."""
+    formulas = snap["formulas"]
+    return {a for iri in snap["plan_index"]["formulas_by_output"].get("layers", ())
+            for a in formulas[iri].get("shape_of") or ()}
+
+
+def outside_scope(named: set, scope: set, snap: dict) -> str | None:
+    """The labels of the architectures ``named`` when none is in ``scope``, narrower or broader
+    (a transformer may be a decoder), else None (one is, or none named, or no scope).
+
+    >>> outside_scope({"https://w3id.org/recipekg/id/resnet"}, {"https://w3id.org/recipekg/id/transformer"}, snap)
+    'ResNet'
+    >>> outside_scope({"https://w3id.org/recipekg/id/decoder"}, {"https://w3id.org/recipekg/id/transformer"}, snap)
+    """
+    if not scope or not named:
+        return None
+    nodes = snap["nodes"]
+
+    def related(v: str) -> bool:
+        return v in scope or bool(scope & set(nodes.get(v, {}).get("ancestors", ()))) \
+            or any(v in nodes.get(s, {}).get("ancestors", ()) for s in scope)
+
+    if any(related(v) for v in named):
+        return None
+    return " or ".join(sorted(nodes[v]["label"] for v in named if v in nodes)) or None
 
 
 def read_inputs(stmt: Plan, snap: dict) -> Inputs:
@@ -153,7 +184,8 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                     pretrained=one("pretrained"), model=model,
                     active_params=active, params_from_model=from_model, price=number("price"),
                     carbon_intensity=number("carbon-intensity"), inference_tokens=number("inference-tokens"),
-                    longest_input=None if model else _longest_input(named, snap))
+                    longest_input=None if model else _longest_input(named, snap),
+                    other_shape=None if model else outside_scope(named, _shape_scope(snap), snap))
     for dim in BOUNDS:          # every count given is a whole number in its range, used or not
         if dim in facts and dim != "gpus":
             whole(dim, stmt, constraints, facts, snap)

@@ -98,6 +98,11 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
         ledger.note("the model's shape comes from its size by a rule of thumb (params ≈ 12 · layers · hidden², "
                     "GPT-3's 128 hidden units per layer and per head): give layers, hidden and heads for a "
                     "better activation estimate", kb.constant("c_hidden_per_layer"))
+        if inputs.other_shape:
+            ledger.note(f"architecture = {inputs.other_shape} is not the kind of model this shape is for "
+                        f"({_shape_kinds(ledger)}): the layers, sequence, activations and micro-batch here "
+                        "are such a model's of the same size, not its own; the weights, gradients and "
+                        "optimizer states (bytes per parameter) hold for any network", warn=True)
         _published_near(ledger, params)
     seq = got.get("seq-length")
     longest = inputs.longest_input
@@ -126,6 +131,13 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
                  mlp_matrices=matrices, window=got.get("attention-window"),
                  experts=Q.point(inputs.model["experts"]) if inputs.model and inputs.model.get("experts") else None,
                  experts_per_token=_routed(ledger, inputs.model))
+
+
+def _shape_kinds(ledger: Ledger) -> str:
+    """The kinds of model the rules of thumb for the layers give the shape of, as words."""
+    kb = ledger.kb
+    kinds = sorted({a for f in kb.by_output("layers") for a in f.data.get("shape_of") or ()})
+    return " or ".join(kb.snap["nodes"][a]["label"] for a in kinds if a in kb.snap["nodes"]) or "a transformer"
 
 
 def _routed(ledger: Ledger, model: dict | None) -> Q | None:

@@ -44,7 +44,15 @@ class Findings(Record):
 
 def summary(ledger: Ledger, inputs: Inputs, found: Findings) -> list[str]:
     """A few lines that answer the user's questions, the verdict and what to change first."""
-    return _verdict(ledger, inputs, found) + _details(ledger, inputs, found) + _unused(inputs)
+    return _verdict(ledger, inputs, found) + _other_shape(inputs) + _details(ledger, inputs, found) + _unused(inputs)
+
+
+def _other_shape(inputs: Inputs) -> list[str]:
+    """Under the verdict: an architecture the shape's rule of thumb is not for (a ResNet) has
+    its memory counted with a transformer's activations, which the warnings say in full."""
+    return [f"the activations and micro-batch above come from a shape architecture = {inputs.other_shape} "
+            "does not have (see the warnings): only its model states (weights, gradients, optimizer) "
+            "are its own"] if inputs.other_shape else []
 
 
 def _unused(inputs: Inputs) -> list[str]:

@@ -233,7 +233,8 @@ def _tier_json(ledger: Ledger, params: Q, iri: str, exact: bool, basis: str, tex
 
 def _advice(kb: KBView, iri: str, params: Q | None = None) -> list[HardwareRule]:
     """The rules that fire for this tier and the plan's model size (``params``: a rule for a
-    size the plan's is not, "up to 3B from scratch" for 7B, does not), strongest first."""
+    size the plan's is not, "up to 3B from scratch" for 7B, does not), on those alone (a rule
+    that also needs a pretrained model is not the tier's advice), strongest first."""
     snap = kb.snap
     tier_facts = {"tier": Facts("tier", "categorical", values={iri})}
     if params is not None and math.isfinite(params.high) and params.low > 0:
@@ -241,6 +242,8 @@ def _advice(kb: KBView, iri: str, params: Q | None = None) -> list[HardwareRule]
     advice: list[HardwareRule] = []
     for rid in snap["rule_index"]["by_dimension"].get("tier", ()):
         rule = snap["rules"][rid]
+        if any(snap["conditions"][c]["dimension"] not in tier_facts for c in rule["conditions"]):
+            continue  # (a rule that also reads what the tier and size do not say, pretrained, is not the tier's)
         ev = evaluate_rule(rule, tier_facts, snap)
         if ev["fires"]:
             advice.append({**reason_json(rid, rule, ev, snap),
