@@ -96,6 +96,10 @@ def ranked_items(ctx, kind: str, section: str, snap: dict) -> list[dict]:
         reason = r["because"][0] if r["because"] else {"text": "", "sources": []}
         out.append(item(r["label"], r["id"], r["label"], reason["text"], reason["sources"],
                         **{"from": f"recommend {kind}"}, **reason_origin(r, reason), **reason_caveat(reason)))
+    for e in ctx.rankings[kind].get("excluded", ()):  # (a bundled choice an extension's property rules out: said)
+        if e.get("origin") and where.get(e["iri"]) == section:
+            out.append(item(e["label"], None, "ruled out", e["why"], e["sources"],
+                            **{"from": f"recommend {kind}"}, origin=e["origin"]))
     return out
 
 
