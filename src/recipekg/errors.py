@@ -282,7 +282,7 @@ def printable(text: str, keep: str = "\n\t") -> str:
         return text
     import unicodedata  # (the other format characters: invisible separators, tag characters, U+061C)
 
-    return "".join(_escaped(ch) if not ch.isprintable() and unicodedata.category(ch) == "Cf" else ch for ch in text)
+    return "".join(_escaped(ch) if unicodedata.category(ch) == "Cf" and ch not in keep else ch for ch in text)
 
 
 def _escaped(ch: str) -> str:
