@@ -215,6 +215,11 @@ def team_file(tmp_path, *lines: str) -> Path:
     return path
 
 
+def team_kb(tmp_path, *lines: str) -> KnowledgeBase:
+    """The bundled KB merged with :func:`team_file`'s extension (structural checks only)."""
+    return KnowledgeBase.load([team_file(tmp_path, *lines)], use_cache=False, shacl=False)
+
+
 @pytest.mark.parametrize("predicate", ["rdfs:subClassOf", "rdfs:subPropertyOf"])
 def test_a_deep_class_chain_is_refused_before_the_shacl_check_recurses(tmp_path, predicate):
     """Hostile round 5, 066: an rdfs:subClassOf chain of about a thousand levels exhausted
@@ -237,7 +242,7 @@ def test_an_extension_figure_for_a_bundled_entity_is_said_in_the_extension_voice
     """Hostile round 5, 082 and 083: an extension's first tier cap or arithmetic-intensity
     threshold for a bundled tier or GPU (which has none) was printed as "the flowchart puts ..."
     and "the reference calls NVIDIA H100 SXM bandwidth-limited"."""
-    path = team_file(
+    kb = team_kb(
         tmp_path,
         'const:team-h100-intensity a rkg:Constant ; rdfs:label "Team H100 intensity" ; rkg:symbol "c_team_h100_intensity" ;',
         '    rkg:value 1.0e6 ; rkg:unitLabel "FLOPs/byte" ; rkg:quantity "arithmetic-intensity" ; rkg:appliesTo kb:h100 ;',
@@ -245,7 +250,6 @@ def test_an_extension_figure_for_a_bundled_entity_is_said_in_the_extension_voice
         'const:team-tier-max a rkg:Constant ; rdfs:label "Team tier cap" ; rkg:symbol "c_team_tier_max" ; rkg:value 1.0e0 ;',
         '    rkg:unitLabel "parameters" ; rkg:quantity "max-params-from-scratch" ; rkg:appliesTo kb:single-gpu-short ;',
         '    rkg:text "One parameter." ; rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .')
-    kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
     (a,) = kb.query("plan where params = 7B and hardware = h100 and gpus = 8")
     assert a["bandwidth"]["text"].count("the extension team.ttl (line 19) calls NVIDIA H100 SXM bandwidth-limited") == 1
     assert "the reference calls" not in a["bandwidth"]["text"]
@@ -281,7 +285,7 @@ def test_an_extension_dimension_derived_in_a_bundled_answer_is_marked(tmp_path):
     """Hostile round 5, 054 and 049: a dimension an extension derives from the GPUs (or the
     model size) stood unmarked among the constraints of every answer giving them, and in the
     "not used" explanation of bundled ones."""
-    path = team_file(
+    kb = team_kb(
         tmp_path,
         'dim:team-share a rkg:Dimension ; rdfs:label "team-share" ; skos:notation "team-share" ; rkg:dimensionKind rkg:Ratio ;',
         '    rkg:minValue 0.0e0 ; rkg:order 97 ; skos:definition "Derived." ; skos:example "team-share = 2" ;',
@@ -289,7 +293,7 @@ def test_an_extension_dimension_derived_in_a_bundled_answer_is_marked(tmp_path):
         'formula:team-share a rkg:Formula ; rdfs:label "team-share formula" ; rkg:output "team_share" ;',
         '    rkg:expression "team_share = gpus / 8" ; rkg:text "Derived." ; rkg:section sec:team-notes ;',
         '    prov:wasDerivedFrom paper:team-note .')
-    kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
+    path = tmp_path / "team.ttl"  # (team_file's)
     (a,) = kb.query("recommend approach where gpus = 64 and time < 100 hours")
     (share,) = [c for c in a["constraints"] if c["dimension"] == "team-share"]
     assert share["derived_from"] == "gpus" and share["origin"]["file"] == str(path)
@@ -300,7 +304,7 @@ def test_an_extension_dimension_derived_in_a_bundled_answer_is_marked(tmp_path):
 def test_what_an_extension_puts_in_a_recipes_runner_ups_or_above_an_explained_choice_is_marked(tmp_path):
     """Hostile round 5, 002 and 014: an extension's architecture among a bundled recipe's
     runner-ups, and an explained choice's rank moved by an extension's rules, were unmarked."""
-    path = team_file(
+    kb = team_kb(
         tmp_path,
         'kb:team-forest a rkg:Architecture ; rdfs:label "Team forest" ; prov:wasDerivedFrom paper:team-note .',
         'rule:team-forest-rule a rkg:Rule ; rdfs:label "Team forest rule" ; rkg:text "Team advice." ;',
@@ -309,7 +313,7 @@ def test_what_an_extension_puts_in_a_recipes_runner_ups_or_above_an_explained_ch
         'rule:team-lion-rule a rkg:Rule ; rdfs:label "Team Lion rule" ; rkg:text "Team Lion advice." ;',
         '    rkg:recommends kb:lion ; rkg:condition cond:prefer-low-memory ; rkg:strength rkg:strong ;',
         '    rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .')
-    kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
+    path = tmp_path / "team.ttl"  # (team_file's)
     (r,) = kb.query("recipe where data = tabular and rows = 30k")
     (arch,) = [i for s in r["sections"] if s["name"] == "architecture" for i in s["items"]]
     assert "team-forest" in arch["runner_ups"]
@@ -339,7 +343,7 @@ def test_thousands_of_thresholds_near_a_number_cost_a_bounded_number_of_rankings
                   f'rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .']
     from recipekg.reason import boundaries
 
-    kb = KnowledgeBase.load([team_file(tmp_path, *lines)], use_cache=False, shacl=False)
+    kb = team_kb(tmp_path, *lines)
     calls, other_side = [], boundaries._other_side
     monkeypatch.setattr(boundaries, "_other_side", lambda *a: calls.append(a[0]) or other_side(*a))
     kb.query("recommend architecture where data = tabular and rows = 30k")
@@ -349,12 +353,11 @@ def test_thousands_of_thresholds_near_a_number_cost_a_bounded_number_of_rankings
 def test_an_extension_precision_in_the_quantized_weights_note_is_the_extensions(tmp_path):
     """Hostile round 6, 017: an extension's weight bits for bf16 were listed among the quantized
     precisions ("int4 or bf16 for quantized weights") as the KB's."""
-    path = team_file(
+    kb = team_kb(
         tmp_path,
         'const:team-bf16-bits a rkg:Constant ; rdfs:label "Team bf16 bits" ; rkg:symbol "c_team_bf16_bits" ;',
         '    rkg:value 1.0e0 ; rkg:unitLabel "bits/param" ; rkg:quantity "weight-bits" ; rkg:appliesTo kb:bf16 ;',
         '    rkg:text "One bit." ; rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .')
-    kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
     (a,) = kb.query("plan where params = 70B and method = inference and hardware = h100 and gpus = 2")
     note = next(n["text"] for n in a["notes"] + a["warnings"] if "for quantized weights" in n["text"])
     assert "bf16 (the extension team.ttl (line 19): 1 bit)" in note
@@ -364,12 +367,11 @@ def test_a_sizing_strategy_an_extension_chose_names_its_rule(tmp_path):
     """Hostile round 6, 026: one unconditional extension rule for inference-optimal training
     switched every plan's sizing under the sentence "no goal given: compute-optimal sizing, the
     reference's default scaling law", naming the extension nowhere."""
-    path = team_file(
+    kb = team_kb(
         tmp_path,
         'rule:team-overtrain a rkg:Rule ; rdfs:label "Team overtrain" ; rkg:text "Team: always over-train." ;',
         '    rkg:recommends kb:inference-optimal-training ; rkg:strength rkg:strong ; rkg:section sec:team-notes ;',
         '    prov:wasDerivedFrom paper:team-note .')
-    kb = KnowledgeBase.load([path], use_cache=False, shacl=False)
     (a,) = kb.query("plan where flops = 1e21")
     strategy = a["strategy"]
     assert strategy["id"] == "inference-optimal-training" and "default scaling law" not in strategy["why"]

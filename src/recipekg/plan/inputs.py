@@ -124,7 +124,7 @@ def _longest_input(named: set, snap: dict) -> dict | None:
                  and (p.get("check") or {}).get("dimension") == "seq-length" and p.get("value")), None)
 
 
-def _shape_scope(snap: dict) -> set[str]:
+def shape_scope(snap: dict) -> set[str]:
     """The kinds of model the rules of thumb for a model's layers give the shape of."""
     formulas = snap["formulas"]
     return {a for iri in snap["plan_index"]["formulas_by_output"].get("layers", ())
@@ -185,7 +185,7 @@ def read_inputs(stmt: Plan, snap: dict) -> Inputs:
                     active_params=active, params_from_model=from_model, price=number("price"),
                     carbon_intensity=number("carbon-intensity"), inference_tokens=number("inference-tokens"),
                     longest_input=None if model else _longest_input(named, snap),
-                    other_shape=None if model else outside_scope(named, _shape_scope(snap), snap))
+                    other_shape=outside_scope(named, shape_scope(snap), snap) if named and not model else None)
     for dim in BOUNDS:          # every count given is a whole number in its range, used or not
         if dim in facts and dim != "gpus":
             whole(dim, stmt, constraints, facts, snap)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from recipekg.formula.expr import Q
 from recipekg.plan.figures import show
-from recipekg.plan.inputs import Inputs, whole
+from recipekg.plan.inputs import Inputs, shape_scope, whole
 from recipekg.formula.expr import const_q
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.options import named
@@ -134,10 +134,10 @@ def model_shape(ledger: Ledger, inputs: Inputs, params: Q) -> Shape:
 
 
 def _shape_kinds(ledger: Ledger) -> str:
-    """The kinds of model the rules of thumb for the layers give the shape of, as words."""
-    kb = ledger.kb
-    kinds = sorted({a for f in kb.by_output("layers") for a in f.data.get("shape_of") or ()})
-    return " or ".join(kb.snap["nodes"][a]["label"] for a in kinds if a in kb.snap["nodes"]) or "a transformer"
+    """The kinds of model the rules of thumb for the layers give the shape of, as words (some:
+    the query's architecture was found outside them)."""
+    nodes = ledger.kb.snap["nodes"]
+    return " or ".join(sorted(nodes[a]["label"] for a in shape_scope(ledger.kb.snap) if a in nodes))
 
 
 def _routed(ledger: Ledger, model: dict | None) -> Q | None:
