@@ -619,10 +619,13 @@ def test_a_large_decoders_lora_takes_the_nearest_published_setting(kb):
         assert [s["id"] for s in big[what]["sources"]] == ["peft-fsdp-docs"]
     small = settings("recipe where model = llama-2-7b and method = lora and hardware = a100 and gpus = 1 and tokens = 20M")
     assert small["LoRA rank"]["value"] == 4 and [s["id"] for s in small["LoRA rank"]["sources"]] == ["hu2021"]
-    # the targets: QLoRA's finding for decoders (audit 11/14), LoRA's own W_q, W_v the alternative
+    # the targets: LoRA's own W_q, W_v, published with its rank, alpha and rate (QA7 F6: the
+    # config and plan's adapter count describe one run); QLoRA's finding for decoders (audit
+    # 11/14), every linear layer, the alternative the why names
     targets = small["LoRA target layers"]
-    assert "every linear layer" in targets["text"] and [s["id"] for s in targets["sources"]] == ["dettmers2023"]
-    assert any("query and value" in alt["text"] for alt in targets["alternatives"])
+    assert "query and value" in targets["text"] and [s["id"] for s in targets["sources"]] == ["hu2021"]
+    assert [[s["id"] for s in alt["sources"]] for alt in targets["alternatives"]] == [["dettmers2023"]]
+    assert "come from hu2021 too, so it is taken over every linear layer" in targets["why"]
     (enc,) = kb.query("recipe where architecture = roberta and method = lora and params = 125M")
     assert "query and value" in next(i["text"] for s in enc["sections"] for i in s["items"] if i["what"] == "LoRA target layers")
 
@@ -836,21 +839,25 @@ def test_an_item_says_the_caveat_of_the_advice_it_rests_on(kb):
 def test_coupled_values_from_different_runs_are_said_to_be(kb):
     """Audit 14/24: LoRA's rank 4 and alpha 32 (its GPT-2 runs on two projections) sat beside
     QLoRA's every-linear-layer targets, a mix no run used. The coupled hyperparameters
-    (rkg:coupledWith: alpha with rank, targets and learning rate) whose sources differ say so on
-    the value set apart; a recipe whose coupled values share a source (QLoRA's own, PEFT's 70B
-    example) says nothing."""
+    (rkg:coupledWith: alpha with rank, targets and learning rate) come from one source where the
+    KB holds its value of each; otherwise the value set apart says so
+    (sections.set_apart's doctest); a recipe whose coupled values share a source (QLoRA's own,
+    PEFT's 70B example) says nothing."""
     from recipekg.render.answers import render_answers
 
     def by(text):
         a = _recipe(text, kb)
         return a, {it.get("hyperparameter"): it for _, it in _items(a) if it.get("hyperparameter")}
 
+    # QA7 F6: where the KB holds the source's own value of the odd one out, the recipe takes it
+    # (settings.cohere), so the emitted configuration is one run's: LoRA's W_q and W_v with its
+    # rank 4, alpha 32 and rate 2e-4, QLoRA's every linear layer an alternative
     mixed, items = by("recipe where model = llama-3-8b and method = lora and hardware = rtx-4090 and gpus = 2")
-    apart = items["lora-targets"]["apart"]
-    assert set(apart["from"]) == {"lora-rank", "lora-alpha", "learning-rate"}
-    assert apart["sources"] == ["hu2021"] and not {s["id"] for s in items["lora-targets"]["sources"]} & set(apart["sources"])
-    assert all("apart" not in items[h] for h in apart["from"])
-    assert "not published with the peak learning rate, LoRA alpha and LoRA rank here" in render_answers([mixed], "text", detail=True)
+    coupled = ("lora-rank", "lora-alpha", "learning-rate", "lora-targets")
+    assert {h: [s["id"] for s in items[h]["sources"]] for h in coupled} == {h: ["hu2021"] for h in coupled}
+    assert not [h for h, it in items.items() if it.get("apart")]
+    assert mixed["configs"]["hf-peft"]["config"]["lora_config"]["target_modules"] == ["q_proj", "v_proj"]
+    assert "taken over every linear layer" in render_answers([mixed], "text", detail=True)
     for text in ("recipe where model = mistral-7b and method = qlora and hardware = rtx-4090 and gpus = 1",
                  "recipe where model = llama-2-70b and method = lora and hardware = h100 and gpus = 8"):
         _, whole = by(text)

@@ -17,7 +17,7 @@ from recipekg.knowledge.view import SnapshotView
 from recipekg.reason.answers import origin_json, sources_json
 from recipekg.recipe import parts
 from recipekg.recipe.items import item, unsourced
-from recipekg.recipe.settings import applying, closure, relevant, waiting
+from recipekg.recipe.settings import applying, closure, cohere, relevant, waiting
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the answers' types, for the type checker only (the query path never imports typing)
@@ -35,6 +35,7 @@ SECTIONS = ("architecture", "approach", "size", "data", "optimizer", "hyperparam
 def sections(ctx, plan: PlanBody | None, snap: dict) -> list[Section]:
     """Every section of the recipe, in :data:`SECTIONS` order."""
     settings = applying(ctx.nodes(), ctx.facts, snap)
+    cohere(settings, snap)   # (coupled settings from one run where the KB holds one)
     waits = waiting(ctx.given_nodes(), ctx.facts, snap)  # (another choice's settings for other runs: noise)
     groups = relevant(ctx.nodes(), ctx.regimes, snap)
     out: list[Section] = []
@@ -232,8 +233,13 @@ def setting_item(name: str, chosen: dict, snap: dict) -> Item:
                               "sources": sources_json(snap["constants"][a["constant"]], snap),
                               **origin_json(snap["constants"][a["constant"]])}
                              for a in chosen["alternatives"]]}
-    return item(snap["hyperparameters"][name]["label"], chosen["value"], text,
-                f"{const['text']} (a setting of {owner})", sources_json(const, snap),
+    why = f"{const['text']} (a setting of {owner})"
+    if cohered := chosen.get("cohered"):   # (settings.cohere: taken with its coupled values, over a narrower one)
+        labels = [snap["hyperparameters"][m]["label"] for m in cohered["with"]]
+        why += (f"; the {', '.join(labels[:-1]) + ' and ' if len(labels) > 1 else ''}{labels[-1]} here come from "
+                f"{cohered['source']} too, so it is taken over "
+                f"{more['alternatives'][0]['text']}, which no source published with them")
+    return item(snap["hyperparameters"][name]["label"], chosen["value"], text, why, sources_json(const, snap),
                 hyperparameter=name, setting=const["id"], unit=chosen["unit"], **more, **origin_json(const))
 
 

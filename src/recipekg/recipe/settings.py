@@ -55,6 +55,44 @@ def applying(context: list[str], facts: dict, snap: dict) -> dict[str, dict]:
     return {name: _best(candidates) for name, candidates in found.items()}
 
 
+def cohere(chosen: dict[str, dict], snap: dict) -> None:
+    """Coupled hyperparameters (``rkg:coupledWith``) from one source where the KB holds such a
+    set: a member whose winning setting the source most of the others share did not give takes
+    that source's setting among its alternatives, the winner becoming an alternative (QA7 F6:
+    LoRA's rank 4, alpha 32 and learning rate 2e-4 with LoRA's own query and value projections,
+    not QLoRA's every linear layer, which plan's adapter count for ``method = lora`` does not
+    count). A member no setting of that source exists for keeps its winner, and the recipe
+    says it was not published with the others (:func:`recipekg.recipe.sections.set_apart`)::
+
+        >>> from recipekg.reason.resolve import facts_of
+        >>> facts = facts_of(parse("recipe where architecture = llama and method = lora")[0].constraints, snap)
+        >>> context = ["https://w3id.org/recipekg/id/llama", "https://w3id.org/recipekg/id/method-lora"]
+        >>> chosen = applying(context, facts, snap)
+        >>> chosen["lora-targets"]["value"], chosen["lora-rank"]["value"]
+        ('all-linear', 4.0)
+        >>> cohere(chosen, snap)
+        >>> chosen["lora-targets"]["value"], [a["value"] for a in chosen["lora-targets"]["alternatives"]]
+        ('query-value', ['all-linear'])
+    """
+    def sources(candidate: dict) -> set:
+        return set(snap["constants"][candidate["constant"]]["sources"])
+
+    for name, h in snap["hyperparameters"].items():
+        members = [m for m in (name, *h.get("coupled_with", ())) if m in chosen]
+        if len(members) < 2:
+            continue
+        ids = [sources(chosen[m]) for m in members]
+        shared = max(sorted(set().union(*ids)), key=lambda i: sum(i in x for x in ids))
+        for m, x in zip(members, ids):
+            best = chosen[m]
+            alternative = next((a for a in best["alternatives"] if shared not in x and shared in sources(a)), None)
+            if alternative is not None:
+                rest = [a for a in best["alternatives"] if a is not alternative]
+                demoted = {k: v for k, v in best.items() if k != "alternatives"}
+                others = [o for o in members if o != m and shared in sources(chosen[o])]
+                chosen[m] = dict(alternative, alternatives=[demoted, *rest], cohered={"with": others, "source": shared})
+
+
 def waiting(context: list[str], facts: dict, snap: dict) -> dict[str, dict]:
     """Hyperparameter name → the best setting that would apply once the query gives what some
     of its conditions read and it does not (every other condition holding, the run not outside
