@@ -118,3 +118,30 @@ def test_explain_does_not_call_a_choice_first_when_nothing_is_decided(kb):
     text = render_answers([a], "text")
     assert "already ranks first" not in text
     assert "first of the ranking only because no choice is decided here: give gpus, hardware or time" in text
+
+
+def test_a_choice_only_a_missed_threshold_ranks_is_shown_apart_from_the_matches(kb):
+    """QA7 F10: Informer and PatchTST for 500 sequences were listed under "matches your
+    constraints" though the one rule for them misses at 1K. A result whose best reason is a rule
+    near its threshold ("match": "near") is shown under its own heading in text, Markdown and the
+    web page; at an equal score a choice a rule applies to ranks before it (scoring.rank_key), and
+    its line names the rule that holds (a small LSTM under 1K), not the near one."""
+    from recipekg.render.answers import render_answers
+    from recipekg.render.recommend import NEAR_HEAD, shown_group
+
+    (a,) = kb.query("recommend architecture where data = time-series and task = forecasting and sequences = 500")
+    groups = [shown_group(r) for r in a["results"]]
+    assert groups == sorted(groups, key=["matches", "near", "against", "would apply"].index)  # ranks stay in order
+    near = [r["id"] for r in a["results"] if shown_group(r) == "near"]
+    assert {"informer", "patchtst"} <= set(near) and "lstm" not in near and "classical-statistics" not in near
+    assert all(r["match"] == "near" for r in a["results"] if r["id"] in near)
+    text = render_answers([a], "text")
+    matches, rest = text.split(NEAR_HEAD)
+    assert "Informer" not in matches.split("matches your constraints")[1] and "Informer (informer)" in rest
+    assert "a small LSTM is the most" in matches
+    assert NEAR_HEAD[0].upper() + NEAR_HEAD[1:] in render_answers([a], "markdown")
+    page = create_app().test_client().get("/", query_string={"q": a["query"]}).get_data(as_text=True)
+    matched = page.split('<h3 class="group">Matches your constraints</h3>')[1].split('<h3 class="group">')[0]
+    near_part = page.split('<h3 class="group">Near a threshold</h3>')[1].split('<h3 class="group">')[0]
+    assert 'class="result" data-id="lstm"' in matched and 'class="result" data-id="informer"' not in matched
+    assert 'class="result" data-id="informer"' in near_part and 'class="result" data-id="lstm"' not in near_part

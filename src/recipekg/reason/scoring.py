@@ -271,10 +271,10 @@ def specificity(deciding_for: list[dict], default_support: float | None) -> list
 
 def rank_key(result: dict) -> tuple:
     """The order of results: group, then score (so the scores shown never rise down the
-    list), then the ties: specificity, the constraints the choice's properties fit that its
-    rules do not already use (``fits_more``), how it is decided (a rule that applies, general
-    advice, a rule near its threshold), the strongest rule deciding for it, support, the earlier item of a checklist ("FP8 training,
-    the biggest single win" first), the broader choice (a family before its members, as the
+    list), then the ties: specificity, how it is decided (a rule that applies, general advice,
+    a rule near its threshold: QA7 F10), the constraints the choice's properties fit that its
+    rules do not already use (``fits_more``), the strongest rule deciding for it, support, the
+    earlier item of a checklist ("FP8 training, the biggest single win" first), the broader choice (a family before its members, as the
     reference names it: "GNN (GCN, GAT, GraphSAGE)"; a combination before its parts, rkg:combines),
     then the id, so the order is
     deterministic. (Steps of an ordered procedure are then put in their order: answers.py.)"""
@@ -283,5 +283,5 @@ def rank_key(result: dict) -> tuple:
         if "step" in r and (first_step is None or r["step"] < first_step) and _decides(r):
             first_step = r["step"]
     return (GROUP_ORDER[result["group"]], -result["score"], [-x for x in result["specificity"]],
-            -result.get("fits_more", 0), DECIDED.get(result["match"], len(DECIDED)), -result.get("strength", 0),
+            DECIDED.get(result["match"], len(DECIDED)), -result.get("fits_more", 0), -result.get("strength", 0),
             -result["support"], 1 << 30 if first_step is None else first_step, result.get("depth", 0), result["id"])

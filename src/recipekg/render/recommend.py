@@ -21,9 +21,25 @@ from recipekg.render.sources import caveat_line, origin_text, sources_short, sou
 
 MATCHES_HEAD = "matches your constraints"
 AGAINST_HEAD = "advised against for your constraints (the advice that applies weighs against each)"
+NEAR_HEAD = ("near a threshold (the advice that ranks each misses your constraints narrowly: a value within a "
+             "factor of 2 of its threshold)")
 WOULD_APPLY_HEAD = "would also apply if you gave more (each waits for a condition you did not give)"
 #: How many results of each group the short answer shows.
-BRIEF_RESULTS = {"matches": 5, "against": 3, "would apply": 3}
+BRIEF_RESULTS = {"matches": 5, "near": 3, "against": 3, "would apply": 3}
+#: The groups of results an answer shows, in order, with their headings: a match the advice
+#: decides only by missing a threshold narrowly (``"match": "near"``) is shown apart (QA7 F10).
+GROUPS = (("matches", MATCHES_HEAD), ("near", NEAR_HEAD), ("against", AGAINST_HEAD), ("would apply", WOULD_APPLY_HEAD))
+
+
+def shown_group(r: dict) -> str:
+    """The group of :data:`GROUPS` a result is shown under.
+
+    >>> shown_group({"group": "matches", "score": 0.3, "match": "near"}), shown_group({"group": "matches", "score": -0.2})
+    ('near', 'against')
+    """
+    if r["group"] != "matches":
+        return r["group"]
+    return "against" if r["score"] < 0 else "near" if r.get("match") == "near" else "matches"
 #: The line that says where the rest of a short answer is.
 MORE = "more: --detail (every rule with its section, sources and caveats), --format json (every field)"
 
@@ -41,11 +57,8 @@ def render_recommend(a: dict, md: bool, detail: bool = True) -> str:
     out += _decision(a, md)
     if situation:
         out += [""] + situation
-    shown = {"matches": [r for r in a["results"] if r["group"] == "matches" and r["score"] >= 0],
-             "against": [r for r in a["results"] if r["group"] == "matches" and r["score"] < 0],
-             "would apply": [r for r in a["results"] if r["group"] == "would apply"]}
-    for group, title in (("matches", MATCHES_HEAD), ("against", AGAINST_HEAD), ("would apply", WOULD_APPLY_HEAD)):
-        results = shown[group]
+    for group, title in GROUPS:
+        results = [r for r in a["results"] if shown_group(r) == group]
         if results and not (md or detail):
             out += ["", title] + brief_results(results, BRIEF_RESULTS[group], group != "would apply")
         elif results:
@@ -192,10 +205,11 @@ def _ask(a: dict, md: bool) -> list[str]:
 def _shown(r: dict, side: str) -> list[dict]:
     """The reasons a result lists first: for a choice the constraints decide, the rules that
     decide, a rule near its threshold among them (the others, waiting for a constraint, are
-    in the JSON and in explain)."""
+    in the JSON and in explain), a rule that holds before one near its threshold: the one that
+    puts it among the matches (a small LSTM under 1K sequences, ahead of the 1K-100K band's)."""
     reasons = r[side]
     if r["group"] == "matches":
-        reasons = [x for x in reasons if x["match"] in ("full", "general", "near")]
+        reasons = sorted((x for x in reasons if x["match"] in ("full", "general", "near")), key=lambda x: x["match"] == "near")
     return reasons[:2]
 
 

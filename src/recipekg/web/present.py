@@ -10,6 +10,7 @@ from __future__ import annotations
 from recipekg.knowledge.view import of_reference
 from recipekg.render.constraints import constraint_label
 from recipekg.render.plan import quantity_value, table_note, render_plan
+from recipekg.render.recommend import shown_group
 from recipekg.render.situation import entry_name, property_text, same_reason, unused_shown, value_text
 from recipekg.web.flow import flow
 from recipekg.web.planview import plan_view
@@ -20,6 +21,8 @@ def answer_view(a: dict) -> dict:
     constraints = [constraint_label(c) for c in a.get("constraints", [])]
     view = {"answer": a, "constraints": constraints, "flow": None,
             "labels": {r["id"]: entry_name(r) for r in a.get("results", [])},
+            "groups": {g: [r for r in a.get("results") or () if shown_group(r) == g]
+                       for g in ("matches", "near", "against", "would apply")} if a["statement"] == "recommend" else {},
             "excluded": [dict(e, shown=property_text(e["property"]),
                               given=", ".join(constraint_label(c) for c in e.get("because_of", ())))
                          for e in ([a["excluded"]] if a["statement"] == "explain" and a.get("excluded")
