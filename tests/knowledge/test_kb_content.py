@@ -142,3 +142,17 @@ def test_no_caveat_is_an_internal_note(snap):
     claims = [*snap["rules"].values(), *(snap.get("choice_properties") or {}).values(), *snap["nodes"].values()]
     notes = [c.get("caveat") for c in claims if c.get("caveat") and internal.match(c["caveat"])]
     assert not notes, notes[:3]
+
+
+def test_the_widths_of_weights_agree_with_the_byte_constants_training_reads(kb):
+    """Hostile round 7, 057: bf16's width at inference was a code default, so an extension's
+    "bf16 is 1 bit" stood in for nothing bundled. The KB states every width plan serves weights
+    in (rkg:quantity "weight-bits", each rkg:appliesTo its precision); those of the 16- and
+    32-bit formats are the widths training's byte constants use, eight bits to the byte."""
+    snap = kb.snap
+    widths = {snap["nodes"][e]["id"]: c["value"] for c in snap["constants"].values()
+              if c.get("quantity") == "weight-bits" for e in c.get("applies_to") or ()}
+    assert {"bf16", "fp16", "fp32", "fp8", "int8", "int4"} <= set(widths)
+    byte = {c["symbol"]: c["value"] for c in snap["constants"].values() if c.get("symbol")}
+    assert widths["bf16"] / 8 == widths["fp16"] / 8 == byte["c_weight_bytes_per_param_bf16"]
+    assert widths["fp32"] / 8 == byte["c_fp32_bytes_per_value"]

@@ -138,10 +138,10 @@ def test_without_a_model_or_a_memory_a_fine_tune_asks_for_one(kb):
 
 def test_serving_on_fp16_hardware_assumes_fp16_weights(run_plan):
     a = run_plan("plan where params = 7B and method = inference and hardware = t4")
-    assert any("weights in fp16 (2 bytes each) assumed, as NVIDIA T4 has no bf16 tensor cores" in n["text"]
+    assert any("weights in fp16 (16 bits each) assumed, as NVIDIA T4 has no bf16 tensor cores" in n["text"]
                for n in a["notes"])
     b = run_plan("plan where params = 7B and method = inference and hardware = h100")
-    assert any("weights in bf16 (2 bytes each) assumed;" in n["text"] for n in b["notes"])
+    assert any("weights in bf16 (16 bits each) assumed;" in n["text"] for n in b["notes"])
 
 
 def test_the_tier_warns_of_an_alternative_only_when_none_stays(run_plan):

@@ -44,11 +44,11 @@ ADAPTER_OFFLOAD = "model-states-fsdp-offload"
 #: the quantity of a precision's bits per weight at inference (the KB's constants of it, each
 #: ``rkg:appliesTo`` its precision: int8, int4, fp8)
 WEIGHT_BITS = "weight-bits"
-#: precision → the constant of its bytes per weight at inference, for the unquantized ones
-WEIGHT_BYTES = {"bf16": "c_weight_bytes_per_param_bf16", "fp16": "c_weight_bytes_per_param_bf16",
-                "fp32": "c_fp32_bytes_per_value"}
+#: the 16-bit precisions inference weights are taken in when the query gives no width the KB
+#: has (bf16, or fp16 on hardware without bf16 tensor cores); their widths are the KB's
+HALF = ("bf16", "fp16")
 #: the precisions a training run's time is read in (a peak of the hardware's for each: fp8's own)
-TRAINED_IN = (*WEIGHT_BYTES, "fp8")
+TRAINED_IN = (*HALF, "fp32", "fp8")
 METHODS = ("pretrain", "full-fine-tune", "lora", "qlora", "inference")
 
 
@@ -183,25 +183,27 @@ def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | N
             note(f"precision = {pid} is for weights at inference (method = inference); training here keeps "
                  f"16-bit weights", warn=True)
         return None, []
-    if bits:
-        q, _ = ledger.compute(kb.by_id("weight-bytes-from-bits"), {"weight_bits_per_param": const_q(bits[0])})
-        if not servable(kb, pid, inputs.hardware):
-            note(f"precision = fp8: {kb.label(inputs.hardware)} has no fp8 tensor cores in the KB (its datasheet "
-                 f"gives no fp8 rate): the weights are counted at one byte, but nothing here says how it serves "
-                 f"them, and the prefill bound reads its 16-bit peak", kb.snap["nodes"][inputs.hardware], warn=True)
-        return q, [bits[0]]
-    if pid not in WEIGHT_BYTES:
+    if not bits:
         half = kb.peak_precision(inputs.hardware) if inputs.hardware else None   # fp16 where no bf16 tensor cores
-        half = half if half in WEIGHT_BYTES else "bf16"
+        half = half if half in HALF else "bf16"
+        bits = [width(kb, half)]
         *more, last = [_said(kb, p) for p in quantized_precisions(kb) if servable(kb, p, inputs.hardware)]
         quantized = f"{', '.join(more)} or {last}" if more else last
         note(("precision not given" if pid is None else f"the KB has no inference figure for precision = {pid}")
-             + f": weights in {half} (2 bytes each) assumed"
+             + f": weights in {half} ({bits[0]['value']:g} bits each) assumed"
              + (f", as {kb.label(inputs.hardware)} has no bf16 tensor cores" if half != "bf16" else "")
-             + f"; precision = {quantized} for quantized weights", kb.constant("c_weight_bytes_per_param_bf16"))
-        pid = "bf16"
-    c = kb.constant(WEIGHT_BYTES[pid])
-    return const_q(c), [c]
+             + f"; precision = {quantized} for quantized weights", bits[0])
+    elif not servable(kb, pid, inputs.hardware):
+        note(f"precision = fp8: {kb.label(inputs.hardware)} has no fp8 tensor cores in the KB (its datasheet "
+             f"gives no fp8 rate): the weights are counted at one byte, but nothing here says how it serves "
+             f"them, and the prefill bound reads its 16-bit peak", kb.snap["nodes"][inputs.hardware], warn=True)
+    q, _ = ledger.compute(kb.by_id("weight-bytes-from-bits"), {"weight_bits_per_param": const_q(bits[0])})
+    return q, [bits[0]]
+
+
+def width(kb, precision: str) -> dict:
+    """The KB's constant of the bits a weight takes in ``precision`` (an id: ``bf16``)."""
+    return next(c for c in kb.constants_of_quantity(WEIGHT_BITS) if any(kb.node_id(e) == precision for e in c["applies_to"]))
 
 
 def servable(kb, pid: str | None, hardware: str | None) -> bool:
@@ -223,13 +225,14 @@ def _said(kb, precision: str) -> str:
 
 
 def quantized_precisions(kb) -> dict[str, float]:
-    """The precisions the KB gives a number of bits per weight at inference → those bits, most
-    bits first (fp8 8, int8 8, int4 4)."""
+    """The precisions the KB gives fewer bits per weight than bf16's → those bits, most bits
+    first (fp8 8, int8 8, int4 4)."""
     found = {}
     for c in kb.constants_of_quantity(WEIGHT_BITS):
         for entity in c["applies_to"]:
             found[kb.node_id(entity)] = c["value"]
-    return {p: found[p] for p in sorted(found, key=lambda p: (-found[p], p))}
+    full = width(kb, "bf16")["value"]
+    return {p: found[p] for p in sorted(found, key=lambda p: (-found[p], p)) if found[p] < full}
 
 
 def adapter_params(ledger: Ledger, method: Method, shape) -> Q | None:

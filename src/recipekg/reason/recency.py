@@ -5,9 +5,10 @@ cites) and ``superseded_by`` on every claim in it that a newer source revises.
     >>> stamp(a, snap)["as_of"], a["as_of_source"]
     ('2023-05-01', 'muennighoff2023')
 
-A source's date is what the KB knows of it: a living source's access date (blogs, repositories,
-vendor pages), else the later of its arXiv first-submission month (the id's YYMM) and its
-publication year; the KB records no day for a paper, so a month or a year stands at its first
+A source's date is what the KB knows of it: a living source's access date (repositories,
+documentation and vendor pages, which change after they are first put up), else the later of
+its arXiv first-submission month (the id's YYMM) and its publication year (a blog post's too: it
+is dated when it is posted, so a 2019 post does not make an answer read as current, QA7 F12); the KB records no day for a paper, so a month or a year stands at its first
 day, and ``as_of`` is a lower bound on how current the answer is. The walk visits the answer
 once (bounded by its size); claims are found where answers name them: a rule's IRI, a
 quantity's formula, a constant's id.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from recipekg.knowledge.derived import once
 
-_LIVING = ("blog", "software", "webpage")
+_LIVING = ("software", "webpage")
 _LEAVES = frozenset((str, int, float, bool, type(None)))  # the values of an answer that hold nothing
 
 
@@ -28,6 +29,8 @@ def source_date(paper: dict) -> str | None:
     '2022-03-01'
     >>> source_date({"year": 2024, "arxiv": None, "entry_type": "webpage", "accessed": "2026-11-30"})
     '2026-11-30'
+    >>> source_date({"year": 2019, "arxiv": None, "entry_type": "blog", "accessed": "2026-11-30"})
+    '2019-01-01'
     """
     if paper.get("entry_type") in _LIVING and _is_date(paper.get("accessed") or ""):
         return paper["accessed"]
