@@ -379,3 +379,30 @@ def test_a_sizing_strategy_an_extension_chose_names_its_rule(tmp_path):
     strategy = a["strategy"]
     assert strategy["id"] == "inference-optimal-training" and "default scaling law" not in strategy["why"]
     assert strategy["why"] == "Team: always over-train." and strategy["because"][0]["origin"]["line"] == 19
+
+
+def test_a_configuration_names_the_extension_it_took_a_value_from_or_lost_one_to(tmp_path):
+    """Hostile round 7, H (062, 066): an extension's clipping norm of 1000 went into the hf-peft
+    file, and an extension property that ruled out bf16 training took bf16 out of the DeepSpeed
+    file, with the configurations' notes naming the extension nowhere."""
+    kb = team_kb(
+        tmp_path,
+        'cond:team-hw-4090 a rkg:Condition ; rdfs:label "hardware = rtx-4090 (team)" ; rkg:dimension dim:hardware ;',
+        '    rkg:value kb:rtx-4090 .',
+        'const:team-qlora-clip a rkg:Constant ; rdfs:label "Team: QLoRA clipping on a 4090" ;',
+        '    rkg:sets kb:hp-gradient-clip-norm ; rkg:appliesTo kb:method-qlora ; rkg:value 1.0e3 ; rkg:unitLabel "global L2 norm" ;',
+        '    rkg:condition cond:recipe-method-qlora, cond:architecture-transformer, cond:team-hw-4090 ;',
+        '    rkg:text "On a 4090, clip at 1000." ; rkg:section sec:team-notes ; prov:wasDerivedFrom paper:team-note .')
+    (a,) = kb.query("recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1")
+    hf = a["configs"]["hf-peft"]
+    assert hf["config"]["training_arguments"]["max_grad_norm"] == 1000.0
+    assert any("read for this configuration: the extension" in n and "team.ttl's (line" in n for n in hf["notes"]), hf["notes"]
+    ruled = CORPUS[0].parent / "property-rules-out-bf16-training.ttl"
+    query = next(h.removeprefix("# query: ") for h in header(ruled) if h.startswith("# query: "))
+    (b,) = KnowledgeBase.load([ruled], use_cache=False).query(query)
+    ds = b["configs"]["deepspeed"]
+    assert "bf16" not in ds["config"]
+    assert any(n.startswith("bf16 training: ruled out by the extension") and ruled.name in n for n in ds["notes"]), ds["notes"]
+    assert [o["file"] for o in ds["origins"]] == [str(ruled)] and "they read what the extension" in render_answers([b], "text")
+    (plain,) = KnowledgeBase.load().query(query)   # the bundled KB's configuration names no extension
+    assert not [n for c in plain["configs"].values() for n in c["notes"] if "extension" in n]

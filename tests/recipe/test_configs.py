@@ -27,6 +27,7 @@ RECIPES = [
     "recipe where model = llama-3-8b and method = full-fine-tune and hardware = a100 and gpus = 1 and tokens = 100M "
     "and master-weights = bf16 and optimizer-step = in-backward",
     "recipe where model = llama-2-7b and method = lora and hardware = a100 and gpus = 1 and optimizer-step = in-backward",
+    "recipe where architecture = decoder and method = pretrain and params = 10M and tokens = 40M and hardware = h100 and gpus = 1",
 ]
 
 
@@ -161,3 +162,50 @@ def test_a_warmup_share_is_read_as_a_share_and_the_notes_say_which_transformers_
     args = TrainingArguments(**hf["config"]["training_arguments"], use_cpu=True)
     assert args.get_warmup_steps(1000) == round(share * 1000)
     assert any("warmup_ratio" in n and "transformers 4" in n for n in hf["notes"]), hf["notes"]
+
+
+def test_a_warmup_fits_the_run_it_is_written_for(kb):
+    """QA8 M1: LLaMA's 2,000 warmup steps went into every decoder's pretraining, 157% of a
+    40M-token run's 1,303 steps, and DeepSpeed's scheduler took them. They are LLaMA's for runs of
+    1T tokens and more (rkg:scopeCondition, checked against plan's tokens when none are given);
+    a shorter run warms up over Pythia's 1% of its steps, which DeepSpeed's scheduler counts out;
+    and a warmup as long as the run is never written."""
+    from recipekg.recipe.emit import deepspeed
+
+    def warmup(a):
+        return next(i for s in a["sections"] for i in s["items"] if (i.get("hyperparameter") or "").startswith("warmup"))
+
+    (short,) = kb.query(RECIPES[-1])
+    item = warmup(short)
+    assert item["hyperparameter"] == "warmup-ratio" and item["value"] == 0.01
+    assert [s["id"] for s in item["sources"]] == ["biderman2023pythia"]
+    params = short["configs"]["deepspeed"]["config"]["scheduler"]["params"]
+    assert params["warmup_num_steps"] == round(0.01 * params["total_num_steps"]) < params["total_num_steps"]
+    (unsized,) = kb.query("recipe where architecture = decoder and method = pretrain and params = 125M and hardware = h100 "
+                          "and gpus = 8")   # plan's 2.5B tokens: short of LLaMA's runs too
+    assert warmup(unsized)["hyperparameter"] == "warmup-ratio"
+    (long,) = kb.query("recipe where architecture = decoder and method = pretrain and params = 7B and tokens = 2T "
+                       "and hardware = h100 and gpus = 256")
+    item = warmup(long)
+    assert item["value"] == 2000 and [s["id"] for s in item["sources"]] == ["touvron2023"]
+    assert [a["setting"] for a in item["alternatives"]] == ["pythia-warmup-ratio"]
+    item["value"] = 10.0 ** 9   # a warmup past the run's end: no scheduler, said
+    config, notes = deepspeed.write(long)
+    assert "scheduler" not in config and any("not shorter than the run's" in n for n in notes), notes
+
+
+def test_the_checkpointing_argument_says_its_older_name(kb):
+    """QA8 M3: outside FSDP the configuration sets TrainingArguments' activation_checkpointing
+    (transformers 5's field, which this project's trainers extra installs); transformers 4 knows it
+    only as gradient_checkpointing, which the notes say."""
+    import dataclasses
+
+    from transformers import TrainingArguments
+
+    fields = {f.name: f.metadata.get("help", "") for f in dataclasses.fields(TrainingArguments)}
+    assert "activation checkpointing" in fields["activation_checkpointing"].lower()
+    assert "alias of `activation_checkpointing`" in fields["gradient_checkpointing"]
+    (a,) = kb.query("recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1")
+    hf = a["configs"]["hf-peft"]
+    assert hf["config"]["training_arguments"]["activation_checkpointing"] is True
+    assert any("gradient_checkpointing" in n and "transformers 4" in n for n in hf["notes"]), hf["notes"]

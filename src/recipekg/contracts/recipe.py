@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
-from recipekg.contracts.common import AddedChoice, Constraint, Origin, Source, Stamp, Unused
+from recipekg.contracts.common import AddedChoice, Ask, Constraint, Origin, Source, Stamp, Unused
 from recipekg.contracts.plan import Layout, PlanBody
 from recipekg.contracts.schema import Names
 
@@ -97,6 +97,16 @@ class Emitted(TypedDict):
 
     config: dict[str, Any]
     notes: list[str]
+    #: Where the extensions are whose items it read (a value they gave, a choice they ruled out):
+    #: the notes say what each did.
+    origins: NotRequired[list[Origin]]
+
+
+class RecipeAsk(Ask):
+    """A question a ranking the recipe read asks (a dimension not given whose value would
+    change its pick), with the kinds of choice whose rankings ask it."""
+
+    kinds: list[str]
 
 
 class RecipeBody(TypedDict):
@@ -111,6 +121,9 @@ class RecipeBody(TypedDict):
     #: formulas are not for this architecture and nothing was given to size).
     plan: PlanBody | None
     unused: list[Unused]
+    #: What the rankings the recipe read ask, once per dimension (a tie the recipe took first
+    #: by id, an approach no rule decides): what would settle them.
+    ask: list[RecipeAsk]
     #: Format → configuration, for every format the recipe can be written as.
     configs: dict[EmitFormat, Emitted]
     #: Format → why the recipe cannot be written as it (every format not in ``configs``).

@@ -12,7 +12,7 @@ differently from the reference (``rkg:differsFrom``), the entry says both, with 
     >>> a = recommend(parse("recommend optimizer where batch-size = 30k")[0], snap)
     >>> n = a["near_boundary"][0]
     >>> n["threshold"], n["other_side"]["pick"], [x["threshold"] for x in n["literature"]]
-    (32000.0, 'layerwise-adaptive-optimizers', [8192.0])
+    (32000.0, 'layerwise-adaptive-optimizers', [8192.0, 8192.0])
 """
 
 from __future__ import annotations

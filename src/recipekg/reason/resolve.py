@@ -296,6 +296,8 @@ def _describe(c: Constraint, dim: dict, values: list, snap: dict) -> dict:
             "note": "; ".join(dict.fromkeys(bits_note(v) for v in bits))} if bits else {}
     if dim["kind"] == "categorical":
         more.update(_understood(c, dim, values, snap))
+    if dim.get("origin"):   # a dimension an extension added (hostile round 7, 048: 'row' beside 'rows')
+        more["origin"] = dim["origin"]
     return constraint_json(dim, c.op, value,
                            text=" ".join([c.dimension.text, c.op, ", ".join(v.text for v in c.values)]), **more)
 

@@ -72,17 +72,19 @@ class Context:
         self.unplanned: str | None = None   # why plan sized nothing (its NothingToPlan), when it did not
 
     def sized_by(self, plan: PlanBody | None) -> None:
-        """The model size plan settled on (a given model's published size, or plan's own) is
-        a fact the settings are checked against when the user gave none: QLoRA's learning rate
-        for ``model = llama-2-7b`` is its rate for models up to 13B."""
-        if "params" in self.facts or plan is None:
+        """The model size and tokens plan settled on (a given model's published size, or plan's
+        own) are facts the settings are checked against when the user gave none: QLoRA's learning
+        rate for ``model = llama-2-7b`` is its rate for models up to 13B, and LLaMA's 2,000
+        warmup steps are for runs of 1T tokens and more, not plan's 2.5B for a 125M model."""
+        if plan is None:
             return
         if plan.get("largest_models") and plan.get("method") not in (None, "pretrain"):
             self.size_unknown = True   # the largest model the GPUs hold, not the size of the model to fine-tune
             return
-        size = next((q["value"] for q in plan["quantities"] if q["name"] == "params"), None)
-        if isinstance(size, (int, float)) and size > 0:
-            self.facts["params"] = Facts("params", "count", intervals=[(float(size), True, float(size), True)],
+        for name in ("params", "tokens"):
+            size = next((q["value"] for q in plan["quantities"] if q["name"] == name), None)
+            if name not in self.facts and isinstance(size, (int, float)) and size > 0:
+                self.facts[name] = Facts(name, "count", intervals=[(float(size), True, float(size), True)],
                                          derived="plan")
 
     def assumed_by(self, plan: PlanBody | None) -> None:
@@ -178,6 +180,8 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> RecipeBody:
     answer: Any = {"statement": "recipe", "query": stmt.text.strip(), "constraints": constraints_json(facts),
                    "context": build.context_json(ctx, snap), "sections": sections, "plan": plan}
     answer["unused"] = build.unused(facts, rankings, unread, sections)
+    given = {"architecture": ctx.architecture_from, "optimizer": ctx.optimizer_from}  # (a choice given is not asked about)
+    answer["ask"] = build.asks({k: r for k, r in ctx.rankings.items() if given.get(k) != "given"})
     from recipekg.recipe.emit import configs, off_device
 
     hardware = facts["hardware"].values if "hardware" in facts else None

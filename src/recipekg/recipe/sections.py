@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the answers' types, for the type checker only (the query pa
 
     from recipekg.contracts.common import Unused
     from recipekg.contracts.plan import PlanBody
-    from recipekg.contracts.recipe import Alternative, Context, Item, Section
+    from recipekg.contracts.recipe import Alternative, Context, Item, RecipeAsk, Section
 
 #: The sections of a recipe, in order (the contract's names).
 SECTIONS = ("architecture", "approach", "size", "data", "optimizer", "hyperparameters", "precision",
@@ -368,3 +368,23 @@ def unused(facts: dict, rankings: dict, unread: list[str] | None, sections: list
     if unread is not None:
         common = [u for u in common if u["dimension"] in unread]
     return common
+
+
+def asks(rankings: dict) -> list[RecipeAsk]:
+    """The questions the rankings the recipe read ask, in their order, once per dimension with
+    the kinds whose rankings ask it and every choice it would change: what would settle a tie
+    the recipe took first by id, or an approach no rule decides (QA7 F2: for 5k audio clips the
+    tie of AST and a spectrogram CNN turns on ``pretrained``, which the recipe never asked).
+
+    >>> q = lambda d, *c: {"dimension": d, "text": f"give {d}", "would_change": list(c)}
+    >>> r = {"architecture": {"ask": [q("pretrained", "ast")]}, "approach": {"ask": [q("pretrained"), q("params")]}}
+    >>> [(a["dimension"], a["kinds"], a["would_change"]) for a in asks(r)]
+    [('pretrained', ['architecture', 'approach'], ['ast']), ('params', ['approach'], [])]
+    """
+    out: dict[str, Any] = {}
+    for kind, answer in rankings.items():
+        for q in answer.get("ask") or ():
+            seen = out.setdefault(q["dimension"], {**q, "would_change": [], "kinds": []})
+            seen["kinds"] += [kind] if kind not in seen["kinds"] else []
+            seen["would_change"] += [c for c in q["would_change"] if c not in seen["would_change"]]
+    return list(out.values())

@@ -32,7 +32,7 @@ def render_recipe(a: dict, md: bool, detail: bool = True) -> str:
             continue
         out += ["", f"### {section['name']}" if md else section["name"]]
         out += _items_md(section["items"]) if md else [line for it in section["items"] for line in _item_text(it)]
-    out += _closing(a)
+    out += _closing(a, md or detail)
     if not (md or detail):
         out.append("more: --detail (why each item, the other published values, the sources' roles), "
                    "--format json (every field, and plan's whole answer)")
@@ -132,16 +132,28 @@ def _items_md(items: list[dict]) -> list[str]:
     return table(["item", "value", "why", "sources"], rows, md=True)
 
 
-def _closing(a: dict) -> list[str]:
+#: How many of its rankings' questions a short recipe shows (the rest: --detail).
+BRIEF_ASKS = 2
+
+
+def _closing(a: dict, whole: bool = True) -> list[str]:
     missing = [it["what"] for s in a["sections"] for it in s["items"] if it.get("unsourced")]
-    out = [""]
+    asks = a.get("ask") or ()
+    shown = asks if whole or len(asks) <= BRIEF_ASKS + 1 else asks[:BRIEF_ASKS]
+    out = [""] + [f"? {', '.join(q['kinds'])}: {q['text']}" for q in shown]
+    if len(shown) < len(asks):
+        out.append(f"? and {len(asks) - len(shown)} more questions that would settle a choice: --detail")
     if missing:
         out.append(f"unsourced ({len(missing)}): " + ", ".join(missing) + " — the KB has no sourced value; set them "
                    "from your own tuning")
     if a["configs"]:
         formats = ", ".join(a["configs"])
-        out.append(f"configurations: {formats} (recipekg query \"{a['query']}\" --emit FORMAT -o FILE)")
-        for name, c in a["configs"].items():
+        notes = sum(len(c["notes"]) for c in a["configs"].values())
+        theirs = sorted({o["file"] for c in a["configs"].values() for o in c.get("origins") or ()})
+        out.append(f"configurations: {formats} (recipekg query \"{a['query']}\" --emit FORMAT -o FILE)"
+                   + ("" if whole or not notes else f"; what they leave out or assume: {notes} notes, --detail")
+                   + (f"; they read what the extension {', '.join(theirs)} gave or ruled out, not the KB" if theirs else ""))
+        for name, c in a["configs"].items() if whole else ():
             out += [f"  {name}: {n}" for n in c["notes"]]
     else:
         by_reason: dict[str, list[str]] = {}

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from recipekg.errors import UsageError
 from recipekg.knowledge.terms import RKG
-from recipekg.recipe.emit.common import Nothing
+from recipekg.recipe.emit.common import READ, Nothing, extension_notes
 
 
 def _writers() -> dict:
@@ -40,16 +40,18 @@ def configs(answer: dict, refused: dict | None = None) -> tuple[dict, dict]:
     why it cannot be written as each other format (format → the reason); ``refused``: the
     formats known not to apply already (:func:`off_device`), with their reasons."""
     out, why_not = {}, dict(refused or {})
-    seen = {**answer, "no_configs": why_not}  # a writer may point to another format, if that one applies
     for name, write in _writers().items():
         if name in why_not:
             continue
+        seen = {**answer, "no_configs": why_not, READ: []}  # (a writer may point to another format, if that one applies)
         try:
             config, notes = write(seen)
         except Nothing as exc:
             why_not[name] = str(exc)
             continue
-        out[name] = {"config": config, "notes": notes}
+        out[name] = {"config": config, "notes": notes + extension_notes(seen[READ])}
+        if seen[READ]:   # (what extensions contributed to it, or took out of it)
+            out[name]["origins"] = [it["origin"] for it in seen[READ]]
     return out, why_not
 
 

@@ -43,11 +43,25 @@ class Nothing(Exception):
     """The recipe has nothing to configure this trainer with (the message says why)."""
 
 
+#: The key of the list a writer's reads of extension items are kept in, on the copy of the
+#: answer :func:`recipekg.recipe.emit.configs` hands it (hostile round 7, H: a configuration
+#: took an extension's values, or lost a bundled one it ruled out, naming it nowhere).
+READ = "_extension_reads"
+
+
+def _read(answer: dict, it: dict) -> None:
+    """Keep ``it`` among the writer's reads when an extension gave it or ruled it out."""
+    reads = answer.get(READ)
+    if reads is not None and it.get("origin") and it not in reads:
+        reads.append(it)
+
+
 def setting(answer: dict, name: str):
     """The value of hyperparameter ``name`` in the recipe (None when unsourced or absent)."""
     for section in answer["sections"]:
         for it in section["items"]:
             if it.get("hyperparameter") == name and not it.get("unsourced"):
+                _read(answer, it)
                 return it["value"]
     return None
 
@@ -77,4 +91,24 @@ def unset_notes(answer: dict, fmt: str) -> list[str]:
 def section_values(answer: dict, name: str) -> list:
     """The values of a section's items (the ids of the choices it lists)."""
     section = next(s for s in answer["sections"] if s["name"] == name)
+    for it in section["items"]:
+        _read(answer, it)
     return [it["value"] for it in section["items"] if not it.get("unsourced")]
+
+
+def extension_notes(reads: list[dict]) -> list[str]:
+    """A note for each item an extension gave a configuration, or ruled out of it.
+
+    >>> extension_notes([{"what": "max norm", "text": "1000", "value": 1000.0, "origin": {"file": "t.ttl", "line": 3}},
+    ...                  {"what": "bf16 training", "text": "ruled out", "value": None, "origin": {"file": "t.ttl", "line": 9}}])
+    ["max norm 1000, read for this configuration: the extension t.ttl's (line 3), not the KB's", 'bf16 training: ruled out by the extension t.ttl (line 9), not by the KB: the configuration leaves it out']
+    """
+    out = []
+    for it in reads:
+        where = f"the extension {it['origin']['file']}"
+        line = it["origin"].get("line")
+        if it.get("value") is None:
+            out.append(f"{it['what']}: ruled out by {where} (line {line}), not by the KB: the configuration leaves it out")
+        else:
+            out.append(f"{it['what']} {it['text']}, read for this configuration: {where}'s (line {line}), not the KB's")
+    return out

@@ -174,6 +174,7 @@ def clip_norm(answer: dict, notes: list[str]) -> float | None:
 
 
 def _optimizer(answer: dict, ctx: dict, notes: list[str], per_step: int) -> dict:
+    section_values(answer, "optimizer")   # (an extension's pick or setting there is said in the notes)
     if ctx["optimizer"] not in ("adamw", "adam"):
         notes.append(f"optimizer {ctx['optimizer']}: left to the training script (the config names AdamW only)")
         return {}
@@ -196,17 +197,24 @@ def _optimizer(answer: dict, ctx: dict, notes: list[str], per_step: int) -> dict
 
 
 def _scheduler(answer: dict, lr: float, notes: list[str], per_step: int) -> dict | None:
-    kind, warmup = setting(answer, "lr-schedule"), setting(answer, "warmup-steps")
+    kind, warmup, share = setting(answer, "lr-schedule"), setting(answer, "warmup-steps"), setting(answer, "warmup-ratio")
     scheduler = named("deepspeed", "lr-schedule", kind)
-    if scheduler is None or warmup is None:
+    if scheduler is None or warmup is None and share is None:
         notes.append("no sourced schedule with its warmup: the scheduler is left to the training script")
         return None
+    steps = total_steps(answer, per_step) if kind != "constant" or warmup is None else None
+    if steps is None and (kind != "constant" or warmup is None):
+        notes.append("no total number of steps (tokens over the batch): the scheduler is left out")
+        return None
+    if warmup is None and steps is not None:
+        warmup = round(share * steps)
+        notes.append(f"warmup_num_steps {warmup:,}: the recipe's warmup share ({share:g}) of the {steps:,} steps")
+    if steps is not None and warmup >= steps:   # (QA8 M1: 2,000 warmup steps in a run of 1,303)
+        notes.append(f"no scheduler: the recipe's warmup of {warmup:,.0f} steps is not shorter than the run's "
+                     f"{steps:,} steps, so the learning rate would never reach its peak; set a shorter warmup")
+        return None
     params = {"warmup_num_steps": int(warmup)}
-    if kind != "constant":
-        steps = total_steps(answer, per_step)
-        if steps is None:
-            notes.append("no total number of steps (tokens over the batch): the scheduler is left out")
-            return None
+    if steps is not None and kind != "constant":
         params["total_num_steps"] = steps
         notes.append(f"total_num_steps {steps:,}: plan's tokens over the configured global batch of {per_step:,} "
                      "sequences")

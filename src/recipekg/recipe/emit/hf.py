@@ -59,6 +59,10 @@ def write(answer: dict) -> tuple[dict, list[str]]:
         notes.append("bnb_config: QLoRA's 4-bit NormalFloat base with double quantization (Dettmers et al. 2023)")
     if sharded(layout):
         _fsdp(config, ctx["method"], notes, layout.get("offload") == "cpu")
+    elif config["training_arguments"]["activation_checkpointing"]:   # (QA8 M3: transformers 4 has another name)
+        notes.append("activation_checkpointing: transformers 5's TrainingArguments field (its help: 'Enable "
+                     "activation checkpointing to trade compute for memory'); gradient_checkpointing is its "
+                     "deprecated alias there, and transformers 4's only name for it")
     return config, notes
 
 
