@@ -406,3 +406,17 @@ def test_a_configuration_names_the_extension_it_took_a_value_from_or_lost_one_to
     assert [o["file"] for o in ds["origins"]] == [str(ruled)] and "they read what the extension" in render_answers([b], "text")
     (plain,) = KnowledgeBase.load().query(query)   # the bundled KB's configuration names no extension
     assert not [n for c in plain["configs"].values() for n in c["notes"] if "extension" in n]
+
+
+def test_a_question_that_asks_for_an_extensions_value_names_it():
+    """Hostile round 7, I (039): "to settle on TabNet, give data more precisely than tabular:
+    data = hx7-spreadsheets" asked for an extension's value with no mark; a question carries the
+    origin of what an extension added in it (its dimension, a value it asks for, a choice it
+    would change), in JSON and text; the bundled KB's questions carry none."""
+    path = CORPUS[0].parent / "narrower-value-asked-for.ttl"
+    (a,) = KnowledgeBase.load([path], use_cache=False).query("recommend architecture where data = tabular")
+    (q,) = [q for q in a["ask"] if "team-spreadsheets" in q["text"]]
+    assert q["origin"]["file"] == str(path)
+    assert f"data = team-spreadsheets [extension {path}, line" in render_answers([a], "text")
+    (plain,) = KnowledgeBase.load().query("recommend architecture where data = tabular")
+    assert plain["ask"] and not [q for q in plain["ask"] if "origin" in q]

@@ -332,3 +332,6 @@ class Ask(TypedDict):
     text: str
     #: The choices (or, for plan, the quantities) the answer to it would change.
     would_change: list[str]
+    #: Where the extension is that added what the question names (its dimension, a value it
+    #: asks for, a choice it would change), when one did.
+    origin: NotRequired[Origin]

@@ -182,7 +182,8 @@ def _collisions(bundled: list[Triple], extension: list[Triple]) -> Iterator[tupl
 
 #: Where a paper gives its arXiv id or DOI: as such, as a ``dcterms:identifier`` (``arXiv:...``,
 #: ``doi:...``) or as its URL (``https://arxiv.org/abs/...``, ``https://doi.org/...``).
-_ID_PROPS = (RKG.arxiv, RKG.doi, "http://purl.org/dc/terms/identifier", RKG.url)
+_ID_PROPS = (RKG.arxiv, RKG.doi, "http://purl.org/dc/terms/identifier", RKG.url,
+             "http://www.w3.org/2002/07/owl#sameAs")   # (the same paper by another IRI: hostile round 7, 079)
 _ARXIV = re.compile(r"(?:arxiv:|(?:https?://)?(?:[a-z0-9-]+\.)*arxiv\.org/(?:abs|pdf|html|format)/|"
                     r"(?:(?:https?://)?(?:[a-z0-9-]+\.)*doi\.org/|doi:)?10\.48550/arxiv\.)"
                     r"(?P<id>[^\s]+?)(?:v\d+)?(?:\.pdf)?$")
@@ -219,11 +220,21 @@ def paper_key(p: str, value: str) -> str | None:
     >>> {paper_key(RKG.url, v) for v in ("https://doi.org/10.1145%2F2939672.2939785", "urn:doi:10.1145/2939672.2939785",
     ...                                  "info:doi/10.1145/2939672.2939785")}
     {'doi:10.1145/2939672.2939785'}
+
+    Hostile round 7 (071-073): ``arXiv.`` before the id, fullwidth digits, a U+2010 hyphen::
+
+    >>> {paper_key(RKG.arxiv, "arXiv.2207.08815"), paper_key(RKG.arxiv, "arXiv:\uff12\uff12\uff10\uff17.08815")}
+    {'arxiv:2207.08815'}
+    >>> paper_key(RKG.doi, "10.3115/v1/D14\u20101179")
+    'doi:10.3115/v1/d14-1179'
     """
     import unicodedata
     from urllib.parse import unquote
 
-    text = "".join(ch for ch in unquote(value) if not ch.isspace() and unicodedata.category(ch) != "Cf").lower()
+    text = unicodedata.normalize("NFKC", unquote(value))    # fullwidth digits and colons (hostile round 7, 072)
+    text = "".join("-" if unicodedata.category(ch) == "Pd" else ch for ch in text   # U+2010 and the other dashes (073)
+                   if not ch.isspace() and unicodedata.category(ch) != "Cf").lower()
+    text = re.sub(r"^arxiv\.(?=\d{4}\.\d)", "arxiv:", text)                   # arXiv.2207.08815 (071)
     text = re.sub(r"\[[a-z-]+(?:\.[a-z-]+)?\]$", "", text)               # arXiv:2001.08361 [cs.LG]
     text = re.sub(r"^(?:urn:doi:|info:doi/)", "doi:", text)
     text = _LOOSE[1].sub("", _LOOSE[0].sub(r"\1:", text))

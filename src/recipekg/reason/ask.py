@@ -83,7 +83,7 @@ def questions(kind: str, facts: dict, results: list[dict], snap: dict, rerank,
             named += [i for i in [was, now, *d["compare_with"]] if i and i not in named]
         if changed:
             narrowed = [v for t in tried for v in t.values or ()] if dim in given else []
-            found.append(_question(snap["dimensions"][dim], named, snap, facts, narrowed))
+            found.append(_marked(_question(snap["dimensions"][dim], named, snap, facts, narrowed), conds, snap))
     asked = {q["dimension"]: set(q["would_change"]) for q in found}
     found = [q for q in found if not _repeats(q, asked, facts, snap) and not _restates(q, found, facts, snap)]
     found.sort(key=lambda q: (-len(q["would_change"]), q["dimension"]))
@@ -361,6 +361,28 @@ def _question(dim: dict, would_change: list[str], snap: dict, given: dict | tupl
     between = ", ".join(labels[:-1]) + " and " + labels[-1]
     return {"dimension": dim["name"], "text": f"to decide between {between}, give {asked}",
             "would_change": would_change}
+
+
+def _marked(q: Ask, conds: list[dict], snap: dict) -> Ask:
+    """``q`` with the ``origin`` of the first thing in it an extension added, when one did: the
+    dimension asked for, a condition it was asked for by, a value those conditions name, or a
+    choice it would change (hostile round 7, I: "give data = hx7-spreadsheets" from an
+    extension's value, unmarked).
+
+    >>> q = {"dimension": "data", "text": "...", "would_change": ["tabnet"]}
+    >>> _marked(dict(q), [{"values": [], "origin": {"file": "t.ttl", "line": 4}}], snap)["origin"]
+    {'file': 't.ttl', 'line': 4}
+    >>> "origin" in _marked(dict(q), [{"values": []}], snap)
+    False
+    """
+    nodes, choices = snap["nodes"], snap["rule_index"]["choices"]
+    found = [snap["dimensions"].get(q["dimension"], {}), *conds,
+             *(nodes.get(v, {}) for c in conds for v in c.get("values") or ()),
+             *(nodes.get(choices.get(i, ""), {}) for i in q["would_change"])]
+    origin = next((x["origin"] for x in found if x.get("origin")), None)
+    if origin is not None:
+        q["origin"] = origin
+    return q
 
 
 def _label(choice_id: str, snap: dict) -> str:

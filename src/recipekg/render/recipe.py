@@ -140,7 +140,8 @@ def _closing(a: dict, whole: bool = True) -> list[str]:
     missing = [it["what"] for s in a["sections"] for it in s["items"] if it.get("unsourced")]
     asks = a.get("ask") or ()
     shown = asks if whole or len(asks) <= BRIEF_ASKS + 1 else asks[:BRIEF_ASKS]
-    out = [""] + [f"? {', '.join(q['kinds'])}: {q['text']}" for q in shown]
+    out = [""] + [f"? {', '.join(q['kinds'])}: {q['text']}" + (f" [{origin_text(q)}]" if q.get("origin") else "")
+                  for q in shown]
     if len(shown) < len(asks):
         out.append(f"? and {len(asks) - len(shown)} more questions that would settle a choice: --detail")
     if missing:

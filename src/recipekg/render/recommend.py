@@ -199,7 +199,9 @@ def _decision(a: dict, md: bool) -> list[str]:
 def _ask(a: dict, md: bool) -> list[str]:
     if not a.get("ask"):
         return []
-    return ["", "### To decide"] * md + [""] * (not md) + [f"{'- ' if md else '? '}{q['text']}" for q in a["ask"]]
+    return ["", "### To decide"] * md + [""] * (not md) + [f"{'- ' if md else '? '}{q['text']}"
+                                                          + (f" [{origin_text(q)}]" if q.get("origin") else "")
+                                                          for q in a["ask"]]
 
 
 def _shown(r: dict, side: str) -> list[dict]:

@@ -202,11 +202,11 @@ def _scheduler(answer: dict, lr: float, notes: list[str], per_step: int) -> dict
     if scheduler is None or warmup is None and share is None:
         notes.append("no sourced schedule with its warmup: the scheduler is left to the training script")
         return None
-    steps = total_steps(answer, per_step) if kind != "constant" or warmup is None else None
+    steps = total_steps(answer, per_step)
     if steps is None and (kind != "constant" or warmup is None):
         notes.append("no total number of steps (tokens over the batch): the scheduler is left out")
         return None
-    if warmup is None and steps is not None:
+    if warmup is None and steps is not None:   # (a share of the steps: Pythia's 1%)
         warmup = round(share * steps)
         notes.append(f"warmup_num_steps {warmup:,}: the recipe's warmup share ({share:g}) of the {steps:,} steps")
     if steps is not None and warmup >= steps:   # (QA8 M1: 2,000 warmup steps in a run of 1,303)
