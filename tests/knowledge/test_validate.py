@@ -244,3 +244,22 @@ def test_one_alias_on_nodes_of_two_extensions_is_refused_at_the_second_naming_bo
     assert status == 2 and f"{second}:{line_of(second, 'kb:opt-two')}: kb:opt-two answers to the name 'team-opt' " \
                            f"as kb:opt-one does (a choice)" in out, out
     assert str(first) + ":" not in out
+
+
+def test_one_iri_described_as_two_things_is_reported_in_the_bundled_kb_too(tmp_path):
+    """Two bundled conditions once shared ``cond:params-le-13b`` (one "params <= 13B", one
+    "3B < params <= 13B", in two files): the bundled KB validated clean and the second silently
+    took the first's bounds. A node with two labels in one language is reported, bundled or not;
+    labels in two languages are one thing."""
+    from recipekg.knowledge.resources import bundled_files
+    from recipekg.knowledge.validate import validate
+
+    first, second = tmp_path / "a.ttl", tmp_path / "b.ttl"
+    first.write_text(PREFIXES + 'cond:le-13b a rkg:Condition ; rdfs:label "params <= 13B" ;\n'
+                     '    rkg:dimension dim:params ; rkg:maxInclusive 1.3e10 .\n')
+    second.write_text(PREFIXES + 'cond:le-13b a rkg:Condition ; rdfs:label "3B < params <= 13B" ;\n'
+                      '    rkg:dimension dim:params ; rkg:minExclusive 3.0e9 .\n')
+    found = [str(v) for v in validate([*bundled_files(), first, second])]
+    assert any("cond:le-13b has two labels, '3B < params <= 13B' and 'params <= 13B'" in v for v in found), found
+    second.write_text(PREFIXES + 'cond:le-13b rdfs:label "params <= 13B"@en, "Parameter <= 13B"@de .\n')
+    assert not [v for v in map(str, validate([*bundled_files(), first, second])) if "two labels" in v]

@@ -74,3 +74,31 @@ def _names(ix, s: str, dimension: bool) -> set[str]:
     if dimension:
         return {own, *ix.texts(s, SKOS.altLabel)}
     return {own, slug(label), *(slug(a) for a in ix.texts(s, SKOS.altLabel))}
+
+
+def label_problems(ix):
+    """``(node, message)`` for an IRI described as two things: a node with two labels in one
+    language (two bundled conditions shared ``cond:params-le-13b``, one labelled "params <= 13B"
+    and one "3B < params <= 13B", and only an extension's load said so; "Optimizer"@en beside
+    "Optimierer"@de is one thing), and two nodes of one class with one label."""
+    from recipekg.knowledge.rdfio import Lit
+
+    def short(iri: str) -> str:
+        return iri if iri.startswith("_:") else shorten(iri)
+
+    for s in sorted(ix.spo):
+        by_language: dict = {}
+        for o in ix.all(s, RDFS.label):
+            if isinstance(o, Lit):
+                by_language.setdefault(o.lang, set()).add(o.lexical)
+        labels = next((sorted(x) for x in by_language.values() if len(x) > 1), None)
+        if labels:
+            yield (s, f"{short(s)} has two labels, {labels[0]!r} and {labels[1]!r}: one IRI names one thing; "
+                      f"give the other its own IRI")
+    seen: dict[tuple[str, str], str] = {}
+    for cls, members in sorted(ix.by_type.items()):
+        for s in sorted(set(members)):
+            for label in ix.texts(s, RDFS.label):
+                other = seen.setdefault((cls, label.casefold()), s)
+                if other != s:
+                    yield (s, f"{short(s)} and {short(other)} are both {short(cls)} labelled {label!r}")

@@ -37,6 +37,7 @@ from pathlib import Path
 from recipekg.knowledge.agreement import disagreements
 from recipekg.knowledge.bounds import constant_problems
 from recipekg.knowledge.compiler import Index
+from recipekg.knowledge.scopes import label_problems
 from recipekg.knowledge.dimensions import BOUND_PROPERTIES
 from recipekg.errors import KBError
 from recipekg.knowledge.extensions import extension_violations
@@ -91,7 +92,7 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     pending += _structure(triples, ix)
     pending += _provenance(ix)
     pending += _citations(ix, bundled=_bundled_subjects(where))
-    pending += _labels(ix)
+    pending += label_problems(ix)
     pending += _scoped_names(ix, where, paths)
     pending += _conditions(ix)
     pending += _choice_properties(ix)
@@ -267,17 +268,6 @@ def _bundled_subjects(where: dict[str, tuple[str, int]]) -> set[str]:
     """The subjects described first in a bundled file (the rest come from extensions)."""
     bundled = _bundled_paths()
     return {s for s, (file, _) in where.items() if os.path.abspath(file) in bundled}
-
-
-def _labels(ix: Index):
-    seen: dict[tuple[str, str], str] = {}
-    for cls, members in sorted(ix.by_type.items()):
-        for s in sorted(set(members)):
-            for label in ix.texts(s, RDFS.label):
-                other = seen.setdefault((cls, label.casefold()), s)
-                if other != s:
-                    yield (s, f"{_short(s)} and {_short(other)} are both {_short(cls)} "
-                              f"labelled {label!r}")
 
 
 def _scoped_names(ix: Index, where: dict, paths: list[Path]):
