@@ -869,6 +869,8 @@ def test_coupled_values_from_different_runs_are_said_to_be(kb):
         assert not [h for h, it in whole.items() if it.get("apart")], text
     _, given = by("recipe where model = llama-3-8b and method = lora and hardware = rtx-4090 and gpus = 2 and lora-rank = 16")
     assert given["lora-rank"]["from"] == "given" and "apart" not in given["lora-rank"]
+    # the user's rank is theirs, no source's: the targets say what they cohere with without it
+    assert "LoRA rank" not in given["lora-targets"]["why"] and "come from hu2021 too" in given["lora-targets"]["why"]
 
 
 @pytest.mark.parametrize("query", [

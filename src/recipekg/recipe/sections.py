@@ -35,7 +35,7 @@ SECTIONS = ("architecture", "approach", "size", "data", "optimizer", "hyperparam
 def sections(ctx, plan: PlanBody | None, snap: dict) -> list[Section]:
     """Every section of the recipe, in :data:`SECTIONS` order."""
     settings = applying(ctx.nodes(), ctx.facts, snap)
-    cohere(settings, snap)   # (coupled settings from one run where the KB holds one)
+    cohere(settings, snap, frozenset(n for n in snap["hyperparameters"] if given_item(n, [], ctx.facts, snap)))
     waits = waiting(ctx.given_nodes(), ctx.facts, snap)  # (another choice's settings for other runs: noise)
     groups = relevant(ctx.nodes(), ctx.regimes, snap)
     out: list[Section] = []

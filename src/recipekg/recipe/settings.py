@@ -55,14 +55,16 @@ def applying(context: list[str], facts: dict, snap: dict) -> dict[str, dict]:
     return {name: _best(candidates) for name, candidates in found.items()}
 
 
-def cohere(chosen: dict[str, dict], snap: dict) -> None:
+def cohere(chosen: dict[str, dict], snap: dict, given: frozenset = frozenset()) -> None:
     """Coupled hyperparameters (``rkg:coupledWith``) from one source where the KB holds such a
     set: a member whose winning setting the source most of the others share did not give takes
     that source's setting among its alternatives, the winner becoming an alternative (QA7 F6:
     LoRA's rank 4, alpha 32 and learning rate 2e-4 with LoRA's own query and value projections,
     not QLoRA's every linear layer, which plan's adapter count for ``method = lora`` does not
     count). A member no setting of that source exists for keeps its winner, and the recipe
-    says it was not published with the others (:func:`recipekg.recipe.sections.set_apart`)::
+    says it was not published with the others (:func:`recipekg.recipe.sections.set_apart`).
+    A member the query gives (``given``: ``lora-rank = 16``) is the user's, no source's: the
+    others cohere without it::
 
         >>> from recipekg.reason.resolve import facts_of
         >>> facts = facts_of(parse("recipe where architecture = llama and method = lora")[0].constraints, snap)
@@ -73,12 +75,18 @@ def cohere(chosen: dict[str, dict], snap: dict) -> None:
         >>> cohere(chosen, snap)
         >>> chosen["lora-targets"]["value"], [a["value"] for a in chosen["lora-targets"]["alternatives"]]
         ('query-value', ['all-linear'])
+        >>> chosen["lora-targets"]["cohered"]["with"]
+        ['lora-alpha', 'learning-rate', 'lora-rank']
+        >>> chosen = applying(context, facts, snap)
+        >>> cohere(chosen, snap, given=frozenset({"lora-rank"}))
+        >>> chosen["lora-targets"]["cohered"]["with"]
+        ['lora-alpha', 'learning-rate']
     """
     def sources(candidate: dict) -> set:
         return set(snap["constants"][candidate["constant"]]["sources"])
 
     for name, h in snap["hyperparameters"].items():
-        members = [m for m in (name, *h.get("coupled_with", ())) if m in chosen]
+        members = [m for m in (name, *h.get("coupled_with", ())) if m in chosen and m not in given]
         if len(members) < 2:
             continue
         ids = [sources(chosen[m]) for m in members]
