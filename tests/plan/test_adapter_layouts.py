@@ -164,16 +164,19 @@ SINGLE = json.loads((REPO / "tests" / "data" / "published_single_gpu_adapter_run
 @pytest.mark.parametrize("run", SINGLE, ids=[r["id"] for r in SINGLE])
 def test_published_single_gpu_adapter_runs(run_plan, run):
     """torchtune's LoRA and QLoRA of Llama 3.1 8B on one RTX 4090: plan's verdict is the
-    published one, on one GPU with no sharding, and its count is over the published peak, by
-    at most a third, never under it: plan holds the whole fp32 logits (2.1 GB) and the CUDA
-    context (up to 2 GB), which torchtune's chunked loss and an allocator's peak do not
-    (docs/plan-against-the-world.md)."""
+    published one, on one GPU with no sharding, and its count is over the published peak, never
+    under it. Less the whole fp32 logits and the CUDA context's headroom, which torchtune's
+    chunked loss and an allocator's peak do not hold, it is within 10% of the peak (QA round 8,
+    M7: QLoRA's 16-bit embedding and output matrices, 2.1 GB, counted at 4 bits were 22% short;
+    docs/plan-against-the-world.md)."""
     answer = run_plan(run["query"])
     published, capacity = run["published_gib"] * 2**30, run["capacity_gb"] * 1e9
     mem = q(answer, "memory_per_gpu")
     assert answer["fit"]["fits"] is (published <= capacity)
     assert layout_of(answer)["zero"] == 0
-    assert published <= mem["low"] and mem["high"] <= 1.35 * published
+    assert published <= mem["low"]
+    held = mem["low"] - q(answer, "logits_activations")["value"] - q(answer, "headroom")["low"]
+    assert held == pytest.approx(published, rel=0.10)
 
 
 def test_the_lora_bound_is_torchtune_s_measured_lora(snap):

@@ -154,10 +154,12 @@ def test_a_fine_tuning_plan_without_tokens_asks_for_them(run_plan):
 
 def test_the_cheap_knobs_come_before_more_gpus(run_plan):
     """Issue 22: LoRA rank 64 and 4,096 tokens made a 70B QLoRA on a 48 GB card 'does not fit'
-    with more GPUs as the only remedy; the rank and the sequence come first, each enough."""
+    with more GPUs as the only remedy; the rank comes first, enough on its own (the sequence alone
+    no longer is, with the 16-bit embedding and output matrices counted), and more GPUs after the
+    knobs of the run itself."""
     a = run_plan("plan where model = llama-2-70b and method = qlora and gpus = 1 and gpu-memory = 48GB")
     ids = [r["id"] for r in a["recommendations"]]
-    assert ids[:2] == ["lora-rank", "seq-length"] and ids.index("more-gpus") > 1
+    assert ids[0] == "lora-rank" and ids.index("more-gpus") > ids.index("adam-8bit") > 0
     rank = a["recommendations"][0]
     fixed = run_plan(f"plan where model = llama-2-70b and method = qlora and gpus = 1 and gpu-memory = 48GB "
                      f"and lora-rank = {rank['change']['lora-rank']}")

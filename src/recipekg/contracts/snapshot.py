@@ -314,6 +314,8 @@ class ModelShape(Cited):
     ffn_hidden: float
     ffn_matrices: float
     vocab: float | None
+    #: Vocabulary × hidden matrices: 2 when the input embedding and output layer are untied, 1 tied.
+    embedding_matrices: float | None
     seq_length: float | None
     #: The same figure as seq_length, under the name the trained-context dimension reads.
     trained_context: float | None

@@ -229,7 +229,7 @@ def _hardware(ix: Index, via: set[str]) -> dict:
 #: A model configuration's figures: snapshot key -> property.
 MODEL_FIGURES = {"layers": RKG.layers, "hidden": RKG.hiddenSize, "heads": RKG.attentionHeads,
                  "kv_heads": RKG.kvHeads, "vocab": RKG.vocabSize, "ffn_hidden": RKG.ffnHidden,
-                 "ffn_matrices": RKG.ffnMatrices, "experts": RKG.experts,
+                 "ffn_matrices": RKG.ffnMatrices, "embedding_matrices": RKG.embeddingMatrices, "experts": RKG.experts,
                  "experts_per_token": RKG.expertsPerToken, "seq_length": RKG.contextLength,
                  "trained_context": RKG.contextLength,   # (the same figure, as the trained-context dimension reads it)
                  "attention_window": RKG.attentionWindow,

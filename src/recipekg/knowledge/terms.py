@@ -44,7 +44,7 @@ RKG = Namespace(BASE + "ns#", """
     powerWatts memoryKind devicesPerPackage supportsPrecision sameComputeAs gpuArchitecture ComputeTier
     DeviceType deviceType Trainer runsOnDevice shapeOf
     ModelConfiguration layers hiddenSize attentionHeads kvHeads vocabSize ffnHidden ffnMatrices experts
-    expertsPerToken contextLength attentionWindow activeParams nominalParams
+    expertsPerToken contextLength attentionWindow activeParams nominalParams embeddingMatrices
     Dimension DimensionKind Categorical Count Duration Bytes Ratio dimensionKind valueClass
     derivedVia derivedFrom derivedBy sizedBy runsOn defaultValue minValue maxValue planOnly capacityShare impliesValue
     DataModality Task Goal Preference InferenceBudget Availability Precision Horizon RecomputeMode

@@ -31,7 +31,7 @@ from recipekg.formula.expr import Q
 from recipekg.plan.figures import show  # noqa: F401  (the doctest's)
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.methods import Method, adapter_params, kv_cache, states_env
+from recipekg.plan.methods import Method, adapter_params, embedding_params, kv_cache, states_env
 from recipekg.plan.options import MemoryOptions, memory_options
 from recipekg.plan.shape import Shape
 
@@ -60,6 +60,7 @@ class Evaluator:
         self.inputs = inputs
         self.options = options or memory_options(ledger, inputs)
         self.adapters = adapter_params(ledger, method, shape)
+        self.embeddings = embedding_params(ledger, method, shape, inputs.model)
         self.seen: dict = {}
 
     @property
@@ -183,7 +184,7 @@ class Evaluator:
         return self._once(("buffers", tp), self.buffer_formula, self.buffer_env(tp))
 
     def states_env(self, tp: int, pp: int, dp: int) -> dict:
-        env = states_env(self.method, self.params, self.states, self.adapters, tp, pp, dp)
+        env = states_env(self.method, self.params, self.states, self.adapters, tp, pp, dp, self.embeddings)
         env["gradient_bytes_per_param"] = self.options.grad_bytes
         env["master_weight_bytes_per_param"] = self.options.master_bytes
         return env

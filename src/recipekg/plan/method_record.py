@@ -114,7 +114,7 @@ def _adapters(ledger: Ledger, memo) -> None:
     ledger.add("adapter_params", q, formula=f, env=env)
     frozen, env = _whole(memo, Q.point(0))
     ledger.add("weights", frozen, formula=memo.states_formula(0), env=env,
-               label=f"frozen base weights ({'4-bit NF4 with its constants' if method.id == 'qlora' else 'bf16'})",
+               label=f"frozen base weights ({_frozen_kind(memo)})",
                derivation=f"the model-states formula without adapters: {show(frozen, 'bytes')}")
     _times(ledger, "gradients", memo.options.grad_bytes, memo.adapters, "adapter parameters",
            "gradients (the adapters' only)", list(memo.options.grad_constants))
@@ -124,6 +124,14 @@ def _adapters(ledger: Ledger, memo) -> None:
     ledger.add("model_states", whole, formula=memo.states_formula(0), env=env,
                constants=_master(memo, memo.states_formula(0)),
                label="model states (whole model): frozen base and trained adapters")
+
+
+def _frozen_kind(memo) -> str:
+    """How the frozen base is stored, in words (QLoRA's 16-bit embedding and output matrices)."""
+    if memo.method.id != "qlora":
+        return "bf16"
+    kept = memo.embeddings is not None and memo.embeddings.high > 0
+    return "4-bit NF4 with its constants" + ("; the input embedding and output layer in 16 bits" if kept else "")
 
 
 def _offload(ledger: Ledger, memo) -> None:

@@ -243,6 +243,31 @@ def adapter_params(ledger: Ledger, method: Method, shape) -> Q | None:
     return q
 
 
+def embedding_params(ledger: Ledger, method: Method, shape, model: dict | None) -> Q | None:
+    """The weights of the input embedding and the output layer (``formula:embedding-params``),
+    for a method whose model-states formula counts them apart (QLoRA's 4-bit quantization
+    leaves them in 16 bits); None for the others. A configuration gives how many such matrices
+    it has (two untied, one tied), else 1 to 2; without a vocabulary they are 0 and said to be
+    counted with the rest (QA round 8, M7)."""
+    formulas = [ledger.kb.by_id(f) for f in {method.state_formula, method.states_formula_at(3)} if f]
+    if not any("embedding_params" in f.parsed.names for f in formulas):
+        return None
+    if shape.vocab is None:
+        ledger.note("vocab not known: the input embedding and the output layer, which 4-bit quantization keeps "
+                    "in 16 bits, are counted at 4 bits with the rest (a lower bound); give vocab or a model")
+        return Q.point(0)
+    matrices = (model or {}).get("embedding_matrices")
+    if matrices is None:
+        ledger.note("whether the input embedding and the output layer share one matrix (tied) is not known: "
+                    "1 to 2 vocabulary × hidden matrices counted")
+    f = ledger.kb.formula("embedding_params", "vocab", "hidden")
+    env = {"vocab": shape.vocab, "hidden": shape.hidden,
+           "embedding_matrices": Q.point(matrices) if matrices else Q.span(1, 2)}
+    q, used = ledger.compute(f, env)
+    ledger.add("embedding_params", q, formula=f, env=used)
+    return q
+
+
 def adapter_formula(kb, method: Method, shape):
     """The method's adapter formula; for adapters on the MLP of a mixture of experts (the
     configuration's ``experts``), the one that counts every expert's matrices."""
@@ -290,10 +315,12 @@ def kv_cache(ledger: Ledger, shape, kv_bytes: Q, sequences: Q | None = None) -> 
                               "micro_batch": sequences if sequences is not None else shape.micro_batch})
 
 
-def states_env(method: Method, params: Q, states: Q, adapters: Q | None, tp: int, pp: int, dp: int) -> dict:
-    """What a model-states formula reads, for this method and layout."""
+def states_env(method: Method, params: Q, states: Q, adapters: Q | None, tp: int, pp: int, dp: int,
+               embeddings: Q | None = None) -> dict:
+    """What a model-states formula reads, for this method and layout (``embeddings``: the
+    weights it keeps in 16 bits, :func:`embedding_params`; none unless given)."""
     env = {"params": params, "optimizer_state_bytes_per_param": states, "tensor_parallel": Q.point(tp),
-           "pipeline_parallel": Q.point(pp), "data_parallel": Q.point(dp)}
+           "pipeline_parallel": Q.point(pp), "data_parallel": Q.point(dp), "embedding_params": embeddings or Q.point(0)}
     if adapters is not None:
         env["adapter_params"] = adapters
     if method.weight_bytes is not None:

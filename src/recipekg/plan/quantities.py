@@ -128,6 +128,8 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     _Q("adapters", "bytes", "adapters with their gradients and optimizer states, per GPU", "method_record",
        part_of="memory_per_gpu", methods=ADAPTERS),
     _Q("adapter_params", "parameters", "adapter parameters (LoRA, QLoRA)", "method_record", methods=ADAPTERS),
+    _Q("embedding_params", "parameters", "input embedding and output layer weights, kept in 16 bits (QLoRA)", "methods",
+       methods=("qlora",)),
     _Q("cpu_memory", "bytes", "CPU memory of an offloaded run", "method_record", methods=TRAINING),
     # inference
     _Q("weights_read", "bytes", "weights a decoding step of a mixture of experts reads (its active share at least)",

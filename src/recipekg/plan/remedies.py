@@ -20,9 +20,9 @@ for it) and whether it is enough on its own::
     False
     >>> [(r["id"], r["enough"], r.get("change")) for r in remedies(ledger, inputs, inputs.params, method, found)]
     ... # doctest: +NORMALIZE_WHITESPACE
-    [('lora-rank', True, {'lora-rank': 16}), ('seq-length', True, {'seq-length': 256}),
-     ('adam-8bit', False, {'optimizer': 'adam-8bit'}), ('offload', True, {'offload': 'cpu'}),
-     ('more-gpus', True, {'gpus': 2}), ('smaller-model', True, {'params': 55400000000.0})]
+    [('lora-rank', True, {'lora-rank': 8}), ('adam-8bit', False, {'optimizer': 'adam-8bit'}),
+     ('offload', True, {'offload': 'cpu'}), ('more-gpus', True, {'gpus': 2}),
+     ('smaller-model', True, {'params': 53900000000.0})]
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from recipekg.plan.inputs import Inputs, point_facts
 from recipekg.plan.layout import describe
 from recipekg.plan.ledger import Ledger
 from recipekg.plan.kbview import const_json
-from recipekg.plan.methods import (WEIGHT_BITS, Method, offloads_sharded, quantized_precisions, read_method, servable,
-                                   states_env)
+from recipekg.plan.methods import (WEIGHT_BITS, Method, embedding_params, offloads_sharded, quantized_precisions,
+                                   read_method, servable, states_env)
 from recipekg.plan.options import memory_options
 from recipekg.plan.shape import model_shape, optimizer_state_bytes
 from recipekg.reason.facts import Facts
@@ -223,7 +223,7 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
             {"attention": "flash"} if rid == "attention" else {"kv-precision": "fp8"})
         more: RemedyMore = {"change": change}
         if rid in ("lora", "qlora"):
-            base = _frozen_base(ledger, params, alt, options)
+            base = _frozen_base(ledger, alt_inputs, params, alt, options)
             more["applies_to"] = "fine-tuning"
             more["base_weight_memory"] = qjson(base)
             more["base_fits"] = base.high <= cap.low
@@ -236,9 +236,12 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
     return out
 
 
-def _frozen_base(ledger: Ledger, params: Q, method: Method, options) -> Q:
-    """The frozen base's memory: the method's model-states formula without adapters."""
-    env = states_env(method, params, Q.point(0), Q.point(0), 1, 1, 1)
+def _frozen_base(ledger: Ledger, inputs: Inputs, params: Q, method: Method, options) -> Q:
+    """The frozen base's memory: the method's model-states formula without adapters (with the
+    weights it keeps in 16 bits, on a scratch ledger)."""
+    scratch = Ledger(ledger.kb, ledger.where)
+    embeddings = embedding_params(scratch, method, model_shape(scratch, inputs, params), inputs.model)
+    env = states_env(method, params, Q.point(0), Q.point(0), 1, 1, 1, embeddings)
     env["gradient_bytes_per_param"] = options.grad_bytes
     env["master_weight_bytes_per_param"] = options.master_bytes
     q, _ = ledger.compute(ledger.kb.by_id(method.state_formula), env)
