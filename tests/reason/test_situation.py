@@ -705,3 +705,23 @@ def test_what_to_give_asks_for_each_dimension_once(kb):
                 assert len(asked) == len(set(asked)), (text, u["why"])
                 checked += 1
     assert checked >= 3
+
+
+def test_a_long_forecast_horizon_turns_the_answer_away_from_recurrent_networks(kb):
+    """QA round 9, R07: `horizon = long` with 50k multivariate series left GRU tied with LSTM
+    first, as with a short horizon. Informer's own experiment shows an LSTM failing past 48
+    steps ahead, and the flowchart's long-sequence branch is the long forecast's (Informer names
+    the problem by the length of its output): the recurrent networks are ruled against, the
+    long-sequence forecasters ranked higher than for a short horizon."""
+    base = "recommend architecture where data = time-series and variables = multivariate and samples = 50k"
+    (short,) = kb.query(base + " and horizon = short")
+    (long,) = kb.query(base + " and horizon = long")
+    assert short["decision"]["pick"] in ("gru", "lstm")
+    assert long["decision"]["pick"] not in ("gru", "lstm")
+    was, now = ({r["id"]: r for r in a["results"]} for a in (short, long))
+    for rnn in ("gru", "lstm"):
+        against = [r["rule"].rsplit("/", 1)[-1] for r in now[rnn]["against"]]
+        assert "long-horizon-forecasting-not-recurrent" in against
+        assert now[rnn]["score"] < was[rnn]["score"]
+    for forecaster in ("patchtst", "informer"):
+        assert now[forecaster]["score"] > was[forecaster]["score"]
