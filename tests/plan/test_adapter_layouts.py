@@ -224,3 +224,21 @@ def test_published_single_gpu_throughput_against_plan(run_plan, snap, run):
         per_token = (q(answer, "flops")["value"] + q(answer, "attention_flops")["value"]) / tokens
         peak = KBView(snap).peak(snap["dimensions"]["hardware"]["values"]["rtx-4090"])
         assert published * per_token / peak > q(answer, "mfu")["high"]
+
+
+def test_qlora_adapters_are_fp32_under_fp16_mixed_precision(run_plan):
+    """QA round 9, C04: on a T4 (no bf16 tensor cores) QLoRA's adapters were counted as bf16, 2
+    bytes per weight and gradient. Automatic mixed precision in fp16 needs its trainable weights
+    in fp32 (PEFT's troubleshooting guide): 4 bytes each, said in a note; with bf16 they stay
+    QLoRA's 2."""
+    t4 = run_plan("plan where model = llama-2-13b and method = qlora and hardware = t4 and gpus = 1")
+    a100 = run_plan("plan where model = llama-2-13b and method = qlora and hardware = a100 and gpus = 1")
+    adapters = q(t4, "adapter_params")["value"]
+    assert q(t4, "gradients")["value"] == pytest.approx(4 * adapters)
+    assert q(a100, "gradients")["value"] == pytest.approx(2 * adapters)
+    more = q(t4, "model_states")["value"] - q(a100, "model_states")["value"]
+    assert more == pytest.approx((4 + 4 - 2 - 2) * adapters)
+    assert any("adapters are kept in fp32" in n["text"] for n in t4["notes"])
+    assert not any("adapters are kept in fp32" in n["text"] for n in a100["notes"])
+    given = run_plan("plan where model = llama-2-13b and method = qlora and hardware = a100 and gpus = 1 and precision = fp16")
+    assert q(given, "gradients")["value"] == pytest.approx(4 * adapters)

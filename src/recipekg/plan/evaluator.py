@@ -31,7 +31,7 @@ from recipekg.formula.expr import Q
 from recipekg.plan.figures import show  # noqa: F401  (the doctest's)
 from recipekg.plan.inputs import Inputs
 from recipekg.plan.ledger import Ledger
-from recipekg.plan.methods import Method, adapter_params, embedding_params, kv_cache, states_env
+from recipekg.plan.methods import Method, adapter_bytes, adapter_params, embedding_params, kv_cache, states_env
 from recipekg.plan.options import MemoryOptions, memory_options
 from recipekg.plan.shape import Shape
 
@@ -61,6 +61,7 @@ class Evaluator:
         self.options = options or memory_options(ledger, inputs)
         self.adapters = adapter_params(ledger, method, shape)
         self.embeddings = embedding_params(ledger, method, shape, inputs.model)
+        self.adapter_bytes = adapter_bytes(ledger, method, inputs, self.options.grad_bytes, self.options.grad_constants)
         self.seen: dict = {}
 
     @property
@@ -187,6 +188,8 @@ class Evaluator:
         env = states_env(self.method, self.params, self.states, self.adapters, tp, pp, dp, self.embeddings)
         env["gradient_bytes_per_param"] = self.options.grad_bytes
         env["master_weight_bytes_per_param"] = self.options.master_bytes
+        if self.adapter_bytes:   # (QLoRA's adapters: bf16, or fp32 under fp16 mixed precision)
+            env["adapter_weight_bytes_per_param"], env["adapter_gradient_bytes_per_param"] = self.adapter_bytes[:2]
         return env
 
     def activation_env(self, tp: int) -> dict:

@@ -116,8 +116,9 @@ def _adapters(ledger: Ledger, memo) -> None:
     ledger.add("weights", frozen, formula=memo.states_formula(0), env=env,
                label=f"frozen base weights ({_frozen_kind(memo)})",
                derivation=f"the model-states formula without adapters: {show(frozen, 'bytes')}")
-    _times(ledger, "gradients", memo.options.grad_bytes, memo.adapters, "adapter parameters",
-           "gradients (the adapters' only)", list(memo.options.grad_constants))
+    grads, constants = ((memo.adapter_bytes[1], memo.adapter_bytes[2]) if memo.adapter_bytes else
+                        (memo.options.grad_bytes, list(memo.options.grad_constants)))
+    _times(ledger, "gradients", grads, memo.adapters, "adapter parameters", "gradients (the adapters' only)", constants)
     _times(ledger, "optimizer_states", memo.states, memo.adapters, "adapter parameters",
            "optimizer states (the adapters' only)", _state_constants(ledger, memo))
     whole, env = _whole(memo)

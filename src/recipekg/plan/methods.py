@@ -268,6 +268,31 @@ def embedding_params(ledger: Ledger, method: Method, shape, model: dict | None) 
     return q
 
 
+def adapter_bytes(ledger: Ledger, method: Method, inputs: Inputs, grad_bytes: Q, grad_constants) -> tuple | None:
+    """``(weight bytes, gradient bytes, constants)`` per adapter parameter, for a method whose
+    model-states formula reads them (QLoRA's): bf16 weights with the run's gradients, as QLoRA's
+    script trains them, or fp32 both when the run computes in fp16 (``precision = fp16``, or a GPU
+    without bf16 tensor cores): automatic mixed precision keeps trainable weights in fp32 (PEFT's
+    troubleshooting guide; QA round 9, C04: a T4's QLoRA counted its adapters at 2 bytes). None
+    for the other methods."""
+    kb = ledger.kb
+    formulas = [kb.by_id(f) for f in {method.state_formula, method.states_formula_at(3)} if f]
+    if not any("adapter_weight_bytes_per_param" in f.parsed.names for f in formulas):
+        return None
+    half = kb.node_id(inputs.precision) if inputs.precision else None
+    if half not in HALF:
+        half = kb.peak_precision(inputs.hardware) if inputs.hardware else None
+    if half == "fp16":
+        w, g = kb.constant("c_master_weight_bytes_per_param"), kb.constant("c_gradient_bytes_per_param_fp32")
+        why = "precision = fp16" if inputs.precision else f"{kb.label(inputs.hardware)} has no bf16 tensor cores"
+        ledger.note(f"{why}: with fp16 mixed precision the adapters are kept in fp32, 4 bytes per weight and per "
+                    "gradient, as automatic mixed precision needs its trainable weights (not QLoRA's bf16 adapters)",
+                    kb.by_id(method.state_formula).data)
+        return const_q(w), const_q(g), [w, g]
+    return const_q(kb.constant("c_weight_bytes_per_param_bf16")), grad_bytes, \
+        [kb.constant("c_weight_bytes_per_param_bf16"), *grad_constants]
+
+
 def adapter_formula(kb, method: Method, shape):
     """The method's adapter formula; for adapters on the MLP of a mixture of experts (the
     configuration's ``experts``), the one that counts every expert's matrices."""
@@ -320,7 +345,8 @@ def states_env(method: Method, params: Q, states: Q, adapters: Q | None, tp: int
     """What a model-states formula reads, for this method and layout (``embeddings``: the
     weights it keeps in 16 bits, :func:`embedding_params`; none unless given)."""
     env = {"params": params, "optimizer_state_bytes_per_param": states, "tensor_parallel": Q.point(tp),
-           "pipeline_parallel": Q.point(pp), "data_parallel": Q.point(dp), "embedding_params": embeddings or Q.point(0)}
+           "pipeline_parallel": Q.point(pp), "data_parallel": Q.point(dp), "embedding_params": embeddings or Q.point(0),
+           "adapter_weight_bytes_per_param": Q.point(0), "adapter_gradient_bytes_per_param": Q.point(0)}
     if adapters is not None:
         env["adapter_params"] = adapters
     if method.weight_bytes is not None:
