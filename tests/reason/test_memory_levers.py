@@ -143,3 +143,18 @@ def test_no_runner_up_of_any_golden_answer_is_advised_against(kb):
             assert not opposed & set(a["decision"].get("runner_ups") or ()), (path.name, a.get("statement"))
             checked += 1
     assert checked > 20
+
+
+def test_a_low_memory_preference_ranks_lion_above_adamw(kb):
+    """QA round 9, E03: under prefer = low-memory plain AdamW (two moments) ranked above Lion (one
+    momentum buffer: the table's 1x params, "more memory-efficient than Adam"), which only its
+    unconditional "worth trying" row named. The preference now speaks for Lion too; without it
+    AdamW, the table's default, stays above."""
+    def order(q):
+        (a,) = kb.query(q)
+        return [r["id"] for r in a["results"]]
+    low = order("recommend optimizer where architecture = vit and batch-size = 4096 and prefer = low-memory")
+    plain = order("recommend optimizer where architecture = vit and batch-size = 4096")
+    assert low.index("lion") < low.index("adamw")
+    assert plain.index("adamw") < plain.index("lion")
+    assert low.index("adam-8bit") < low.index("lion")       # the table's own pick for memory pressure stays first
