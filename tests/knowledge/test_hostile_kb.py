@@ -420,3 +420,42 @@ def test_a_question_that_asks_for_an_extensions_value_names_it():
     assert f"data = team-spreadsheets [extension {path}, line" in render_answers([a], "text")
     (plain,) = KnowledgeBase.load().query("recommend architecture where data = tabular")
     assert plain["ask"] and not [q for q in plain["ask"] if "origin" in q]
+
+
+HOSTILE = CORPUS[0].parent
+
+
+def test_an_own_dimension_on_a_bundled_value_class_takes_no_inference_from_the_bundled_one(kb):
+    """Hostile round 8, 036 and 056: an extension's dimension declaring the bundled class of
+    ``data`` (or of ``pretrained``) received what a task (or a named model) implies, and bundled
+    rules on ``data`` (``pretrained``) stopped firing: the bundled dimension keeps it."""
+    for name, q in (("own-dimension-on-bundled-data-class", "recommend architecture where task = summarization"),
+                    ("own-dimension-on-bundled-availability-class",
+                     "recommend approach where model = llama-2-13b and gpu = rtx-4090 and gpus = 1 and examples = 500 "
+                     "and data = text")):
+        theirs = KnowledgeBase.load([HOSTILE / f"{name}.ttl"], use_cache=False)
+        (mine,), (got,) = kb.query(q), theirs.query(q)
+        assert got["decision"]["pick"] == mine["decision"]["pick"] is not None, name
+        implied = {c["dimension"] for c in mine["constraints"] if c.get("derived")}
+        assert implied <= {c["dimension"] for c in got["constraints"] if c.get("derived")}, name
+
+
+def test_an_extension_recipe_never_displaces_the_bundled_one_and_a_nearer_one_is_marked(kb):
+    """Hostile round 8, 025 and 026: a recipe fact for Llama 2 7B whose IRI sorts first replaced
+    its published 3e-4 (the recipe's learning rate and DeepSpeed's became 0.03, unmarked); one at
+    exactly 7B displaced the bundled recipes nearest in size, unmarked."""
+    q = "recipe where model = llama-2-7b and method = pretrain and hardware = h100 and gpus = 64"
+    theirs = KnowledgeBase.load([HOSTILE / "recipe-fact-sorting-before-bundled.ttl"], use_cache=False)
+    (mine,), (got,) = kb.query(q), theirs.query(q)
+    lr = [next(i["value"] for s in a["sections"] for i in s["items"] if i.get("hyperparameter") == "learning-rate")
+          for a in (mine, got)]
+    assert lr[0] == lr[1] == pytest.approx(3e-4)
+    near = KnowledgeBase.load([HOSTILE / "recipe-fact-nearer-in-size.ttl"], use_cache=False)
+    (plan,) = near.query("plan where params = 7B and hardware = h100 and gpus = 8")
+    line = next(s for s in plan["summary"] if "published recipes nearest in size" in s)
+    assert "Team 7B" in line and "[extension " in line
+    (recipe,) = near.query("recipe where data = text and task = generation and method = pretrain and params = 7B "
+                           "and hardware = h100 and gpus = 64")
+    lr_item = next(i for s in recipe["sections"] for i in s["items"] if i.get("hyperparameter") == "learning-rate")
+    team = [a for a in lr_item.get("alternatives", ()) if "Team 7B" in a["text"]]
+    assert team and all(a.get("origin") for a in team)

@@ -227,6 +227,11 @@ def paper_key(p: str, value: str) -> str | None:
     {'arxiv:2207.08815'}
     >>> paper_key(RKG.doi, "10.3115/v1/D14\u20101179")
     'doi:10.3115/v1/d14-1179'
+
+    Hostile round 8 (047, 048): the prefix and the identifier parted by a space, no colon::
+
+    >>> paper_key(RKG.doi, "DOI 10.1145/2939672.2939785"), paper_key(RKG.arxiv, "arXiv 1603.02754")
+    ('doi:10.1145/2939672.2939785', 'arxiv:1603.02754')
     """
     import unicodedata
     from urllib.parse import unquote
@@ -234,7 +239,8 @@ def paper_key(p: str, value: str) -> str | None:
     text = unicodedata.normalize("NFKC", unquote(value))    # fullwidth digits and colons (hostile round 7, 072)
     text = "".join("-" if unicodedata.category(ch) == "Pd" else ch for ch in text   # U+2010 and the other dashes (073)
                    if not ch.isspace() and unicodedata.category(ch) != "Cf").lower()
-    text = re.sub(r"^arxiv\.(?=\d{4}\.\d)", "arxiv:", text)                   # arXiv.2207.08815 (071)
+    text = re.sub(r"^arxiv\.?(?=\d{4}\.\d)", "arxiv:", text)    # arXiv.2207.08815 (071), "arXiv 1603.02754" (hostile 8, 048)
+    text = re.sub(r"^doi(?=10\.\d)", "doi:", text)                       # "DOI 10.1145/…" (hostile 8, 047)
     text = re.sub(r"\[[a-z-]+(?:\.[a-z-]+)?\]$", "", text)               # arXiv:2001.08361 [cs.LG]
     text = re.sub(r"^(?:urn:doi:|info:doi/)", "doi:", text)
     text = _LOOSE[1].sub("", _LOOSE[0].sub(r"\1:", text))

@@ -141,7 +141,8 @@ def _plan_only(bundled, merged):
     (``recompute = partial``, ``attention = ring``): plan reads each of them through formulas of
     its own (the activations of each kernel and recomputation), so it would have none for it."""
     dims_b, dims_m = bundled.get("dimensions") or {}, merged.get("dimensions") or {}
-    shared = {d.get("value_class") for d in dims_m.values() if not d.get("plan_only")}
+    # shared in the bundled KB: an extension's own dimension on the class does not disarm the guard (hostile 8 D)
+    shared = {d.get("value_class") for d in dims_b.values() if not d.get("plan_only")}
     for name, d in dims_m.items():
         if not d.get("plan_only") or d.get("value_class") in shared or name not in dims_b:
             continue

@@ -254,11 +254,20 @@ def _own_recipe(kb: KBView, model: dict | None) -> dict | None:
     return own_recipe(kb.snap, iri)
 
 
+def _extension_mark(f: dict) -> str:
+    """`` [extension FILE, line N]`` after what an extension added (hostile 8 C), else ``""``."""
+    o = f.get("origin")
+    return f" [extension {o['file']}, line {o['line']}]" if o else ""
+
+
 def own_recipe(snap: dict, model: str | None) -> dict | None:
     """The published recipe of the model configuration ``model`` (IRI): a fact that ``rkg:appliesTo``
     it with a learning rate and a batch, if the KB has one (plan's note, the recipe's settings)."""
-    return next((f for f in snap["facts"].values() if model in f["about"] and f.get("learning_rate")
-                 and f.get("batch_tokens")), None) if model else None
+    if not model:
+        return None
+    found = [f for f in snap["facts"].values() if model in f["about"] and f.get("learning_rate") and f.get("batch_tokens")]
+    # the bundled recipe before an extension's (hostile 8 C: `fact:aaa-…` sorted first and replaced Llama 2 7B's)
+    return min(found, key=lambda f: f.get("origin") is not None, default=None)
 
 
 # ---------------------------------------------------------------- summary
@@ -281,5 +290,5 @@ def beyond_lines(v: dict, kb: KBView | None = None, model: dict | None = None) -
                         f"{show(Q.point(own['batch_tokens']), 'tokens')}" if own and model else "")
                      + ("; published recipes nearest in size: " + ", ".join(
                          f"{_recipe_name(f)} {show(Q.point(f['learning_rate']))} with "
-                         f"{show(Q.point(f['batch_tokens']), 'tokens')}" for f in near) if near else ""))
+                         f"{show(Q.point(f['batch_tokens']), 'tokens')}" + _extension_mark(f) for f in near) if near else ""))
     return lines

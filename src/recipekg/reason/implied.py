@@ -163,6 +163,18 @@ def says_no_more(given: Facts, implied: set[str], nodes: dict) -> bool:
 
 
 def _dimension_of_classes(snap: dict) -> dict[str, str]:
-    """Each categorical dimension's value class → the dimension's name."""
-    return {d["value_class"]: name for name, d in snap["dimensions"].items() if d.get("value_class")}
+    """Each categorical dimension's value class → the dimension's name; a bundled dimension's
+    before an extension's of the same class (hostile 8 C: an extension's ``modality2`` on
+    ``rkg:DataModality`` took over what every task implies, and bundled rules on ``data`` stopped
+    firing)::
+
+        >>> dims = {"data": {"value_class": "M"}, "modality2": {"value_class": "M", "origin": {"file": "x"}}}
+        >>> _dimension_of_classes({"dimensions": dims})
+        {'M': 'data'}
+    """
+    out: dict[str, str] = {}
+    for name, d in sorted(snap["dimensions"].items(), key=lambda item: item[1].get("origin") is not None):
+        if d.get("value_class"):
+            out.setdefault(d["value_class"], name)
+    return out
 

@@ -305,9 +305,10 @@ def published(key: str, params: float | None, unit: str | None, snap: dict) -> l
     points = [f for f in snap["facts"].values() if f.get(key) is not None and f.get("params")]
     if not params or not points:
         return []
-    points.sort(key=lambda f: (abs(math.log(f["params"] / params)), f["id"]))
+    # at the same distance the bundled recipe first; an extension's, when nearer, says so (its origin)
+    points.sort(key=lambda f: (abs(math.log(f["params"] / params)), f.get("origin") is not None, f["id"]))
     return [{"value": f[key], "text": f"{_number(f[key], unit)} ({f['label'].removeprefix('Published recipe: ')})",
-             "setting": f["id"], "sources": sources_json(f, snap)} for f in points[:2]]
+             "setting": f["id"], "sources": sources_json(f, snap), **origin_json(f)} for f in points[:2]]
 
 
 def _no_setting(group: str, ctx, snap: dict) -> str:
