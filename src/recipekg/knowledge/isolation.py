@@ -412,13 +412,13 @@ def triple_line(path, t) -> int:
     of its subject (or the subject's line)."""
     from pathlib import Path
 
-    from recipekg.knowledge.rdfio import locate_in
+    from recipekg.knowledge.rdfio import file_lines, locate_in
     from recipekg.knowledge.terms import RDF, local_name
 
     start = locate_in(path, {t.s}).get(t.s)
     if start is None:
         return 1
-    lines = Path(path).read_bytes().decode("utf-8-sig", "replace").splitlines()
+    lines = file_lines(Path(path))
     word = " a " if t.p == RDF.type else local_name(t.p)
     for number in range(start, min(len(lines), start + 200) + 1):
         text = lines[number - 1]
