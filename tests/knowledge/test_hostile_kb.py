@@ -459,3 +459,13 @@ def test_an_extension_recipe_never_displaces_the_bundled_one_and_a_nearer_one_is
     lr_item = next(i for s in recipe["sections"] for i in s["items"] if i.get("hyperparameter") == "learning-rate")
     team = [a for a in lr_item.get("alternatives", ()) if "Team 7B" in a["text"]]
     assert team and all(a.get("origin") for a in team)
+
+
+def test_explains_digest_of_the_advice_against_names_the_extension():
+    """Hostile round 8, 040: `explain adamw`'s ``against`` digest dropped the origin its ``rules``
+    list carried for an extension's rule against the bundled default."""
+    path = HOSTILE / "rule-against-bundled-default-in-explain.ttl"
+    theirs = KnowledgeBase.load([path], use_cache=False)
+    (a,) = theirs.query("explain adamw")
+    from_it = [b for b in a["against"] if b["id"].startswith("team-")]
+    assert from_it and all(b.get("origin", {}).get("file") == str(path) for b in from_it)

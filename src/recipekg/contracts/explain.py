@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from recipekg.contracts.common import (AddedChoice, Ask, Choice, Constraint, Excluded, Near, Property, Reason, Side, Stamp,
-                                       Taken, Unused, Via)
+from recipekg.contracts.common import (AddedChoice, Ask, Choice, Constraint, Excluded, Near, Origin, Property, Reason,
+                                       Side, Stamp, Taken, Unused, Via)
 from recipekg.contracts.recommend import ComputeCheck, Group, MemorySaving, Shortfall, Yours
 
 
@@ -41,6 +41,8 @@ class Brief(TypedDict):
     text: str
     strength: str
     via: NotRequired[Via]
+    #: The extension the rule comes from (hostile round 8, 040: the digest dropped it).
+    origin: NotRequired[Origin]
 
 
 #: A property's verdict: the constraints contradict it (the choice is excluded, or noted), go

@@ -240,6 +240,8 @@ def _brief(r: ExplainRule) -> Brief:
     out: Brief = {"rule": r["rule"], "id": r["id"], "text": r["text"], "strength": r["strength"]}
     if "via" in r:
         out["via"] = r["via"]
+    if "origin" in r:   # (an extension's rule says so in the digest too: hostile round 8, 040)
+        out["origin"] = r["origin"]
     return out
 
 
