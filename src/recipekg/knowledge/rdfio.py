@@ -137,9 +137,11 @@ def _term(term, path: Path, data: bytes) -> "str | Lit":
         return "_:" + term.value
     if isinstance(term, ox.Literal):
         return Lit(term.value, term.datatype.value, term.language)
+    # a quoted triple, or an annotation ({| ... |}) that makes one (hostile round 8, 001: placed at line 1)
     line = next((n for n, text in enumerate(data.decode("utf-8").splitlines(), 1)
-                 if "<<" in text.split("#", 1)[0]), 1)
-    raise KBError("a quoted triple (RDF-star '<< ... >>'): the KB is plain Turtle 1.1", file=str(path),
+                 if "<<" in text.split("#", 1)[0] or "{|" in text.split("#", 1)[0]), 1)
+    raise KBError("a quoted triple (RDF-star '<< ... >>' or an annotation '{| ... |}'): the KB is plain Turtle 1.1",
+                  file=str(path),
                   line=line, column=1, source_line=_line(data, line),
                   suggestions=["state the triple itself, or describe it with a node of its own"])
 
