@@ -469,3 +469,24 @@ def test_explains_digest_of_the_advice_against_names_the_extension():
     (a,) = theirs.query("explain adamw")
     from_it = [b for b in a["against"] if b["id"].startswith("team-")]
     assert from_it and all(b.get("origin", {}).get("file") == str(path) for b in from_it)
+
+
+HEAD = "".join(line + "\n" for line in (HOSTILE / "annotation-syntax.ttl").read_text(encoding="utf-8").splitlines()
+               if line.startswith("@prefix"))
+
+
+def test_vocab_marks_what_an_extension_added(tmp_path):
+    """Hostile round 8, 018: `vocab` listed an extension's choice and value unmarked beside the
+    bundled ones (no origin in its JSON, no "extension" in its text)."""
+    path = tmp_path / "team.ttl"
+    path.write_text(HEAD + '\nkb:team-x a rkg:Architecture ; rdfs:label "Team X" ; skos:broader kb:gradient-boosted-trees .\n',
+                    encoding="utf-8")
+    theirs = KnowledgeBase.load([path], use_cache=False)
+    doc = theirs.vocab()
+    choices = [c for k in doc["kinds"] for c in k["choices"] if c["id"] == "team-x"]
+    assert choices and all(c["origin"]["file"] == str(path) for c in choices)
+    assert not any("origin" in c for k in doc["kinds"] for c in k["choices"] if c["id"] == "xgboost")
+    from recipekg.render.vocab import render_vocab
+    assert f"extension {path}, line " in render_vocab(doc, "text")
+    import re
+    assert re.search(r"team\.ttl, line \d+\]", render_vocab(doc, "markdown"))   # (the path's underscores escaped)

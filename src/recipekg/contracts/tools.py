@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
-from recipekg.contracts.common import NoAdvice
+from recipekg.contracts.common import NoAdvice, Origin
 
 
 class Value(TypedDict):
@@ -28,6 +28,8 @@ class Value(TypedDict):
     #: summarization: rkg:impliesValue), taken as given then, as "dimension = value".
     implies: NotRequired[list[str]]
     no_advice: NotRequired[NoAdvice]
+    #: The extension that added the value (hostile round 8, 018: vocab listed it unmarked).
+    origin: NotRequired[Origin]
 
 
 class Dimension(TypedDict):
@@ -46,6 +48,8 @@ class Dimension(TypedDict):
     plan_only: bool
     derived_from: str | None
     values: NotRequired[list[Value]]
+    #: The extension that added the dimension.
+    origin: NotRequired[Origin]
 
 
 class KindChoice(TypedDict):
@@ -53,6 +57,8 @@ class KindChoice(TypedDict):
     label: str
     aliases: list[str]
     definition: str | None
+    #: The extension that added the choice.
+    origin: NotRequired[Origin]
 
 
 class Kind(TypedDict):

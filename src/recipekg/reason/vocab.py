@@ -60,6 +60,8 @@ def _dimension(dim: dict, snap: dict) -> dict:
     }
     if dim["kind"] == "categorical":
         out["values"] = _values(dim, snap)
+    if dim.get("origin"):       # (what an extension added says so: hostile round 8, 018)
+        out["origin"] = dim["origin"]
     return out
 
 
@@ -86,6 +88,8 @@ def _values(dim: dict, snap: dict) -> list[dict]:
             value["implies"] = sorted(f"{_dimension_of(w, snap)} = {nodes[w]['id']}" for w in implied)
         if node.get("no_advice"):
             value["no_advice"] = no_advice(iri, snap)
+        if node.get("origin"):
+            value["origin"] = node["origin"]
         values.append(value)
     return sorted(values, key=lambda v: v["id"])
 
@@ -103,7 +107,7 @@ def _kinds(snap: dict) -> list[dict]:
         for kind in node["kinds"]:
             entry = by_kind.setdefault(kind, {}).setdefault(node["id"], {
                 "id": node["id"], "label": node["label"], "aliases": [],
-                "definition": node.get("definition")})
+                "definition": node.get("definition"), **({"origin": node["origin"]} if node.get("origin") else {})})
             if name != node["id"]:
                 entry["aliases"].append(name)
     return [{"kind": k, "choices": [dict(c, aliases=sorted(c["aliases"])) for _, c in sorted(choices.items())]}

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 from recipekg.render.jsontext import dumps
+from recipekg.render.sources import origin_text
 from recipekg.render.tables import markdown_safe, md_cell, md_code, table
 
 _KIND_WORDS = {"categorical": "a name", "count": "a number", "bytes": "a size",
@@ -39,10 +40,10 @@ def render_vocab(doc: dict, fmt: str) -> str:
                 else f"choices: {k['kind']} ({len(k['choices'])})"]
         if md:
             out += [""] + table(["id", "label", "also", "what it is"],
-                                [(f"`{c['id']}`", md_cell(c["label"]), ", ".join(c["aliases"]),
+                                [(f"`{c['id']}`", md_cell(c["label"] + _from(c)), ", ".join(c["aliases"]),
                                   md_cell(c["definition"] or "")) for c in k["choices"]], md=True)
         else:
-            out += [f"  {c['id']} — {c['label']}{_also(c['aliases'])}" for c in k["choices"]]
+            out += [f"  {c['id']} — {c['label']}{_also(c['aliases'])}{_from(c)}" for c in k["choices"]]
     return "\n".join(out)
 
 
@@ -58,6 +59,15 @@ def _what(d: dict) -> str:
     return what + (f" ({', '.join(notes)})" if notes else "")
 
 
+def _from(item: dict) -> str:
+    """`` [extension FILE, line N]`` after what an extension added, else ``""``.
+
+    >>> _from({"origin": {"file": "team.ttl", "line": 3}}), _from({})
+    (' [extension team.ttl, line 3]', '')
+    """
+    return f" [{origin_text(item)}]" if item.get("origin") else ""
+
+
 def _also(aliases: list[str]) -> str:
     return f" (also: {', '.join(aliases)})" if aliases else ""
 
@@ -70,11 +80,11 @@ def _family(v: dict) -> str:
 
 
 def _dimension_text(d: dict) -> list[str]:
-    out = [f"{d['name']}{_also(d['aliases'])} — {_what(d)} — {d['definition']}", f"  example: {d['example']}"]
+    out = [f"{d['name']}{_also(d['aliases'])} — {_what(d)} — {d['definition']}{_from(d)}", f"  example: {d['example']}"]
     if "values" in d:
         out.append("  values:")
         for v in d["values"]:
-            out.append(f"    {v['id']} — {v['label']}{_also(v['aliases'])}{_family(v)}")
+            out.append(f"    {v['id']} — {v['label']}{_also(v['aliases'])}{_family(v)}{_from(v)}")
             if v.get("no_advice"):
                 out.append(f"      no advice in the reference; nearest: {v['no_advice']['nearest_query']}")
     return out
@@ -82,10 +92,10 @@ def _dimension_text(d: dict) -> list[str]:
 
 def _dimension_md(d: dict) -> list[str]:
     out = [f"### `{d['name']}`", "", md_cell(d["definition"] or ""), "",
-           f"- takes: {_what(d)}", f"- also spelt: {', '.join(f'`{a}`' for a in d['aliases']) or '—'}",
+           f"- takes: {_what(d)}{_from(d)}", f"- also spelt: {', '.join(f'`{a}`' for a in d['aliases']) or '—'}",
            f"- example: {md_code(d['example'])}"]
     if "values" in d:
-        rows = [(f"`{v['id']}`", md_cell(v["label"]), ", ".join(v["aliases"]), ", ".join(v["broader"]),
+        rows = [(f"`{v['id']}`", md_cell(v["label"] + _from(v)), ", ".join(v["aliases"]), ", ".join(v["broader"]),
                  ", ".join(v["narrower"]),
                  md_cell("; ".join(([f"implies {', '.join(v['implies'])}"] if v.get("implies") else []) +
                                    ([f"no advice; nearest: {v['no_advice']['nearest_query']}"] if v.get("no_advice") else []))))
