@@ -284,7 +284,7 @@ def adapter_bytes(ledger: Ledger, method: Method, inputs: Inputs, grad_bytes: Q,
         half = kb.peak_precision(inputs.hardware) if inputs.hardware else None
     if half == "fp16":
         w, g = kb.constant("c_master_weight_bytes_per_param"), kb.constant("c_gradient_bytes_per_param_fp32")
-        why = "precision = fp16" if inputs.precision else f"{kb.label(inputs.hardware)} has no bf16 tensor cores"
+        why = "precision = fp16" if inputs.precision else f"{kb.label(inputs.hardware)} trains in fp16 (it has no bf16)"
         ledger.note(f"{why}: with fp16 mixed precision the adapters are kept in fp32, 4 bytes per weight and per "
                     "gradient, as automatic mixed precision needs its trainable weights (not QLoRA's bf16 adapters)",
                     kb.by_id(method.state_formula).data)

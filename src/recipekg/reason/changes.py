@@ -95,8 +95,8 @@ def _nothing_to_meet(iri: str, facts: dict, snap: dict) -> str | None:
     constraints), and the advice for the choices above it outweighs them.
 
     >>> from recipekg.reason.resolve import facts_of
-    >>> facts = facts_of(parse("recommend x where architecture = transformer and method = pretrain")[0].constraints, snap)
-    >>> _nothing_to_meet(snap["rule_index"]["choices"]["lion"], facts, snap).startswith("every rule for it holds already (1)")
+    >>> facts = facts_of(parse("recommend x where prefer = low-memory")[0].constraints, snap)
+    >>> _nothing_to_meet(snap["rule_index"]["choices"]["lion"], facts, snap).startswith("every rule for it holds already (2)")
     True
     """
     rules = [rule for _, rule in _recommending(iri, snap)]
