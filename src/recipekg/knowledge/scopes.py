@@ -24,6 +24,8 @@ refused at its own line, naming the other node.
 
 from __future__ import annotations
 
+import re
+
 from recipekg.knowledge.terms import RDFS, RKG, SKOS, local_name, shorten
 from recipekg.names import slug
 
@@ -102,3 +104,26 @@ def label_problems(ix):
                 other = seen.setdefault((cls, label.casefold()), s)
                 if other != s:
                     yield (s, f"{short(s)} and {short(other)} are both {short(cls)} labelled {label!r}")
+
+
+#: Default-ignorable code points outside category Cf, which print as nothing (Unicode's
+#: Default_Ignorable_Code_Point): the combining grapheme joiner, Hangul fillers, Khmer vowels
+#: inherent, Mongolian variation selectors, variation selectors, musical formatting, tags' block.
+IGNORABLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0"
+                        "\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+                        "\ufdd0-\ufdef\ufffe\uffff]")   # (and the noncharacters, never text: hostile round 8, 018)
+
+
+def format_character(text: str) -> str | None:
+    """The first format character (Unicode category Cf: invisible separators, joiners, tag
+    characters, bidirectional marks) or other default-ignorable character (U+034F, which is
+    printable: hostile round 8, 060) in ``text``, or None (hostile round 7, 081-083).
+
+    >>> format_character("XG\u034fBoost"), format_character("XG\u2063Boost"), format_character("XGBoost")
+    ('\u034f', '\u2063', None)
+    >>> format_character("Team\ufffeX")
+    '\ufffe'
+    """
+    import unicodedata
+
+    return next((ch for ch in text if unicodedata.category(ch) == "Cf" or IGNORABLE.match(ch)), None)

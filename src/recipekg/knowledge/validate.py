@@ -37,7 +37,7 @@ from pathlib import Path
 from recipekg.knowledge.agreement import disagreements
 from recipekg.knowledge.bounds import constant_problems
 from recipekg.knowledge.compiler import Index
-from recipekg.knowledge.scopes import label_problems
+from recipekg.knowledge.scopes import IGNORABLE, format_character, label_problems
 from recipekg.knowledge.dimensions import BOUND_PROPERTIES
 from recipekg.errors import KBError
 from recipekg.knowledge.extensions import extension_violations
@@ -414,34 +414,14 @@ def _ranges(triples: list[Triple], ix: Index):
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-#: Default-ignorable code points outside category Cf, which print as nothing (Unicode's
-#: Default_Ignorable_Code_Point): the combining grapheme joiner, Hangul fillers, Khmer vowels
-#: inherent, Mongolian variation selectors, variation selectors, musical formatting, tags' block.
-_IGNORABLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0"
-                        "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
-
-
-def _format_character(text: str) -> str | None:
-    """The first format character (Unicode category Cf: invisible separators, joiners, tag
-    characters, bidirectional marks) or other default-ignorable character (U+034F, which is
-    printable: hostile round 8, 060) in ``text``, or None (hostile round 7, 081-083).
-
-    >>> _format_character("XG\u034fBoost"), _format_character("XG\u2063Boost"), _format_character("XGBoost")
-    ('\u034f', '\u2063', None)
-    """
-    import unicodedata
-
-    return next((ch for ch in text if unicodedata.category(ch) == "Cf" or _IGNORABLE.match(ch)), None)
-
-
 def _contradictions(triples: list[Triple], ix: Index):
     """A rule for and against one choice, a taxonomy that is its own ancestor, and control
     characters (NUL, ...) in text: each accepted silently before, each wrong."""
     for s, p, o in triples:
         if isinstance(o, Lit) and _CONTROL.search(o.lexical):
             yield (s, f"{_short(p)} holds a control character (U+{ord(_CONTROL.search(o.lexical)[0]):04X})")
-        elif isinstance(o, Lit) and (not o.lexical.isprintable() or _IGNORABLE.search(o.lexical)) \
-                and (hidden := _format_character(o.lexical)):
+        elif isinstance(o, Lit) and (not o.lexical.isprintable() or IGNORABLE.search(o.lexical)) \
+                and (hidden := format_character(o.lexical)):
             yield (s, f"{_short(p)} holds an invisible formatting character (U+{ord(hidden):04X}): "
                       "text that reads as another (XG\u2063Boost as XGBoost) or hides words")
     for r in ix.instances_of(RKG.Rule):
