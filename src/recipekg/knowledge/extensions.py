@@ -264,8 +264,9 @@ def _same_papers(bundled: list[Triple], extension: list[Triple]) -> Iterator[tup
     for s, p, o in bundled:
         if p in _ID_PROPS and isinstance(o, (Lit, str)) and (key := paper_key(p, _text(o))):
             seen.setdefault(key, s)
-    for s, p, o in extension:
-        key = paper_key(p, _text(o)) if p in _ID_PROPS and isinstance(o, (Lit, str)) else None
+    # (by subject: the order the triples arrive in is not the file's, so the copy named is always the later IRI)
+    for s, p, o in sorted((t for t in extension if t.p in _ID_PROPS), key=lambda t: (t.s, t.p, _text(t.o))):
+        key = paper_key(p, _text(o)) if isinstance(o, (Lit, str)) else None
         other = seen.setdefault(key, s) if key else s
         if other != s:
             kind, _, name = key.partition(":")

@@ -81,8 +81,7 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
     if found:
         return sorted(found)
     triples = [t for _, ts in per_file for t in ts]
-    # (a set each: a violation is placed by membership, once per violation: hostile 8, 053)
-    extensions = [(p, frozenset(ts)) for p, ts in per_file if os.path.abspath(p) not in bundled]
+    extensions = [(p, ts) for p, ts in per_file if os.path.abspath(p) not in bundled]
     where = {**_blank_lines(per_file), **locate(paths)}
     first = (str(paths[0]), 1) if paths else ("<none>", 1)
     ix = Index(triples)
@@ -111,7 +110,9 @@ def validate(paths: list[Path], *, shapes: Path | None = None) -> list[Violation
         found = [Violation(*where.get(s, first), m) for s, m in pending]
     else:
         found = _at_extension(pending, extensions, where)
-    found += [_at_triple(t, m, extensions, where, first) for t, m in _bounded(triples, ix)]
+    # (a set each, in file order: a violation is placed by membership, once per violation: hostile 8, 053)
+    placed = [(p, frozenset(ts)) for p, ts in extensions]
+    found += [_at_triple(t, m, placed, where, first) for t, m in _bounded(triples, ix)]
     if extensions and not found:  # the guarantee: the bundled part of the merged KB is the bundled KB
         from recipekg.knowledge.isolation import check
 
