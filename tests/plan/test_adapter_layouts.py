@@ -242,3 +242,6 @@ def test_qlora_adapters_are_fp32_under_fp16_mixed_precision(run_plan):
     assert not any("adapters are kept in fp32" in n["text"] for n in a100["notes"])
     given = run_plan("plan where model = llama-2-13b and method = qlora and hardware = a100 and gpus = 1 and precision = fp16")
     assert q(given, "gradients")["value"] == pytest.approx(4 * adapters)
+    full = run_plan("plan where model = llama-2-13b and method = qlora and hardware = a100 and gpus = 1 and precision = fp32")
+    assert q(full, "gradients")["value"] == pytest.approx(4 * adapters)       # an fp32 run's adapters are fp32 too
+    assert any("precision = fp32: the adapters are kept in fp32" in n["text"] for n in full["notes"])

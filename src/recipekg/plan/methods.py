@@ -243,14 +243,18 @@ def adapter_params(ledger: Ledger, method: Method, shape) -> Q | None:
     return q
 
 
+def _states_read(kb, method: Method, name: str) -> bool:
+    """Whether the method's model-states formulas (a copy per GPU, and sharded) read ``name``."""
+    return any(name in kb.by_id(f).parsed.names for f in {method.state_formula, method.states_formula_at(3)} if f)
+
+
 def embedding_params(ledger: Ledger, method: Method, shape, model: dict | None) -> Q | None:
     """The weights of the input embedding and the output layer (``formula:embedding-params``),
     for a method whose model-states formula counts them apart (QLoRA's 4-bit quantization
     leaves them in 16 bits); None for the others. A configuration gives how many such matrices
     it has (two untied, one tied), else 1 to 2; without a vocabulary they are 0 and said to be
     counted with the rest (QA round 8, M7)."""
-    formulas = [ledger.kb.by_id(f) for f in {method.state_formula, method.states_formula_at(3)} if f]
-    if not any("embedding_params" in f.parsed.names for f in formulas):
+    if not _states_read(ledger.kb, method, "embedding_params"):
         return None
     if shape.vocab is None:
         ledger.note("vocab not known: the input embedding and the output layer, which 4-bit quantization keeps "
@@ -276,17 +280,16 @@ def adapter_bytes(ledger: Ledger, method: Method, inputs: Inputs, grad_bytes: Q,
     troubleshooting guide; QA round 9, C04: a T4's QLoRA counted its adapters at 2 bytes). None
     for the other methods."""
     kb = ledger.kb
-    formulas = [kb.by_id(f) for f in {method.state_formula, method.states_formula_at(3)} if f]
-    if not any("adapter_weight_bytes_per_param" in f.parsed.names for f in formulas):
+    if not _states_read(kb, method, "adapter_weight_bytes_per_param"):
         return None
-    half = kb.node_id(inputs.precision) if inputs.precision else None
-    if half not in HALF:
-        half = kb.peak_precision(inputs.hardware) if inputs.hardware else None
-    if half == "fp16":
+    given = kb.node_id(inputs.precision) if inputs.precision else None
+    half = given if given in (*HALF, "fp32") else kb.peak_precision(inputs.hardware) if inputs.hardware else None
+    if half in ("fp16", "fp32"):
         w, g = kb.constant("c_master_weight_bytes_per_param"), kb.constant("c_gradient_bytes_per_param_fp32")
-        why = "precision = fp16" if inputs.precision else f"{kb.label(inputs.hardware)} trains in fp16 (it has no bf16)"
-        ledger.note(f"{why}: with fp16 mixed precision the adapters are kept in fp32, 4 bytes per weight and per "
-                    "gradient, as automatic mixed precision needs its trainable weights (not QLoRA's bf16 adapters)",
+        why = (f"precision = {given}" if given == half else f"{kb.label(inputs.hardware)} trains in fp16 (it has no bf16)")
+        ledger.note(f"{why}: the adapters are kept in fp32, 4 bytes per weight and per gradient, "
+                    + ("as automatic mixed precision in fp16 needs its trainable weights" if half == "fp16" else
+                       "as every weight of an fp32 run is") + " (not QLoRA's bf16 adapters)",
                     kb.by_id(method.state_formula).data)
         return const_q(w), const_q(g), [w, g]
     return const_q(kb.constant("c_weight_bytes_per_param_bf16")), grad_bytes, \

@@ -35,7 +35,7 @@ SECTIONS = ("architecture", "approach", "size", "data", "optimizer", "hyperparam
 def sections(ctx, plan: PlanBody | None, snap: dict) -> list[Section]:
     """Every section of the recipe, in :data:`SECTIONS` order."""
     settings = applying(ctx.nodes(), ctx.facts, snap)
-    cohere(settings, snap, frozenset(n for n in snap["hyperparameters"] if given_item(n, [], ctx.facts, snap)))
+    cohere(settings, snap, frozenset(n for n in snap["hyperparameters"] if given_value(n, ctx.facts) is not None))
     waits = waiting(ctx.given_nodes(), ctx.facts, snap)  # (another choice's settings for other runs: noise)
     groups = relevant(ctx.nodes(), ctx.regimes, snap)
     out: list[Section] = []
@@ -205,16 +205,24 @@ def _whose(i: Item) -> str:
     return i["what"]
 
 
+def given_value(name: str, facts: dict) -> float | None:
+    """The one number the query gives hyperparameter ``name`` (``lora-rank = 16``), else None."""
+    f = facts.get(name)
+    if f is None or f.derived or not f.intervals or len(f.intervals) != 1 or f.intervals[0][0] != f.intervals[0][2]:
+        return None
+    return f.intervals[0][0]
+
+
 def given_item(name: str, found: list[Item], facts: dict, snap: dict) -> Item | None:
     """Hyperparameter ``name`` as the user gave it, where it is a dimension of the query
     (``batch-size = 64``, ``epochs = 3``, ``lora-rank = 16``): the recipe and the configurations
     it emits take it, with the KB's sourced or planned values for its group as alternatives
     (audit 12/18-19: a batch of 64 was "not used" and the emitted configuration trained at 4).
     None when the query does not give one number for it."""
-    f = facts.get(name)
-    if f is None or f.derived or not f.intervals or len(f.intervals) != 1 or f.intervals[0][0] != f.intervals[0][2]:
+    value = given_value(name, facts)
+    if value is None:
         return None
-    value = f.intervals[0][0]
+    f = facts[name]
     hyper = snap["hyperparameters"][name]
     alternatives = [{"value": i["value"], "text": f"{i['text']} ({i['what']})", "setting": i.get("setting") or i.get("from", ""),
                      "sources": i["sources"], **origin_json(i)} for i in found if i.get("value") is not None]
