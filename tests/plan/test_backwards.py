@@ -243,6 +243,22 @@ def test_fp8_on_a100_warns_and_keeps_bf16(run_plan):
     assert quantity(fp8, "gpu_hours")["formula"]["id"] == "gpu-hours"
 
 
+def test_a_16_bit_precision_the_hardware_does_not_run_warns(run_plan):
+    """bf16 on a V100 (fp16 tensor cores only) and fp16 on a TPU (bf16 only) are warned about,
+    naming the user's precision, and time the peak the hardware has; a precision the
+    hardware runs, or fp32 (no accelerator states it), is not warned about."""
+    def warned(a, text):
+        return [w for w in a["warnings"] if text in w["text"]]
+
+    v100 = run_plan(FORWARD.format(hw="v100") + " and precision = bf16")
+    assert warned(v100, "precision = bf16, but NVIDIA V100 SXM2 32GB has no bf16 tensor cores")
+    assert quantity(v100, "gpu_hours")["value"] == quantity(run_plan(FORWARD.format(hw="v100")), "gpu_hours")["value"]
+    tpu = run_plan(FORWARD.format(hw="tpu-v4") + " and precision = fp16")
+    assert warned(tpu, "precision = fp16, but Google Cloud TPU v4 (per chip) does not compute in fp16 (it runs bf16")
+    for hw, precision in (("v100", "fp16"), ("v100", "fp32"), ("a100", "bf16"), ("tpu-v4", "bf16")):
+        assert not warned(run_plan(FORWARD.format(hw=hw) + f" and precision = {precision}"), f"precision = {precision}, but")
+
+
 def test_a_ratio_range_backwards_covers_every_split(run_plan):
     """goal = production sizes by the KB's inference-optimal range: the params and tokens
     ranges hold every split of every compute in the range at every ratio in it."""

@@ -186,11 +186,31 @@ def _say_peak(ledger: Ledger, inputs: Inputs, hw: str | None, peak: Peak) -> Non
                f"the KB has no fp8 peak for {kb.label(hw)} (its notes say why)")
         ledger.note(f"precision = fp8, but {why}: time uses its dense {peak.precision} peak, as for 16-bit "
                     f"training", kb.snap["nodes"][hw], warn=True)
+    unrun = _unrun(kb, inputs, hw) if peak.value is not None and not fp8 else None
     if peak.value is not None and peak.precision == "fp16":
         why = kb.snap["choice_properties"].get(FACT + "bf16-needs-tensor-cores")
-        ledger.note(f"{kb.label(hw)} has no bf16 tensor cores: time uses its dense fp16 peak (FP32 accumulation); "
+        ledger.note((f"precision = {unrun}, but " if unrun else "")
+                    + f"{kb.label(hw)} has no bf16 tensor cores: time uses its dense fp16 peak (FP32 accumulation); "
                     f"mixed precision on it is fp16 with loss scaling, whose 16-bit values take the 2 bytes the "
-                    f"memory counts for bf16", *([why] if why else []))
+                    f"memory counts for bf16", *([why] if why else []), *([kb.snap["nodes"][hw]] if unrun else []),
+                    warn=bool(unrun))
+    elif unrun:
+        ledger.note(f"precision = {unrun}, but {kb.label(hw)} does not compute in {unrun} (it runs "
+                    f"{', '.join(_runs(kb, hw))}: the hardware's supported precisions): time uses its dense "
+                    f"{peak.precision} peak, whose 16-bit values take the same 2 bytes the memory counts",
+                    kb.snap["nodes"][hw], warn=True)
+
+
+def _unrun(kb, inputs: Inputs, hw: str | None) -> str | None:
+    """The precision given when the hardware's tensor cores do not run it while another
+    accelerator of the KB does (bf16 on a V100, fp16 on a TPU); None otherwise (a precision no
+    hardware states, fp32, is run without tensor cores and not checked)."""
+    given = kb.node_id(inputs.precision) if inputs.precision and hw else None
+    runs = _runs(kb, hw) if given else []
+    if not runs or given in runs:
+        return None
+    stated = {p for other in kb.snap["hardware"] for p in _runs(kb, other)}
+    return given if given in stated else None
 
 
 def train_time(ledger: Ledger, inputs: Inputs, sizes: Sizes) -> Timing:
