@@ -104,7 +104,7 @@ def test_settings_hold_only_where_their_conditions_do(kb):
 
 
 @pytest.mark.parametrize("text, value", [
-    ("recipe where data = images and images = 20k and hardware = rtx-3090 and gpus = 1", None),
+    ("recipe where architecture = cnn and data = images and images = 20k and hardware = rtx-3090 and gpus = 1", None),
     ("recipe where data = text and task = generation and method = pretrain and params = 1B and hardware = a100 "
      "and gpus = 8", 1.0),
     ("recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1", 0.3),

@@ -39,7 +39,8 @@ def test_the_budget_plan_cannot_check_is_said_unchecked(kb):
     """QA 4, Q31: a recipe for an architecture plan has no model for leaves memory, time and cost
     unsourced; the hardware, GPUs and time budget the user gave are named there as unchecked,
     where before nothing said they influenced nothing but the tier."""
-    (a,) = kb.query("recipe where data = images and images = 200k and hardware = a10g and gpus = 1 and time = 1 day")
+    (a,) = kb.query("recipe where architecture = cnn and data = images and images = 200k and hardware = a10g and gpus = 1 "
+                     "and time = 1 day")
     items = {s["name"]: s["items"] for s in a["sections"]}
     (time,) = items["time"]
     assert time["value"] is None and "time = 1 day" in time["why"] and "gpus = 1" in time["why"]

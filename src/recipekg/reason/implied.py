@@ -53,12 +53,17 @@ def implied(facts: dict[str, Facts], snap: dict) -> None:
                     facts[target] = copy_fact(facts[target], implied=name)
                 say(facts, target, said)
             else:
-                dim = snap["dimensions"][target]
-                ids = sorted(nodes[w]["id"] for w in values)
-                shown = constraint_json(dim, "=", ids[0]) if len(ids) == 1 else constraint_json(dim, "in", ids)
-                _because(shown, props, snap)
-                facts[target] = Facts(target, dim["kind"], values=values, derived=name, constraints=[shown],
-                                      implied=name)
+                facts[target] = implied_fact(target, values, props, name, snap)
+
+
+def implied_fact(target: str, values: set[str], props: list[str], by: str, snap: dict) -> Facts:
+    """The fact ``values`` of dimension ``target``, implied by ``by`` through the properties
+    ``props`` (their labels its note, their sources its sources)."""
+    dim, nodes = snap["dimensions"][target], snap["nodes"]
+    ids = sorted(nodes[w]["id"] for w in values)
+    shown = constraint_json(dim, "=", ids[0]) if len(ids) == 1 else constraint_json(dim, "in", ids)
+    _because(shown, props, snap)
+    return Facts(target, dim["kind"], values=set(values), derived=by, constraints=[shown], implied=by)
 
 
 def data_of_models(facts: dict[str, Facts], models: list[dict], snap: dict) -> None:

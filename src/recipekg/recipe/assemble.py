@@ -70,6 +70,7 @@ class Context:
             self.facts["method"] = Facts("method", "categorical", values={self.method})
         self.size_unknown = False   # a given model's run (fine-tune, serving) with no model: plan's size is a bound
         self.unplanned: str | None = None   # why plan sized nothing (its NothingToPlan), when it did not
+        self.premise: tuple[Constraint, ...] = ()   # what the approach's run starts from (recipe/premise.py)
 
     def sized_by(self, plan: PlanBody | None) -> None:
         """The model size and tokens plan settled on (a given model's published size, or plan's
@@ -141,7 +142,7 @@ class Context:
 
     def recommend(self, kind: str, *more: Constraint) -> RecommendBody:
         """``recommend <kind>`` for the recipe's constraints and ``more``."""
-        return recommend(as_recommend(self.stmt, kind, *more), self.snap, self.backend)
+        return recommend(as_recommend(self.stmt, kind, *self.premise, *more), self.snap, self.backend)
 
     @property
     def trains(self) -> bool:
@@ -172,6 +173,9 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> RecipeBody:
     more = _picked_architecture(stmt, facts, rankings["architecture"], snap)
     rankings |= {kind: recommend(as_recommend(stmt, kind, *more), snap, backend) for kind in KINDS[1:]}
     ctx = Context(stmt, facts, rankings, snap, backend)
+    asked = dict(rankings)
+    if premised := _premised(stmt, facts, ctx, snap, backend):
+        ctx, facts, more = premised
     ctx.settle_method(*more)
     plan, unread = _plan(stmt, ctx, facts, snap)
     ctx.sized_by(plan)
@@ -181,13 +185,43 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> RecipeBody:
                    "context": build.context_json(ctx, snap), "sections": sections, "plan": plan}
     answer["unused"] = build.unused(facts, rankings, unread, sections)
     given = {"architecture": ctx.architecture_from, "optimizer": ctx.optimizer_from}  # (a choice given is not asked about)
-    answer["ask"] = build.asks({k: r for k, r in ctx.rankings.items() if given.get(k) != "given"})
+    stood = {c.dimension.text for c in ctx.premise}  # (the question a premise stands in for is still the user's)
+    questions: dict[str, Any] = {**ctx.rankings, "architecture": {"ask": [
+        *(q for q in asked["architecture"].get("ask") or () if q["dimension"] in stood),
+        *(ctx.rankings["architecture"].get("ask") or ())]}}
+    answer["ask"] = build.asks({k: r for k, r in questions.items() if given.get(k) != "given"})
     from recipekg.recipe.emit import configs, off_device
 
     hardware = facts["hardware"].values if "hardware" in facts else None
     answer["configs"], answer["no_configs"] = configs(answer, off_device(hardware, snap))  # the writers read the recipe so far
     done: RecipeBody = answer
     return done  # api.answer stamps its as_of (reason/recency.py), as every answer's
+
+
+def _premised(stmt: Recipe, facts: dict, ctx: Context, snap: dict, backend) -> tuple | None:
+    """``(context, facts, more)`` ranked again for what the approach's run starts from, when
+    the architecture was the ranking's and the premise changes its pick while the approach
+    ranked for the new pick stays the same (recipe/premise.py); None otherwise."""
+    from recipekg.recipe.premise import as_constraints, premises
+    from recipekg.reason.implied import implied_fact
+
+    found = premises(ctx.rankings["approach"], facts, snap) if ctx.architecture_from == "recommend architecture" else {}
+    if not found:
+        return None
+    premise = as_constraints(found, stmt, snap)
+    first = recommend(as_recommend(stmt, "architecture", *premise), snap, backend)
+    if _pick_iri(first, snap) in (None, ctx.architecture):
+        return None
+    more = _picked_architecture(stmt, facts, first, snap)
+    approach = recommend(as_recommend(stmt, "approach", *more), snap, backend)
+    if premises(approach, facts, snap).keys() != found.keys() or _method(facts, approach, snap) != (ctx.method, ctx.method_from):
+        return None  # (the new architecture's run settles otherwise: the first answer stands)
+    rankings = {"architecture": first, "approach": approach,
+                **{kind: recommend(as_recommend(stmt, kind, *premise, *more), snap, backend) for kind in KINDS[2:]}}
+    facts = dict(facts) | {dim: implied_fact(dim, vs, props, "approach", snap) for dim, (vs, props, _) in found.items()}
+    premised = Context(stmt, facts, rankings, snap, backend)
+    premised.premise = premise
+    return premised, facts, more
 
 
 def as_recommend(stmt: Recipe, kind: str, *more: Constraint) -> Recommend:
