@@ -89,6 +89,31 @@ def test_the_remedies_offer_pure_bf16_and_the_fused_step_for_a_fine_tune(run_pla
     assert any("for pretraining, keep master-weights = fp32" in w["text"] for w in asked["warnings"])
 
 
+@pytest.mark.parametrize("query", [
+    BASE.replace("hardware = a100", "hardware = a100-40gb"),                    # three knobs together
+    BASE.replace("hardware = a100", "hardware = a100-40gb").replace(" and seq-length = 2k", ""),   # and shorter sequences
+])
+def test_knobs_not_enough_alone_are_tried_together(run_plan, query):
+    """QA round 10, R10: 8-bit Adam, pure bf16 and the optimizer step in the backward pass each
+    leave a full fine-tune of Llama 3 8B over one 40 GB GPU; together they fit (torchtune's
+    single-device recipe sets all three). The remedy names the fewest that fit, each of them not
+    enough alone, and giving its change makes the plan fit."""
+    answer = run_plan(query)
+    by_id = {r["id"]: r for r in answer["recommendations"]}
+    together = by_id["together"]
+    assert together["enough"] and together["verdict"] == "fits"
+    knobs = {"optimizer": "adam-8bit", "master-weights": "bf16", "optimizer-step": "in-backward"}
+    assert {k: v for k, v in together["change"].items() if k in knobs} == knobs
+    for rid in ("adam-8bit", "master-weights", "optimizer-step"):
+        assert not by_id[rid]["enough"]
+    given = " and ".join(f"{k} = {v}" for k, v in together["change"].items())
+    fixed = run_plan(query + " and " + given)
+    assert fixed["fit"]["fits"]
+    assert fixed["quantities"] and any(x["name"] == "memory_per_gpu" for x in fixed["quantities"])
+    summary = " ".join(answer["summary"]) if isinstance(answer.get("summary"), list) else json.dumps(answer)
+    assert "or optimizer = adam-8bit and master-weights = bf16 and optimizer-step = in-backward" in summary
+
+
 def test_a_master_precision_plan_has_no_figure_for_is_an_error():
     r = CliRunner().invoke(main, ["query", "plan where params = 1B and master-weights = fp16"])
     assert r.exit_code == 2 and "Traceback" not in r.output

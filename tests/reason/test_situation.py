@@ -725,3 +725,38 @@ def test_a_long_forecast_horizon_turns_the_answer_away_from_recurrent_networks(k
         assert now[rnn]["score"] < was[rnn]["score"]
     for forecaster in ("patchtst", "informer"):
         assert now[forecaster]["score"] > was[forecaster]["score"]
+
+
+def test_qlora_where_a_16_bit_lora_base_fits_is_advised_against(kb):
+    """QA round 10, E01: a 7B model on 8 x 80 GB has room for a 16-bit LoRA (and a full
+    fine-tune); QLoRA's 4-bit base then costs speed for memory the run does not need. explain
+    says so in its head line; where memory is short (70B on one GPU) QLoRA stays the pick, and a
+    preference for low memory still speaks for it."""
+    from recipekg.render.explain import render_explain
+
+    (a,) = kb.query("explain qlora where model = llama-2-7b and hardware = a100 and gpus = 8")
+    assert a["score"] < 0 and [b["id"] for b in a["against"]] == ["lora-base-fits-not-qlora"]
+    assert "advised against here" in render_explain(a, md=False).splitlines()[0]
+    (short,) = kb.query("recommend approach where model = llama-2-70b and hardware = a100 and gpus = 1 and samples = 20k")
+    assert short["decision"]["pick"] == "qlora"
+    assert not any(r["rule"].endswith("lora-base-fits-not-qlora") for res in short["results"] for r in res["against"])
+    (low,) = kb.query("recommend approach where model = llama-2-7b and hardware = rtx-4090 and gpus = 1 "
+                      "and samples = 20k and prefer = low-memory")
+    qlora = next(r for r in low["results"] if r["id"] == "qlora")
+    assert qlora["score"] > 0 and qlora["group"] == "matches"
+    (fits,) = kb.query("explain lightgbm where data = tabular and rows = 30k")
+    assert fits["score"] > 0 and "advised against" not in render_explain(fits, md=False).splitlines()[0]
+
+
+def test_context_parallelism_adds_to_a_node_s_tensor_parallelism(kb):
+    """QA round 10, R09: at 8K tokens tensor parallelism is the runner-up for a 70B run on 512
+    H100s; at 128K, where a node's tensor parallelism is not enough, context parallelism comes
+    in beside it (Llama 3's 128K stage: TP 8 with CP 16), never in its place."""
+    base = "recommend approach where params = 70B and method = pretrain and gpus = 512 and hardware = h100"
+    (short,) = kb.query(base + " and seq-length = 8k")
+    (long,) = kb.query(base + " and seq-length = 128k")
+    matched = lambda a: {r["id"] for r in a["results"] if r["group"] == "matches" and r["score"] > 0}  # noqa: E731
+    assert "tensor-parallelism" in matched(short) and "context-parallelism" not in matched(short)
+    assert {"tensor-parallelism", "context-parallelism"} <= matched(long)
+    tp = next(r for r in long["results"] if r["id"] == "tensor-parallelism")
+    assert any(b["rule"].endswith("sequence-activations-over-node-tensor-with-context-parallelism") for b in tp["because"])

@@ -1048,3 +1048,19 @@ def test_a_recipe_asks_what_its_rankings_ask(kb):
     assert "? architecture: to decide between AST and Spectrogram CNN, give whether a pretrained model" in text
     (given,) = kb.query("recipe where model = llama-2-7b and method = qlora and hardware = rtx-4090 and gpus = 1")
     assert not [q for q in given["ask"] if "architecture" in q["kinds"]]
+
+
+def test_a_precision_the_configuration_cannot_set_is_said(kb):
+    """QA round 10, C04: the DGX Spark recipe's first precision is FP8 training, which DeepSpeed's
+    configuration has no key for: it writes bf16 and a note says what became of FP8; a recipe
+    whose precision is written as itself has no such note."""
+    (spark,) = kb.query("recipe where data = text and task = generation and method = pretrain and params = 1B "
+                        "and hardware = dgx-spark and gpus = 1")
+    precision = next(s for s in spark["sections"] if s["name"] == "precision")["items"][0]["value"]
+    assert precision == "fp8-training"
+    emitted = spark["configs"]["deepspeed"]
+    assert emitted["config"]["bf16"] == {"enabled": True}
+    assert any(n.startswith("FP8 training, the recipe's precision, is not set by the DeepSpeed configuration")
+               and "trains in bf16" in n for n in emitted["notes"]), emitted["notes"]
+    (h100,) = kb.query(PRETRAIN)
+    assert not any("the recipe's precision, is not set" in n for n in h100["configs"]["deepspeed"]["notes"])

@@ -111,6 +111,9 @@ class ExplainBody(TypedDict):
     #: The recipe section the choice is ranked in, for a kind whose choices are parts of one run.
     section: NotRequired[str]
     group: Group | None
+    #: The entry's score, where it is ranked: below zero when the advice that applies weighs
+    #: against it (recommend shows it among the advised against).
+    score: NotRequired[float]
     waits_for: list[str]
     rules: list[ExplainRule]
     family_rules: list[ExplainRule]

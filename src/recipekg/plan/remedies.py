@@ -3,8 +3,9 @@ memory model as the verdict (the leanest layout of every alternative on the plan
 cheap knobs first: a smaller LoRA rank, a shorter sequence, a smaller micro-batch (or fewer
 sequences served at once), recomputation, the layout degrees and ZeRO stage the query fixed,
 an 8-bit optimizer or KV cache; then ZeRO-Offload (or, for LoRA and QLoRA with FSDP among
-their KB layouts, FSDP's CPU offload of the shards), LoRA or QLoRA, int8 or int4 weights; then
-more GPUs and a smaller model. Each says the change (``change``, and the ``query`` that asks
+their KB layouts, FSDP's CPU offload of the shards), LoRA or QLoRA, int8 or int4 weights; the
+fewest of the knobs not enough alone that fit together (with the least halving of a knob when all
+of them are not enough); then more GPUs and a smaller model. Each says the change (``change``, and the ``query`` that asks
 for it) and whether it is enough on its own::
 
     >>> from recipekg.plan.inputs import read_inputs
@@ -61,7 +62,7 @@ def remedies(ledger: Ledger, inputs: Inputs, params: Q, method: Method, found: d
     shape = model_shape(scratch, inputs, params)
     out = _halvings(ledger, inputs, params, method, shape, cap)
     out += _freed(ledger, inputs, params, method, cap)
-    out += _switches(ledger, inputs, params, method, cap)
+    out += _switches(ledger, inputs, params, method, cap, together=not out)  # (knobs together: when none fits alone)
     need = found.get("gpus_needed")
     if need:
         there = leanest(ledger, inputs, params, method, gpus=need)
@@ -157,8 +158,9 @@ def _one_step(ledger: Ledger, inputs: Inputs, dim: str, params: Q, method: Metho
     return None
 
 
-def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q) -> list[Remedy]:
-    """An 8-bit optimizer or KV cache, then the other methods and precisions."""
+def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q, together: bool = True) -> list[Remedy]:
+    """An 8-bit optimizer or KV cache, then the other methods and precisions; with ``together``,
+    the fewest of the same method's knobs that fit together (:func:`_together`)."""
     kb, out = ledger.kb, []
     options = memory_options(Ledger(kb, ledger.where), inputs, quiet=True)
     alternatives = []
@@ -207,6 +209,7 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
                                     method.layouts),
                              "the sharded weights, gradients and optimizer states in CPU memory"))
     now, weight_bits = leanest(ledger, inputs, params, method), quantized_precisions(kb)
+    short: list[tuple[str, str, dict]] = []   # the same method's knobs not enough on their own
     for rid, label, alt_inputs, alt, why in alternatives:
         best = leanest(ledger, alt_inputs, params, alt)
         if best is None:
@@ -215,25 +218,70 @@ def _switches(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q)
         if not ok and now is not None and show(best["per_gpu"], "bytes") == show(now["per_gpu"], "bytes"):
             continue  # not even a change at the figures shown (8-bit Adam for a LoRA run's few adapters)
         enough = ok if not (rid in ("lora", "qlora") and method.id == "pretrain") else None
-        change: dict[str, float | str | None] = (
-            {"method": rid} if rid in ("lora", "qlora") else {"offload": "cpu"} if rid == "offload" else
-            {"precision": rid} if rid in weight_bits else {"optimizer": rid} if rid == "adam-8bit" else
-            {"master-weights": "bf16"} if rid == "master-weights" else
-            {"optimizer-step": "in-backward"} if rid == "optimizer-step" else
-            {"attention": "flash"} if rid == "attention" else {"kv-precision": "fp8"})
+        change = _change(rid, weight_bits)
         more: RemedyMore = {"change": change}
         if rid in ("lora", "qlora"):
             base = _frozen_base(ledger, alt_inputs, params, alt, options)
             more["applies_to"] = "fine-tuning"
             more["base_weight_memory"] = qjson(base)
             more["base_fits"] = base.high <= cap.low
+        if not ok and alt is method and alt_inputs is not inputs:
+            short.append((rid, label.split(" (")[0], change))
         rec = _rec(rid, label, f"{why}: {_after(best, cap)}", enough, after=best["per_gpu"],
                    verdict="fits" if ok else "does not fit", **more)
         if rid in weight_bits:  # the figure it rests on, and whose it is (an extension's: hostile 080)
             figures = kb.constants_for(kb.snap["dimensions"]["precision"]["values"][rid], WEIGHT_BITS)
             rec["constants"], rec["sources"] = [const_json(c) for c in figures], kb.sources(*figures)
         out.append(rec)
-    return out
+    both = _together(ledger, inputs, params, method, cap, short) if together else None
+    return out + ([both] if both else [])
+
+
+def _change(rid: str, weight_bits) -> dict[str, float | str | None]:
+    """The constraints a switch gives (its remedy's ``change``)."""
+    return ({"method": rid} if rid in ("lora", "qlora") else {"offload": "cpu"} if rid == "offload" else
+            {"precision": rid} if rid in weight_bits else {"optimizer": rid} if rid == "adam-8bit" else
+            {"master-weights": "bf16"} if rid == "master-weights" else
+            {"optimizer-step": "in-backward"} if rid == "optimizer-step" else
+            {"attention": "flash"} if rid == "attention" else {"kv-precision": "fp8"})
+
+
+def _together(ledger: Ledger, inputs: Inputs, params: Q, method: Method, cap: Q,
+              short: list[tuple[str, str, dict]]) -> Remedy | None:
+    """The fewest of the knobs not enough on their own that fit together, the cheapest first
+    (QA round 10, R10: 8-bit Adam, pure bf16 and the optimizer step in the backward pass fit a
+    full fine-tune of an 8B model on one 40 GB GPU, none alone); None when no set of two or more
+    fits. At most 2^n leanest layouts for n knobs (n is at most five)."""
+    from itertools import combinations
+
+    kb = ledger.kb
+
+    def applied(chosen) -> Inputs:
+        changed = inputs
+        for _, _, change in chosen:
+            for dim, value in change.items():
+                changed = with_name(kb, changed, dim, str(value))
+        return changed
+
+    def said(chosen, best: dict, knob: Remedy | None = None) -> Remedy:
+        labels = [label for _, label, _ in chosen] + ([knob["text"].split(" (")[0]] if knob else [])
+        words = ", ".join(labels[:-1]) + " and " + labels[-1]
+        change = {dim: value for _, _, c in chosen for dim, value in c.items()} | (knob.get("change") or {} if knob else {})
+        return _rec("together", f"{words} together", f"none of them enough alone: {_after(best, cap)}",
+                    True, after=best["per_gpu"], verdict="fits", change=change)
+
+    for size in range(2, len(short) + 1):
+        for chosen in combinations(short, size):
+            if (best := _fits(ledger, applied(chosen), params, method, cap)) is not None:
+                return said(chosen, best)
+    if short:  # (all of them, and the least halving of a knob: shorter sequences, a smaller micro-batch)
+        changed = applied(short)
+        for knob in _halvings(ledger, changed, params, method, model_shape(Ledger(kb, ledger.where), changed, params), cap):
+            (dim, value), = (knob.get("change") or {}).items()
+            best = _fits(ledger, with_value(changed, dim, float(value or 0)), params, method, cap)
+            if best is not None:
+                return said(short, best, knob)
+    return None
 
 
 def _frozen_base(ledger: Ledger, inputs: Inputs, params: Q, method: Method, options) -> Q:

@@ -97,12 +97,11 @@ def explain(stmt: Explain, snap: dict, backend: Backend | None = None) -> Explai
            "unused": unrun + unused(kind, facts, rankings[kind]["evaluated"], rankings[kind]["verdicts"] + verdicts,
                                     snap, rankings[kind]["near"]),
            "would_rank_first_if": change["found"]}
+    _placed(out, entry, iri)
     if ahead := added_by_extensions(ours[kind][:max(0, (ranks[kind] or 1) - 1)]):
         out["ahead_by_extensions"] = ahead  # (hostile round 5, 014: the rank an extension's rules moved, unmarked)
     if (section := part[kind]) is not None:
         out["section"] = section
-    if entry and entry["iri"] != iri:
-        out["member_of"] = {"id": entry["id"], "label": entry["label"], "rank": entry["rank"]}
     if ruled := _ruling(rules + family, facts):  # what rules the choice's own rules out is used: it is the why
         out["unused"] = [u for u in out["unused"] if u["dimension"] not in ruled]
     _yours(out, kind, facts, entries[kind], snap)
@@ -184,6 +183,14 @@ def _ranked_in_sections(iri: str, kinds: list[str], entries: dict, snap: dict) -
     part = {kind: _section(iri, kind, snap) for kind in kinds}
     ours = {kind: in_section(entries[kind], part[kind], kind, snap) for kind in kinds}
     return part, ours, {kind: _rank(entry_of(iri, entries[kind]), ours[kind], part[kind]) for kind in kinds}
+
+
+def _placed(out: ExplainBody, entry: Result | None, iri: str) -> None:
+    """The entry's score (below zero: advised against), and the family entry the choice is in."""
+    if entry and entry.get("score") is not None:
+        out["score"] = entry["score"]
+    if entry and entry["iri"] != iri:
+        out["member_of"] = {"id": entry["id"], "label": entry["label"], "rank": entry["rank"]}
 
 
 def _rank(entry: Result | None, ours: list, section: str | None) -> int | None:

@@ -20,7 +20,8 @@ def _rank_text(a: dict) -> str:
     ahead = a.get("ahead_by_extensions") or ()
     by = ("; above it by extensions: " + ", ".join(f"{e['id']} [extension {e['origin']['file']}, line "
                                                   f"{e['origin']['line']}]" for e in ahead)) if ahead else ""
-    return (f"rank {a['rank']} among {among}" if a["rank"] else f"not ranked among {among}") + by
+    against = ", advised against here (the advice that applies weighs against it)" if (a.get("score") or 0) < 0 else ""
+    return (f"rank {a['rank']} among {among}{against}" if a["rank"] else f"not ranked among {among}") + by
 
 
 def render_explain(a: dict, md: bool, detail: bool = True) -> str:

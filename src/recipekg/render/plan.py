@@ -206,7 +206,7 @@ def _recommendations(page: _Page, recs: list[dict]) -> None:
     page.head("What would make it fit (cheapest change first)" if detailed else
               "If it does not fit: what each memory saving brings")
     for r in recs:
-        enough = ("" if r["enough"] is None or r["id"] == "combined" else
+        enough = ("" if r["enough"] is None or r["id"] in ("combined", "together") else
                   " — enough on its own" if r["enough"] else " — not enough on its own")
         page.item(f"{r['label']}: {r['text']}{enough}" + page.cited(r["sources"]))
         for x in r["rules"][:1]:

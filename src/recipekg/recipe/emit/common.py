@@ -96,6 +96,33 @@ def section_values(answer: dict, name: str) -> list:
     return [it["value"] for it in section["items"] if not it.get("unsourced")]
 
 
+def precision_notes(answer: dict, fmt: str, written: str | None, label: str) -> list[str]:
+    """The recipe's precision items the configuration does not set as themselves (QA round 10,
+    C04: FP8 training, the recipe's first precision, became DeepSpeed's bf16 unsaid): each item
+    ahead of the one written, and the one written when the format calls it another precision.
+
+    >>> answer = {"sections": [{"name": "precision", "items": [{"what": "FP8 training", "value": "fp8-training"},
+    ...                                                         {"what": "bf16 training", "value": "bf16-training"}]}]}
+    >>> precision_notes(answer, "deepspeed", "bf16", "DeepSpeed")
+    ["FP8 training, the recipe's precision, is not set by the DeepSpeed configuration, which has no key for it: it trains in bf16 (FP8 runs through the model's own code, NVIDIA Transformer Engine's layers)"]
+    """
+    section = next((s for s in answer["sections"] if s["name"] == "precision"), None)
+    out = []
+    for it in section["items"] if section else ():
+        if it.get("unsourced") or not isinstance(it.get("value"), str):
+            continue
+        if it["value"] in (written, f"{written}-training", f"{written}-mixed-precision"):
+            break
+        name = named(fmt, "precision", it["value"])
+        how = (" (FP8 runs through the model's own code, NVIDIA Transformer Engine's layers)"
+               if it["value"].startswith("fp8") else "")
+        out.append(f"{it['what']}, the recipe's precision, is not set by the {label} configuration, which has no key "
+                   f"for it: it trains in {written or 'fp32'}{how}")
+        if name is not None and name == written:
+            break   # (written as another precision: what follows is not read)
+    return out
+
+
 def extension_notes(reads: list[dict]) -> list[str]:
     """A note for each item an extension gave a configuration, or ruled out of it.
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 
-from recipekg.recipe.emit.common import Nothing, given, named, unset_notes, section_values, setting
+from recipekg.recipe.emit.common import (Nothing, given, named, precision_notes, unset_notes, section_values,
+                                       setting)
 
 
 
@@ -64,6 +65,7 @@ def write(answer: dict) -> tuple[dict, list[str]]:
                          "scaling fp16 mixed precision needs (Micikevicius et al. 2018)")
     else:
         notes.append("no precision in the recipe: DeepSpeed trains in fp32")
+    notes += precision_notes(answer, "deepspeed", precision, "DeepSpeed")
     clip = clip_norm(answer, notes)
     if clip is not None:
         config["gradient_clipping"] = clip

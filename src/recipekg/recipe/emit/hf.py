@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.recipe.emit.common import Nothing, named, unset_notes, section_values, setting
+from recipekg.recipe.emit.common import Nothing, named, precision_notes, unset_notes, section_values, setting
 from recipekg.recipe.emit.deepspeed import clip_norm, sized_micro_batch, trainable
 
 #: QLoRA's storage of the frozen base: 4-bit NormalFloat with double quantization and bf16
@@ -120,6 +120,8 @@ def _training_arguments(answer: dict, layout: dict, notes: list[str]) -> dict:
         args["bf16"] = True
     elif any(v in ("fp16", "fp16-mixed-precision") for v in precision):
         args["fp16"] = True
+    written = "bf16" if args.get("bf16") else "fp16" if args.get("fp16") else None
+    notes += precision_notes(answer, "hf-peft", written, "Trainer")
     for key, name in (("learning_rate", "learning-rate"), ("weight_decay", "weight-decay"), ("adam_beta1", "beta1"),
                       ("adam_beta2", "beta2"), ("adam_epsilon", "epsilon"), ("num_train_epochs", "epochs")):
         if (v := setting(answer, name)) is not None:
