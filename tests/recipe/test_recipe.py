@@ -1064,3 +1064,16 @@ def test_a_precision_the_configuration_cannot_set_is_said(kb):
                and "trains in bf16" in n for n in emitted["notes"]), emitted["notes"]
     (h100,) = kb.query(PRETRAIN)
     assert not any("the recipe's precision, is not set" in n for n in h100["configs"]["deepspeed"]["notes"])
+
+
+def test_a_vit_from_scratch_gets_deit_s_regularisation(kb):
+    """QA round 10, C02: DeiT's schedule without its augmentation and regularisation is not its
+    recipe; a ViT trained from scratch gets all of them from Table 9, a CNN none of them."""
+    (a,) = kb.query("recipe where architecture = vit and data = images and samples = 2M and method = pretrain")
+    by = {it.get("hyperparameter"): it for _, it in _items(a) if it.get("hyperparameter")}
+    expected = {"drop-path": 0.1, "mixup-alpha": 0.8, "cutmix-alpha": 1.0, "random-erasing": 0.25,
+                "randaugment-magnitude": 9.0, "epochs": 300.0}
+    assert {k: by[k]["value"] for k in expected} == expected
+    assert all([s["id"] for s in by[k]["sources"]] == ["touvron2021deit"] for k in expected)
+    (cnn,) = kb.query("recipe where architecture = resnet and data = images and samples = 2M and method = pretrain")
+    assert not {it.get("hyperparameter") for _, it in _items(cnn)} & set(expected) - {"epochs"}
