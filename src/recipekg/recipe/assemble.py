@@ -183,7 +183,7 @@ def recipe(stmt: Recipe, snap: dict, backend=None) -> RecipeBody:
     sections = build.sections(ctx, plan, snap)
     answer: Any = {"statement": "recipe", "query": stmt.text.strip(), "constraints": constraints_json(facts),
                    "context": build.context_json(ctx, snap), "sections": sections, "plan": plan}
-    answer["unused"] = build.unused(facts, rankings, unread, sections)
+    answer["unused"] = build.unused(facts, ctx.rankings, unread, sections)
     given = {"architecture": ctx.architecture_from, "optimizer": ctx.optimizer_from}  # (a choice given is not asked about)
     stood = {c.dimension.text for c in ctx.premise}  # (the question a premise stands in for is still the user's)
     questions: dict[str, Any] = {**ctx.rankings, "architecture": {"ask": [
