@@ -80,10 +80,17 @@ class Commands:
         from recipekg.cite.graph import CiteGraph
 
         snap, graph = self.snap, CiteGraph(self.snap)
-        return Rows([{"id": pid, "claims": claims, "roles": graph.role_counts(pid), "entities": entities,
-                      "year": snap["papers"][pid]["year"], "title": snap["papers"][pid]["title"],
-                      "url": snap["papers"][pid]["url"]} for pid, claims, entities in graph.ranked_papers()],
-                    "papers")
+        rows = []
+        for pid, claims, entities in graph.ranked_papers():
+            paper = snap["papers"][pid]
+            row = {"id": pid, "claims": claims, "roles": graph.role_counts(pid), "entities": entities,
+                   "year": paper["year"], "title": paper["title"], "url": paper["url"]}
+            if paper.get("origin"):   # (an extension's paper, or claims of one citing a bundled paper: hostile 8, 049, 046)
+                row["origin"] = paper["origin"]
+            if added := graph.extension_claims(pid):
+                row["claims_from_extensions"] = added
+            rows.append(row)
+        return Rows(rows, "papers")
 
     def paper(self, paper_id: str) -> Report:
         """``recipekg paper ID --format json``: every claim citing the paper, and the choices."""

@@ -319,7 +319,17 @@ def closest(name: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.
 
 
 def _quote(s: str) -> str:
-    return s if s.startswith(("'", '"')) else f"'{s}'"
+    return s if s.startswith(("'", '"')) else f"'{clipped(s)}'"
+
+
+def clipped(name: str, limit: int = 80) -> str:
+    """A name as a message shows it: at most ``limit`` characters, the rest said by a count (an
+    extension's alias may be megabytes long: hostile round 9, 029).
+
+    >>> clipped("rows"), clipped("r" + "q" * 100, 10)
+    ('rows', 'rqqqqqqqqq… (101 characters)')
+    """
+    return name if len(name) <= limit else f"{name[:limit]}… ({len(name):,} characters)"
 
 
 def _join(items: Sequence[str]) -> str:

@@ -59,7 +59,10 @@ def is_misspelling(typed: str, name: str) -> bool:
     >>> is_misspelling("segmentation", "generation")
     False
     """
-    return edits(typed, name) <= (1 if len(name) <= 6 else 2)
+    allowed = 1 if len(name) <= 6 else 2
+    if abs(len(typed) - len(name)) > allowed:   # (more edits than allowed: no need to count them, however long)
+        return False
+    return edits(typed, name) <= allowed
 
 
 def quote_choice(choice: str) -> str:

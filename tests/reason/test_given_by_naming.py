@@ -18,8 +18,10 @@ def _pretrained(answer) -> dict | None:
 
 def _giving(snap) -> dict[str, dict]:
     """Each model configuration → its given-by-naming property (as the snapshot holds it)."""
-    props = snap["choice_properties"]
-    return {snap["nodes"][p["of"]]["id"]: p for p in props.values() if p.get("gives")}
+    props = snap["choice_properties"]   # (an approach's rkg:startsFrom gives too: recipe/premise.py reads those)
+    approach = "https://w3id.org/recipekg/ns#Approach"
+    return {snap["nodes"][p["of"]]["id"]: p for p in props.values()
+            if p.get("gives") and approach not in snap["nodes"][p["of"]]["types"]}
 
 
 def test_every_model_with_released_weights_gives_pretrained_with_its_sources(kb):

@@ -76,7 +76,7 @@ def build(snap: dict):
         g.add_node(p["iri"], kind="paper", id=pid, label=p["title"])
     claimed = set()
     for kind, iri, claim in claims(snap):
-        g.add_node(iri, kind=kind, id=claim["id"], label=claim["label"])
+        g.add_node(iri, kind=kind, id=claim["id"], label=claim["label"], extension=bool(claim.get("origin")))
         claimed.add(iri)
         citations = claim.get("citations") or {}
         for pid in claim["sources"]:
@@ -188,6 +188,12 @@ class CiteGraph:
         for pid, iri in self._paper_iri.items():
             counts[pid] = sum(1 for u in self.g.predecessors(iri) if self.g.nodes[u]["kind"] in CLAIM_KINDS)
         return counts
+
+    def extension_claims(self, pid: str) -> int:
+        """How many of the claims citing paper ``pid`` an extension added (hostile round 8, 046)."""
+        iri = self._paper_iri[pid]
+        return sum(1 for u in self.g.predecessors(iri)
+                   if self.g.nodes[u]["kind"] in CLAIM_KINDS and self.g.nodes[u].get("extension"))
 
     def role_counts(self, pid: str) -> dict[str, int]:
         """How the claims citing paper ``pid`` use it: role → number of claims (sorted by role)."""

@@ -76,6 +76,8 @@ class Revision(TypedDict):
     text: NotRequired[str | None]
     sources: NotRequired[list[Source]]
     as_of: NotRequired[str | None]
+    #: The extension the revising claim comes from.
+    origin: NotRequired[Origin]
 
 
 class Superseded(TypedDict):
@@ -84,6 +86,8 @@ class Superseded(TypedDict):
     claim: str
     label: str
     superseded_by: list[Revision]
+    #: The extension the revised claim comes from (hostile round 9, 020).
+    origin: NotRequired[Origin]
 
 
 class Stamp(TypedDict):

@@ -3,8 +3,8 @@ against the constraints, and the smallest change that would rank it first.
 
     >>> from recipekg.contracts.schema import required_keys
     >>> sorted(set(ExplainAnswer.__annotations__) - required_keys(ExplainAnswer))
-    ['ahead_by_extensions', 'behind', 'compute_check', 'member_of', 'memory_saving', 'no_change_because', 'section',
-     'settled_by', 'shortfall', 'superseded', 'tied_with', 'yours']
+    ['ahead_by_extensions', 'behind', 'compute_check', 'member_of', 'memory_saving', 'no_change_because', 'score',
+     'section', 'settled_by', 'shortfall', 'superseded', 'tied_with', 'yours']
 """
 
 from __future__ import annotations

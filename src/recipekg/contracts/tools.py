@@ -30,6 +30,9 @@ class Value(TypedDict):
     no_advice: NotRequired[NoAdvice]
     #: The extension that added the value (hostile round 8, 018: vocab listed it unmarked).
     origin: NotRequired[Origin]
+    #: The broader and narrower values an extension added, by id, with where (hostile round 9,
+    #: 027: a bundled family's line listed a new member unmarked).
+    related_origins: NotRequired[dict[str, Origin]]
 
 
 class Dimension(TypedDict):

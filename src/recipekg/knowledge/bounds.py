@@ -16,7 +16,8 @@ number's range, :data:`~recipekg.limits.WHOLE_NUMBERS`.
     >>> [str(x) for x in limits_of(RKG.layers, [b])]
     ... # doctest: +NORMALIZE_WHITESPACE
     ['above 0', 'at least 1e-30 (the magnitudes plan computes with)', 'at most 1e+40 (the magnitudes plan computes with)',
-     'at least 1 (the layers plan computes with)', 'at most 1e+06 (the layers plan computes with)']
+     'at least 1 (the layers plan computes with)', 'at most 1e+06 (the layers plan computes with)',
+     'a whole number (the layers plan computes with)']
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from recipekg.record import Record
 
 class Bound(Record):
     """One end a property's numbers must lie within: ``side`` ``"min"`` or ``"max"``, the
-    end included or not, and why (empty for the ontology's own bounds)."""
+    end included or not, and why (empty for the ontology's own bounds); or ``side``
+    ``"whole"``: a count, no fraction (hostile round 9, 017: 32.5 layers)."""
 
     side: str
     inclusive: bool
@@ -38,11 +40,15 @@ class Bound(Record):
     why: str
 
     def holds(self, v: float) -> bool:
+        if self.side == "whole":
+            return math.isfinite(v) and v == int(v)
         if self.side == "min":
             return v >= self.limit if self.inclusive else v > self.limit
         return v <= self.limit if self.inclusive else v < self.limit
 
     def word(self) -> str:
+        if self.side == "whole":
+            return "a whole number" + (f" ({self.why})" if self.why else "")
         which = {("min", True): "at least", ("min", False): "above", ("max", True): "at most",
                  ("max", False): "below"}[self.side, self.inclusive]
         return f"{which} {self.limit:g}" + (f" ({self.why})" if self.why else "")
@@ -73,7 +79,8 @@ def limits_of(prop: str, own: list[Bound]) -> list[Bound]:
     whole = _whole_number(prop)
     if whole is not None:
         least, most = WHOLE_NUMBERS[whole]
-        out += [Bound(side, True, end, f"the {whole} plan computes with") for side, end in (("min", least), ("max", most))]
+        out += [Bound(side, True, end, f"the {whole} plan computes with")
+                for side, end in (("min", least), ("max", most), ("whole", 0.0))]
     return out
 
 
@@ -132,3 +139,7 @@ def constant_problems(ix):
                 label = ix.text(target, RDFS.label) or target.rsplit("/", 1)[-1]
                 yield c, f"{name} {v:g} for {label}: it must be {broken.word()}"
                 break
+        named = ix.one(c, RKG.valueNode)   # (a recipe shows the value by its label: hostile round 9, 007)
+        if named is not None and not (isinstance(named, str) and ix.text(named, RDFS.label)):
+            yield c, (f"rkg:valueNode {named if not isinstance(named, str) else named.rsplit('/', 1)[-1]} is no node "
+                      f"of the KB with a label: a recipe shows a named value by its label")

@@ -148,11 +148,13 @@ def compile_graph(triples: Iterable[Triple], origins: dict | None = None) -> dic
                        "default_support": ix.number(RKG.scoring, RKG.defaultSupport)}
     snap["procedures"] = {p: {"label": ix.text(p, RDFS.label), "ordered": RKG.OrderedProcedure in ix.iris(p, RDF.type)}
                           for p in ix.instances(RKG.Procedure)}
-    snap["superseded"] = {iri: {"id": c["id"], "label": c["label"], "superseded_by": c["superseded_by"]}
-                          for table in ("rules", "formulas", "constants", "facts")
-                          for iri, c in snap[table].items() if c.get("superseded_by")}  # small: answers read only it
     snap.update(compile_properties(ix, snap["dimensions"], snap["nodes"], sources_of))
     mark(snap, origins or {})
+    # small: answers read only it; after mark, so that an extension's claim carries its origin (hostile round 9, 020)
+    snap["superseded"] = {iri: {"id": c["id"], "label": c["label"], "superseded_by": c["superseded_by"],
+                                **({"origin": c["origin"]} if c.get("origin") else {})}
+                          for table in ("rules", "formulas", "constants", "facts")
+                          for iri, c in snap[table].items() if c.get("superseded_by")}
     snap = canonical(snap)
     snap["rule_index"] = canonical(index_rules(snap))
     snap["plan_index"] = canonical(_plan_index(snap))

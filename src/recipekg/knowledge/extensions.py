@@ -36,7 +36,7 @@ import re
 from typing import Iterator
 
 from recipekg.knowledge.rdfio import Lit, Triple
-from recipekg.knowledge.terms import BASE, OWL, RDF, RDFS, RKG, SKOS, local_name, shorten
+from recipekg.knowledge.terms import BASE, CITO, OWL, PROV, RDF, RDFS, RKG, SKOS, local_name, shorten
 from recipekg.names import slug
 
 #: The predicates that state identity or equivalence: a reasoner carries every statement
@@ -51,7 +51,14 @@ IDENTITY = {OWL.sameAs: "it makes the two one node", OWL.equivalentClass: "it ma
 #: refused whatever their object (:data:`_NEVER`, :func:`_never_said`).
 _SAYS_OF_OBJECT = {**IDENTITY, RDFS.range: "a range types every object of the property",
                    SKOS.narrower: "a narrower concept states the object's skos:broader",
-                   SKOS.term("narrowerTransitive"): "a narrower concept states the object's skos:broader"}
+                   SKOS.term("narrowerTransitive"): "a narrower concept states the object's skos:broader",
+                   # standard inverses (hostile round 9, 046-048): each states its inverse about the object
+                   SKOS.term("hasTopConcept"): "a top concept states the object's skos:topConceptOf",
+                   PROV.term("generated"): "it states the object's prov:wasGeneratedBy",
+                   PROV.term("influenced"): "it states the object's prov:wasInfluencedBy",
+                   **{CITO.term(f"isCited{x}By"): "it states that the object cites the subject"
+                      for x in ("", "AsEvidence", "AsDataSource", "AsAuthority", "ForInformation", "AsRecommendedReading",
+                                "AsPotentialSolution", "AsRelated", "AsSourceDocument")}}
 #: What an extension may not say at all, whatever its objects (hostile round 5, 008-011, 028):
 #: another document's statements, an inverse (it states each triple of the property about its
 #: object, a bundled node among them), a property characteristic a reasoner applies to every
@@ -104,7 +111,9 @@ def _never_said(s: str, p: str, o, theirs: set[str]) -> str | None:
     why = (_NEVER.get(p) or (p == RDF.type and o in _CHARACTERISTICS and "a property characteristic applies to "
                              "every triple of the property, the bundled nodes it points at too")
            or (p == RDFS.subPropertyOf and isinstance(o, str) and o not in theirs
-               and "a subproperty says what its superproperty says"))
+               and "a subproperty says what its superproperty says")
+           or (p in (OWL.equivalentProperty, OWL.equivalentClass) and isinstance(o, str) and o not in theirs
+               and "an equivalence says what the other term says, both ways"))  # (hostile round 9, 044, 045, 049)
     if not why:
         return None
     return (f"'{shorten(s)} {shorten(p)} {shorten(o) if isinstance(o, str) else o}': {why}, so a reasoner reading "
@@ -139,9 +148,17 @@ def _names(triples: list[Triple]) -> dict[str, dict[str, set[str]]]:
             continue
         space = {SKOS.notation: "name", SKOS.altLabel: "name", RDFS.label: "name",
                  RKG.symbol: "symbol", RKG.output: "output", RKG.kindName: "kind"}.get(p)
-        if space:
-            out.setdefault(s, {}).setdefault(space, set()).add(o.lexical if space != "name" else slug(o.lexical))
+        if space == "name":   # (and as NFKC reads it: U+2113 "ℓightgbm" is lightgbm to the eye: hostile round 9, 032)
+            out.setdefault(s, {}).setdefault(space, set()).update({slug(o.lexical), slug(_nfkc(o.lexical))})
+        elif space:
+            out.setdefault(s, {}).setdefault(space, set()).add(o.lexical)
     return out
+
+
+def _nfkc(text: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", text)
 
 
 def _named_kinds(triples: list[Triple]) -> set[str]:
@@ -183,7 +200,9 @@ def _collisions(bundled: list[Triple], extension: list[Triple]) -> Iterator[tupl
 #: Where a paper gives its arXiv id or DOI: as such, as a ``dcterms:identifier`` (``arXiv:...``,
 #: ``doi:...``) or as its URL (``https://arxiv.org/abs/...``, ``https://doi.org/...``).
 _ID_PROPS = (RKG.arxiv, RKG.doi, "http://purl.org/dc/terms/identifier", RKG.url,
-             "http://www.w3.org/2002/07/owl#sameAs")   # (the same paper by another IRI: hostile round 7, 079)
+             "http://www.w3.org/2002/07/owl#sameAs",   # (the same paper by another IRI: hostile round 7, 079)
+             "http://purl.org/dc/terms/bibliographicCitation", "http://www.w3.org/2004/02/skos/core#exactMatch",
+             "http://www.w3.org/2004/02/skos/core#closeMatch", "http://www.w3.org/2000/01/rdf-schema#seeAlso")
 _ARXIV = re.compile(r"(?:arxiv:|(?:https?://)?(?:[a-z0-9-]+\.)*arxiv\.org/(?:abs|pdf|html|format)/|"
                     r"(?:(?:https?://)?(?:[a-z0-9-]+\.)*doi\.org/|doi:)?10\.48550/arxiv\.)"
                     r"(?P<id>[^\s]+?)(?:v\d+)?(?:\.pdf)?$")
@@ -243,6 +262,7 @@ def paper_key(p: str, value: str) -> str | None:
     text = re.sub(r"^doi(?=10\.\d)", "doi:", text)                       # "DOI 10.1145/…" (hostile 8, 047)
     text = re.sub(r"\[[a-z-]+(?:\.[a-z-]+)?\]$", "", text)               # arXiv:2001.08361 [cs.LG]
     text = re.sub(r"^(?:urn:doi:|info:doi/)", "doi:", text)
+    text = text.translate(_SLASHES).rstrip(".,;:")   # U+2215 and the other slashes, a reference list's full stop (hostile 9)
     text = _LOOSE[1].sub("", _LOOSE[0].sub(r"\1:", text))
     if p == RKG.arxiv and not text.startswith(("arxiv:", "http")) and "arxiv.org/" not in text:
         text = "arxiv:" + text
@@ -254,7 +274,16 @@ def paper_key(p: str, value: str) -> str | None:
         return "arxiv:" + m["id"]
     if m := _ANY_DOI.search(text):
         return "doi:" + m["id"]
+    if p == _CITATION and (m := _IN_TEXT.search(value.translate(_SLASHES))):   # a whole reference: the DOI or arXiv id in it
+        return paper_key(RKG.doi if m["doi"] else RKG.arxiv, (m["doi"] or m["arxiv"]).rstrip(".,;:"))
     return None
+
+
+#: Slashes a DOI may be spelt with (NFKC keeps U+2215 and U+2044; hostile round 9, 040).
+_SLASHES = str.maketrans({"\u2215": "/", "\u2044": "/", "\u29f8": "/", "\uff0f": "/"})
+#: A reference as text (``dcterms:bibliographicCitation``): its DOI or arXiv id anywhere in it (hostile round 9, 042).
+_CITATION = "http://purl.org/dc/terms/bibliographicCitation"
+_IN_TEXT = re.compile(r"(?i)(?P<doi>10\.\d{4,9}/\S+)|arxiv[:. ]\s*(?P<arxiv>\d{4}\.\d{4,5})")
 
 
 def _same_papers(bundled: list[Triple], extension: list[Triple]) -> Iterator[tuple[str, str]]:
@@ -265,8 +294,9 @@ def _same_papers(bundled: list[Triple], extension: list[Triple]) -> Iterator[tup
         if p in _ID_PROPS + _TITLE_PROPS and isinstance(o, (Lit, str)) and (key := _key(p, _text(o))):
             seen.setdefault(key, s)
     # (by subject: the order the triples arrive in is not the file's, so the copy named is always the later IRI)
-    for s, p, o in sorted((t for t in extension if t.p in _ID_PROPS + _TITLE_PROPS),
-                          key=lambda t: (t.s, t.p, _text(t.o))):
+    papers = {t.s for t in extension if t.p == RDF.type and t.o == RKG.Paper}
+    for s, p, o in sorted((t for t in extension if t.p in _ID_PROPS + _TITLE_PROPS
+                           and (t.p not in _LINKS or t.s in papers)), key=lambda t: (t.s, t.p, _text(t.o))):
         key = _key(p, _text(o)) if isinstance(o, (Lit, str)) else None
         other = seen.setdefault(key, s) if key else s
         if other != s:
@@ -276,6 +306,9 @@ def _same_papers(bundled: list[Triple], extension: list[Triple]) -> Iterator[tup
                       f"count as evidence twice; cite {shorten(other)} instead")
 
 
+#: Links any node may have, read as a paper's identifiers only on a paper (a rule's rdfs:seeAlso to
+#: the arXiv page of the paper it cites is no copy of that paper).
+_LINKS = frozenset(_ID_PROPS[5:])
 #: Where a paper gives its title: a copy with no identifier is still the same paper (hostile round 8, 046).
 _TITLE_PROPS = ("http://purl.org/dc/terms/title", RKG.publishedTitle)
 

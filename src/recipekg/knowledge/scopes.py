@@ -78,6 +78,10 @@ def _names(ix, s: str, dimension: bool) -> set[str]:
     return {own, slug(label), *(slug(a) for a in ix.texts(s, SKOS.altLabel))}
 
 
+#: The longest label, alias or notation accepted (the bundled KB's longest is under 200).
+MAX_NAME = 500
+
+
 def label_problems(ix):
     """``(node, message)`` for an IRI described as two things: a node with two labels in one
     language (two bundled conditions shared ``cond:params-le-13b``, one labelled "params <= 13B"
@@ -89,6 +93,10 @@ def label_problems(ix):
         return iri if iri.startswith("_:") else shorten(iri)
 
     for s in sorted(ix.spo):
+        for p in (RDFS.label, SKOS.altLabel, SKOS.notation):
+            long = next((t for t in ix.texts(s, p) if len(t) > MAX_NAME), None)
+            if long is not None:   # (a 4 MB label was printed whole by vocab and every answer: hostile round 9, 027)
+                yield (s, f"{short(s)}'s {shorten(p)} has {len(long):,} characters: a name is at most {MAX_NAME}")
         by_language: dict = {}
         for o in ix.all(s, RDFS.label):
             if isinstance(o, Lit):

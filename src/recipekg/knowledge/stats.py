@@ -53,7 +53,9 @@ def superseded(snap: dict) -> list[dict]:
                 newer = by_iri.get(iri, (None, {"id": iri, "label": iri, "sources": []}))[1]
                 out.append({"kind": kind, "claim": claim["id"], "label": claim["label"], "sources": claim["sources"],
                             "superseded_by": newer["id"], "superseded_by_label": newer["label"],
-                            "superseded_by_sources": newer["sources"]})
+                            "superseded_by_sources": newer["sources"],
+                            **({"origin": claim["origin"]} if claim.get("origin") else {}),
+                            **({"superseded_by_origin": newer["origin"]} if newer.get("origin") else {})})
     return sorted(out, key=lambda x: (x["kind"], x["claim"]))
 
 

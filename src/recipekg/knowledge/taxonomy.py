@@ -30,6 +30,15 @@ def broader_problems(ix: Index):
     chain deeper than :data:`MAX_DEPTH`."""
     yield from _chain_problems(ix, SKOS.broader, "skos:broader", "every ancestor of every node is compiled, "
                                                                  "so a deep chain costs its square", cycles_too=True)
+    from recipekg.knowledge.terms import DCTERMS, RKG
+
+    # a section's path and its place under the reference are read up its whole chain (hostile round 9, 035:
+    # `stats` took 129 s over a 20,000-deep one)
+    yield from _chain_problems(ix, DCTERMS.isPartOf, "dcterms:isPartOf", "a section's path is read up its whole chain",
+                               cycles_too=True)
+    # a claim revised by a claim that it revises: neither is the newer view (hostile round 8, 043)
+    yield from _chain_problems(ix, RKG.supersededBy, "rkg:supersededBy", "a revision is read up its chain",
+                               cycles_too=True)
 
 
 def hierarchy_problems(ix: Index):

@@ -287,7 +287,7 @@ def beyond_lines(v: dict, kb: KBView | None = None, model: dict | None = None) -
         lines.append(f"hyperparameters: peak learning rate {show(v['learning_rate'])}, batch "
                      f"{show(v['batch_tokens'], 'tokens')} (DeepSeek LLM's laws against the compute)"
                      + (f"; {model['label']}'s own: {show(Q.point(own['learning_rate']))}, "
-                        f"{show(Q.point(own['batch_tokens']), 'tokens')}" if own and model else "")
+                        f"{show(Q.point(own['batch_tokens']), 'tokens')}" + _extension_mark(own) if own and model else "")
                      + ("; published recipes nearest in size: " + ", ".join(
                          f"{_recipe_name(f)} {show(Q.point(f['learning_rate']))} with "
                          f"{show(Q.point(f['batch_tokens']), 'tokens')}" + _extension_mark(f) for f in near) if near else ""))

@@ -187,12 +187,12 @@ def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | N
         half = kb.peak_precision(inputs.hardware) if inputs.hardware else None   # fp16 where no bf16 tensor cores
         half = half if half in HALF else "bf16"
         bits = [width(kb, half)]
-        *more, last = [_said(kb, p) for p in quantized_precisions(kb) if servable(kb, p, inputs.hardware)]
-        quantized = f"{', '.join(more)} or {last}" if more else last
+        said = [_said(kb, p) for p in quantized_precisions(kb) if servable(kb, p, inputs.hardware)]
+        quantized = f"{', '.join(said[:-1])} or {said[-1]}" if len(said) > 1 else "".join(said)
         note(("precision not given" if pid is None else f"the KB has no inference figure for precision = {pid}")
              + f": weights in {half} ({bits[0]['value']:g} bits each) assumed"
              + (f", as {kb.label(inputs.hardware)} has no bf16 tensor cores" if half != "bf16" else "")
-             + f"; precision = {quantized} for quantized weights", bits[0])
+             + (f"; precision = {quantized} for quantized weights" if quantized else ""), bits[0])
     elif not servable(kb, pid, inputs.hardware):
         note(f"precision = fp8: {kb.label(inputs.hardware)} has no fp8 tensor cores in the KB (its datasheet "
              f"gives no fp8 rate): the weights are counted at one byte, but nothing here says how it serves "
@@ -203,7 +203,20 @@ def _weight_bytes(ledger: Ledger, inputs: Inputs, mid: str, note) -> tuple[Q | N
 
 def width(kb, precision: str) -> dict:
     """The KB's constant of the bits a weight takes in ``precision`` (an id: ``bf16``)."""
-    return next(c for c in kb.constants_of_quantity(WEIGHT_BITS) if any(kb.node_id(e) == precision for e in c["applies_to"]))
+    return next(c for c in kb.constants_of_quantity(WEIGHT_BITS) if _precision_iri(kb, precision) in c["applies_to"])
+
+
+def _precision_iri(kb, precision: str) -> str | None:
+    """The IRI of the precision dimension's value ``precision`` (an id), None for no value:
+    constants are matched by IRI, never by a local name another namespace can repeat
+    (hostile round 9, 001-003: a constant for ``rule:bf16`` was read as bf16's)."""
+    return kb.snap["dimensions"].get("precision", {}).get("values", {}).get(precision)
+
+
+def _precision_id(kb, entity: str) -> str | None:
+    """The id of the precision dimension's value whose IRI is ``entity``, None for any other IRI."""
+    values = kb.snap["dimensions"].get("precision", {}).get("values", {})
+    return kb.node_id(entity) if entity in values.values() else None
 
 
 def servable(kb, pid: str | None, hardware: str | None) -> bool:
@@ -215,8 +228,7 @@ def servable(kb, pid: str | None, hardware: str | None) -> bool:
 def _said(kb, precision: str) -> str:
     """A quantized precision as a note names it, with the extension that gives its bits when one
     does (hostile extensions, round 6, 017: "int4 or bf16 for quantized weights", unmarked)."""
-    figure = next((c for c in kb.constants_of_quantity(WEIGHT_BITS)
-                   if any(kb.node_id(e) == precision for e in c["applies_to"])), {})
+    figure = next((c for c in kb.constants_of_quantity(WEIGHT_BITS) if _precision_iri(kb, precision) in c["applies_to"]), {})
     voice = kb.voice(figure, "")
     if not voice:
         return precision
@@ -230,7 +242,8 @@ def quantized_precisions(kb) -> dict[str, float]:
     found = {}
     for c in kb.constants_of_quantity(WEIGHT_BITS):
         for entity in c["applies_to"]:
-            found[kb.node_id(entity)] = c["value"]
+            if (pid := _precision_id(kb, entity)) is not None:
+                found.setdefault(pid, c["value"])   # (the first, as width reads it)
     full = width(kb, "bf16")["value"]
     return {p: found[p] for p in sorted(found, key=lambda p: (-found[p], p)) if found[p] < full}
 

@@ -267,7 +267,10 @@ def measured_on(ledger: Ledger, hw: str | None, found: list[dict]) -> dict:
         return {**out, "text": f"GPUs of {kb.label(hw)}'s {what} ({labels})",
                 "short": f"GPUs of {kb.label(hw)}'s {what}"}
     own = list(filter(of_hw, found))
-    what = "peak" if len(kb.same_compute(hw)) == 1 else "compute"
+    values, nodes = kb.snap["dimensions"]["hardware"]["values"], kb.snap["nodes"]
+    # (an extension's twin with no run of its own does not change a bundled GPU's wording: hostile round 9, 009)
+    twins = [i for i in kb.same_compute(hw) if not nodes.get(values.get(i, ""), {}).get("origin")]
+    what = "peak" if len(twins) <= 1 else "compute"
     others = ", ".join(kb.label(hardware.get(i, i)) for i in ids if not any(p["hardware"] == i for p in own)) or labels
     why = (f"the KB has no published run on a GPU of {kb.label(hw)}'s {what}" if not own else
            f"the KB has one published run on a GPU of {kb.label(hw)}'s {what} ({own[0]['label']}), too few for a range")

@@ -91,7 +91,8 @@ def stamp(answer: dict, snap: dict) -> dict:
             for claim in _claims_named(node, claims):
                 node["superseded_by"] = [_revision(r, snap) for r in claims[claim]["superseded_by"]]
                 revised[claims[claim]["id"]] = {"claim": claims[claim]["id"], "label": claims[claim]["label"],
-                                                "superseded_by": node["superseded_by"]}
+                                                "superseded_by": node["superseded_by"],
+                                                **({"origin": claims[claim]["origin"]} if claims[claim].get("origin") else {})}
         _containers(node.values(), dicts, lists)  # after superseded_by is set: the revisions' sources count too
     answer["as_of"] = newest[0] if newest else None
     answer["as_of_source"] = newest[1] if newest else None
@@ -160,4 +161,5 @@ def _revision(iri: str, snap: dict) -> dict:
     sources = sources_json(claim, snap)
     dates = [d for d in (source_date(snap["papers"][s["id"]]) for s in sources) if d]
     return {"iri": iri, "id": claim["id"], "label": claim["label"], "text": claim.get("text"),
-            "sources": sources, "as_of": max(dates) if dates else None}
+            "sources": sources, "as_of": max(dates) if dates else None,
+            **({"origin": claim["origin"]} if claim.get("origin") else {})}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from recipekg.errors import RangeError, VocabularyError, closest
+from recipekg.errors import RangeError, VocabularyError, clipped, closest
 from recipekg.knowledge.derived import once
 from recipekg.limits import WHOLE_NUMBERS, whole_number_problem
 from recipekg.names import is_misspelling, slug
@@ -211,7 +211,7 @@ def lookalikes(typed: str, suggestions: list, what: str, snap: dict | None = Non
     for name, spellings in suggestions:
         if any(is_misspelling(typed, s) for s in spellings):
             continue
-        notes.append(f"'{name}' is a different {what}{_meaning(name, what, snap)}, not a spelling of "
+        notes.append(f"'{clipped(name)}' is a different {what}{clipped(_meaning(name, what, snap), 200)}, not a spelling of "
                      f"'{typed}': check that it is what you mean")
     return notes
 

@@ -72,9 +72,11 @@ def _values(dim: dict, snap: dict) -> list[dict]:
     for name, iri in dim["values"].items():
         spellings.setdefault(iri, []).append(name)
     narrower: dict[str, list[str]] = {}
+    narrower_iris: dict[str, list[str]] = {}
     for iri in spellings:
         for b in nodes[iri]["broader"]:
             narrower.setdefault(b, []).append(nodes[iri]["id"])
+            narrower_iris.setdefault(b, []).append(iri)
     values = []
     for iri, names in spellings.items():
         node = nodes[iri]
@@ -90,6 +92,10 @@ def _values(dim: dict, snap: dict) -> list[dict]:
             value["no_advice"] = no_advice(iri, snap)
         if node.get("origin"):
             value["origin"] = node["origin"]
+        related = {nodes[r]["id"]: nodes[r]["origin"] for r in [*node["broader"], *narrower_iris.get(iri, ())]
+                   if r in nodes and nodes[r].get("origin")}
+        if related:
+            value["related_origins"] = dict(sorted(related.items()))
         values.append(value)
     return sorted(values, key=lambda v: v["id"])
 

@@ -302,7 +302,7 @@ def own_item(name: str, model: str | None, planned: Item | None, snap: dict) -> 
                 f"{own['text']} (the named model's own, in place of {planned['what']}: {planned['text']})",
                 sources_json(own, snap), hyperparameter=name, unit=planned.get("unit"),
                 alternatives=[law] + [a for a in planned.get("alternatives", ()) if a["setting"] != own["id"]],
-                **{"from": "published recipe"})
+                **{"from": "published recipe"}, **origin_json(own))
 
 
 def published(key: str, params: float | None, unit: str | None, snap: dict) -> list[Alternative]:

@@ -165,9 +165,10 @@ def _outside(setting: dict, facts: dict, snap: dict) -> bool:
 def _candidate(c: str, node: str, s: dict, held: int, depth: int, snap: dict) -> dict:
     const = snap["constants"][c]
     named = s["value_node"]
-    value = snap["nodes"][named]["id"] if named else const["value"]
+    shown = snap["nodes"].get(named) or {"id": named.rsplit("/", 1)[-1], "label": None} if named else None
+    value = shown["id"] if shown else const["value"]
     return {"constant": c, "owner": node, "value": value, "low": const["low"], "high": const["high"],
-            "unit": const["unit"], "label": snap["nodes"][named]["label"] if named else None,
+            "unit": const["unit"], "label": shown["label"] if shown else None,
             "held": held, "depth": depth}
 
 

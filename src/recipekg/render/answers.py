@@ -76,12 +76,19 @@ def recency_lines(a: dict, md: bool) -> str:
     out = [f"as of {a['as_of']} (the newest source cited: {a['as_of_source']})"]
     for s in a.get("superseded", []):
         for r in s["superseded_by"]:
-            out.append(f"superseded: {s['label']} ({s['claim']}) is revised by {r.get('label', r['iri'])}"
+            out.append(f"superseded: {s['label']} ({s['claim']}){_origin_mark(s)} is revised by {r.get('label', r['iri'])}"
                        + (f" ({', '.join(x['id'] for x in r.get('sources', []))}, as of {r['as_of']})"
-                          if r.get("as_of") else "") + "; both are shown")
+                          if r.get("as_of") else "") + _origin_mark(r) + "; both are shown")
     if md:
         return "\n\n" + "\n".join(f"*{line}*  " for line in out)
     return "\n" + "\n".join(out)
+
+
+def _origin_mark(item: dict) -> str:
+    """`` [extension FILE, line N]`` after what an extension added, else ``""``."""
+    from recipekg.render.sources import origin_text
+
+    return f" [{origin_text(item)}]" if item.get("origin") else ""
 
 
 def _renderer(statement: str):

@@ -1,8 +1,9 @@
 """An ``explain`` answer as text or Markdown.
 
     >>> a, = kb.query("explain vit where data = images and samples = 3000")
-    >>> render_explain(a, md=False).splitlines()[0]
-    'explain ViT (vit) — rank 3 among architecture choices'
+    >>> render_explain(a, md=False).splitlines()[0]  # doctest: +NORMALIZE_WHITESPACE
+    'explain ViT (vit) — rank 3 among architecture choices, advised against here (the advice that applies weighs
+     against it)'
 """
 
 from __future__ import annotations

@@ -36,8 +36,8 @@ def render_stats(s: dict, fmt: str) -> str:
     out.append(f"sections with nothing encoded: {len(uncovered)}" + "".join(f"\n  - {u}" for u in uncovered))
     revised = s.get("superseded", [])
     out.append(f"superseded by a newer source: {len(revised)}" + "".join(
-        f"\n  - {r['kind']} {r['claim']} ({', '.join(r['sources'])}) -> {r['superseded_by']} "
-        f"({', '.join(r['superseded_by_sources'])})" for r in revised))
+        f"\n  - {r['kind']} {r['claim']} ({', '.join(r['sources'])}){_mark(r.get('origin'))} -> {r['superseded_by']} "
+        f"({', '.join(r['superseded_by_sources'])}){_mark(r.get('superseded_by_origin'))}" for r in revised))
     return "\n".join(out)
 
 
@@ -51,8 +51,10 @@ def render_papers(rows: list[dict], fmt: str) -> str:
         return json.dumps(rows, indent=2, ensure_ascii=False)
     md = fmt == "markdown"
     rows = markdown_safe(rows) if md else rows
-    cells = [(f"`{r['id']}`" if md else r["id"], r["claims"], _roles(r.get("roles") or {}), r["entities"],
-              r["year"] or "", r["title"]) for r in rows]
+    cells = [(f"`{r['id']}`" if md else r["id"],
+              f"{r['claims']} ({r['claims_from_extensions']} from extensions)" if r.get("claims_from_extensions")
+              else r["claims"], _roles(r.get("roles") or {}), r["entities"],
+              r["year"] or "", r["title"] + _mark(r.get("origin"))) for r in rows]
     lines = table(["paper", "claims", "as", "entities", "year", "title"], cells, md=md, right={1, 3, 4})
     if md:
         return "\n".join([f"# {len(rows)} papers", ""] + lines)
@@ -166,3 +168,8 @@ def _claim_list(title: str, items: list[dict], md: bool) -> list[str]:
 
 def _code(text: str, md: bool) -> str:
     return f"`{text}`" if md else text
+
+
+def _mark(origin: dict | None) -> str:
+    """`` [extension FILE, line N]`` after what an extension added (hostile round 9, 020), else ``""``."""
+    return f" [extension {origin['file']}, line {origin['line']}]" if origin else ""

@@ -72,9 +72,15 @@ def _also(aliases: list[str]) -> str:
     return f" (also: {', '.join(aliases)})" if aliases else ""
 
 
+def _related(v: dict, side: str) -> str:
+    """The broader or narrower values' ids, each an extension added marked with where."""
+    marks = v.get("related_origins") or {}
+    return ", ".join(i + (_from({"origin": marks[i]}) if i in marks else "") for i in v[side])
+
+
 def _family(v: dict) -> str:
-    parts = ([f"broader: {', '.join(v['broader'])}"] if v["broader"] else []) + \
-            ([f"narrower: {', '.join(v['narrower'])}"] if v["narrower"] else []) + \
+    parts = ([f"broader: {_related(v, 'broader')}"] if v["broader"] else []) + \
+            ([f"narrower: {_related(v, 'narrower')}"] if v["narrower"] else []) + \
             ([f"implies: {', '.join(v['implies'])}"] if v.get("implies") else [])
     return " — " + "; ".join(parts) if parts else ""
 
@@ -95,8 +101,8 @@ def _dimension_md(d: dict) -> list[str]:
            f"- takes: {_what(d)}{_from(d)}", f"- also spelt: {', '.join(f'`{a}`' for a in d['aliases']) or '—'}",
            f"- example: {md_code(d['example'])}"]
     if "values" in d:
-        rows = [(f"`{v['id']}`", md_cell(v["label"] + _from(v)), ", ".join(v["aliases"]), ", ".join(v["broader"]),
-                 ", ".join(v["narrower"]),
+        rows = [(f"`{v['id']}`", md_cell(v["label"] + _from(v)), ", ".join(v["aliases"]), md_cell(_related(v, "broader")),
+                 md_cell(_related(v, "narrower")),
                  md_cell("; ".join(([f"implies {', '.join(v['implies'])}"] if v.get("implies") else []) +
                                    ([f"no advice; nearest: {v['no_advice']['nearest_query']}"] if v.get("no_advice") else []))))
                 for v in d["values"]]

@@ -59,7 +59,8 @@ def off_device(hardware: set[str] | None, snap: dict) -> dict[str, str]:
     """The formats whose trainer does not run on the device the hardware is addressed as (the
     KB's ``rkg:runsOnDevice`` and ``rkg:deviceType``), each with why: a DeepSpeed configuration
     is not a recipe for a TPU. A trainer or a hardware that states no device is not checked, nor
-    a trainer no format of :data:`FORMATS` writes for.
+    a trainer no format of :data:`FORMATS` writes for, nor an extension's trainer: the formats are
+    the bundled code's, and an extension does not take a configuration away (hostile round 9, 004).
 
     >>> tpu = {"https://w3id.org/recipekg/id/tpu-v5p"}
     >>> print(off_device(tpu, snap)["deepspeed"])  # doctest: +NORMALIZE_WHITESPACE
@@ -73,7 +74,7 @@ def off_device(hardware: set[str] | None, snap: dict) -> dict[str, str]:
     for hw in sorted(hardware or ()):
         devices = snap["hardware"].get(hw, {}).get(RKG.deviceType) or []
         for iri, trainer in snap["trainers"].items():
-            if (trainer["id"] not in FORMATS or not devices or not trainer["devices"]
+            if (trainer["id"] not in FORMATS or not devices or not trainer["devices"] or nodes.get(iri, {}).get("origin")
                     or set(devices) & set(trainer["devices"])):
                 continue
             runs = " or ".join(nodes[d]["label"] for d in trainer["devices"])
