@@ -93,7 +93,7 @@ def extension_violations(bundled: list[Triple], extension: list[Triple]) -> Iter
         elif s in subjects and (s, p, o) not in own:
             yield (s, f"{shorten(s)} is a bundled node: an extension adds nodes of its own and "
                       f"cannot add '{shorten(p)}' to a bundled one")
-        elif said := _never_said(s, p, o, theirs | named if p in (OWL.equivalentProperty, OWL.equivalentClass) else theirs):
+        elif said := _never_said(s, p, o, theirs, named):
             yield (s, said)
         elif p in _SAYS_OF_OBJECT and isinstance(o, str) and (o in named or o in IDENTITY):
             instead = _INSTEAD.get(p, "drop it: an extension describes its own nodes, not what a property implies")
@@ -103,7 +103,7 @@ def extension_violations(bundled: list[Triple], extension: list[Triple]) -> Iter
     yield from _same_papers(bundled, extension)
 
 
-def _never_said(s: str, p: str, o, theirs: set[str]) -> str | None:
+def _never_said(s: str, p: str, o, theirs: set[str], named: set[str]) -> str | None:
     """What is wrong with a triple whose meaning to a reasoner reaches beyond the extension's
     own nodes whatever its object (:data:`_NEVER`, :data:`_CHARACTERISTICS`, a superproperty
     not among ``theirs``, the extension's subjects: a bundled term, an identity predicate or
@@ -112,9 +112,9 @@ def _never_said(s: str, p: str, o, theirs: set[str]) -> str | None:
                              "every triple of the property, the bundled nodes it points at too")
            or (p == RDFS.subPropertyOf and isinstance(o, str) and o not in theirs
                and "a subproperty says what its superproperty says")
+           # (hostile round 9, 044, 045, 049; a bundled term as the object is refused as identity is, in its words)
            or (p in (OWL.equivalentProperty, OWL.equivalentClass) and isinstance(o, str) and o not in theirs
-               and "an equivalence says what the other term says, both ways"))  # (hostile round 9, 044, 045, 049;
-    # a bundled term as the object is refused as identity is, with its own words: ``theirs`` holds the bundled nodes then)
+               and o not in named and "an equivalence says what the other term says, both ways"))
     if not why:
         return None
     return (f"'{shorten(s)} {shorten(p)} {shorten(o) if isinstance(o, str) else o}': {why}, so a reasoner reading "
@@ -200,10 +200,12 @@ def _collisions(bundled: list[Triple], extension: list[Triple]) -> Iterator[tupl
 
 #: Where a paper gives its arXiv id or DOI: as such, as a ``dcterms:identifier`` (``arXiv:...``,
 #: ``doi:...``) or as its URL (``https://arxiv.org/abs/...``, ``https://doi.org/...``).
+#: Links any node may have, read as a paper's identifiers only on a paper (a rule's rdfs:seeAlso to
+#: the arXiv page of the paper it cites is no copy of that paper; hostile round 9, 042, 043).
+_LINKS = ("http://purl.org/dc/terms/bibliographicCitation", "http://www.w3.org/2004/02/skos/core#exactMatch",
+          "http://www.w3.org/2004/02/skos/core#closeMatch", "http://www.w3.org/2000/01/rdf-schema#seeAlso")
 _ID_PROPS = (RKG.arxiv, RKG.doi, "http://purl.org/dc/terms/identifier", RKG.url,
-             "http://www.w3.org/2002/07/owl#sameAs",   # (the same paper by another IRI: hostile round 7, 079)
-             "http://purl.org/dc/terms/bibliographicCitation", "http://www.w3.org/2004/02/skos/core#exactMatch",
-             "http://www.w3.org/2004/02/skos/core#closeMatch", "http://www.w3.org/2000/01/rdf-schema#seeAlso")
+             "http://www.w3.org/2002/07/owl#sameAs", *_LINKS)   # (sameAs: the same paper by another IRI: hostile 7, 079)
 _ARXIV = re.compile(r"(?:arxiv:|(?:https?://)?(?:[a-z0-9-]+\.)*arxiv\.org/(?:abs|pdf|html|format)/|"
                     r"(?:(?:https?://)?(?:[a-z0-9-]+\.)*doi\.org/|doi:)?10\.48550/arxiv\.)"
                     r"(?P<id>[^\s]+?)(?:v\d+)?(?:\.pdf)?$")
@@ -307,9 +309,6 @@ def _same_papers(bundled: list[Triple], extension: list[Triple]) -> Iterator[tup
                       f"count as evidence twice; cite {shorten(other)} instead")
 
 
-#: Links any node may have, read as a paper's identifiers only on a paper (a rule's rdfs:seeAlso to
-#: the arXiv page of the paper it cites is no copy of that paper).
-_LINKS = frozenset(_ID_PROPS[5:])
 #: Where a paper gives its title: a copy with no identifier is still the same paper (hostile round 8, 046).
 _TITLE_PROPS = ("http://purl.org/dc/terms/title", RKG.publishedTitle)
 

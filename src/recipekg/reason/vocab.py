@@ -71,12 +71,10 @@ def _values(dim: dict, snap: dict) -> list[dict]:
     spellings: dict[str, list[str]] = {}
     for name, iri in dim["values"].items():
         spellings.setdefault(iri, []).append(name)
-    narrower: dict[str, list[str]] = {}
-    narrower_iris: dict[str, list[str]] = {}
+    narrower: dict[str, list[str]] = {}   # (IRIs)
     for iri in spellings:
         for b in nodes[iri]["broader"]:
-            narrower.setdefault(b, []).append(nodes[iri]["id"])
-            narrower_iris.setdefault(b, []).append(iri)
+            narrower.setdefault(b, []).append(iri)
     values = []
     for iri, names in spellings.items():
         node = nodes[iri]
@@ -84,7 +82,7 @@ def _values(dim: dict, snap: dict) -> list[dict]:
                  "aliases": sorted(n for n in names if n != node["id"]),
                  "definition": node.get("definition"),
                  "broader": sorted(nodes[b]["id"] for b in node["broader"] if b in nodes),
-                 "narrower": sorted(narrower.get(iri, []))}
+                 "narrower": sorted(nodes[n]["id"] for n in narrower.get(iri, ()))}
         implied = [w for w in node.get("implies") or () if w in nodes]
         if implied:
             value["implies"] = sorted(f"{_dimension_of(w, snap)} = {nodes[w]['id']}" for w in implied)
@@ -92,7 +90,7 @@ def _values(dim: dict, snap: dict) -> list[dict]:
             value["no_advice"] = no_advice(iri, snap)
         if node.get("origin"):
             value["origin"] = node["origin"]
-        related = {nodes[r]["id"]: nodes[r]["origin"] for r in [*node["broader"], *narrower_iris.get(iri, ())]
+        related = {nodes[r]["id"]: nodes[r]["origin"] for r in [*node["broader"], *narrower.get(iri, ())]
                    if r in nodes and nodes[r].get("origin")}
         if related:
             value["related_origins"] = dict(sorted(related.items()))

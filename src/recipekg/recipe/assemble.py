@@ -218,7 +218,7 @@ def _premised(stmt: Recipe, facts: dict, ctx: Context, snap: dict, backend) -> t
         return None  # (the new architecture's run settles otherwise: the first answer stands)
     rankings = {"architecture": first, "approach": approach,
                 **{kind: recommend(as_recommend(stmt, kind, *premise, *more), snap, backend) for kind in KINDS[2:]}}
-    facts = dict(facts) | {dim: implied_fact(dim, vs, props, "approach", snap) for dim, (vs, props, _) in found.items()}
+    facts = dict(facts) | {dim: implied_fact(dim, vs, props, "approach", snap) for dim, (vs, props) in found.items()}
     premised = Context(stmt, facts, rankings, snap, backend)
     premised.premise = premise
     return premised, facts, more

@@ -18,16 +18,16 @@ from __future__ import annotations
 from recipekg.query.ast import Constraint, Name
 
 
-def premises(approach, facts: dict, snap: dict) -> dict[str, tuple[set[str], list[str], str]]:
+def premises(approach, facts: dict, snap: dict) -> dict[str, tuple[set[str], list[str]]]:
     """The dimensions the query does not give that the approach the recipe settles on (the
     first match of ``approach`` that stands for a training method, itself or a broader one)
-    gives by its ``given-by-naming`` properties → (the values, the properties, the approach).
+    gives by its ``given-by-naming`` properties → (the values, the properties).
 
     >>> from recipekg.reason.recommend import recommend
     >>> from recipekg.recipe.assemble import as_recommend
     >>> stmt = parse("recipe where data = images and samples = 2M")[0]
     >>> ranked = recommend(as_recommend(stmt, "approach"), snap)
-    >>> {d: sorted(snap["nodes"][v]["id"] for v in vs) for d, (vs, _, _) in premises(ranked, {}, snap).items()}
+    >>> {d: sorted(snap["nodes"][v]["id"] for v in vs) for d, (vs, _) in premises(ranked, {}, snap).items()}
     {'pretrained': ['no']}
     """
     nodes, methods = snap["nodes"], snap["training_methods"]
@@ -39,12 +39,12 @@ def premises(approach, facts: dict, snap: dict) -> dict[str, tuple[set[str], lis
         line = [r["iri"], *nodes.get(r["iri"], {}).get("ancestors", ())]
         if not any(a in methods for a in line):
             continue
-        out: dict[str, tuple[set[str], list[str], str]] = {}
+        out: dict[str, tuple[set[str], list[str]]] = {}
         for a in line:
             for p in by_choice.get(a, ()):
                 gives = (props.get(p) or {}).get("gives")
                 if gives and gives["dimension"] not in facts and gives["dimension"] not in out:
-                    out[gives["dimension"]] = (set(gives["values"]), [p], r["iri"])
+                    out[gives["dimension"]] = (set(gives["values"]), [p])
         return out
     return {}
 
@@ -54,4 +54,4 @@ def as_constraints(found: dict, stmt, snap: dict) -> tuple[Constraint, ...]:
     nodes, pos = snap["nodes"], stmt.pos
     return tuple(Constraint(Name(dim, pos), "=" if len(vs) == 1 else "in",
                             tuple(Name(nodes[v]["id"], pos) for v in sorted(vs)), pos)
-                 for dim, (vs, _, _) in sorted(found.items()))
+                 for dim, (vs, _) in sorted(found.items()))
